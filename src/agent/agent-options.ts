@@ -1,0 +1,63 @@
+import type { ModelClient, ReasoningEffort, Usage, UserContentPart } from '../model/index.js';
+import type { Hooks, PolicyOptions } from '../policy/index.js';
+import type { SessionStore } from '../session/index.js';
+import type { Tool, ToolExecutor } from '../tools/index.js';
+import type { AgentEvent } from './events.js';
+import type { Limits } from './limits.js';
+
+/** Callbacks that watch an agent; their failures never change a run. */
+export interface Observability {
+  /** Sees every event of every run. */
+  readonly onEvent?: (event: AgentEvent) => unknown;
+  /** Receives failures of observers (this one's `onEvent`, the policy observer). */
+  readonly onError?: (error: unknown) => unknown;
+}
+
+/** What `createAgent` takes (SPEC section 3). */
+export interface AgentOptions {
+  /** The model; required for `run()` and `send()`. */
+  readonly model?: ModelClient;
+  /** The provider's model name; a run's `modelName` overrides it. */
+  readonly modelName?: string;
+  /** The system prompt; a run's `system` overrides it. */
+  readonly system?: string;
+  /** Where project files are looked up; defaults to `process.cwd()`. */
+  readonly workdir?: string;
+  /** Host tools made with `tool()`. */
+  readonly tools?: readonly Tool[];
+  /** Another tool source, composed with the host tools. */
+  readonly toolExecutor?: ToolExecutor;
+  readonly policy?: PolicyOptions;
+  readonly hooks?: Hooks;
+  /** Where sessions live; defaults to a new `MemorySessionStore`. */
+  readonly sessionStore?: SessionStore;
+  readonly limits?: Partial<Limits>;
+  readonly observability?: Observability;
+}
+
+/** One run (SPEC section 3). Give `input`, or `inputContent` for text and images. */
+export interface RunRequest {
+  readonly input?: string;
+  /** Text and image parts; replaces `input` when both are given. */
+  readonly inputContent?: readonly UserContentPart[];
+  /** Continue this session (or create it with this id). A new id is made when absent. */
+  readonly sessionId?: string;
+  readonly modelName?: string;
+  readonly system?: string;
+  /** Stream model text as `model.delta` events (default true). */
+  readonly stream?: boolean;
+  /** Aborts the model stream and every in-flight call. */
+  readonly signal?: AbortSignal;
+  readonly limits?: Partial<Limits>;
+  readonly reasoningEffort?: ReasoningEffort;
+}
+
+/** What `send()` resolves with. */
+export interface SendResult {
+  /** The final answer. */
+  readonly text: string;
+  readonly sessionId: string;
+  readonly usage: Usage;
+  /** Every event of the run, in order. */
+  readonly events: readonly AgentEvent[];
+}

@@ -1,0 +1,14 @@
+export { Agent, createAgent } from './agent.js';
+export type { AgentSessions } from './agent.js';
+export type { AgentOptions, RunRequest, SendResult, Observability } from './agent-options.js';
+export type {
+  AgentEvent,
+  AgentEventType,
+  SessionStartedEvent,
+  ModelDeltaEvent,
+  ModelCompletedEvent,
+  SessionCompletedEvent,
+  SessionFailedEvent,
+} from './events.js';
+export { DEFAULT_LIMITS } from './limits.js';
+export type { Limits } from './limits.js';

@@ -1,0 +1,206 @@
+import { MusterError, abortedError } from '../errors/index.js';
+import type {
+  ModelClient,
+  ModelMessage,
+  ReasoningEffort,
+  ToolResultMessage,
+  Usage,
+} from '../model/index.js';
+import { addUsage, ZERO_USAGE } from '../model/index.js';
+import type { AfterToolHook, BeforeToolHook, ToolPolicy } from '../policy/index.js';
+import type { SessionStore } from '../session/index.js';
+import type { ToolCatalog, ToolCallOutcome, ToolEvent } from '../tools/index.js';
+import type { AgentEvent } from './events.js';
+import type { Limits } from './limits.js';
+import { takeModelTurn } from './model-turn.js';
+import { runTurnCalls } from './tool-scheduler.js';
+
+/** Everything one run needs, fixed when it starts. */
+export interface RunContext {
+  readonly sessionId: string;
+  readonly runId: string;
+  readonly model: ModelClient;
+  readonly modelName: string;
+  readonly system: string | undefined;
+  readonly stream: boolean;
+  readonly reasoningEffort: ReasoningEffort | undefined;
+  readonly limits: Limits;
+  readonly catalog: ToolCatalog;
+  readonly policy: ToolPolicy;
+  readonly beforeTool: readonly BeforeToolHook[];
+  readonly afterTool: readonly AfterToolHook[];
+  readonly store: SessionStore;
+  readonly signal: AbortSignal;
+  readonly emit: (event: AgentEvent) => void;
+  readonly onObserverError: (err: unknown) => void;
+}
+
+/** How a run ended successfully. */
+export interface RunResult {
+  readonly content: string;
+  readonly iterations: number;
+  readonly usage: Usage;
+}
+
+/**
+ * The model/tool loop: model turn -> tool calls (read-only ones concurrently) -> results ->
+ * next turn, until a turn has no tool calls. Each step is committed to the store before the
+ * next begins. `transcript` is the conversation so far, including the new user message; the
+ * loop appends to it. Throws a `MusterError` when the run fails.
+ */
+export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Promise<RunResult> {
+  const tools = ctx.catalog.modelTools();
+  let usage = ZERO_USAGE;
+  for (let iteration = 1; ; iteration++) {
+    if (iteration > ctx.limits.maxIterations) {
+      throw new MusterError(
+        'AGENT_LIMIT_EXCEEDED',
+        `The run used its ${ctx.limits.maxIterations} model turns (limits.maxIterations) without a final answer: raise the limit or narrow the task.`,
+        { details: { limit: 'maxIterations', value: ctx.limits.maxIterations } },
+      );
+    }
+    const turn = await takeModelTurn(
+      ctx.model,
+      {
+        modelName: ctx.modelName,
+        ...(ctx.system !== undefined ? { system: ctx.system } : {}),
+        messages: transcript.slice(),
+        tools,
+        ...(ctx.reasoningEffort !== undefined ? { reasoningEffort: ctx.reasoningEffort } : {}),
+        stream: ctx.stream,
+      },
+      ctx.signal,
+      (kind, content) => {
+        if (ctx.stream) ctx.emit({ type: 'model.delta', ...base(ctx), kind, content });
+      },
+    );
+    usage = addUsage(usage, turn.usage);
+    if (turn.message)
+      await commit(ctx, transcript, [turn.message], {
+        iteration,
+        ...(turn.usage ? { addUsage: turn.usage } : {}),
+      });
+    if (turn.error) throw turn.error;
+    const message = turn.message!;
+    ctx.emit({
+      type: 'model.completed',
+      ...base(ctx),
+      iteration,
+      text: turn.text,
+      toolCalls: message.content.flatMap((p) =>
+        p.type === 'tool-call' ? [{ callId: p.callId, name: p.name, arguments: p.arguments }] : [],
+      ),
+      stopReason: turn.stopReason,
+      ...(turn.usage ? { usage: turn.usage } : {}),
+    });
+    if (turn.calls.length === 0) return { content: turn.text, iterations: iteration, usage };
+
+    if (turn.calls.length > ctx.limits.maxToolCallsPerTurn) {
+      const refused = turn.calls.map((c) =>
+        toolMessage(c.callId, c.name, {
+          content: `Error [AGENT_LIMIT_EXCEEDED]: the turn asked for ${turn.calls.length} tool calls, over the limit of ${ctx.limits.maxToolCallsPerTurn}; none were run.`,
+          isError: true,
+        }),
+      );
+      await commit(ctx, transcript, refused, {});
+      throw new MusterError(
+        'AGENT_LIMIT_EXCEEDED',
+        `The model asked for ${turn.calls.length} tool calls in one turn, over limits.maxToolCallsPerTurn (${ctx.limits.maxToolCallsPerTurn}): raise the limit or ask for fewer calls.`,
+        {
+          details: {
+            limit: 'maxToolCallsPerTurn',
+            value: ctx.limits.maxToolCallsPerTurn,
+            requested: turn.calls.length,
+          },
+        },
+      );
+    }
+
+    const outcomes = await runTurnCalls(
+      turn.calls.map((c) => ({ ...c, iteration })),
+      {
+        sessionId: ctx.sessionId,
+        runId: ctx.runId,
+        signal: ctx.signal,
+        catalog: ctx.catalog,
+        policy: ctx.policy,
+        beforeTool: ctx.beforeTool,
+        afterTool: ctx.afterTool,
+        maxToolArgumentBytes: ctx.limits.maxToolArgumentBytes,
+        maxToolResultBytes: ctx.limits.maxToolResultBytes,
+        emit: ctx.emit as (event: ToolEvent) => void,
+        onObserverError: ctx.onObserverError,
+      },
+    );
+    const results: ModelMessage[] = outcomes.map((o) =>
+      toolMessage(o.callId, o.toolName, o.result),
+    );
+    for (const redirect of redirects(outcomes))
+      results.push({ role: 'user', content: [{ type: 'text', text: redirect }] });
+    await commit(ctx, transcript, results, {});
+    if (ctx.signal.aborted) throw abortError(ctx);
+  }
+}
+
+function abortError(ctx: RunContext): MusterError {
+  return abortedError('The run', ctx.signal.reason);
+}
+
+function redirects(outcomes: readonly ToolCallOutcome[]): string[] {
+  return outcomes.flatMap((o) => (o.redirect !== undefined ? [o.redirect] : []));
+}
+
+function toolMessage(
+  callId: string,
+  toolName: string,
+  result: { content: string; isError?: boolean; media?: ToolResultMessage['media'] },
+): ToolResultMessage {
+  return {
+    role: 'tool',
+    callId,
+    toolName,
+    content: result.content,
+    isError: result.isError === true,
+    ...(result.media && result.media.length > 0 ? { media: result.media } : {}),
+  };
+}
+
+/** Appends to the live transcript and commits the same messages, without media, to the store. */
+async function commit(
+  ctx: RunContext,
+  transcript: ModelMessage[],
+  messages: readonly ModelMessage[],
+  patch: { iteration?: number; addUsage?: Usage },
+): Promise<void> {
+  transcript.push(...messages);
+  await ctx.store.update(ctx.sessionId, { ...patch, appendMessages: messages.map(withoutMedia) });
+}
+
+/** The stored form of a message: binary media is never persisted. */
+export function withoutMedia(message: ModelMessage): ModelMessage {
+  if (message.role === 'tool' && message.media) {
+    const { media, ...rest } = message;
+    return {
+      ...rest,
+      content: `${rest.content}\n[${media.length} image(s) were shown to the model and not stored]`,
+    };
+  }
+  if (
+    message.role === 'user' &&
+    message.content.some((p) => p.type === 'image' && p.data !== undefined)
+  ) {
+    return {
+      role: 'user',
+      content: message.content.map((p) =>
+        p.type === 'image' && p.data !== undefined
+          ? { type: 'text' as const, text: `[${p.mimeType} image not stored]` }
+          : p,
+      ),
+    };
+  }
+  return message;
+}
+
+function base(ctx: RunContext) {
+  return { timestamp: new Date().toISOString(), sessionId: ctx.sessionId, runId: ctx.runId };
+}

@@ -1,0 +1,154 @@
+/**
+ * Muster: an agent runtime whose tools come from the Model Context Protocol.
+ *
+ * Any new export added here becomes public API. Use named exports, listed by hand.
+ */
+
+// Agent
+export { Agent, createAgent, DEFAULT_LIMITS } from './agent/index.js';
+export type {
+  AgentSessions,
+  AgentOptions,
+  RunRequest,
+  SendResult,
+  Observability,
+  AgentEvent,
+  AgentEventType,
+  SessionStartedEvent,
+  ModelDeltaEvent,
+  ModelCompletedEvent,
+  SessionCompletedEvent,
+  SessionFailedEvent,
+  Limits,
+} from './agent/index.js';
+
+// Tools
+export {
+  tool,
+  isTool,
+  HostToolExecutor,
+  CompositeToolExecutor,
+  ToolCatalog,
+  runToolCall,
+  assignMcpToolNames,
+  safeMcpToolName,
+  isValidToolName,
+  normalizeToolReturn,
+  TOOL_NAME_PATTERN,
+  SERVER_NAME_PATTERN,
+} from './tools/index.js';
+export type {
+  Tool,
+  ToolSpec,
+  StandardSchemaV1Like,
+  JsonSchema,
+  ToolAnnotations,
+  ToolSource,
+  ToolDefinition,
+  ToolInfo,
+  ToolProgress,
+  ToolExecutionContext,
+  ToolResult,
+  CallToolResultLike,
+  ToolReturn,
+  ToolExecutor,
+  ExecutorInitContext,
+  ValidationIssue,
+  ValidationOutcome,
+  NamingMode,
+  AssignedToolName,
+  CatalogEntry,
+  ToolCallRequest,
+  ToolCallEnvironment,
+  ToolCallOutcome,
+  ToolApprovalRequestedEvent,
+  ToolDecisionEvent,
+  ToolCalledEvent,
+  ToolProgressEvent,
+  ToolCompletedEvent,
+  ToolEvent,
+} from './tools/index.js';
+
+// Policy
+export { ToolPolicy, compilePattern } from './policy/index.js';
+export type {
+  Pattern,
+  PolicySubject,
+  AuthorizationRequest,
+  DecisionKind,
+  PolicyDecision,
+  AuthorizationRule,
+  ApprovalAnswer,
+  Approver,
+  DecisionStage,
+  AuthorizationDecision,
+  AuthorizationEvent,
+  PolicyOptions,
+  ToolHookContext,
+  BeforeToolResult,
+  BeforeToolHook,
+  AfterToolResult,
+  AfterToolHook,
+  Hooks,
+} from './policy/index.js';
+
+// Model
+export { scriptedModel, addUsage } from './model/index.js';
+export type {
+  ProviderMetadata,
+  TextPart,
+  ImagePart,
+  UserContentPart,
+  ReasoningPart,
+  ToolCallPart,
+  AssistantContentPart,
+  SystemMessage,
+  UserMessage,
+  AssistantMessage,
+  ToolResultMessage,
+  ModelMessage,
+  ModelToolDefinition,
+  ReasoningEffort,
+  ModelRequest,
+  Usage,
+  StopReason,
+  ModelPart,
+  ModelCallOptions,
+  ModelClientV1,
+  ModelClient,
+  ScriptedToolCall,
+  ScriptedTurnSpec,
+  ScriptedTurn,
+  ScriptedModel,
+} from './model/index.js';
+
+// Sessions
+export { MemorySessionStore } from './session/index.js';
+export type {
+  SessionStatus,
+  SessionErrorRecord,
+  SessionState,
+  SessionPatch,
+  SessionSummary,
+  SessionLease,
+  SessionStore,
+} from './session/index.js';
+
+// Errors
+export {
+  MusterError,
+  ToolError,
+  McpError,
+  ModelError,
+  SessionError,
+  MUSTER_ERROR_CODES,
+} from './errors/index.js';
+export type {
+  MusterErrorCode,
+  ToolErrorCode,
+  McpErrorCode,
+  ModelErrorCode,
+  SessionErrorCode,
+  MusterErrorDetails,
+  MusterErrorOptions,
+} from './errors/index.js';

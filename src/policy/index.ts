@@ -1,0 +1,25 @@
+export { compilePattern, compilePatterns } from './pattern.js';
+export type { Pattern, PolicySubject, PatternMatcher } from './pattern.js';
+export { ToolPolicy } from './tool-policy.js';
+export type { AuthorizeOptions } from './tool-policy.js';
+export type {
+  PolicyToolAnnotations,
+  AuthorizationRequest,
+  DecisionKind,
+  PolicyDecision,
+  AuthorizationRule,
+  ApprovalAnswer,
+  Approver,
+  DecisionStage,
+  AuthorizationDecision,
+  AuthorizationEvent,
+  PolicyOptions,
+} from './policy-types.js';
+export type {
+  ToolHookContext,
+  BeforeToolResult,
+  BeforeToolHook,
+  AfterToolResult,
+  AfterToolHook,
+  Hooks,
+} from './hooks.js';

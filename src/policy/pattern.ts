@@ -1,0 +1,101 @@
+import { MusterError } from '../errors/index.js';
+
+/**
+ * A policy pattern: an exact tool name, a glob with `*` (`mcp__srv__*`, `mcp__*`, `*`), a whole
+ * server (`mcp__srv`), or a connection capability (`mcp_connect:srv`, `mcp_connect:*`).
+ */
+export type Pattern = string;
+
+/** What a pattern is matched against: a tool, or a connection to an MCP server. */
+export type PolicySubject =
+  | {
+      readonly kind: 'tool';
+      /** The model-facing name. */
+      readonly name: string;
+      /** The MCP server, for MCP tools. */
+      readonly server?: string;
+      /** The tool's own name on its server, when it differs from the model-facing one. */
+      readonly originalName?: string;
+    }
+  | { readonly kind: 'connection'; readonly server: string };
+
+/** A compiled pattern. */
+export type PatternMatcher = (subject: PolicySubject) => boolean;
+
+const CONNECT_PREFIX = 'mcp_connect:';
+const TOOL_PATTERN = /^[A-Za-z0-9_*-]{1,80}$/;
+const CONNECT_PATTERN = /^mcp_connect:[A-Za-z0-9_*-]{1,24}$/;
+const WHOLE_SERVER = /^mcp__([A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*)$/;
+
+function globToRegExp(glob: string): RegExp {
+  const body = glob
+    .split('*')
+    .map((part) => part.replace(/[-\\^$+?.()|[\]{}]/g, '\\$&'))
+    .join('.*');
+  return new RegExp(`^${body}$`);
+}
+
+/**
+ * Compiles one pattern. Tool patterns match the model-facing name, and also
+ * `mcp__<server>__<original name>` for MCP tools whose name had to be made safe. `mcp__srv`
+ * matches every tool of server `srv`. Tool patterns never match connections, and
+ * `mcp_connect:` patterns never match tools. Invalid patterns fail with `INVALID_CONFIGURATION`.
+ */
+export function compilePattern(pattern: Pattern): PatternMatcher {
+  if (typeof pattern !== 'string') {
+    throw new MusterError(
+      'INVALID_CONFIGURATION',
+      `A policy pattern must be a string, got ${typeof pattern}.`,
+    );
+  }
+  if (pattern.startsWith(CONNECT_PREFIX)) {
+    if (!CONNECT_PATTERN.test(pattern)) throw invalid(pattern);
+    const re = globToRegExp(pattern.slice(CONNECT_PREFIX.length));
+    return (s) => s.kind === 'connection' && re.test(s.server);
+  }
+  if (!TOOL_PATTERN.test(pattern)) throw invalid(pattern);
+  const server = WHOLE_SERVER.exec(pattern)?.[1];
+  if (server !== undefined) {
+    return (s) => s.kind === 'tool' && s.server === server;
+  }
+  const re = globToRegExp(pattern);
+  return (s) => {
+    if (s.kind !== 'tool') return false;
+    if (re.test(s.name)) return true;
+    return (
+      s.server !== undefined &&
+      s.originalName !== undefined &&
+      re.test(`mcp__${s.server}__${s.originalName}`)
+    );
+  };
+}
+
+/** Compiles a list of patterns into one matcher that matches when any pattern does. */
+export function compilePatterns(
+  patterns: readonly Pattern[] | undefined,
+  option: string,
+): PatternMatcher {
+  if (patterns === undefined) return () => false;
+  if (!Array.isArray(patterns)) {
+    throw new MusterError('INVALID_CONFIGURATION', `${option} must be an array of patterns.`);
+  }
+  const matchers = patterns.map((p) => {
+    try {
+      return compilePattern(p);
+    } catch (err) {
+      if (MusterError.isInstance(err)) {
+        throw new MusterError('INVALID_CONFIGURATION', `${option}: ${err.message}`, { cause: err });
+      }
+      throw err;
+    }
+  });
+  return (s) => matchers.some((m) => m(s));
+}
+
+function invalid(pattern: string): MusterError {
+  return new MusterError(
+    'INVALID_CONFIGURATION',
+    `Invalid policy pattern ${JSON.stringify(pattern)}: use a tool name, a glob with '*' (mcp__server__*), a whole server (mcp__server), or mcp_connect:<server>.`,
+    { details: { pattern } },
+  );
+}

@@ -1,0 +1,118 @@
+import type { Pattern } from './pattern.js';
+
+/** Advisory tool annotations as policy sees them (never used to authorize). */
+export interface PolicyToolAnnotations {
+  readonly title?: string;
+  readonly readOnlyHint?: boolean;
+  readonly destructiveHint?: boolean;
+  readonly idempotentHint?: boolean;
+  readonly openWorldHint?: boolean;
+}
+
+/**
+ * One thing to authorize: a tool call, or a connection to an MCP server (capability
+ * `mcp_connect:<server>`). Never carries headers, env or tokens.
+ */
+export interface AuthorizationRequest {
+  readonly kind: 'tool' | 'connection';
+  /** The tool's model-facing name, or `mcp_connect:<server>`. */
+  readonly capability: string;
+  /** The model-facing tool name (tool requests only). */
+  readonly toolName?: string;
+  /** Where the tool comes from: `host`, `mcp`, `builtin` or `executor`. */
+  readonly source?: string;
+  /** The MCP server concerned. */
+  readonly server?: string;
+  /** The tool's own name on its server. */
+  readonly originalName?: string;
+  /** The exact arguments that will run (tool requests only). */
+  readonly arguments?: Readonly<Record<string, unknown>>;
+  readonly annotations?: PolicyToolAnnotations;
+  /** Safe metadata the tool source exposes for rules. */
+  readonly metadata?: Readonly<Record<string, unknown>>;
+  readonly sessionId: string;
+  readonly runId: string;
+  readonly callId?: string;
+  readonly iteration?: number;
+}
+
+/** What a rule or an approver decides. */
+export type DecisionKind = 'allow' | 'deny' | 'redirect';
+
+/** A decision with its reason; `redirect` needs a non-empty `message` (the new instruction). */
+export interface PolicyDecision {
+  readonly decision: DecisionKind;
+  readonly reason?: string;
+  readonly message?: string;
+  /** Safe metadata a rule wants observers to see. */
+  readonly metadata?: Readonly<Record<string, unknown>>;
+}
+
+/** A host rule: returns a decision, or `undefined` to abstain. The first decision wins. */
+export interface AuthorizationRule {
+  readonly id: string;
+  authorize(
+    request: AuthorizationRequest,
+  ): DecisionKind | PolicyDecision | undefined | Promise<DecisionKind | PolicyDecision | undefined>;
+}
+
+/** The approver's answer: `true` allows, `false` denies, or a full decision. */
+export type ApprovalAnswer = boolean | PolicyDecision;
+
+/** Asks a human or a service whether a call may run. Must observe `signal`. */
+export type Approver = (
+  request: AuthorizationRequest,
+  signal: AbortSignal,
+) => ApprovalAnswer | Promise<ApprovalAnswer>;
+
+/** The stage of the pipeline that made a decision. */
+export type DecisionStage = 'hook' | 'deny' | 'rule' | 'allow' | 'default' | 'approval';
+
+/** A final decision with where it came from. */
+export interface AuthorizationDecision {
+  readonly decision: DecisionKind;
+  readonly stage: DecisionStage;
+  readonly reason?: string;
+  readonly ruleId?: string;
+  readonly message?: string;
+  readonly metadata?: Readonly<Record<string, unknown>>;
+  /** For denials: `TOOL_APPROVAL_REQUIRED` when `ask` had no approver, else `TOOL_DENIED`. */
+  readonly code?: 'TOOL_DENIED' | 'TOOL_APPROVAL_REQUIRED';
+}
+
+/** What the policy observer receives for every final decision: never the arguments. */
+export interface AuthorizationEvent {
+  readonly kind: 'tool' | 'connection';
+  readonly capability: string;
+  readonly toolName?: string;
+  readonly source?: string;
+  readonly server?: string;
+  readonly sessionId: string;
+  readonly runId: string;
+  readonly callId?: string;
+  readonly stage: DecisionStage;
+  readonly decision: DecisionKind;
+  readonly reason?: string;
+  readonly ruleId?: string;
+  readonly metadata?: Readonly<Record<string, unknown>>;
+  readonly dryRun: boolean;
+}
+
+/** The policy options of an agent (SPEC section 5). */
+export interface PolicyOptions {
+  /** What the model sees; absent means every tool. Invisible tools cannot be called. */
+  readonly visibleTools?: readonly Pattern[];
+  /** Always denied; wins over everything after it. */
+  readonly deny?: readonly Pattern[];
+  /** Host rules, in order; the first decision wins. */
+  readonly rules?: readonly AuthorizationRule[];
+  /** Pre-approved: runs without asking. */
+  readonly allow?: readonly Pattern[];
+  /** What happens to the rest: `ask` (default) calls `approve`, which must exist. */
+  readonly default?: 'ask' | 'allow' | 'deny';
+  readonly approve?: Approver;
+  /** Evaluate and report decisions without executing tools (connections are still enforced). */
+  readonly dryRun?: boolean;
+  /** Sees every final decision, never the arguments; cannot change outcomes. */
+  readonly observer?: (event: AuthorizationEvent) => unknown;
+}

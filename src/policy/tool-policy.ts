@@ -1,0 +1,268 @@
+import { MusterError, abortedError } from '../errors/index.js';
+import { callIsolated } from '../util/index.js';
+import { compilePatterns } from './pattern.js';
+import type { PatternMatcher, PolicySubject } from './pattern.js';
+import type {
+  ApprovalAnswer,
+  AuthorizationDecision,
+  AuthorizationRequest,
+  AuthorizationRule,
+  Approver,
+  DecisionKind,
+  PolicyDecision,
+  PolicyOptions,
+} from './policy-types.js';
+
+const DECISIONS: ReadonlySet<string> = new Set(['allow', 'deny', 'redirect']);
+const DEFAULTS: ReadonlySet<string> = new Set(['ask', 'allow', 'deny']);
+
+/** Hooks the caller of {@link ToolPolicy.authorize} may pass. */
+export interface AuthorizeOptions {
+  readonly signal: AbortSignal;
+  /** Called just before the approver is asked. */
+  readonly onApprovalRequested?: (request: AuthorizationRequest) => void;
+  /** Receives observer failures. */
+  readonly onObserverError?: (err: unknown) => void;
+}
+
+/**
+ * The ordered, fail-closed authorization pipeline: deny, rules, allow, then the default
+ * (`ask` -> approver). Usable on its own, without an agent.
+ *
+ * @example
+ * ```ts
+ * const policy = new ToolPolicy({ deny: ['mcp__fs__delete*'], allow: ['mcp__fs__read*'], default: 'deny' });
+ * const d = await policy.authorize(request, { signal });
+ * ```
+ */
+export class ToolPolicy {
+  readonly #visible: PatternMatcher | undefined;
+  readonly #deny: PatternMatcher;
+  readonly #allow: PatternMatcher;
+  readonly #rules: readonly AuthorizationRule[];
+  readonly #default: 'ask' | 'allow' | 'deny';
+  readonly #approve: Approver | undefined;
+  readonly #observer: PolicyOptions['observer'];
+  /** True when tools are evaluated but not executed. */
+  readonly dryRun: boolean;
+
+  constructor(options: PolicyOptions = {}) {
+    if (typeof options !== 'object' || options === null) {
+      throw new MusterError('INVALID_CONFIGURATION', 'policy must be an object.');
+    }
+    this.#visible =
+      options.visibleTools === undefined
+        ? undefined
+        : compilePatterns(options.visibleTools, 'policy.visibleTools');
+    this.#deny = compilePatterns(options.deny, 'policy.deny');
+    this.#allow = compilePatterns(options.allow, 'policy.allow');
+    this.#rules = checkRules(options.rules);
+    const def = options.default ?? 'ask';
+    if (!DEFAULTS.has(def)) {
+      throw new MusterError(
+        'INVALID_CONFIGURATION',
+        `policy.default must be 'ask', 'allow' or 'deny', got ${JSON.stringify(def)}.`,
+      );
+    }
+    this.#default = def;
+    if (options.approve !== undefined && typeof options.approve !== 'function') {
+      throw new MusterError(
+        'INVALID_CONFIGURATION',
+        'policy.approve must be a function (request, signal) => boolean | decision.',
+      );
+    }
+    this.#approve = options.approve;
+    if (options.observer !== undefined && typeof options.observer !== 'function') {
+      throw new MusterError('INVALID_CONFIGURATION', 'policy.observer must be a function.');
+    }
+    this.#observer = options.observer;
+    this.dryRun = options.dryRun === true;
+  }
+
+  /** True when the model may see (and so call) the tool. Connections are always "visible". */
+  isVisible(subject: PolicySubject): boolean {
+    return this.#visible === undefined || subject.kind === 'connection' || this.#visible(subject);
+  }
+
+  /**
+   * Decides one request. Rule and approver failures deny (fail closed); an aborted signal
+   * rejects with `ABORTED`. The observer is told the final decision, without arguments.
+   */
+  async authorize(
+    request: AuthorizationRequest,
+    options: AuthorizeOptions,
+  ): Promise<AuthorizationDecision> {
+    const decision = await this.#decide(request, options);
+    this.notify(request, decision, options.onObserverError);
+    return decision;
+  }
+
+  /** Tells the observer about a decision made elsewhere (for example by a hook). */
+  notify(
+    request: AuthorizationRequest,
+    decision: AuthorizationDecision,
+    onError?: (err: unknown) => void,
+  ): void {
+    const observer = this.#observer;
+    if (!observer) return;
+    const event = {
+      kind: request.kind,
+      capability: request.capability,
+      ...(request.toolName !== undefined ? { toolName: request.toolName } : {}),
+      ...(request.source !== undefined ? { source: request.source } : {}),
+      ...(request.server !== undefined ? { server: request.server } : {}),
+      sessionId: request.sessionId,
+      runId: request.runId,
+      ...(request.callId !== undefined ? { callId: request.callId } : {}),
+      stage: decision.stage,
+      decision: decision.decision,
+      ...(decision.reason !== undefined ? { reason: decision.reason } : {}),
+      ...(decision.ruleId !== undefined ? { ruleId: decision.ruleId } : {}),
+      ...(decision.metadata !== undefined ? { metadata: decision.metadata } : {}),
+      dryRun: this.dryRun && request.kind === 'tool',
+    };
+    callIsolated(() => observer(Object.freeze(event)), onError);
+  }
+
+  async #decide(
+    request: AuthorizationRequest,
+    options: AuthorizeOptions,
+  ): Promise<AuthorizationDecision> {
+    const subject: PolicySubject =
+      request.kind === 'connection'
+        ? {
+            kind: 'connection',
+            server: request.server ?? request.capability.slice('mcp_connect:'.length),
+          }
+        : {
+            kind: 'tool',
+            name: request.capability,
+            ...(request.server !== undefined ? { server: request.server } : {}),
+            ...(request.originalName !== undefined ? { originalName: request.originalName } : {}),
+          };
+    if (this.#deny(subject))
+      return {
+        decision: 'deny',
+        stage: 'deny',
+        reason: 'matched policy.deny',
+        code: 'TOOL_DENIED',
+      };
+
+    for (const rule of this.#rules) {
+      if (options.signal.aborted) throw abortedError('Authorization', options.signal.reason);
+      let answer: DecisionKind | PolicyDecision | undefined;
+      try {
+        answer = await rule.authorize(request);
+      } catch (err) {
+        return {
+          decision: 'deny',
+          stage: 'rule',
+          ruleId: rule.id,
+          reason: `rule '${rule.id}' failed: ${describe(err)}`,
+          code: 'TOOL_DENIED',
+        };
+      }
+      if (answer === undefined) continue;
+      return fromAnswer(answer, 'rule', request, rule.id);
+    }
+
+    if (this.#allow(subject))
+      return { decision: 'allow', stage: 'allow', reason: 'matched policy.allow' };
+    if (this.#default === 'allow')
+      return { decision: 'allow', stage: 'default', reason: "policy.default is 'allow'" };
+    if (this.#default === 'deny')
+      return {
+        decision: 'deny',
+        stage: 'default',
+        reason: "policy.default is 'deny'",
+        code: 'TOOL_DENIED',
+      };
+    if (!this.#approve) {
+      return {
+        decision: 'deny',
+        stage: 'default',
+        reason: "approval is required (policy.default 'ask') but no policy.approve was configured",
+        code: 'TOOL_APPROVAL_REQUIRED',
+      };
+    }
+    options.onApprovalRequested?.(request);
+    let answer: ApprovalAnswer;
+    try {
+      answer = await this.#approve(request, options.signal);
+    } catch (err) {
+      if (options.signal.aborted) throw abortedError('Approval', options.signal.reason);
+      return {
+        decision: 'deny',
+        stage: 'approval',
+        reason: `the approver failed: ${describe(err)}`,
+        code: 'TOOL_DENIED',
+      };
+    }
+    if (options.signal.aborted) throw abortedError('Approval', options.signal.reason);
+    if (answer === true) return { decision: 'allow', stage: 'approval', reason: 'approved' };
+    if (answer === false)
+      return { decision: 'deny', stage: 'approval', reason: 'not approved', code: 'TOOL_DENIED' };
+    return fromAnswer(answer, 'approval', request);
+  }
+}
+
+function fromAnswer(
+  answer: DecisionKind | PolicyDecision,
+  stage: 'rule' | 'approval',
+  request: AuthorizationRequest,
+  ruleId?: string,
+): AuthorizationDecision {
+  const d: PolicyDecision | undefined = typeof answer === 'string' ? { decision: answer } : answer;
+  const base = ruleId !== undefined ? { stage, ruleId } : { stage };
+  if (typeof d !== 'object' || d === null || !DECISIONS.has(d.decision)) {
+    return {
+      ...base,
+      decision: 'deny',
+      reason: `invalid ${stage} decision ${JSON.stringify(answer)}`,
+      code: 'TOOL_DENIED',
+    };
+  }
+  const extra = {
+    ...(d.reason !== undefined ? { reason: String(d.reason) } : {}),
+    ...(d.metadata !== undefined ? { metadata: d.metadata } : {}),
+  };
+  if (d.decision === 'redirect') {
+    if (request.kind !== 'tool' || typeof d.message !== 'string' || d.message.trim() === '') {
+      return {
+        ...base,
+        decision: 'deny',
+        reason:
+          request.kind === 'tool'
+            ? 'redirect without a message'
+            : 'connections cannot be redirected',
+        code: 'TOOL_DENIED',
+      };
+    }
+    return { ...base, ...extra, decision: 'redirect', message: d.message };
+  }
+  if (d.decision === 'deny') return { ...base, ...extra, decision: 'deny', code: 'TOOL_DENIED' };
+  return { ...base, ...extra, decision: 'allow' };
+}
+
+function checkRules(rules: readonly AuthorizationRule[] | undefined): readonly AuthorizationRule[] {
+  if (rules === undefined) return [];
+  if (!Array.isArray(rules))
+    throw new MusterError('INVALID_CONFIGURATION', 'policy.rules must be an array.');
+  const ids = new Set<string>();
+  for (const rule of rules) {
+    if (typeof rule?.id !== 'string' || rule.id === '' || typeof rule.authorize !== 'function') {
+      throw new MusterError(
+        'INVALID_CONFIGURATION',
+        'Each policy rule needs { id: string, authorize(request) }.',
+      );
+    }
+    if (ids.has(rule.id))
+      throw new MusterError('INVALID_CONFIGURATION', `Two policy rules share the id '${rule.id}'.`);
+    ids.add(rule.id);
+  }
+  return [...rules];
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,104 @@
+import { MusterError, ToolError } from '../errors/index.js';
+import { formatIssues } from './json-schema-validator.js';
+import { validateStandard } from './standard-schema.js';
+import { isTool } from './tool.js';
+import type { Tool } from './tool.js';
+import { normalizeToolReturn } from './tool-result.js';
+import type {
+  ToolDefinition,
+  ToolExecutionContext,
+  ToolExecutor,
+  ToolInfo,
+  ToolReturn,
+  ValidationOutcome,
+} from './tool-types.js';
+
+const HOST_INFO: ToolInfo = Object.freeze({ source: 'host' });
+
+/**
+ * Serves host tools made by `tool()`: validates arguments with each tool's own Standard
+ * Schema (so transforms and defaults apply) and checks structured output against `output`.
+ */
+export class HostToolExecutor implements ToolExecutor {
+  readonly #tools = new Map<string, Tool>();
+  readonly #definitions: readonly ToolDefinition[];
+
+  constructor(tools: readonly Tool[]) {
+    for (const t of tools) {
+      if (!isTool(t)) {
+        throw new MusterError(
+          'INVALID_CONFIGURATION',
+          'Every entry of tools must be made with tool({ name, description, input, execute }).',
+        );
+      }
+      if (this.#tools.has(t.name)) {
+        throw new MusterError(
+          'TOOL_NAME_CONFLICT',
+          `Two host tools are named '${t.name}': rename one.`,
+          {
+            details: { tool: t.name },
+          },
+        );
+      }
+      this.#tools.set(t.name, t);
+    }
+    this.#definitions = Object.freeze(
+      tools.map(
+        (t): ToolDefinition => ({
+          name: t.name,
+          description: t.description,
+          inputSchema: t.inputJsonSchema,
+          ...(t.outputJsonSchema ? { outputSchema: t.outputJsonSchema } : {}),
+          ...(t.annotations ? { annotations: t.annotations } : {}),
+        }),
+      ),
+    );
+  }
+
+  listTools(): readonly ToolDefinition[] {
+    return this.#definitions;
+  }
+
+  getToolInfo(): ToolInfo {
+    return HOST_INFO;
+  }
+
+  validateInput(name: string, input: unknown): Promise<ValidationOutcome> {
+    return validateStandard(this.#get(name).input, input);
+  }
+
+  async execute(
+    name: string,
+    input: Record<string, unknown>,
+    ctx: ToolExecutionContext,
+  ): Promise<ToolReturn> {
+    const t = this.#get(name);
+    const returned = await t.execute(input as never, ctx);
+    if (!t.output) return returned;
+    const result = normalizeToolReturn(returned, name);
+    if (result.isError) return result;
+    if (result.structured === undefined) {
+      throw new ToolError(
+        'TOOL_EXECUTION_FAILED',
+        `Tool '${name}' declares an output schema but returned no structured output: return { content, structured }.`,
+        { toolName: name },
+      );
+    }
+    const checked = await validateStandard(t.output, result.structured);
+    if (!checked.success) {
+      throw new ToolError(
+        'TOOL_EXECUTION_FAILED',
+        `Tool '${name}' returned structured output that does not match its output schema: ${formatIssues(checked.issues)}.`,
+        { toolName: name },
+      );
+    }
+    return { ...result, structured: checked.value };
+  }
+
+  #get(name: string): Tool {
+    const t = this.#tools.get(name);
+    if (!t)
+      throw new ToolError('TOOL_NOT_FOUND', `No host tool is named '${name}'.`, { toolName: name });
+    return t;
+  }
+}

@@ -1,0 +1,52 @@
+export { tool, isTool } from './tool.js';
+export type { Tool, ToolSpec } from './tool.js';
+export type { StandardSchemaV1Like, InferOutput } from './standard-schema.js';
+export type {
+  JsonSchema,
+  ToolAnnotations,
+  ToolSource,
+  ToolDefinition,
+  ToolInfo,
+  ToolProgress,
+  ToolExecutionContext,
+  ToolResult,
+  CallToolResultLike,
+  ToolReturn,
+  ToolExecutor,
+  ExecutorInitContext,
+  ValidationIssue,
+  ValidationOutcome,
+} from './tool-types.js';
+export {
+  TOOL_NAME_PATTERN,
+  SERVER_NAME_PATTERN,
+  MAX_TOOL_NAME_LENGTH,
+  MCP_TOOL_PREFIX,
+  isValidToolName,
+  assertServerName,
+  assertHostToolName,
+  plainMcpToolName,
+  safeMcpToolName,
+  assignMcpToolNames,
+} from './naming.js';
+export type { NamingMode, AssignedToolName } from './naming.js';
+export { validateJsonSchema, formatIssues } from './json-schema-validator.js';
+export { errorResult, normalizeToolReturn, isCallToolResult, resultBytes } from './tool-result.js';
+export { HostToolExecutor } from './host-tool-executor.js';
+export { CompositeToolExecutor } from './composite-tool-executor.js';
+export { ToolCatalog } from './tool-catalog.js';
+export type { CatalogEntry } from './tool-catalog.js';
+export { runToolCall } from './tool-call-pipeline.js';
+export type {
+  ToolCallRequest,
+  ToolCallEnvironment,
+  ToolCallOutcome,
+} from './tool-call-pipeline.js';
+export type {
+  ToolApprovalRequestedEvent,
+  ToolDecisionEvent,
+  ToolCalledEvent,
+  ToolProgressEvent,
+  ToolCompletedEvent,
+  ToolEvent,
+} from './tool-events.js';

@@ -1,0 +1,70 @@
+import type { DecisionKind, DecisionStage } from '../policy/index.js';
+import type { EventBase } from '../util/index.js';
+import type { ToolErrorCode } from '../errors/index.js';
+import type { ToolAnnotations, ToolSource } from './tool-types.js';
+
+/** The approver is being asked about a call. Carries the exact arguments that would run. */
+export interface ToolApprovalRequestedEvent extends EventBase {
+  readonly type: 'tool.approval.requested';
+  readonly callId: string;
+  readonly toolName: string;
+  readonly source: ToolSource;
+  readonly server?: string;
+  readonly arguments: Readonly<Record<string, unknown>>;
+  readonly annotations?: ToolAnnotations;
+}
+
+/** The final policy decision for a call (no arguments). */
+export interface ToolDecisionEvent extends EventBase {
+  readonly type: 'tool.decision';
+  readonly callId: string;
+  readonly toolName: string;
+  readonly decision: DecisionKind;
+  readonly stage: DecisionStage;
+  readonly reason?: string;
+  readonly ruleId?: string;
+  /** True when the policy is in dry-run mode: the tool was not executed. */
+  readonly dryRun: boolean;
+}
+
+/** An approved call is about to execute. */
+export interface ToolCalledEvent extends EventBase {
+  readonly type: 'tool.called';
+  readonly callId: string;
+  readonly toolName: string;
+  readonly source: ToolSource;
+  readonly server?: string;
+  readonly arguments: Readonly<Record<string, unknown>>;
+}
+
+/** A running call reported progress. */
+export interface ToolProgressEvent extends EventBase {
+  readonly type: 'tool.progress';
+  readonly callId: string;
+  readonly toolName: string;
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
+}
+
+/** A call ended: executed, refused or failed. `content` is what the model reads. */
+export interface ToolCompletedEvent extends EventBase {
+  readonly type: 'tool.completed';
+  readonly callId: string;
+  readonly toolName: string;
+  readonly isError: boolean;
+  readonly content: string;
+  /** The Muster code when the call failed or was refused. */
+  readonly errorCode?: ToolErrorCode;
+  /** Whether the tool's implementation ran. */
+  readonly executed: boolean;
+  readonly durationMs: number;
+}
+
+/** Events the tool pipeline emits. */
+export type ToolEvent =
+  | ToolApprovalRequestedEvent
+  | ToolDecisionEvent
+  | ToolCalledEvent
+  | ToolProgressEvent
+  | ToolCompletedEvent;

@@ -1,0 +1,124 @@
+import type { ImagePart } from '../model/index.js';
+
+/** JSON Schema of a tool's input or output, as an object. */
+export type JsonSchema = Readonly<Record<string, unknown>>;
+
+/**
+ * MCP tool annotations. They are advisory: shown in status, used for scheduling (read-only
+ * calls of one turn may run concurrently), never used to authorize.
+ */
+export interface ToolAnnotations {
+  readonly title?: string;
+  readonly readOnlyHint?: boolean;
+  readonly destructiveHint?: boolean;
+  readonly idempotentHint?: boolean;
+  readonly openWorldHint?: boolean;
+}
+
+/** Where a tool comes from. */
+export type ToolSource = 'host' | 'mcp' | 'builtin' | 'executor';
+
+/** A tool as an executor declares it. */
+export interface ToolDefinition {
+  /** The model-facing name, `^[A-Za-z0-9_-]{1,64}$`. */
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: JsonSchema;
+  readonly outputSchema?: JsonSchema;
+  readonly annotations?: ToolAnnotations;
+}
+
+/** Safe facts about a tool for policy, approval and events. Never carries credentials. */
+export interface ToolInfo {
+  readonly source: ToolSource;
+  /** The MCP server's registry name, for MCP tools. */
+  readonly server?: string;
+  /** The tool's own name on its server, for MCP tools (the model-facing name may differ). */
+  readonly originalName?: string;
+  /** Extra safe metadata a host executor wants policy rules to see. */
+  readonly metadata?: Readonly<Record<string, unknown>>;
+}
+
+/** A progress report from a running tool. */
+export interface ToolProgress {
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
+}
+
+/** What a tool implementation receives besides its arguments. */
+export interface ToolExecutionContext {
+  /** Fires when the run is aborted or the agent closes. */
+  readonly signal: AbortSignal;
+  readonly sessionId: string;
+  readonly runId: string;
+  readonly callId: string;
+  /** The model turn (1-based) that asked for this call. */
+  readonly iteration: number;
+  /** The largest result, in UTF-8 bytes, that will be accepted. */
+  readonly maxResultBytes: number;
+  /** Reports progress; each report becomes a `tool.progress` event. */
+  reportProgress(progress: ToolProgress): void;
+}
+
+/** The normalized result of a tool call. `content` is what the model reads. */
+export interface ToolResult {
+  readonly content: string;
+  readonly isError?: boolean;
+  /** Structured output, checked against the tool's output schema when it declares one. */
+  readonly structured?: unknown;
+  /** Bounded images forwarded to the next model turn; never persisted. */
+  readonly media?: readonly ImagePart[];
+}
+
+/** An MCP `CallToolResult`, as tools and servers produce it. */
+export interface CallToolResultLike {
+  readonly content: readonly Readonly<Record<string, unknown>>[];
+  readonly isError?: boolean;
+  readonly structuredContent?: unknown;
+}
+
+/** What a tool implementation may return. */
+export type ToolReturn = string | ToolResult | CallToolResultLike;
+
+/**
+ * A source of model-callable tools. The agent composes executors (host tools, MCP, your own)
+ * and puts every call through the same policy pipeline before `execute` runs.
+ */
+export interface ToolExecutor {
+  /** The tools this executor offers now. Called once per run to fix that run's catalog. */
+  listTools(): readonly ToolDefinition[] | Promise<readonly ToolDefinition[]>;
+  /** Runs one call whose arguments already passed validation and policy. */
+  execute(
+    name: string,
+    input: Record<string, unknown>,
+    ctx: ToolExecutionContext,
+  ): Promise<ToolReturn>;
+  /** Safe facts about one tool; defaults to `{ source: 'executor' }`. */
+  getToolInfo?(name: string): ToolInfo | undefined;
+  /**
+   * Validates arguments itself instead of the JSON Schema validator (for example with the
+   * Standard Schema a host tool was defined with).
+   */
+  validateInput?(name: string, input: unknown): ValidationOutcome | Promise<ValidationOutcome>;
+  /** Prepares the executor (connect, discover). Called before the first run. */
+  initialize?(ctx?: ExecutorInitContext): Promise<void>;
+  /** Releases what the executor holds. Must be idempotent. */
+  close?(): Promise<void>;
+}
+
+/** What {@link ToolExecutor.initialize} receives. */
+export interface ExecutorInitContext {
+  readonly signal?: AbortSignal;
+}
+
+/** One problem found in a value, with the path to it. */
+export interface ValidationIssue {
+  readonly path: readonly (string | number)[];
+  readonly message: string;
+}
+
+/** The result of validating a value: the (possibly transformed) value, or its issues. */
+export type ValidationOutcome =
+  | { readonly success: true; readonly value: unknown }
+  | { readonly success: false; readonly issues: readonly ValidationIssue[] };

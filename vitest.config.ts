@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitest/config';
+import { SummaryReporter } from './test/support/summary-reporter.js';
+
+export default defineConfig({
+  test: {
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    reporters: ['default', new SummaryReporter()],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+  },
+});
