@@ -47,5 +47,10 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // tool configuration files must default-export their config
+    files: ['eslint.config.js', 'vitest.config.ts'],
+    rules: { 'no-restricted-syntax': 'off' },
+  },
   prettier,
 );

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { compilePattern, compilePatterns } from './index.js';
+import type { PolicySubject } from './index.js';
+
+const tool = (name: string, server?: string, originalName?: string): PolicySubject => ({
+  kind: 'tool',
+  name,
+  ...(server !== undefined ? { server } : {}),
+  ...(originalName !== undefined ? { originalName } : {}),
+});
+const conn = (server: string): PolicySubject => ({ kind: 'connection', server });
+
+describe('policy patterns', () => {
+  it('matches exact names only exactly', () => {
+    const m = compilePattern('read_file');
+    expect(m(tool('read_file'))).toBe(true);
+    expect(m(tool('read_files'))).toBe(false);
+    expect(m(tool('xread_file'))).toBe(false);
+  });
+
+  it('matches a server glob for every tool of that server and no other', () => {
+    const m = compilePattern('mcp__fs__*');
+    expect(m(tool('mcp__fs__read', 'fs'))).toBe(true);
+    expect(m(tool('mcp__fs__write', 'fs'))).toBe(true);
+    expect(m(tool('mcp__fs2__read', 'fs2'))).toBe(false);
+    expect(m(tool('fs_read'))).toBe(false);
+  });
+
+  it('treats mcp__srv as the whole server, matched by server identity, not by prefix', () => {
+    const m = compilePattern('mcp__fs');
+    expect(m(tool('mcp__fs__read', 'fs'))).toBe(true);
+    expect(m(tool('mcp__fs__x_0123456789', 'fs', 'x.y'))).toBe(true);
+    expect(m(tool('mcp__fsx__read', 'fsx'))).toBe(false);
+    expect(m(tool('mcp__fs'))).toBe(false);
+  });
+
+  it('matches mcp__* on MCP tools and * on every tool, but never on connections', () => {
+    expect(compilePattern('mcp__*')(tool('mcp__a__b', 'a'))).toBe(true);
+    expect(compilePattern('mcp__*')(tool('host_tool'))).toBe(false);
+    expect(compilePattern('*')(tool('host_tool'))).toBe(true);
+    expect(compilePattern('*')(conn('fs'))).toBe(false);
+    expect(compilePattern('mcp__*')(conn('fs'))).toBe(false);
+  });
+
+  it('matches connection capabilities only against connections', () => {
+    expect(compilePattern('mcp_connect:fs')(conn('fs'))).toBe(true);
+    expect(compilePattern('mcp_connect:fs')(conn('fs2'))).toBe(false);
+    expect(compilePattern('mcp_connect:*')(conn('anything'))).toBe(true);
+    expect(compilePattern('mcp_connect:*')(tool('mcp__fs__read', 'fs'))).toBe(false);
+  });
+
+  it('matches the original name of a tool that was given a safe name', () => {
+    const m = compilePattern('mcp__docs__search*');
+    expect(m(tool('mcp__docs__search_v2_abcdef0123', 'docs', 'search.v2'))).toBe(true);
+    const exact = compilePattern('mcp__docs__get_page');
+    expect(exact(tool('mcp__docs__get_page_0123456789', 'docs', 'get page'))).toBe(false);
+  });
+
+  it.each([
+    '',
+    'a b',
+    'mcp_connect:',
+    'mcp_connect:a.b',
+    'x/y',
+    'a'.repeat(81),
+    'mcp_connect:' + 'a'.repeat(25),
+  ])('rejects the invalid pattern %j with INVALID_CONFIGURATION', (p) => {
+    expect(() => compilePattern(p)).toThrow(
+      expect.objectContaining({ code: 'INVALID_CONFIGURATION' }),
+    );
+  });
+
+  it('names the option in errors of a list, and matches when any pattern does', () => {
+    expect(() => compilePatterns(['ok', 'bad pattern'], 'policy.allow')).toThrow(/policy\.allow/);
+    const m = compilePatterns(['a', 'b*'], 'policy.allow');
+    expect(m(tool('a'))).toBe(true);
+    expect(m(tool('bcd'))).toBe(true);
+    expect(m(tool('c'))).toBe(false);
+    expect(compilePatterns(undefined, 'x')(tool('a'))).toBe(false);
+  });
+});

@@ -1,0 +1,108 @@
+import type { OpenAI } from 'openai';
+import { abortedError } from '../errors/index.js';
+import type {
+  ModelCallOptions,
+  ModelClientV1,
+  ModelPart,
+  ModelRequest,
+  Usage,
+} from '../model/model-client.js';
+import {
+  ChatToolCallCollector,
+  completionParts,
+  reasoningText,
+  toChatRequestBody,
+  toStopReason,
+  toUsage,
+} from './openai-chat-mapping.js';
+import type { ChatRequestBody } from './openai-chat-mapping.js';
+import {
+  lazyClient,
+  resolveModelName,
+  toModelFailure,
+  truncatedStreamError,
+} from './openai-shared.js';
+import type { OpenAIProviderOptions } from './openai-shared.js';
+
+const PROVIDER = 'openai.chat';
+
+/**
+ * A model client on the OpenAI Chat Completions API (`POST /chat/completions`), which most
+ * OpenAI-compatible servers (vLLM, DeepSeek, Ollama, LM Studio) also speak. Creating it does
+ * no I/O; the client is built, and the API key looked up, on the first request.
+ *
+ * @example
+ * ```ts
+ * import { openaiChat } from 'muster/openai';
+ * const model = openaiChat({ baseURL: 'http://localhost:8000/v1', modelName: 'qwen3' });
+ * ```
+ */
+export function openaiChat(options: OpenAIProviderOptions = {}): ModelClientV1 {
+  const getClient = lazyClient(options);
+  return {
+    specificationVersion: 'muster-model-v1',
+    provider: PROVIDER,
+    ...(options.modelName ? { defaultModelName: options.modelName } : {}),
+    generate(request: ModelRequest, callOptions: ModelCallOptions): AsyncIterable<ModelPart> {
+      return generateChat(getClient, request, options.modelName, callOptions.signal);
+    },
+  };
+}
+
+async function* generateChat(
+  getClient: () => OpenAI,
+  request: ModelRequest,
+  fallbackModel: string | undefined,
+  signal: AbortSignal,
+): AsyncGenerator<ModelPart> {
+  if (signal.aborted) throw abortedError(`The ${PROVIDER} request`, signal.reason);
+  const client = getClient();
+  const body = toChatRequestBody(request, resolveModelName(request.modelName, fallbackModel));
+  try {
+    if (request.stream) yield* streamChat(client, body, signal);
+    else {
+      const completion = await client.chat.completions.create(
+        { ...body, stream: false },
+        { signal },
+      );
+      yield* completionParts(completion, PROVIDER);
+    }
+  } catch (err) {
+    throw toModelFailure(err, PROVIDER, signal, client.apiKey);
+  }
+}
+
+async function* streamChat(
+  client: OpenAI,
+  body: ChatRequestBody,
+  signal: AbortSignal,
+): AsyncGenerator<ModelPart> {
+  const stream = await client.chat.completions.create(
+    { ...body, stream: true, stream_options: { include_usage: true } },
+    { signal },
+  );
+  const calls = new ChatToolCallCollector();
+  let finishReason: string | undefined;
+  let usage: Usage | undefined;
+  for await (const chunk of stream) {
+    if (chunk.usage) usage = toUsage(chunk.usage);
+    const choice = chunk.choices.find((c) => c.index === 0);
+    if (!choice) continue;
+    const delta = choice.delta;
+    const reasoning = delta ? reasoningText(delta) : undefined;
+    if (reasoning) yield { type: 'reasoning-delta', text: reasoning };
+    if (delta?.content) yield { type: 'text-delta', text: delta.content };
+    if (delta?.refusal) yield { type: 'text-delta', text: delta.refusal };
+    if (delta?.tool_calls) calls.add(delta.tool_calls);
+    if (choice.finish_reason) finishReason = choice.finish_reason;
+  }
+  // The client ends the stream quietly when the signal fires; that is an abort, not an end.
+  if (signal.aborted) throw abortedError(`The ${PROVIDER} stream`, signal.reason);
+  if (finishReason === undefined) throw truncatedStreamError(PROVIDER);
+  yield* calls.parts(PROVIDER);
+  yield {
+    type: 'finish',
+    stopReason: toStopReason(finishReason, calls.hasCalls),
+    ...(usage ? { usage } : {}),
+  };
+}

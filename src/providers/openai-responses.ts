@@ -1,0 +1,117 @@
+import type { OpenAI } from 'openai';
+import type { Response } from 'openai/resources/responses/responses';
+import { abortedError } from '../errors/index.js';
+import type {
+  ModelCallOptions,
+  ModelClientV1,
+  ModelPart,
+  ModelRequest,
+} from '../model/model-client.js';
+import {
+  finishPart,
+  outputItemPart,
+  responseParts,
+  toResponsesRequestBody,
+} from './openai-responses-mapping.js';
+import type { ResponsesRequestBody } from './openai-responses-mapping.js';
+import {
+  lazyClient,
+  reportedError,
+  resolveModelName,
+  toModelFailure,
+  truncatedStreamError,
+} from './openai-shared.js';
+import type { OpenAIProviderOptions } from './openai-shared.js';
+
+const PROVIDER = 'openai.responses';
+
+/**
+ * A model client on the OpenAI Responses API (`POST /responses`). Reasoning items come back
+ * as `reasoning` parts whose `providerMetadata.openai` (`itemId`, `encryptedContent`) must
+ * stay in the transcript; they are sent back on later turns. Creating it does no I/O; the
+ * client is built, and the API key looked up, on the first request.
+ *
+ * @example
+ * ```ts
+ * import { openaiResponses } from 'muster/openai';
+ * const model = openaiResponses({ modelName: 'gpt-5-mini' });
+ * ```
+ */
+export function openaiResponses(options: OpenAIProviderOptions = {}): ModelClientV1 {
+  const getClient = lazyClient(options);
+  return {
+    specificationVersion: 'muster-model-v1',
+    provider: PROVIDER,
+    ...(options.modelName ? { defaultModelName: options.modelName } : {}),
+    generate(request: ModelRequest, callOptions: ModelCallOptions): AsyncIterable<ModelPart> {
+      return generateResponses(getClient, request, options.modelName, callOptions.signal);
+    },
+  };
+}
+
+async function* generateResponses(
+  getClient: () => OpenAI,
+  request: ModelRequest,
+  fallbackModel: string | undefined,
+  signal: AbortSignal,
+): AsyncGenerator<ModelPart> {
+  if (signal.aborted) throw abortedError(`The ${PROVIDER} request`, signal.reason);
+  const client = getClient();
+  const body = toResponsesRequestBody(request, resolveModelName(request.modelName, fallbackModel));
+  try {
+    if (request.stream) yield* streamResponses(client, body, signal);
+    else {
+      const response = await client.responses.create({ ...body, stream: false }, { signal });
+      if (response.status === 'failed') throw failedError(response, client);
+      yield* responseParts(response);
+    }
+  } catch (err) {
+    throw toModelFailure(err, PROVIDER, signal, client.apiKey);
+  }
+}
+
+async function* streamResponses(
+  client: OpenAI,
+  body: ResponsesRequestBody,
+  signal: AbortSignal,
+): AsyncGenerator<ModelPart> {
+  const stream = await client.responses.create({ ...body, stream: true }, { signal });
+  let hasToolCalls = false;
+  for await (const event of stream) {
+    switch (event.type) {
+      case 'response.output_text.delta':
+        if (event.delta) yield { type: 'text-delta', text: event.delta };
+        break;
+      case 'response.refusal.delta':
+        if (event.delta) yield { type: 'text-delta', text: event.delta };
+        break;
+      case 'response.reasoning_summary_text.delta':
+      case 'response.reasoning_text.delta':
+        if (event.delta) yield { type: 'reasoning-delta', text: event.delta };
+        break;
+      case 'response.output_item.done': {
+        if (event.item.type === 'function_call') hasToolCalls = true;
+        const part = outputItemPart(event.item);
+        if (part) yield part;
+        break;
+      }
+      case 'response.completed':
+      case 'response.incomplete':
+        yield finishPart(event.response, hasToolCalls);
+        return;
+      case 'response.failed':
+        throw failedError(event.response, client);
+      case 'error':
+        throw reportedError(PROVIDER, event.code, event.message, client.apiKey);
+      default:
+        break;
+    }
+  }
+  // The client ends the stream quietly when the signal fires; that is an abort, not an end.
+  if (signal.aborted) throw abortedError(`The ${PROVIDER} stream`, signal.reason);
+  throw truncatedStreamError(PROVIDER);
+}
+
+function failedError(response: Response, client: OpenAI): Error {
+  return reportedError(PROVIDER, response.error?.code, response.error?.message, client.apiKey);
+}
