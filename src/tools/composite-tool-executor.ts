@@ -65,7 +65,7 @@ export class CompositeToolExecutor implements ToolExecutor {
   }
 
   async close(): Promise<void> {
-    await Promise.allSettled(this.#executors.map((e) => e.close?.()));
+    await Promise.allSettled(this.#executors.map(async (e) => e.close?.()));
   }
 
   #route(name: string): { executor: ToolExecutor; definition: ToolDefinition } {

@@ -63,7 +63,7 @@ export class HostToolExecutor implements ToolExecutor {
     return HOST_INFO;
   }
 
-  validateInput(name: string, input: unknown): Promise<ValidationOutcome> {
+  async validateInput(name: string, input: unknown): Promise<ValidationOutcome> {
     return validateStandard(this.#get(name).input, input);
   }
 

@@ -2,32 +2,51 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { JsonSchema, ValidationIssue, ValidationOutcome } from './tool-types.js';
 
 type AjvInstance = { compile(schema: object): ValidateFunction };
+type Dialect = 'draft-07' | '2020-12';
 
-let ajvPromise: Promise<AjvInstance> | undefined;
+const ajvPromises = new Map<Dialect, Promise<AjvInstance>>();
 const compiled = new WeakMap<object, ValidateFunction>();
 
-/** Ajv is loaded on first use, so importing Muster stays cheap. */
-function loadAjv(): Promise<AjvInstance> {
-  ajvPromise ??= (async () => {
-    const [{ Ajv2020 }, formats] = await Promise.all([
-      import('ajv/dist/2020.js'),
-      import('ajv-formats'),
-    ]);
-    const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
-    (formats.default as unknown as (a: unknown) => void)(ajv);
-    return ajv as unknown as AjvInstance;
-  })();
-  return ajvPromise;
+/**
+ * Ajv is loaded on first use, so importing Muster stays cheap. Schemas are not registered by
+ * `$id` (`addUsedSchema: false`): re-listed tools bring new schema objects with the same ids.
+ */
+function loadAjv(dialect: Dialect): Promise<AjvInstance> {
+  let p = ajvPromises.get(dialect);
+  if (!p) {
+    p = (async () => {
+      const [ajvModule, formats] = await Promise.all([
+        dialect === '2020-12' ? import('ajv/dist/2020.js') : import('ajv'),
+        import('ajv-formats'),
+      ]);
+      const AjvClass = ('Ajv2020' in ajvModule
+        ? ajvModule.Ajv2020
+        : ajvModule.Ajv) as unknown as new (options: object) => AjvInstance;
+      const ajv = new AjvClass({
+        strict: false,
+        allErrors: true,
+        validateSchema: false,
+        addUsedSchema: false,
+      });
+      (formats.default as unknown as (a: unknown) => void)(ajv);
+      return ajv;
+    })();
+    ajvPromises.set(dialect, p);
+  }
+  return p;
 }
 
-/**
- * Compiles (once per schema object) and returns a validator for a JSON Schema. A top-level
- * `$schema` is ignored so draft-07 and 2020-12 schemas both load.
- */
+/** Draft-04/06/07 schemas (tuples as `items: [...]`) use the draft-07 validator. */
+function dialectOf(schema: JsonSchema): Dialect {
+  const declared = schema.$schema;
+  return typeof declared === 'string' && /draft-0[4-7]/.test(declared) ? 'draft-07' : '2020-12';
+}
+
+/** Compiles (once per schema object) and returns a validator for a JSON Schema. */
 async function validatorFor(schema: JsonSchema): Promise<ValidateFunction> {
   let fn = compiled.get(schema);
   if (fn) return fn;
-  const ajv = await loadAjv();
+  const ajv = await loadAjv(dialectOf(schema));
   const { $schema: _ignored, ...rest } = schema as Record<string, unknown>;
   fn = ajv.compile(rest);
   compiled.set(schema, fn);

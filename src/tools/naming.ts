@@ -105,7 +105,10 @@ export function assignMcpToolNames(
     }
     seen.add(tool);
     const plain = plainMcpToolName(server, tool);
-    if (tool.length > 0 && isValidToolName(plain)) taken.add(plain);
+    // A server ending in '_' or a tool starting with '_' would make the '__' separator
+    // ambiguous (server 'a' + tool '_b' and server 'a_' + tool 'b' are both 'mcp__a___b').
+    const unambiguous = !server.endsWith('_') && !tool.startsWith('_');
+    if (tool.length > 0 && unambiguous && isValidToolName(plain)) taken.add(plain);
     else pending.push(tool);
   }
   if (pending.length > 0 && mode === 'strict') {

@@ -90,7 +90,7 @@ export async function validateStandard(
     issues: result.issues.map(
       (i): ValidationIssue => ({
         message: i.message,
-        path: (i.path ?? []).map((p) => {
+        path: Array.from(i.path ?? [], (p) => {
           const key = typeof p === 'object' && p !== null && 'key' in p ? p.key : p;
           return typeof key === 'number' ? key : String(key);
         }),

@@ -1,0 +1,263 @@
+import { describe, expect, it } from 'vitest';
+import * as api from '../index.js';
+import {
+  MUSTER_ERROR_CODES,
+  McpError,
+  ModelError,
+  MusterError,
+  SessionError,
+  ToolError,
+  abortedError,
+  toMusterError,
+} from './index.js';
+import type { MusterErrorCode } from './index.js';
+
+type ErrorClass = new (code: MusterErrorCode, message: string, options?: object) => Error;
+
+/** Every exported class whose prototype chain includes Error. */
+function exportedErrorClasses(): Array<[string, ErrorClass]> {
+  const found: Array<[string, ErrorClass]> = [];
+  for (const [name, value] of Object.entries(api as Record<string, unknown>)) {
+    if (typeof value === 'function' && value.prototype instanceof Error) {
+      found.push([name, value as ErrorClass]);
+    }
+  }
+  return found;
+}
+
+/** A code of the family an error class is named after (`ToolError` → `TOOL_*`). */
+function codeFor(className: string): MusterErrorCode {
+  const family = className.replace(/Error$/, '').toUpperCase();
+  return MUSTER_ERROR_CODES.find((c) => c.startsWith(`${family}_`)) ?? 'INVALID_CONFIGURATION';
+}
+
+describe('MUSTER_ERROR_CODES', () => {
+  it('are unique non-empty strings in SCREAMING_SNAKE_CASE', () => {
+    for (const code of MUSTER_ERROR_CODES) {
+      expect(typeof code).toBe('string');
+      expect(code).toMatch(/^[A-Z]+(_[A-Z]+)*$/);
+    }
+    expect(new Set(MUSTER_ERROR_CODES).size).toBe(MUSTER_ERROR_CODES.length);
+  });
+
+  it('list every code the spec names', () => {
+    expect([...MUSTER_ERROR_CODES].sort()).toEqual(
+      [
+        'INVALID_CONFIGURATION',
+        'MCP_CONNECTION_FAILED',
+        'MCP_DISCONNECTED',
+        'MCP_AUTH_REQUIRED',
+        'MCP_OPERATION_FAILED',
+        'MCP_EXTENSION_UNSUPPORTED',
+        'TOOL_NOT_FOUND',
+        'TOOL_DENIED',
+        'TOOL_APPROVAL_REQUIRED',
+        'TOOL_ARGUMENTS_INVALID',
+        'TOOL_RESULT_TOO_LARGE',
+        'TOOL_EXECUTION_FAILED',
+        'TOOL_OUTCOME_UNKNOWN',
+        'TOOL_NAME_CONFLICT',
+        'REGISTRY_BUSY',
+        'SESSION_ALREADY_RUNNING',
+        'SESSION_NOT_FOUND',
+        'AGENT_LIMIT_EXCEEDED',
+        'MODEL_REQUEST_FAILED',
+        'MODEL_RESPONSE_INVALID',
+        'ABORTED',
+      ].sort(),
+    );
+  });
+
+  it('are the codes exported at the root', () => {
+    expect(api.MUSTER_ERROR_CODES).toBe(MUSTER_ERROR_CODES);
+  });
+});
+
+describe('MusterError', () => {
+  it('carries code, message, name and details', () => {
+    const err = new MusterError('INVALID_CONFIGURATION', 'bad config', {
+      details: { field: 'x' },
+    });
+    expect(err).toBeInstanceOf(Error);
+    expect(err).toMatchObject({
+      code: 'INVALID_CONFIGURATION',
+      message: 'bad config',
+      name: 'MusterError',
+      details: { field: 'x' },
+    });
+    expect(new MusterError('ABORTED', 'stopped').details).toEqual({});
+  });
+
+  it('serializes code, message and details with toJSON', () => {
+    const err = new MusterError('REGISTRY_BUSY', 'busy', {
+      details: { server: 's' },
+      cause: new Error('hidden'),
+    });
+    expect(err.toJSON()).toEqual({
+      name: 'MusterError',
+      code: 'REGISTRY_BUSY',
+      message: 'busy',
+      details: { server: 's' },
+    });
+    expect(JSON.parse(JSON.stringify(err))).toEqual(err.toJSON());
+    expect(new ToolError('TOOL_DENIED', 'no').toJSON()).toEqual({
+      name: 'ToolError',
+      code: 'TOOL_DENIED',
+      message: 'no',
+      details: {},
+    });
+  });
+
+  it('keeps the cause, and has none when none is given', () => {
+    const cause = new Error('root cause');
+    expect(new MusterError('MODEL_REQUEST_FAILED', 'm', { cause }).cause).toBe(cause);
+    expect(new ToolError('TOOL_EXECUTION_FAILED', 'm', { cause }).cause).toBe(cause);
+    expect(new McpError('MCP_DISCONNECTED', 'm', { cause }).cause).toBe(cause);
+    expect(new ModelError('MODEL_REQUEST_FAILED', 'm', { cause }).cause).toBe(cause);
+    expect(new SessionError('SESSION_NOT_FOUND', 'm', { cause, sessionId: 's' }).cause).toBe(cause);
+    expect('cause' in new MusterError('ABORTED', 'm')).toBe(false);
+    expect(new MusterError('ABORTED', 'm', { cause: 'a string' }).cause).toBe('a string');
+  });
+});
+
+describe('MusterError.isInstance', () => {
+  it('is true for MusterError and every subclass', () => {
+    const errors = [
+      new MusterError('INVALID_CONFIGURATION', 'm'),
+      new ToolError('TOOL_DENIED', 'm', { toolName: 't' }),
+      new McpError('MCP_AUTH_REQUIRED', 'm', { server: 's' }),
+      new ModelError('MODEL_RESPONSE_INVALID', 'm', { status: 500, isRetryable: true }),
+      new SessionError('SESSION_ALREADY_RUNNING', 'm', { sessionId: 's' }),
+    ];
+    for (const err of errors) expect(MusterError.isInstance(err)).toBe(true);
+  });
+
+  it('is true for an error from another copy of the package (the Symbol.for brand)', () => {
+    const brand: unique symbol = Symbol.for('muster.error');
+    class ForeignError extends Error {
+      readonly code = 'TOOL_DENIED';
+      readonly [brand] = true;
+    }
+    expect(MusterError.isInstance(new ForeignError('elsewhere'))).toBe(true);
+    expect(new ForeignError('elsewhere')).not.toBeInstanceOf(MusterError);
+    expect(MusterError.isInstance({ [Symbol.for('muster.error')]: true, code: 'ABORTED' })).toBe(
+      true,
+    );
+  });
+
+  it('is false for plain errors and other values', () => {
+    for (const value of [
+      new Error('plain'),
+      new TypeError('type'),
+      { code: 'TOOL_DENIED', message: 'looks alike' },
+      { [Symbol('muster.error')]: true },
+      { [Symbol.for('muster.error')]: 'true' },
+      null,
+      undefined,
+      'TOOL_DENIED',
+      42,
+    ]) {
+      expect(MusterError.isInstance(value)).toBe(false);
+    }
+  });
+});
+
+describe('error subclasses', () => {
+  it('carry their own fields', () => {
+    expect(new ToolError('TOOL_NOT_FOUND', 'm', { toolName: 'x' })).toMatchObject({
+      name: 'ToolError',
+      code: 'TOOL_NOT_FOUND',
+      toolName: 'x',
+    });
+    expect(new McpError('MCP_CONNECTION_FAILED', 'm', { server: 'gh' })).toMatchObject({
+      name: 'McpError',
+      server: 'gh',
+    });
+    expect(
+      new ModelError('MODEL_REQUEST_FAILED', 'm', { status: 429, isRetryable: true }),
+    ).toMatchObject({ name: 'ModelError', status: 429, isRetryable: true });
+    expect(new ModelError('MODEL_REQUEST_FAILED', 'm').isRetryable).toBe(false);
+    expect(new SessionError('SESSION_NOT_FOUND', 'm', { sessionId: 's1' })).toMatchObject({
+      name: 'SessionError',
+      sessionId: 's1',
+    });
+  });
+
+  it('are instances of MusterError and Error', () => {
+    const err = new ToolError('TOOL_DENIED', 'm');
+    expect(err).toBeInstanceOf(ToolError);
+    expect(err).toBeInstanceOf(MusterError);
+    expect(err).toBeInstanceOf(Error);
+    expect(err.stack).toEqual(expect.any(String));
+  });
+});
+
+describe('exported errors', () => {
+  it('every error class exported from src/index.ts carries the brand', () => {
+    const classes = exportedErrorClasses();
+    expect(classes.map(([name]) => name)).toEqual(
+      expect.arrayContaining([
+        'MusterError',
+        'ToolError',
+        'McpError',
+        'ModelError',
+        'SessionError',
+      ]),
+    );
+    const cause = new Error('cause');
+    const options = {
+      cause,
+      details: { k: 1 },
+      toolName: 't',
+      server: 's',
+      sessionId: 'session-1',
+      status: 503,
+      isRetryable: true,
+    };
+    for (const [name, ErrorClass] of classes) {
+      const code = codeFor(name);
+      const instance = new ErrorClass(code, 'msg', options);
+      expect({ name, branded: MusterError.isInstance(instance) }).toEqual({
+        name,
+        branded: true,
+      });
+      expect(instance).toMatchObject({ code, message: 'msg' });
+      expect(instance.cause).toBe(cause);
+    }
+  });
+
+  it('codeFor picks a code of each family', () => {
+    expect(codeFor('ToolError')).toMatch(/^TOOL_/);
+    expect(codeFor('McpError')).toMatch(/^MCP_/);
+    expect(codeFor('ModelError')).toMatch(/^MODEL_/);
+    expect(codeFor('SessionError')).toMatch(/^SESSION_/);
+    expect(codeFor('MusterError')).toBe('INVALID_CONFIGURATION');
+  });
+});
+
+describe('toMusterError and abortedError', () => {
+  it('returns Muster errors as they are', () => {
+    const err = new ToolError('TOOL_DENIED', 'm');
+    expect(toMusterError(err, 'MCP_OPERATION_FAILED', 'ctx')).toBe(err);
+  });
+
+  it('wraps other values under the code, keeping the cause', () => {
+    const cause = new Error('socket closed');
+    const wrapped = toMusterError(cause, 'MCP_OPERATION_FAILED', 'listing tools');
+    expect(wrapped).toMatchObject({
+      code: 'MCP_OPERATION_FAILED',
+      message: 'listing tools: socket closed',
+    });
+    expect(wrapped.cause).toBe(cause);
+    expect(toMusterError('text', 'ABORTED', 'ctx').message).toBe('ctx: text');
+  });
+
+  it('makes ABORTED errors with the reason as cause', () => {
+    const reason = new Error('user cancelled');
+    const err = abortedError('The run', reason);
+    expect(err).toMatchObject({ code: 'ABORTED', message: 'The run was aborted: user cancelled' });
+    expect(err.cause).toBe(reason);
+    expect(abortedError('The call').message).toBe('The call was aborted');
+    expect(MusterError.isInstance(err)).toBe(true);
+  });
+});

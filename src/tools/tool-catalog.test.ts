@@ -1,0 +1,311 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { CompositeToolExecutor, HostToolExecutor, ToolCatalog, tool } from './index.js';
+import type {
+  ToolDefinition,
+  ToolExecutionContext,
+  ToolExecutor,
+  ToolInfo,
+  ToolReturn,
+} from './index.js';
+
+const OBJECT_SCHEMA = { type: 'object', properties: {} } as const;
+
+function definition(name: string, extra: Partial<ToolDefinition> = {}): ToolDefinition {
+  return { name, description: `The ${name} tool.`, inputSchema: OBJECT_SCHEMA, ...extra };
+}
+
+function context(): ToolExecutionContext {
+  return {
+    signal: new AbortController().signal,
+    sessionId: 'session-1',
+    runId: 'run-1',
+    callId: 'call-1',
+    iteration: 1,
+    maxResultBytes: 1_000_000,
+    reportProgress: () => {},
+  };
+}
+
+/** A fake executor that serves fixed definitions and records what it is asked to do. */
+class RecordingExecutor implements ToolExecutor {
+  readonly calls: Array<{ name: string; input: Record<string, unknown> }> = [];
+  closed = 0;
+  initialized = 0;
+
+  constructor(
+    readonly id: string,
+    private readonly definitions: readonly ToolDefinition[],
+    private readonly info?: (name: string) => ToolInfo | undefined,
+  ) {}
+
+  listTools(): readonly ToolDefinition[] {
+    return this.definitions;
+  }
+
+  async execute(name: string, input: Record<string, unknown>): Promise<ToolReturn> {
+    this.calls.push({ name, input });
+    return `${this.id}:${name}`;
+  }
+
+  getToolInfo(name: string): ToolInfo | undefined {
+    return this.info?.(name);
+  }
+
+  async initialize(): Promise<void> {
+    this.initialized += 1;
+  }
+
+  async close(): Promise<void> {
+    this.closed += 1;
+  }
+}
+
+/** A minimal executor: only the required members, no validateInput or getToolInfo. */
+function bareExecutor(definitions: readonly ToolDefinition[]): ToolExecutor {
+  return { listTools: async () => definitions, execute: async (name) => `bare:${name}` };
+}
+
+describe('ToolCatalog.build', () => {
+  it('fixes the tools of several executors in listing order', async () => {
+    const a = new RecordingExecutor('a', [definition('one'), definition('two')]);
+    const b = bareExecutor([
+      definition('three', {
+        outputSchema: { type: 'object' },
+        annotations: { readOnlyHint: true },
+      }),
+    ]);
+    const catalog = await ToolCatalog.build([a, b]);
+    expect(catalog.entries().map((e) => e.name)).toEqual(['one', 'two', 'three']);
+    expect(catalog.get('one')!.executor).toBe(a);
+    expect(catalog.get('three')).toMatchObject({
+      description: 'The three tool.',
+      inputSchema: OBJECT_SCHEMA,
+      outputSchema: { type: 'object' },
+      annotations: { readOnlyHint: true },
+      executor: b,
+    });
+    expect(catalog.get('missing')).toBeUndefined();
+  });
+
+  it('uses the executor`s tool info, defaulting to source executor', async () => {
+    const host = new HostToolExecutor([
+      tool({ name: 'host_tool', description: 'd', input: z.object({}), execute: () => 'x' }),
+    ]);
+    const mcp = new RecordingExecutor('m', [definition('mcp__srv__t'), definition('other')], (n) =>
+      n === 'mcp__srv__t' ? { source: 'mcp', server: 'srv', originalName: 't' } : undefined,
+    );
+    const bare = bareExecutor([definition('bare')]);
+    const catalog = await ToolCatalog.build([host, mcp, bare]);
+    expect(catalog.get('host_tool')!.info).toEqual({ source: 'host' });
+    expect(catalog.get('mcp__srv__t')!.info).toEqual({
+      source: 'mcp',
+      server: 'srv',
+      originalName: 't',
+    });
+    expect(catalog.get('other')!.info).toEqual({ source: 'executor' });
+    expect(catalog.get('bare')!.info).toEqual({ source: 'executor' });
+  });
+
+  it('rejects a name offered by two executors with TOOL_NAME_CONFLICT', async () => {
+    const a = new RecordingExecutor('a', [definition('same')]);
+    const b = new RecordingExecutor('b', [definition('other'), definition('same')]);
+    await expect(ToolCatalog.build([a, b])).rejects.toMatchObject({
+      code: 'TOOL_NAME_CONFLICT',
+      details: { tool: 'same' },
+    });
+  });
+
+  it('rejects a name listed twice by one executor with TOOL_NAME_CONFLICT', async () => {
+    await expect(
+      ToolCatalog.build([bareExecutor([definition('dup'), definition('dup')])]),
+    ).rejects.toMatchObject({ code: 'TOOL_NAME_CONFLICT' });
+  });
+
+  it.each(['', 'a.b', 'has space', 'x'.repeat(65), 'héllo'])(
+    'rejects the invalid name %j with INVALID_CONFIGURATION',
+    async (name) => {
+      await expect(ToolCatalog.build([bareExecutor([definition(name)])])).rejects.toMatchObject({
+        code: 'INVALID_CONFIGURATION',
+      });
+    },
+  );
+
+  it.each([
+    ['a string schema', { type: 'string' }],
+    ['a schema without type', { properties: {} }],
+    ['an array schema', { type: 'array' }],
+    ['no schema', undefined],
+    ['null', null],
+  ])('rejects %s as input schema with INVALID_CONFIGURATION', async (_label, inputSchema) => {
+    const def = { name: 'bad', description: 'd', inputSchema } as unknown as ToolDefinition;
+    await expect(ToolCatalog.build([bareExecutor([def])])).rejects.toMatchObject({
+      code: 'INVALID_CONFIGURATION',
+      details: { tool: 'bad' },
+    });
+  });
+
+  it('shows the model only the visible tools, and keeps the rest in the catalog', async () => {
+    const executor = new RecordingExecutor('a', [
+      definition('public_tool', { outputSchema: { type: 'object' } }),
+      definition('hidden_tool'),
+      definition('other_public'),
+    ]);
+    const catalog = await ToolCatalog.build([executor], (e) => !e.name.startsWith('hidden'));
+    expect(catalog.visibleEntries().map((e) => e.name)).toEqual(['public_tool', 'other_public']);
+    expect(catalog.isVisible('public_tool')).toBe(true);
+    expect(catalog.isVisible('hidden_tool')).toBe(false);
+    expect(catalog.isVisible('missing')).toBe(false);
+    expect(catalog.get('hidden_tool')!.name).toBe('hidden_tool');
+    expect(catalog.entries()).toHaveLength(3);
+    expect(catalog.modelTools()).toEqual([
+      { name: 'public_tool', description: 'The public_tool tool.', inputSchema: OBJECT_SCHEMA },
+      { name: 'other_public', description: 'The other_public tool.', inputSchema: OBJECT_SCHEMA },
+    ]);
+  });
+
+  it('shows every tool by default', async () => {
+    const catalog = await ToolCatalog.build([bareExecutor([definition('a'), definition('b')])]);
+    expect(catalog.visibleEntries().map((e) => e.name)).toEqual(['a', 'b']);
+    expect(catalog.modelTools()).toHaveLength(2);
+  });
+
+  it('builds an empty catalog from no executors', async () => {
+    const catalog = await ToolCatalog.build([]);
+    expect(catalog.entries()).toEqual([]);
+    expect(catalog.modelTools()).toEqual([]);
+  });
+});
+
+describe('CompositeToolExecutor', () => {
+  it('lists every executor`s tools and routes calls to the executor that offers them', async () => {
+    const a = new RecordingExecutor('a', [definition('one')], () => ({ source: 'builtin' }));
+    const b = new RecordingExecutor('b', [definition('two')]);
+    const composite = new CompositeToolExecutor([a, b]);
+    expect((await composite.listTools()).map((d) => d.name)).toEqual(['one', 'two']);
+    await expect(composite.execute('two', { x: 1 }, context())).resolves.toBe('b:two');
+    await expect(composite.execute('one', {}, context())).resolves.toBe('a:one');
+    expect(a.calls).toEqual([{ name: 'one', input: {} }]);
+    expect(b.calls).toEqual([{ name: 'two', input: { x: 1 } }]);
+    expect(composite.getToolInfo('one')).toEqual({ source: 'builtin' });
+    expect(composite.getToolInfo('missing')).toBeUndefined();
+  });
+
+  it('rejects unknown tools with TOOL_NOT_FOUND', async () => {
+    const composite = new CompositeToolExecutor([bareExecutor([definition('one')])]);
+    await composite.listTools();
+    // Wrapped so a synchronous throw and a rejection are both accepted.
+    await expect((async () => composite.execute('nope', {}, context()))()).rejects.toMatchObject({
+      code: 'TOOL_NOT_FOUND',
+      toolName: 'nope',
+    });
+    await expect(composite.validateInput('nope', {})).rejects.toMatchObject({
+      code: 'TOOL_NOT_FOUND',
+    });
+  });
+
+  it('rejects a duplicate name with TOOL_NAME_CONFLICT', async () => {
+    const composite = new CompositeToolExecutor([
+      bareExecutor([definition('same')]),
+      bareExecutor([definition('same')]),
+    ]);
+    await expect(composite.listTools()).rejects.toMatchObject({
+      code: 'TOOL_NAME_CONFLICT',
+      details: { tool: 'same' },
+    });
+  });
+
+  it('uses an executor`s own validateInput when it has one', async () => {
+    const host = new HostToolExecutor([
+      tool({
+        name: 'shout',
+        description: 'd',
+        input: z.object({ text: z.string().transform((s) => s.toUpperCase()) }),
+        execute: ({ text }) => text,
+      }),
+    ]);
+    const composite = new CompositeToolExecutor([host]);
+    await composite.listTools();
+    await expect(composite.validateInput('shout', { text: 'hi' })).resolves.toEqual({
+      success: true,
+      value: { text: 'HI' },
+    });
+  });
+
+  it('falls back to JSON Schema validation for executors without validateInput', async () => {
+    const schema = {
+      type: 'object',
+      properties: { city: { type: 'string' }, days: { type: 'integer', minimum: 1 } },
+      required: ['city'],
+      additionalProperties: false,
+    };
+    const composite = new CompositeToolExecutor([
+      bareExecutor([definition('forecast', { inputSchema: schema })]),
+    ]);
+    await composite.listTools();
+    await expect(composite.validateInput('forecast', { city: 'Oslo', days: 3 })).resolves.toEqual({
+      success: true,
+      value: { city: 'Oslo', days: 3 },
+    });
+    const bad = await composite.validateInput('forecast', { days: 0, extra: true });
+    expect(bad.success).toBe(false);
+    if (bad.success) return;
+    expect(bad.issues).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ path: ['days'] }),
+        expect.objectContaining({ path: [], message: expect.stringContaining('city') }),
+        expect.objectContaining({ path: [], message: expect.stringContaining('extra') }),
+      ]),
+    );
+  });
+
+  it('can be one executor of a catalog', async () => {
+    const composite = new CompositeToolExecutor([
+      new RecordingExecutor('a', [definition('one')], () => ({ source: 'mcp', server: 's' })),
+    ]);
+    const catalog = await ToolCatalog.build([composite]);
+    expect(catalog.get('one')).toMatchObject({
+      executor: composite,
+      info: { source: 'mcp', server: 's' },
+    });
+  });
+
+  it('initializes every executor', async () => {
+    const a = new RecordingExecutor('a', []);
+    const b = new RecordingExecutor('b', []);
+    await new CompositeToolExecutor([a, bareExecutor([]), b]).initialize();
+    expect([a.initialized, b.initialized]).toEqual([1, 1]);
+  });
+
+  it('closes every executor even when one close rejects', async () => {
+    const a = new RecordingExecutor('a', []);
+    const b = new RecordingExecutor('b', []);
+    const failing: ToolExecutor = {
+      listTools: () => [],
+      execute: async () => '',
+      close: async () => {
+        throw new Error('close failed');
+      },
+    };
+    await expect(
+      new CompositeToolExecutor([a, failing, bareExecutor([]), b]).close(),
+    ).resolves.toBeUndefined();
+    expect([a.closed, b.closed]).toEqual([1, 1]);
+  });
+
+  it('closes every executor even when one close throws synchronously', async () => {
+    const a = new RecordingExecutor('a', []);
+    const b = new RecordingExecutor('b', []);
+    const failing: ToolExecutor = {
+      listTools: () => [],
+      execute: async () => '',
+      close: () => {
+        throw new Error('close failed');
+      },
+    };
+    const closing = (async () => new CompositeToolExecutor([a, failing, b]).close())();
+    await closing.catch(() => undefined);
+    expect([a.closed, b.closed]).toEqual([1, 1]);
+    await expect(closing).resolves.toBeUndefined();
+  });
+});

@@ -1,0 +1,227 @@
+import { describe, expect, it } from 'vitest';
+import { ToolError } from '../errors/index.js';
+import { errorResult, isCallToolResult, normalizeToolReturn, resultBytes } from './index.js';
+import type { ToolReturn } from './index.js';
+
+/** 'hello' in base64: 5 bytes, one pad character. */
+const HELLO_B64 = Buffer.from('hello').toString('base64');
+/** Six bytes, no padding. */
+const SIX_B64 = Buffer.from([1, 2, 3, 4, 5, 6]).toString('base64');
+
+function projection(content: string): { content: unknown[]; structuredContent?: unknown } {
+  return JSON.parse(content) as { content: unknown[]; structuredContent?: unknown };
+}
+
+describe('normalizeToolReturn', () => {
+  it('takes a string as the content', () => {
+    expect(normalizeToolReturn('done', 't')).toEqual({ content: 'done' });
+    expect(normalizeToolReturn('', 't')).toEqual({ content: '' });
+  });
+
+  it('keeps the fields of a ToolResult and drops empty or false ones', () => {
+    const media = [{ type: 'image' as const, data: HELLO_B64, mimeType: 'image/png' }];
+    expect(
+      normalizeToolReturn({ content: 'x', isError: true, structured: { a: 1 }, media }, 't'),
+    ).toEqual({ content: 'x', isError: true, structured: { a: 1 }, media });
+    expect(normalizeToolReturn({ content: 'x', isError: false, media: [] }, 't')).toEqual({
+      content: 'x',
+    });
+  });
+
+  it('keeps scalar structured output of a ToolResult', () => {
+    for (const structured of [0, false, '', null]) {
+      expect(normalizeToolReturn({ content: 'x', structured }, 't')).toEqual({
+        content: 'x',
+        structured,
+      });
+    }
+  });
+
+  it('joins the text of a text-only CallToolResult', () => {
+    const result = normalizeToolReturn(
+      {
+        content: [
+          { type: 'text', text: 'first' },
+          { type: 'text', text: 'second' },
+        ],
+      },
+      't',
+    );
+    expect(result).toEqual({ content: 'first\n\nsecond' });
+  });
+
+  it('keeps isError of a CallToolResult', () => {
+    expect(
+      normalizeToolReturn({ content: [{ type: 'text', text: 'bad' }], isError: true }, 't'),
+    ).toEqual({ content: 'bad', isError: true });
+    expect(
+      normalizeToolReturn({ content: [{ type: 'text', text: 'ok' }], isError: false }, 't'),
+    ).toEqual({ content: 'ok' });
+  });
+
+  it('forwards images as media and projects them without their data', () => {
+    const result = normalizeToolReturn(
+      {
+        content: [
+          { type: 'text', text: 'a chart' },
+          { type: 'image', data: HELLO_B64, mimeType: 'image/png' },
+          { type: 'image', data: SIX_B64, mimeType: 'image/jpeg' },
+        ],
+      },
+      't',
+    );
+    expect(result.media).toEqual([
+      { type: 'image', data: HELLO_B64, mimeType: 'image/png' },
+      { type: 'image', data: SIX_B64, mimeType: 'image/jpeg' },
+    ]);
+    expect(result.content).not.toContain(HELLO_B64);
+    expect(projection(result.content)).toEqual({
+      content: [
+        { type: 'text', text: 'a chart' },
+        { type: 'image', mimeType: 'image/png', bytes: 5 },
+        { type: 'image', mimeType: 'image/jpeg', bytes: 6 },
+      ],
+    });
+  });
+
+  it('projects audio as metadata only', () => {
+    const data = Buffer.from('abcd').toString('base64');
+    const result = normalizeToolReturn(
+      { content: [{ type: 'audio', data, mimeType: 'audio/wav' }] },
+      't',
+    );
+    expect(result.media).toBeUndefined();
+    expect(result.content).not.toContain(data);
+    expect(projection(result.content)).toEqual({
+      content: [{ type: 'audio', mimeType: 'audio/wav', bytes: 4 }],
+    });
+  });
+
+  it('keeps resource links and the metadata of embedded resources', () => {
+    const blob = Buffer.from('binary!').toString('base64');
+    const result = normalizeToolReturn(
+      {
+        content: [
+          {
+            type: 'resource_link',
+            uri: 'file:///a.txt',
+            name: 'a.txt',
+            title: 'A',
+            description: 'the a file',
+            mimeType: 'text/plain',
+            size: 12,
+            _meta: { secret: 'not projected' },
+          },
+          {
+            type: 'resource',
+            resource: { uri: 'file:///b.md', mimeType: 'text/markdown', text: '# B' },
+          },
+          { type: 'resource', resource: { uri: 'file:///c.bin', blob } },
+        ],
+      },
+      't',
+    );
+    expect(result.media).toBeUndefined();
+    expect(result.content).not.toContain(blob);
+    expect(projection(result.content)).toEqual({
+      content: [
+        {
+          type: 'resource_link',
+          uri: 'file:///a.txt',
+          name: 'a.txt',
+          title: 'A',
+          description: 'the a file',
+          mimeType: 'text/plain',
+          size: 12,
+        },
+        {
+          type: 'resource',
+          resource: { uri: 'file:///b.md', mimeType: 'text/markdown', text: '# B' },
+        },
+        { type: 'resource', resource: { uri: 'file:///c.bin', bytes: 7 } },
+      ],
+    });
+  });
+
+  it('keeps unknown block types by their type only', () => {
+    const result = normalizeToolReturn({ content: [{ type: 'hologram', data: 'zzz' }] }, 't');
+    expect(projection(result.content)).toEqual({ content: [{ type: 'hologram' }] });
+  });
+
+  it.each([
+    ['an object', { temperature: 21, unit: 'C' }],
+    ['zero', 0],
+    ['false', false],
+    ['a string', 'x'],
+    ['an empty string', ''],
+    ['null', null],
+    ['an array', [1, 2]],
+  ])('keeps structuredContent that is %s, in the projection too', (_label, structured) => {
+    const result = normalizeToolReturn(
+      { content: [{ type: 'text', text: 'weather' }], structuredContent: structured },
+      't',
+    );
+    expect(result.structured).toEqual(structured);
+    expect('structured' in result).toBe(true);
+    expect(projection(result.content)).toEqual({
+      content: [{ type: 'text', text: 'weather' }],
+      structuredContent: structured,
+    });
+  });
+
+  it('handles an empty CallToolResult', () => {
+    expect(normalizeToolReturn({ content: [] }, 't')).toEqual({ content: '' });
+    expect(isCallToolResult({ content: [] })).toBe(true);
+    expect(isCallToolResult({ content: 'x' })).toBe(false);
+    expect(isCallToolResult(null)).toBe(false);
+  });
+
+  it.each([
+    ['undefined', undefined],
+    ['null', null],
+    ['a number', 42],
+    ['a boolean', true],
+    ['an object without content', { text: 'x' }],
+    ['an object with non-string content', { content: 5 }],
+  ])('rejects %s with TOOL_EXECUTION_FAILED', (_label, value) => {
+    let err: unknown;
+    try {
+      normalizeToolReturn(value as unknown as ToolReturn, 'weather');
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ToolError);
+    expect(err).toMatchObject({ code: 'TOOL_EXECUTION_FAILED', toolName: 'weather' });
+    expect((err as Error).message).toContain("'weather'");
+  });
+});
+
+describe('errorResult', () => {
+  it('renders the code and message as an error result', () => {
+    expect(errorResult('TOOL_DENIED', 'not allowed')).toEqual({
+      content: 'Error [TOOL_DENIED]: not allowed',
+      isError: true,
+    });
+  });
+});
+
+describe('resultBytes', () => {
+  it('counts the UTF-8 bytes of the content', () => {
+    expect(resultBytes({ content: '' })).toBe(0);
+    expect(resultBytes({ content: 'abc' })).toBe(3);
+    expect(resultBytes({ content: 'é' })).toBe(2);
+    expect(resultBytes({ content: '🙂' })).toBe(4);
+  });
+
+  it('adds the inline data of media, and nothing for referenced media', () => {
+    expect(
+      resultBytes({
+        content: 'ab',
+        media: [
+          { type: 'image', data: HELLO_B64, mimeType: 'image/png' },
+          { type: 'image', url: 'https://example.com/x.png', mimeType: 'image/png' },
+        ],
+      }),
+    ).toBe(2 + HELLO_B64.length);
+  });
+});
