@@ -9,7 +9,6 @@ import type {
   StopReason,
   Usage,
 } from '../model/index.js';
-import { raceAbort } from '../util/index.js';
 
 /** A tool call as the model produced it, with its raw argument text. */
 export interface RequestedCall {
@@ -52,10 +51,20 @@ export async function takeModelTurn(
     pendingText = '';
   };
   let iterator: AsyncIterator<ModelPart> | undefined;
+  // One abort listener for the whole turn (not one per part): it rejects whichever `next()`
+  // is pending, so a model that ignores its signal cannot hang the run.
+  let rejectPending: ((err: unknown) => void) | undefined;
+  const onAbort = () => rejectPending?.(abortedError('The model stream', signal.reason));
+  signal.addEventListener('abort', onAbort, { once: true });
   try {
-    iterator = model.generate(request, { signal })[Symbol.asyncIterator]();
+    if (signal.aborted) throw abortedError('The model stream', signal.reason);
+    const it = model.generate(request, { signal })[Symbol.asyncIterator]();
+    iterator = it;
     for (;;) {
-      const step = await raceAbort(iterator.next(), signal, 'The model stream');
+      const step = await new Promise<IteratorResult<ModelPart>>((resolve, reject) => {
+        rejectPending = reject;
+        it.next().then(resolve, reject);
+      });
       if (step.done) break;
       const part = step.value;
       if (finished) throw invalid('the model sent parts after its finish part');
@@ -111,6 +120,7 @@ export async function takeModelTurn(
       }
     }
     if (!finished) throw invalid('the model stream ended without a finish part');
+    signal.removeEventListener('abort', onAbort);
     flushText();
     const message: AssistantMessage = {
       role: 'assistant',
@@ -120,6 +130,7 @@ export async function takeModelTurn(
     return { message, text, calls, stopReason, ...(usage ? { usage } : {}) };
   } catch (err) {
     iterator?.return?.()?.catch(() => undefined);
+    signal.removeEventListener('abort', onAbort);
     const error = signal.aborted
       ? abortedError('The run', signal.reason)
       : MusterError.isInstance(err)
