@@ -78,6 +78,8 @@ function describe(ev: AgentEvent): string {
       return `${ev.content} [${ev.iterations} turns, ${ev.usage.totalTokens} tokens]`;
     case 'session.failed':
       return `${ev.error.code}: ${ev.error.message}`;
+    default:
+      return '';
   }
 }
 

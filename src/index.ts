@@ -69,6 +69,35 @@ export type {
   ToolEvent,
 } from './tools/index.js';
 
+// MCP
+export { createSdkMcpServer, sdkTool } from './mcp/index.js';
+export type {
+  McpServerConfig,
+  McpStdioServerConfig,
+  McpHttpServerConfig,
+  McpSseServerConfig,
+  McpSdkServerConfig,
+  McpAuth,
+  McpTransportType,
+  McpServerSource,
+  McpProtocolPolicy,
+  McpSandbox,
+  McpOperationDefaults,
+  McpOptions,
+  SdkMcpServer,
+  SdkToolDefinition,
+  SdkToolContext,
+  McpFacade,
+  McpServerStatus,
+  McpServerStatusValue,
+  McpToolStatus,
+  McpEvent,
+  McpServerStatusEvent,
+  McpToolDiscoveredEvent,
+  McpCatalogUpdatedEvent,
+  McpServerChangedEvent,
+} from './mcp/index.js';
+
 // Policy
 export { ToolPolicy, compilePattern } from './policy/index.js';
 export type {

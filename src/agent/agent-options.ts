@@ -1,6 +1,7 @@
 import type { ModelClient, ReasoningEffort, Usage, UserContentPart } from '../model/index.js';
 import type { Hooks, PolicyOptions } from '../policy/index.js';
 import type { SessionStore } from '../session/index.js';
+import type { McpOptions, McpServerConfig } from '../mcp/index.js';
 import type { Tool, ToolExecutor } from '../tools/index.js';
 import type { AgentEvent } from './events.js';
 import type { Limits } from './limits.js';
@@ -27,6 +28,9 @@ export interface AgentOptions {
   readonly tools?: readonly Tool[];
   /** Another tool source, composed with the host tools. */
   readonly toolExecutor?: ToolExecutor;
+  /** MCP servers by name, merged with the project and user files. */
+  readonly mcpServers?: Readonly<Record<string, McpServerConfig>>;
+  readonly mcp?: McpOptions;
   readonly policy?: PolicyOptions;
   readonly hooks?: Hooks;
   /** Where sessions live; defaults to a new `MemorySessionStore`. */

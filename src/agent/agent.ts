@@ -5,7 +5,18 @@ import type { AfterToolHook, BeforeToolHook } from '../policy/index.js';
 import { MemorySessionStore } from '../session/index.js';
 import type { SessionLease, SessionState, SessionStore, SessionSummary } from '../session/index.js';
 import { HostToolExecutor, ToolCatalog } from '../tools/index.js';
-import type { ToolExecutor } from '../tools/index.js';
+import type { ExecutorEvent, ExecutorRunContext, ToolExecutor } from '../tools/index.js';
+import type { McpFacade, McpManager } from '../mcp/index.js';
+import { createAgentMcp } from './agent-mcp.js';
+import {
+  archiveToolResult,
+  CONTEXT_TOOL_NAME,
+  ContextToolExecutor,
+  DEFAULT_ARCHIVE_THRESHOLD_BYTES,
+  MemoryArchiveStore,
+} from '../context/index.js';
+import type { ArchiveStore } from '../context/index.js';
+import type { NormalizedToolResult, ToolCallEnvironment } from '../tools/index.js';
 import { callIsolated, newId } from '../util/index.js';
 import type { AgentOptions, RunRequest, SendResult } from './agent-options.js';
 import { EventQueue } from './event-queue.js';
@@ -52,6 +63,12 @@ export class Agent {
 
   /** Read access to sessions. */
   readonly sessions: AgentSessions;
+  /** The MCP server registry (SPEC section 7). */
+  readonly mcp: McpFacade;
+  readonly #mcpManager: McpManager;
+  readonly #archive: ArchiveStore = new MemoryArchiveStore();
+  readonly #contextTool = new ContextToolExecutor({ store: this.#archive });
+  #archiveThreshold = DEFAULT_ARCHIVE_THRESHOLD_BYTES;
 
   constructor(options: AgentOptions = {}) {
     this.#options = validateAgentOptions(options);
@@ -62,6 +79,18 @@ export class Agent {
     if (options.tools && options.tools.length > 0)
       executors.push(new HostToolExecutor(options.tools));
     if (options.toolExecutor) executors.push(options.toolExecutor);
+    const mcp = createAgentMcp(
+      options,
+      {
+        assertIdle: (operation) => this.#assertIdle(operation),
+        contextFor: (operation) => this.#outsideRunContext(operation, (ev) => this.#background(ev)),
+      },
+      (ev) => this.#background(ev),
+    );
+    executors.push(mcp.executor);
+    this.#mcpManager = mcp.manager;
+    this.#archiveThreshold = mcp.options.archiveThresholdBytes ?? DEFAULT_ARCHIVE_THRESHOLD_BYTES;
+    this.mcp = mcp.facade;
     this.#executors = executors;
     this.#beforeTool = toList(options.hooks?.beforeTool);
     this.#afterTool = toList(options.hooks?.afterTool);
@@ -77,6 +106,7 @@ export class Agent {
           );
         }
         await this.#store.delete(id);
+        await this.#archive.deleteSession?.(id);
       },
     };
   }
@@ -112,8 +142,14 @@ export class Agent {
   /** Prepares every tool source now (the first run does it otherwise). Returns its events. */
   async initialize(): Promise<AgentEvent[]> {
     this.#assertOpen();
+    const events: AgentEvent[] = [];
     await this.#ensureInitialized(this.#closeController.signal);
-    return [];
+    const ctx = this.#outsideRunContext('initialize', (ev) => {
+      events.push(ev);
+      this.#background(ev);
+    });
+    for (const e of this.#executors) if (e.prepareRun) await e.prepareRun(ctx);
+    return events;
   }
 
   /** Resolves when no run is in progress. */
@@ -244,14 +280,6 @@ export class Agent {
         });
       }
       started = true;
-      const catalog = await ToolCatalog.build(this.#executors, (e) =>
-        this.#policy.isVisible({
-          kind: 'tool',
-          name: e.name,
-          ...(e.info.server !== undefined ? { server: e.info.server } : {}),
-          ...(e.info.originalName !== undefined ? { originalName: e.info.originalName } : {}),
-        }),
-      );
       emit({
         type: 'session.started',
         timestamp: now,
@@ -260,6 +288,25 @@ export class Agent {
         continued: existing !== undefined,
         modelName,
       });
+      const runContext: ExecutorRunContext = {
+        sessionId,
+        runId,
+        signal,
+        emit: (ev: ExecutorEvent) => emit({ ...ev, sessionId, runId } as AgentEvent),
+        authorize: (req) => this.#policy.authorize(req, { signal, onObserverError }),
+      };
+      for (const e of this.#executors) if (e.prepareRun) await e.prepareRun(runContext);
+      // Archiving (and the `context` tool that reads archived results) is on while an MCP server is connected.
+      const archiving = this.#mcpManager.list().some((server) => server.status === 'connected');
+      const executors = archiving ? [...this.#executors, this.#contextTool] : this.#executors;
+      const catalog = await ToolCatalog.build(executors, (e) =>
+        this.#policy.isVisible({
+          kind: 'tool',
+          name: e.name,
+          ...(e.info.server !== undefined ? { server: e.info.server } : {}),
+          ...(e.info.originalName !== undefined ? { originalName: e.info.originalName } : {}),
+        }),
+      );
       const user = userMessage(request);
       const transcript: ModelMessage[] = [...(existing?.messages ?? []), user];
       await this.#store.update(sessionId, { appendMessages: [withoutMedia(user)] });
@@ -282,6 +329,7 @@ export class Agent {
           signal,
           emit,
           onObserverError,
+          ...(archiving ? { finishResult: this.#archiver(sessionId) } : {}),
         },
         transcript,
       );
@@ -323,12 +371,63 @@ export class Agent {
     }
   }
 
+  #archiver(sessionId: string): NonNullable<ToolCallEnvironment['finishResult']> {
+    return async (result, entry, call) => {
+      if (entry.name === CONTEXT_TOOL_NAME && entry.info.source === 'builtin') return result;
+      const archived = await archiveToolResult(result as NormalizedToolResult, {
+        sessionId,
+        toolName: entry.name,
+        callId: call.callId,
+        thresholdBytes: this.#archiveThreshold,
+        store: this.#archive,
+      });
+      if (archived.refs.length > 0)
+        await this.#store.update(sessionId, { appendArchiveRefs: archived.refs });
+      return archived.result;
+    };
+  }
+
   #ensureInitialized(signal: AbortSignal): Promise<void> {
     this.#initialized ??= Promise.all(this.#executors.map((e) => e.initialize?.({ signal }))).then(
       () => undefined,
     );
     this.#initialized.catch(() => (this.#initialized = undefined));
     return this.#initialized;
+  }
+
+  #assertIdle(operation: string): void {
+    this.#assertOpen();
+    if (this.#running.size > 0) {
+      throw new MusterError(
+        'REGISTRY_BUSY',
+        `agent.mcp.${operation}() needs an idle agent, but a run is in progress: call it after awaitIdle(), never from a hook.`,
+      );
+    }
+  }
+
+  /** Observers see events that happen outside any run (list changes, disconnects, registry changes). */
+  #background(event: AgentEvent | ExecutorEvent): void {
+    const onEvent = this.#options.observability?.onEvent;
+    if (onEvent)
+      callIsolated(() => onEvent(event as AgentEvent), this.#options.observability?.onError);
+  }
+
+  #outsideRunContext(operation: string, emit: (ev: AgentEvent) => void): ExecutorRunContext {
+    const signal = this.#closeController.signal;
+    return {
+      sessionId: '',
+      runId: operation,
+      signal,
+      emit: (ev) => emit({ ...ev, runId: operation } as AgentEvent),
+      authorize: (req) =>
+        this.#policy.authorize(req, {
+          signal,
+          onObserverError: (err) => {
+            const onError = this.#options.observability?.onError;
+            if (onError) callIsolated(() => onError(err), undefined);
+          },
+        }),
+    };
   }
 
   #assertOpen(): void {

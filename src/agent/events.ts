@@ -1,5 +1,6 @@
 import type { MusterError } from '../errors/index.js';
 import type { StopReason, ToolCallPart, Usage } from '../model/index.js';
+import type { McpEvent } from '../mcp/index.js';
 import type { ToolEvent } from '../tools/index.js';
 import type { EventBase } from '../util/index.js';
 
@@ -47,6 +48,7 @@ export type AgentEvent =
   | SessionStartedEvent
   | ModelDeltaEvent
   | ModelCompletedEvent
+  | McpEvent
   | ToolEvent
   | SessionCompletedEvent
   | SessionFailedEvent;

@@ -9,7 +9,12 @@ import type {
 import { addUsage, ZERO_USAGE } from '../model/index.js';
 import type { AfterToolHook, BeforeToolHook, ToolPolicy } from '../policy/index.js';
 import type { SessionStore } from '../session/index.js';
-import type { ToolCatalog, ToolCallOutcome, ToolEvent } from '../tools/index.js';
+import type {
+  ToolCatalog,
+  ToolCallEnvironment,
+  ToolCallOutcome,
+  ToolEvent,
+} from '../tools/index.js';
 import type { AgentEvent } from './events.js';
 import type { Limits } from './limits.js';
 import { takeModelTurn } from './model-turn.js';
@@ -33,6 +38,8 @@ export interface RunContext {
   readonly signal: AbortSignal;
   readonly emit: (event: AgentEvent) => void;
   readonly onObserverError: (err: unknown) => void;
+  /** Archives large results (see ToolCallEnvironment.finishResult). */
+  readonly finishResult?: ToolCallEnvironment['finishResult'];
 }
 
 /** How a run ended successfully. */
@@ -130,6 +137,7 @@ export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Prom
         maxToolResultBytes: ctx.limits.maxToolResultBytes,
         emit: ctx.emit as (event: ToolEvent) => void,
         onObserverError: ctx.onObserverError,
+        ...(ctx.finishResult ? { finishResult: ctx.finishResult } : {}),
       },
     );
     const results: ModelMessage[] = outcomes.map((o) =>

@@ -37,6 +37,8 @@ const agentOptions = shape({
   toolExecutor: optional(
     hasMethods(['listTools', 'execute'], 'a ToolExecutor with listTools() and execute()'),
   ),
+  mcpServers: optional(isObject),
+  mcp: optional(isObject),
   policy: optional(isObject),
   hooks: optional(
     shape({

@@ -168,6 +168,13 @@ export class ToolPolicy {
 
     if (this.#allow(subject))
       return { decision: 'allow', stage: 'allow', reason: 'matched policy.allow' };
+    if (request.kind === 'tool' && request.source === 'builtin') {
+      return {
+        decision: 'allow',
+        stage: 'default',
+        reason: 'built-in tools are allowed unless denied',
+      };
+    }
     if (this.#default === 'allow')
       return { decision: 'allow', stage: 'default', reason: "policy.default is 'allow'" };
     if (this.#default === 'deny')

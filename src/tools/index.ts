@@ -14,6 +14,8 @@ export type {
   ToolReturn,
   ToolExecutor,
   ExecutorInitContext,
+  ExecutorEvent,
+  ExecutorRunContext,
   ValidationIssue,
   ValidationOutcome,
 } from './tool-types.js';
@@ -32,6 +34,7 @@ export {
 export type { NamingMode, AssignedToolName } from './naming.js';
 export { validateJsonSchema, formatIssues } from './json-schema-validator.js';
 export { errorResult, normalizeToolReturn, isCallToolResult, resultBytes } from './tool-result.js';
+export type { NormalizedToolResult, ToolBlob } from './tool-result.js';
 export { HostToolExecutor } from './host-tool-executor.js';
 export { CompositeToolExecutor } from './composite-tool-executor.js';
 export { ToolCatalog } from './tool-catalog.js';

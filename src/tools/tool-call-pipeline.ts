@@ -37,6 +37,15 @@ export interface ToolCallEnvironment {
   readonly maxToolResultBytes: number;
   readonly emit: (event: ToolEvent) => void;
   readonly onObserverError?: (err: unknown) => void;
+  /**
+   * The last step before the result is reported, after the result limit: for example
+   * archiving a large result and replacing it with a preview and a reference.
+   */
+  readonly finishResult?: (
+    result: ToolResult,
+    entry: CatalogEntry,
+    call: ToolCallRequest,
+  ) => Promise<ToolResult>;
 }
 
 /** How one call ended. */
@@ -217,6 +226,19 @@ export async function runToolCall(
       ),
       true,
     );
+  }
+  if (env.finishResult) {
+    try {
+      result = await env.finishResult(result, entry, call);
+    } catch (err) {
+      return refuse(
+        new Refusal(
+          'TOOL_EXECUTION_FAILED',
+          `The result of '${entry.name}' could not be stored: ${describe(err)}`,
+        ),
+        true,
+      );
+    }
   }
   return finish({ callId: call.callId, toolName: entry.name, result, executed: true });
 }

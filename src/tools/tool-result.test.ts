@@ -225,3 +225,81 @@ describe('resultBytes', () => {
     ).toBe(2 + HELLO_B64.length);
   });
 });
+
+describe('normalizeToolReturn blobs', () => {
+  it('keeps the data of images, audio and embedded binary resources as blobs', () => {
+    const audio = Buffer.from('abcd').toString('base64');
+    const blob = Buffer.from('binary!').toString('base64');
+    const result = normalizeToolReturn(
+      {
+        content: [
+          { type: 'text', text: 'mixed' },
+          { type: 'image', data: HELLO_B64, mimeType: 'image/png' },
+          { type: 'audio', data: audio, mimeType: 'audio/wav' },
+          { type: 'resource', resource: { uri: 'file:///c.bin', blob } },
+          {
+            type: 'resource',
+            resource: { uri: 'file:///d.pdf', mimeType: 'application/pdf', blob: SIX_B64 },
+          },
+          { type: 'resource', resource: { uri: 'file:///b.md', text: '# B' } },
+          { type: 'resource_link', uri: 'file:///a.txt', name: 'a.txt' },
+        ],
+      },
+      't',
+    );
+    expect(result.blobs).toEqual([
+      { kind: 'image', mimeType: 'image/png', data: HELLO_B64 },
+      { kind: 'audio', mimeType: 'audio/wav', data: audio },
+      {
+        kind: 'resource',
+        mimeType: 'application/octet-stream',
+        data: blob,
+        uri: 'file:///c.bin',
+      },
+      { kind: 'resource', mimeType: 'application/pdf', data: SIX_B64, uri: 'file:///d.pdf' },
+    ]);
+    expect(result.media).toEqual([{ type: 'image', data: HELLO_B64, mimeType: 'image/png' }]);
+    for (const data of [HELLO_B64, audio, blob, SIX_B64])
+      expect(result.content).not.toContain(data);
+  });
+
+  it('adds no blobs when there is no binary data', () => {
+    const result = normalizeToolReturn(
+      {
+        content: [
+          { type: 'text', text: 'x' },
+          { type: 'resource', resource: { uri: 'file:///b.md', text: '# B' } },
+          { type: 'image', mimeType: 'image/png' },
+        ],
+      },
+      't',
+    );
+    expect('blobs' in result).toBe(false);
+  });
+
+  it('keeps well-formed blobs of a ToolResult (a normalized result passes through again)', () => {
+    const first = normalizeToolReturn(
+      { content: [{ type: 'audio', data: HELLO_B64, mimeType: 'audio/ogg' }] },
+      't',
+    );
+    const again = normalizeToolReturn({ ...first, content: 'rewritten' }, 't');
+    expect(again).toEqual({
+      content: 'rewritten',
+      blobs: [{ kind: 'audio', mimeType: 'audio/ogg', data: HELLO_B64 }],
+    });
+    expect('blobs' in normalizeToolReturn({ content: 'x', blobs: [] } as ToolReturn, 't')).toBe(
+      false,
+    );
+  });
+
+  it.each([
+    ['not an array', 'nope'],
+    ['a blob with an unknown kind', [{ kind: 'video', mimeType: 'video/mp4', data: 'AA==' }]],
+    ['a blob without data', [{ kind: 'image', mimeType: 'image/png' }]],
+    ['a blob with a non-string uri', [{ kind: 'resource', mimeType: 'x', data: '', uri: 1 }]],
+  ])('rejects a ToolResult whose blobs are %s', (_label, blobs) => {
+    expect(() =>
+      normalizeToolReturn({ content: 'x', blobs } as unknown as ToolReturn, 'shot'),
+    ).toThrow(expect.objectContaining({ code: 'TOOL_EXECUTION_FAILED', toolName: 'shot' }));
+  });
+});

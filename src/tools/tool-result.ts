@@ -4,6 +4,35 @@ import type { ImagePart } from '../model/index.js';
 import { utf8Bytes } from '../util/index.js';
 import type { CallToolResultLike, ToolResult, ToolReturn } from './tool-types.js';
 
+/** Binary data a tool returned: an MCP `image`, `audio`, or embedded `resource` with a `blob`. */
+export interface ToolBlob {
+  readonly kind: 'image' | 'audio' | 'resource';
+  readonly mimeType: string;
+  /** Base64 data, without a `data:` prefix. */
+  readonly data: string;
+  /** The resource's URI, for embedded resources. */
+  readonly uri?: string;
+}
+
+/**
+ * A {@link ToolResult} as {@link normalizeToolReturn} produces it. `blobs` keeps the binary
+ * payloads the JSON projection in `content` only describes, so the session archive can keep
+ * them; it is never model-facing and never persisted with the transcript.
+ */
+export interface NormalizedToolResult extends ToolResult {
+  readonly blobs?: readonly ToolBlob[];
+}
+
+type MutableResult = {
+  content: string;
+  isError?: boolean;
+  structured?: unknown;
+  media?: ImagePart[];
+  blobs?: ToolBlob[];
+};
+
+const BLOB_KINDS: ReadonlySet<unknown> = new Set(['image', 'audio', 'resource']);
+
 /** The error result the model reads for a failed call: `Error [CODE]: message`. */
 export function errorResult(code: ToolErrorCode, message: string): ToolResult {
   return { content: `Error [${code}]: ${message}`, isError: true };
@@ -19,21 +48,32 @@ export function isCallToolResult(value: unknown): value is CallToolResultLike {
 }
 
 /**
- * Normalizes what a tool returned into a {@link ToolResult}: a string is the content; a
- * `ToolResult` is checked; an MCP `CallToolResult` is projected (text kept as text, images
- * forwarded as media, links and embedded resources as JSON metadata, `structuredContent`
- * kept). Anything else fails with `TOOL_EXECUTION_FAILED`.
+ * Normalizes what a tool returned into a {@link NormalizedToolResult}: a string is the
+ * content; a `ToolResult` is checked (and keeps well-formed `blobs` it carries); an MCP
+ * `CallToolResult` is projected (text kept as text, images forwarded as media, links and
+ * embedded resources as JSON metadata, `structuredContent` kept, and the data of images, audio
+ * and embedded binary resources kept in `blobs`). Anything else fails with
+ * `TOOL_EXECUTION_FAILED`.
  */
-export function normalizeToolReturn(value: ToolReturn, toolName: string): ToolResult {
+export function normalizeToolReturn(value: ToolReturn, toolName: string): NormalizedToolResult {
   if (typeof value === 'string') return { content: value };
   if (isCallToolResult(value)) return projectCallToolResult(value);
   if (typeof value === 'object' && value !== null && typeof value.content === 'string') {
-    const out: { content: string; isError?: boolean; structured?: unknown; media?: ImagePart[] } = {
-      content: value.content,
-    };
+    const out: MutableResult = { content: value.content };
     if (value.isError === true) out.isError = true;
     if (value.structured !== undefined) out.structured = value.structured;
     if (value.media && value.media.length > 0) out.media = [...value.media];
+    const blobs = (value as NormalizedToolResult).blobs;
+    if (blobs !== undefined) {
+      if (!Array.isArray(blobs) || !blobs.every(isToolBlob)) {
+        throw new ToolError(
+          'TOOL_EXECUTION_FAILED',
+          `Tool '${toolName}' returned malformed blobs: each needs kind ('image', 'audio' or 'resource'), mimeType and base64 data.`,
+          { toolName },
+        );
+      }
+      if (blobs.length > 0) out.blobs = [...blobs];
+    }
     return out;
   }
   throw new ToolError(
@@ -43,10 +83,40 @@ export function normalizeToolReturn(value: ToolReturn, toolName: string): ToolRe
   );
 }
 
-function projectCallToolResult(result: CallToolResultLike): ToolResult {
+function isToolBlob(value: unknown): value is ToolBlob {
+  if (typeof value !== 'object' || value === null) return false;
+  const b = value as Record<string, unknown>;
+  return (
+    BLOB_KINDS.has(b.kind) &&
+    typeof b.mimeType === 'string' &&
+    typeof b.data === 'string' &&
+    (b.uri === undefined || typeof b.uri === 'string')
+  );
+}
+
+function blobOf(
+  kind: ToolBlob['kind'],
+  data: unknown,
+  mimeType: unknown,
+  uri?: unknown,
+): ToolBlob | undefined {
+  if (typeof data !== 'string') return undefined;
+  return {
+    kind,
+    mimeType: typeof mimeType === 'string' ? mimeType : 'application/octet-stream',
+    data,
+    ...(typeof uri === 'string' ? { uri } : {}),
+  };
+}
+
+function projectCallToolResult(result: CallToolResultLike): NormalizedToolResult {
   const texts: string[] = [];
   const others: unknown[] = [];
   const media: ImagePart[] = [];
+  const blobs: ToolBlob[] = [];
+  const keep = (blob: ToolBlob | undefined): void => {
+    if (blob) blobs.push(blob);
+  };
   for (const block of result.content) {
     switch (block.type) {
       case 'text':
@@ -56,9 +126,11 @@ function projectCallToolResult(result: CallToolResultLike): ToolResult {
       case 'image':
         media.push({ type: 'image', data: String(block.data), mimeType: String(block.mimeType) });
         others.push({ type: 'image', mimeType: block.mimeType, bytes: base64Bytes(block.data) });
+        keep(blobOf('image', block.data, block.mimeType));
         break;
       case 'audio':
         others.push({ type: 'audio', mimeType: block.mimeType, bytes: base64Bytes(block.data) });
+        keep(blobOf('audio', block.data, block.mimeType));
         break;
       case 'resource_link':
         others.push(
@@ -70,6 +142,7 @@ function projectCallToolResult(result: CallToolResultLike): ToolResult {
         const meta: Record<string, unknown> = pick(res, ['uri', 'mimeType']);
         if (typeof res.text === 'string') meta.text = res.text;
         if (typeof res.blob === 'string') meta.bytes = base64Bytes(res.blob);
+        keep(blobOf('resource', res.blob, res.mimeType, res.uri));
         others.push({ type: 'resource', resource: meta });
         break;
       }
@@ -85,12 +158,11 @@ function projectCallToolResult(result: CallToolResultLike): ToolResult {
           ? { content: others }
           : { content: others, structuredContent: result.structuredContent },
       );
-  const out: { content: string; isError?: boolean; structured?: unknown; media?: ImagePart[] } = {
-    content,
-  };
+  const out: MutableResult = { content };
   if (result.isError === true) out.isError = true;
   if (result.structuredContent !== undefined) out.structured = result.structuredContent;
   if (media.length > 0) out.media = media;
+  if (blobs.length > 0) out.blobs = blobs;
   return out;
 }
 

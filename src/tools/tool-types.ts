@@ -1,4 +1,5 @@
 import type { ImagePart } from '../model/index.js';
+import type { AuthorizationDecision, AuthorizationRequest } from '../policy/index.js';
 
 /** JSON Schema of a tool's input or output, as an object. */
 export type JsonSchema = Readonly<Record<string, unknown>>;
@@ -103,6 +104,11 @@ export interface ToolExecutor {
   validateInput?(name: string, input: unknown): ValidationOutcome | Promise<ValidationOutcome>;
   /** Prepares the executor (connect, discover). Called before the first run. */
   initialize?(ctx?: ExecutorInitContext): Promise<void>;
+  /**
+   * Called at the start of every run, before the run's catalog is fixed: the place to connect
+   * what is not connected yet and to refresh stale listings (never during a run).
+   */
+  prepareRun?(ctx: ExecutorRunContext): Promise<void>;
   /** Releases what the executor holds. Must be idempotent. */
   close?(): Promise<void>;
 }
@@ -110,6 +116,25 @@ export interface ToolExecutor {
 /** What {@link ToolExecutor.initialize} receives. */
 export interface ExecutorInitContext {
   readonly signal?: AbortSignal;
+}
+
+/** An event an executor reports (for example `mcp.server.status`); the agent adds it to the run. */
+export interface ExecutorEvent {
+  readonly type: string;
+  readonly timestamp: string;
+  readonly sessionId: string;
+  readonly runId: string;
+}
+
+/** What {@link ToolExecutor.prepareRun} receives. */
+export interface ExecutorRunContext {
+  readonly sessionId: string;
+  readonly runId: string;
+  readonly signal: AbortSignal;
+  /** Reports an event into the run's event stream. */
+  emit(event: ExecutorEvent): void;
+  /** Authorizes a capability (such as `mcp_connect:<server>`) through the agent's policy. */
+  authorize(request: AuthorizationRequest): Promise<AuthorizationDecision>;
 }
 
 /** One problem found in a value, with the path to it. */

@@ -1,0 +1,207 @@
+import { describe, expect, it } from 'vitest';
+import { normalizeToolReturn } from '../tools/index.js';
+import {
+  archiveToolResult,
+  DEFAULT_ARCHIVE_PREVIEW_BYTES,
+  DEFAULT_ARCHIVE_THRESHOLD_BYTES,
+  MemoryArchiveStore,
+} from './index.js';
+import type { ArchiveToolResultOptions } from './index.js';
+
+const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);
+const PNG_B64 = PNG.toString('base64');
+
+function options(
+  store = new MemoryArchiveStore(),
+  extra: Partial<ArchiveToolResultOptions> = {},
+): ArchiveToolResultOptions {
+  return {
+    sessionId: 's1',
+    toolName: 'search',
+    callId: 'call_1',
+    thresholdBytes: DEFAULT_ARCHIVE_THRESHOLD_BYTES,
+    store,
+    ...extra,
+  };
+}
+
+describe('archiveToolResult thresholds', () => {
+  it('uses 16 KiB and a 2 KiB preview by default', () => {
+    expect(DEFAULT_ARCHIVE_THRESHOLD_BYTES).toBe(16384);
+    expect(DEFAULT_ARCHIVE_PREVIEW_BYTES).toBe(2048);
+  });
+
+  it('returns a result exactly at the threshold unchanged, with no refs', async () => {
+    const store = new MemoryArchiveStore();
+    const result = { content: 'x'.repeat(16384), structured: { a: 1 } };
+    const out = await archiveToolResult(result, options(store));
+    expect(out.result).toBe(result);
+    expect(out.refs).toEqual([]);
+    expect(await store.list('s1')).toEqual([]);
+  });
+
+  it('counts UTF-8 bytes, not characters', async () => {
+    const atLimit = 'é'.repeat(50); // 100 bytes
+    expect(
+      (await archiveToolResult({ content: atLimit }, options(undefined, { thresholdBytes: 100 })))
+        .refs,
+    ).toEqual([]);
+    const over = `${atLimit}a`;
+    expect(
+      (await archiveToolResult({ content: over }, options(undefined, { thresholdBytes: 100 })))
+        .refs,
+    ).toHaveLength(1);
+  });
+
+  it('archives content one byte over the threshold whole, and shows a preview and a note', async () => {
+    const store = new MemoryArchiveStore();
+    const content = 'y'.repeat(16385);
+    const { result, refs } = await archiveToolResult(
+      content === '' ? { content } : { content },
+      options(store),
+    );
+    expect(refs).toHaveLength(1);
+    const ref = refs[0] ?? '';
+    const item = await store.get('s1', ref);
+    expect(item).toMatchObject({
+      kind: 'text',
+      mimeType: 'text/plain',
+      text: content,
+      bytes: 16385,
+      toolName: 'search',
+      callId: 'call_1',
+      sessionId: 's1',
+    });
+    expect(result.content).toBe(
+      `${'y'.repeat(2048)}\n[archived: ref=${ref}, 16385 bytes, text/plain. The first 2048 bytes are shown above. Read more with the context tool: {"ref":"${ref}","offset":2048}]`,
+    );
+  });
+
+  it('marks JSON content as application/json', async () => {
+    const store = new MemoryArchiveStore();
+    const content = JSON.stringify({ rows: Array.from({ length: 3000 }, (_, i) => ({ i })) });
+    const { refs, result } = await archiveToolResult({ content }, options(store));
+    expect((await store.get('s1', refs[0] ?? ''))?.mimeType).toBe('application/json');
+    expect(result.content).toContain('bytes, application/json.');
+  });
+
+  it('cuts the preview on a character boundary', async () => {
+    const store = new MemoryArchiveStore();
+    const content = `a${'🙂'.repeat(100)}`; // 1 + 400 bytes
+    const { result, refs } = await archiveToolResult(
+      { content },
+      options(store, { thresholdBytes: 10, previewBytes: 7 }),
+    );
+    expect(result.content.startsWith(`a🙂\n[archived: ref=${refs[0]}, 401 bytes`)).toBe(true);
+    expect(result.content).toContain(`"offset":5}`);
+    expect(result.content).not.toContain('\uFFFD');
+  });
+
+  it('shows no preview when previewBytes is 0', async () => {
+    const { result, refs } = await archiveToolResult(
+      { content: 'abcdef' },
+      options(undefined, { thresholdBytes: 3, previewBytes: 0 }),
+    );
+    expect(result.content).toBe(
+      `[archived: ref=${refs[0]}, 6 bytes, text/plain. Read more with the context tool: {"ref":"${refs[0]}","offset":0}]`,
+    );
+  });
+
+  it('keeps isError, structured and media of an archived result', async () => {
+    const media = [{ type: 'image' as const, data: PNG_B64, mimeType: 'image/png' }];
+    const { result } = await archiveToolResult(
+      { content: 'z'.repeat(100), isError: true, structured: 0, media },
+      options(undefined, { thresholdBytes: 10 }),
+    );
+    expect(result).toMatchObject({ isError: true, structured: 0, media });
+  });
+
+  it.each([
+    ['thresholdBytes', { thresholdBytes: -1 }],
+    ['thresholdBytes', { thresholdBytes: 1.5 }],
+    ['previewBytes', { previewBytes: Number.NaN }],
+  ])('rejects a bad %s with INVALID_CONFIGURATION', async (name, extra) => {
+    await expect(
+      archiveToolResult({ content: 'x' }, options(undefined, extra)),
+    ).rejects.toMatchObject({
+      code: 'INVALID_CONFIGURATION',
+      message: expect.stringContaining(name),
+    });
+  });
+});
+
+describe('archiveToolResult blobs', () => {
+  it('archives every blob as binary, notes it in the content, and keeps media', async () => {
+    const store = new MemoryArchiveStore();
+    const audio = Buffer.from('RIFF....WAVE').toString('base64');
+    const normalized = normalizeToolReturn(
+      {
+        content: [
+          { type: 'text', text: 'a chart and a clip' },
+          { type: 'image', data: PNG_B64, mimeType: 'image/png' },
+          { type: 'audio', data: audio, mimeType: 'audio/wav' },
+          { type: 'resource', resource: { uri: 'file:///r.bin', blob: PNG_B64 } },
+        ],
+      },
+      'render',
+    );
+    const { result, refs } = await archiveToolResult(normalized, options(store));
+    expect(refs).toHaveLength(3);
+    const items = await Promise.all(refs.map((r) => store.get('s1', r)));
+    expect(items).toMatchObject([
+      { kind: 'binary', mimeType: 'image/png', bytes: PNG.length, data: PNG_B64 },
+      { kind: 'binary', mimeType: 'audio/wav', bytes: 12, data: audio },
+      { kind: 'binary', mimeType: 'application/octet-stream', bytes: PNG.length, data: PNG_B64 },
+    ]);
+    expect(result.content).toBe(
+      [
+        normalized.content,
+        `[archived image/png, ${PNG.length} bytes: ref=${refs[0]}]`,
+        `[archived audio/wav, 12 bytes: ref=${refs[1]}]`,
+        `[archived application/octet-stream (file:///r.bin), ${PNG.length} bytes: ref=${refs[2]}]`,
+      ].join('\n'),
+    );
+    expect(result.content).not.toContain(PNG_B64);
+    expect(result.content).not.toContain(audio);
+    expect('blobs' in result).toBe(false);
+    expect(result.media).toEqual([{ type: 'image', data: PNG_B64, mimeType: 'image/png' }]);
+  });
+
+  it('archives large content and blobs together, text first', async () => {
+    const store = new MemoryArchiveStore();
+    const { result, refs } = await archiveToolResult(
+      {
+        content: 'q'.repeat(50),
+        blobs: [{ kind: 'audio', mimeType: 'audio/ogg', data: PNG_B64 }],
+      },
+      options(store, { thresholdBytes: 20, previewBytes: 4 }),
+    );
+    expect(refs).toHaveLength(2);
+    expect((await store.get('s1', refs[0] ?? ''))?.kind).toBe('text');
+    expect(result.content.split('\n')).toEqual([
+      'qqqq',
+      expect.stringContaining(`[archived: ref=${refs[0]}, 50 bytes`),
+      `[archived audio/ogg, ${PNG.length} bytes: ref=${refs[1]}]`,
+    ]);
+  });
+
+  it('archives blobs of a small empty-content result', async () => {
+    const { result, refs } = await archiveToolResult(
+      { content: '', blobs: [{ kind: 'image', mimeType: 'image/png', data: PNG_B64 }] },
+      options(),
+    );
+    expect(result).toEqual({
+      content: `[archived image/png, ${PNG.length} bytes: ref=${refs[0]}]`,
+    });
+  });
+
+  it('stores items in the given session only', async () => {
+    const store = new MemoryArchiveStore();
+    const { refs } = await archiveToolResult(
+      { content: 'x', blobs: [{ kind: 'image', mimeType: 'image/png', data: PNG_B64 }] },
+      options(store, { sessionId: 'mine' }),
+    );
+    expect(await store.get('mine', refs[0] ?? '')).toBeDefined();
+    expect(await store.get('s1', refs[0] ?? '')).toBeUndefined();
+  });
+});

@@ -1,0 +1,134 @@
+import { MusterError } from '../errors/index.js';
+import type { NormalizedToolResult, ToolBlob } from '../tools/tool-result.js';
+import type { ToolResult } from '../tools/tool-types.js';
+import { utf8Bytes } from '../util/index.js';
+import type { ArchiveStore } from './archive-store.js';
+import { CONTEXT_TOOL_NAME } from './context-tool.js';
+import { utf8Prefix } from './utf8.js';
+
+/** The default size (UTF-8 bytes of the JSON projection) above which a result is archived. */
+export const DEFAULT_ARCHIVE_THRESHOLD_BYTES = 16 * 1024;
+
+/** The default size of the preview the model sees of an archived result, in UTF-8 bytes. */
+export const DEFAULT_ARCHIVE_PREVIEW_BYTES = 2048;
+
+/** What {@link archiveToolResult} needs to know about the call and the archive. */
+export interface ArchiveToolResultOptions {
+  readonly sessionId: string;
+  readonly toolName: string;
+  readonly callId: string;
+  /** Content larger than this many UTF-8 bytes is archived; content of exactly this size is not. */
+  readonly thresholdBytes: number;
+  readonly store: ArchiveStore;
+  /** How much of archived content the model sees, in UTF-8 bytes. Default 2048. */
+  readonly previewBytes?: number;
+}
+
+/** The model-facing result after archiving, and the refs of what was archived, in order. */
+export interface ArchiveToolResultOutcome {
+  readonly result: ToolResult;
+  readonly refs: string[];
+}
+
+/**
+ * Archives what a tool result should not carry to the model in full: content over
+ * `thresholdBytes` (stored whole, replaced by a preview and a note with its ref) and every blob
+ * (stored as binary, replaced by a note). `media` (bounded images), `isError` and `structured`
+ * stay; `blobs` never reach the returned result. A result under the threshold without blobs is
+ * returned as it is, with no refs.
+ *
+ * @example
+ * ```ts
+ * const { result, refs } = await archiveToolResult(normalized, {
+ *   sessionId, toolName: 'search', callId, thresholdBytes: DEFAULT_ARCHIVE_THRESHOLD_BYTES, store,
+ * });
+ * // result.content: '<first 2 KiB>\n[archived: ref=ref_…, 102400 bytes, application/json. …]'
+ * ```
+ */
+export async function archiveToolResult(
+  result: NormalizedToolResult,
+  options: ArchiveToolResultOptions,
+): Promise<ArchiveToolResultOutcome> {
+  const previewBytes = options.previewBytes ?? DEFAULT_ARCHIVE_PREVIEW_BYTES;
+  checkSize('thresholdBytes', options.thresholdBytes);
+  checkSize('previewBytes', previewBytes);
+  const blobs = result.blobs ?? [];
+  const totalBytes = utf8Bytes(result.content);
+  const archiveText = totalBytes > options.thresholdBytes;
+  if (!archiveText && blobs.length === 0) return { result, refs: [] };
+
+  const base = {
+    sessionId: options.sessionId,
+    toolName: options.toolName,
+    callId: options.callId,
+  };
+  const refs: string[] = [];
+  const parts: string[] = [];
+  if (archiveText) {
+    const mimeType = isJson(result.content) ? 'application/json' : 'text/plain';
+    const item = await options.store.put({
+      ...base,
+      kind: 'text',
+      mimeType,
+      bytes: totalBytes,
+      text: result.content,
+    });
+    refs.push(item.ref);
+    const preview = utf8Prefix(result.content, previewBytes);
+    const shown = utf8Bytes(preview);
+    if (preview.length > 0) parts.push(preview);
+    parts.push(
+      `[archived: ref=${item.ref}, ${totalBytes} bytes, ${mimeType}. ` +
+        (shown > 0 ? `The first ${shown} bytes are shown above. ` : '') +
+        `Read more with the ${CONTEXT_TOOL_NAME} tool: ${JSON.stringify({ ref: item.ref, offset: shown })}]`,
+    );
+  } else if (result.content.length > 0) {
+    parts.push(result.content);
+  }
+  for (const blob of blobs) {
+    const item = await options.store.put({
+      ...base,
+      kind: 'binary',
+      mimeType: blob.mimeType,
+      bytes: Buffer.from(blob.data, 'base64').length,
+      data: blob.data,
+    });
+    refs.push(item.ref);
+    parts.push(blobNote(blob, item.bytes, item.ref));
+  }
+
+  const out: {
+    content: string;
+    isError?: boolean;
+    structured?: unknown;
+    media?: ToolResult['media'];
+  } = { content: parts.join('\n') };
+  if (result.isError !== undefined) out.isError = result.isError;
+  if ('structured' in result) out.structured = result.structured;
+  if (result.media !== undefined) out.media = result.media;
+  return { result: out, refs };
+}
+
+function blobNote(blob: ToolBlob, bytes: number, ref: string): string {
+  const what = blob.uri === undefined ? blob.mimeType : `${blob.mimeType} (${blob.uri})`;
+  return `[archived ${what}, ${bytes} bytes: ref=${ref}]`;
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function checkSize(name: string, value: number): void {
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new MusterError(
+      'INVALID_CONFIGURATION',
+      `archiveToolResult: ${name} must be a non-negative integer, got ${String(value)}.`,
+      { details: { [name]: value } },
+    );
+  }
+}

@@ -1,0 +1,29 @@
+// The session archive and the built-in `context` tool (SPEC 7.5). Any new export added here
+// becomes public API once src/index.ts re-exports it. Named exports only.
+
+// Archive storage
+export { MemoryArchiveStore, newArchiveRef } from './archive-store.js';
+export type {
+  ArchivedItem,
+  ArchivedItemKind,
+  ArchiveItemInput,
+  ArchiveStore,
+} from './archive-store.js';
+
+// Archiving tool results
+export {
+  archiveToolResult,
+  DEFAULT_ARCHIVE_THRESHOLD_BYTES,
+  DEFAULT_ARCHIVE_PREVIEW_BYTES,
+} from './archive-result.js';
+export type { ArchiveToolResultOptions, ArchiveToolResultOutcome } from './archive-result.js';
+
+// The `context` tool
+export {
+  ContextToolExecutor,
+  CONTEXT_TOOL_NAME,
+  CONTEXT_TOOL_DEFINITION,
+  CONTEXT_DEFAULT_LENGTH,
+  CONTEXT_MAX_LENGTH,
+} from './context-tool.js';
+export type { ContextToolOptions, ContextReadRequest, ContextPage } from './context-tool.js';

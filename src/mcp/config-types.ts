@@ -1,0 +1,98 @@
+import type { SdkMcpServer } from './sdk-server.js';
+
+/** A local server spawned as a child process and spoken to over stdio (the default type). */
+export interface McpStdioServerConfig {
+  readonly type?: 'stdio';
+  /** The executable; it is spawned without a shell. */
+  readonly command: string;
+  readonly args?: readonly string[];
+  /** Variables added to the safe default environment; nothing else is inherited. */
+  readonly env?: Readonly<Record<string, string>>;
+  readonly cwd?: string;
+  /** The largest single message, in bytes, read from the child. */
+  readonly maxBufferSize?: number;
+}
+
+/** Static or provider-based authentication of an HTTP server. */
+export type McpAuth =
+  | { readonly type: 'bearer'; readonly token: string }
+  | { readonly type: 'provider'; readonly provider: object };
+
+/** A remote server over Streamable HTTP. */
+export interface McpHttpServerConfig {
+  readonly type: 'http';
+  /** `https:`, or `http:` on loopback only; no credentials or fragment. */
+  readonly url: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly auth?: McpAuth;
+  /** Per-request timeout for this server, in milliseconds. */
+  readonly timeoutMs?: number;
+}
+
+/** A remote server over the legacy HTTP+SSE transport (only when `mcp.transports` has `'sse'`). */
+export interface McpSseServerConfig {
+  readonly type: 'sse';
+  readonly url: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** An in-process server made with `createSdkMcpServer`. */
+export interface McpSdkServerConfig {
+  readonly type: 'sdk';
+  readonly server: SdkMcpServer;
+}
+
+/** One server declaration, discriminated on `type` (`stdio` when absent). */
+export type McpServerConfig =
+  | McpStdioServerConfig
+  | McpHttpServerConfig
+  | McpSseServerConfig
+  | McpSdkServerConfig;
+
+/** The transport kinds. */
+export type McpTransportType = 'stdio' | 'http' | 'sse' | 'sdk';
+
+/** Where a declaration came from. */
+export type McpServerSource = 'project' | 'user' | 'options' | 'runtime';
+
+/** How the protocol version is chosen. */
+export interface McpProtocolPolicy {
+  /** `auto` (modern first, legacy fallback), `legacy`, or one pinned version. */
+  readonly mode: 'auto' | 'legacy' | { readonly pin: string };
+}
+
+/** A launcher that wraps every stdio command (for example a sandbox). */
+export interface McpSandbox {
+  readonly command: string;
+  /** Arguments placed before the server's own command and arguments. */
+  readonly args?: readonly string[];
+}
+
+/** Timeouts of MCP operations, in milliseconds. */
+export interface McpOperationDefaults {
+  /** Per-request timeout; progress notifications reset it. Default 60 000. */
+  readonly timeoutMs?: number;
+  /** Total deadline of one call whatever progress says. Default none. */
+  readonly maxTotalTimeoutMs?: number;
+}
+
+/** MCP options of an agent (SPEC section 7). */
+export interface McpOptions {
+  /** Skip the project and user files entirely. */
+  readonly strictConfig?: boolean;
+  /** Only these process and remote servers may connect; others show as `disabled`. */
+  readonly allowedServers?: readonly string[];
+  /** Which transport types are allowed at all. Default `['stdio', 'http', 'sdk']`. */
+  readonly transports?: readonly McpTransportType[];
+  /** How many servers connect at once. Default 4. */
+  readonly startupConcurrency?: number;
+  readonly protocol?: McpProtocolPolicy;
+  /** `safe` (default) gives tools that do not fit safe names; `strict` rejects the server. */
+  readonly names?: 'safe' | 'strict';
+  /** Response bytes accepted per HTTP response before parsing. Default 8 MiB. */
+  readonly maxResponseBytes?: number;
+  readonly sandbox?: McpSandbox;
+  /** Results larger than this (JSON projection, bytes) are archived. Default 16 KiB. */
+  readonly archiveThresholdBytes?: number;
+  readonly operation?: McpOperationDefaults;
+}

@@ -1,0 +1,44 @@
+import type { EventBase } from '../util/index.js';
+import type { McpServerStatusValue } from './mcp-status.js';
+
+/** A server's status changed. `error` is sanitized: no headers, env, tokens or stderr. */
+export interface McpServerStatusEvent extends EventBase {
+  readonly type: 'mcp.server.status';
+  readonly server: string;
+  readonly status: McpServerStatusValue;
+  readonly protocolVersion?: string;
+  readonly era?: 'modern' | 'legacy';
+  readonly error?: { readonly code: string; readonly message: string };
+}
+
+/** A tool was discovered on a server. */
+export interface McpToolDiscoveredEvent extends EventBase {
+  readonly type: 'mcp.tool.discovered';
+  readonly server: string;
+  /** The model-facing name. */
+  readonly toolName: string;
+  /** The name on the server. */
+  readonly originalName: string;
+}
+
+/** A server's catalog changed: discovered, refreshed, marked stale, or removed. */
+export interface McpCatalogUpdatedEvent extends EventBase {
+  readonly type: 'mcp.catalog.updated';
+  readonly server: string;
+  readonly reason: 'discovered' | 'refreshed' | 'stale' | 'removed';
+  readonly toolCount: number;
+}
+
+/** A server was registered, updated or unregistered at run time. */
+export interface McpServerChangedEvent extends EventBase {
+  readonly type: 'mcp.server.changed';
+  readonly server: string;
+  readonly change: 'registered' | 'updated' | 'unregistered';
+}
+
+/** Every MCP event. */
+export type McpEvent =
+  | McpServerStatusEvent
+  | McpToolDiscoveredEvent
+  | McpCatalogUpdatedEvent
+  | McpServerChangedEvent;

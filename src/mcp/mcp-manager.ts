@@ -1,0 +1,363 @@
+import type { CallToolResult } from '@modelcontextprotocol/client';
+import { MusterError, ToolError } from '../errors/index.js';
+import type {
+  ExecutorEvent,
+  ExecutorRunContext,
+  NamingMode,
+  ToolDefinition,
+} from '../tools/index.js';
+import { mapWithConcurrency } from './concurrency.js';
+import type { McpOptions, McpTransportType } from './config-types.js';
+import { transportOf } from './config-sources.js';
+import type { ServerDeclaration } from './config-sources.js';
+import { McpConnection } from './mcp-connection.js';
+import type { CallOptions } from './mcp-connection.js';
+import { toDiscoveredTools } from './mcp-discovery.js';
+import type { DiscoveredTool } from './mcp-discovery.js';
+import type { McpEvent } from './mcp-events.js';
+import type { McpServerStatus } from './mcp-status.js';
+import { classifyCallError, describeError } from './mcp-errors.js';
+import { redact, secretsOf } from './redact.js';
+import { snapshot } from './server-entry.js';
+import type { ServerEntry } from './server-entry.js';
+
+/** Defaults of SPEC section 7. */
+export const MCP_DEFAULTS = Object.freeze({
+  startupConcurrency: 4,
+  maxResponseBytes: 8 * 1024 * 1024,
+  archiveThresholdBytes: 16 * 1024,
+  timeoutMs: 60_000,
+  connectTimeoutMs: 30_000,
+  stderrBytes: 8 * 1024,
+  transports: ['stdio', 'http', 'sdk'] as readonly McpTransportType[],
+});
+
+/** Where events go: the current run, or the agent's observers between runs. */
+type Emit = (event: ExecutorEvent) => void;
+
+/**
+ * The registry of MCP servers and their live connections: lazy, bounded, isolated connects
+ * authorized as `mcp_connect:<server>`; discovery into catalog tools; calls; lifecycle.
+ */
+export class McpManager {
+  readonly #entries = new Map<string, ServerEntry>();
+  readonly #byTool = new Map<string, { entry: ServerEntry; tool: DiscoveredTool }>();
+  readonly #options: McpOptions;
+  readonly #background: (event: McpEvent) => void;
+  #closed = false;
+
+  constructor(
+    declarations: readonly ServerDeclaration[],
+    options: McpOptions,
+    background: (event: McpEvent) => void,
+  ) {
+    this.#options = options;
+    this.#background = background;
+    for (const d of declarations) this.#add(d);
+  }
+
+  /** A local snapshot of every server. */
+  list(): McpServerStatus[] {
+    return [...this.#entries.values()].map(snapshot);
+  }
+
+  /** True when a server of this name is registered. */
+  has(name: string): boolean {
+    return this.#entries.has(name);
+  }
+
+  /** The tools of connected servers, as the run's catalog will see them. */
+  toolDefinitions(): ToolDefinition[] {
+    return [...this.#byTool.values()].map((t) => t.tool.definition);
+  }
+
+  /** Which server and original name a model-facing tool name belongs to. */
+  toolOrigin(name: string): { server: string; originalName: string } | undefined {
+    const hit = this.#byTool.get(name);
+    return hit ? { server: hit.entry.name, originalName: hit.tool.originalName } : undefined;
+  }
+
+  /** Connects what is not connected yet (authorized, bounded, isolated) and refreshes stale listings. */
+  async prepare(ctx: ExecutorRunContext): Promise<void> {
+    const todo = [...this.#entries.values()].filter(
+      (e) => !e.blocked && (e.retry || (e.status === 'connected' && e.stale)),
+    );
+    const limit = this.#options.startupConcurrency ?? MCP_DEFAULTS.startupConcurrency;
+    await mapWithConcurrency(todo, limit, (e) =>
+      e.status === 'connected' ? this.#refresh(e, ctx.emit, ctx) : this.#connect(e, ctx),
+    );
+  }
+
+  /** Calls a tool by its model-facing name. Tool-level failures throw `ToolError`s. */
+  async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options: Omit<CallOptions, 'timeoutMs'>,
+  ): Promise<CallToolResult> {
+    const hit = this.#byTool.get(name);
+    const connection = hit?.entry.connection;
+    if (!hit || !connection || connection.closed) {
+      throw new ToolError(
+        'TOOL_EXECUTION_FAILED',
+        `The server of '${name}' is not connected; the call was not sent.`,
+        { toolName: name },
+      );
+    }
+    const entry = hit.entry;
+    const timeoutMs =
+      (entry.config.type === 'http' ? entry.config.timeoutMs : undefined) ??
+      this.#options.operation?.timeoutMs ??
+      MCP_DEFAULTS.timeoutMs;
+    const maxTotal = this.#options.operation?.maxTotalTimeoutMs;
+    try {
+      return await connection.callTool(hit.tool.originalName, args, {
+        ...options,
+        timeoutMs,
+        ...(maxTotal !== undefined ? { maxTotalTimeoutMs: maxTotal } : {}),
+      });
+    } catch (err) {
+      throw classifyCallError(err, {
+        toolName: name,
+        server: entry.name,
+        signal: options.signal,
+        timeoutMs,
+        secrets: entry.secrets,
+      });
+    }
+  }
+
+  /** Adds a declaration (registry mutation); connecting happens in `prepare` or via `connectOne`. */
+  add(declaration: ServerDeclaration): void {
+    if (this.#entries.has(declaration.name)) {
+      throw new MusterError(
+        'INVALID_CONFIGURATION',
+        `MCP server '${declaration.name}' is already registered: unregister it first.`,
+        {
+          details: { server: declaration.name },
+        },
+      );
+    }
+    this.#add(declaration);
+  }
+
+  /** Connects one server now (used by `register`). */
+  async connectOne(name: string, ctx: ExecutorRunContext): Promise<void> {
+    const e = this.#entries.get(name);
+    if (e && !e.blocked) await this.#connect(e, ctx);
+  }
+
+  /** Removes a server, closing its connection. */
+  async remove(name: string, emit: Emit = this.#background as Emit): Promise<void> {
+    const e = this.#entries.get(name);
+    if (!e)
+      throw new MusterError('INVALID_CONFIGURATION', `No MCP server is registered as '${name}'.`, {
+        details: { server: name },
+      });
+    this.#entries.delete(name);
+    this.#unpublish(e);
+    await e.connection?.close();
+    emit(event({ type: 'mcp.catalog.updated', server: name, reason: 'removed', toolCount: 0 }));
+  }
+
+  /** Closes every connection. Idempotent. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await Promise.allSettled([...this.#entries.values()].map((e) => e.connection?.close()));
+  }
+
+  #add(d: ServerDeclaration): void {
+    const type = transportOf(d.config);
+    const allowedTransports = this.#options.transports ?? MCP_DEFAULTS.transports;
+    const allowed = this.#options.allowedServers;
+    let blocked: string | undefined;
+    if (!allowedTransports.includes(type))
+      blocked = `the ${type} transport is not in mcp.transports`;
+    else if (type !== 'sdk' && allowed !== undefined && !allowed.includes(d.name))
+      blocked = 'not in mcp.allowedServers';
+    this.#entries.set(d.name, {
+      name: d.name,
+      source: d.source,
+      config: d.config,
+      type,
+      secrets: secretsOf(d.config),
+      status: blocked ? 'disabled' : 'pending',
+      ...(blocked
+        ? {
+            blocked,
+            error: {
+              code: 'INVALID_CONFIGURATION',
+              message: `Server '${d.name}' is disabled: ${blocked}.`,
+            },
+          }
+        : {}),
+      retry: !blocked,
+      tools: [],
+      stale: false,
+    });
+  }
+
+  async #connect(e: ServerEntry, ctx: ExecutorRunContext): Promise<void> {
+    if (this.#closed) return;
+    const decision = await ctx.authorize({
+      kind: 'connection',
+      capability: `mcp_connect:${e.name}`,
+      server: e.name,
+      source: e.type,
+      sessionId: ctx.sessionId,
+      runId: ctx.runId,
+    });
+    if (decision.decision !== 'allow') {
+      e.retry = true;
+      this.#setStatus(e, 'disabled', ctx.emit, {
+        code: decision.code ?? 'TOOL_DENIED',
+        message: `Connecting to '${e.name}' was not authorized (${decision.reason ?? decision.stage}).`,
+      });
+      return;
+    }
+    e.retry = false;
+    this.#setStatus(e, 'connecting', ctx.emit);
+    let connection: McpConnection | undefined;
+    try {
+      connection = await McpConnection.open({
+        server: e.name,
+        config: e.config,
+        mode: e.verdict ?? this.#options.protocol?.mode ?? 'auto',
+        transport: {
+          server: e.name,
+          maxResponseBytes: this.#options.maxResponseBytes ?? MCP_DEFAULTS.maxResponseBytes,
+          ...(this.#options.sandbox ? { sandbox: this.#options.sandbox } : {}),
+          stderrBytes: MCP_DEFAULTS.stderrBytes,
+        },
+        connectTimeoutMs: MCP_DEFAULTS.connectTimeoutMs,
+        signal: ctx.signal,
+        onToolsChanged: () => this.#markStale(e),
+        onUnexpectedClose: () => this.#lost(e),
+      });
+      const tools = toDiscoveredTools(
+        e.name,
+        await connection.listTools(MCP_DEFAULTS.timeoutMs),
+        this.#naming(),
+      );
+      e.connection = connection;
+      e.protocolVersion = connection.protocolVersion;
+      e.era = connection.era;
+      if (e.protocolVersion) e.verdict = e.era === 'modern' ? { pin: e.protocolVersion } : 'legacy';
+      delete e.error;
+      this.#setStatus(e, 'connected', ctx.emit);
+      this.#publish(e, tools, 'discovered', ctx.emit);
+    } catch (err) {
+      await connection?.close();
+      this.#setStatus(
+        e,
+        'failed',
+        ctx.emit,
+        describeError(err, e.name, 'MCP_CONNECTION_FAILED', e.secrets),
+      );
+    }
+  }
+
+  async #refresh(e: ServerEntry, emit: Emit, ctx: ExecutorRunContext): Promise<void> {
+    try {
+      const tools = toDiscoveredTools(
+        e.name,
+        await e.connection!.listTools(MCP_DEFAULTS.timeoutMs),
+        this.#naming(),
+      );
+      e.stale = false;
+      this.#publish(e, tools, 'refreshed', emit);
+    } catch (err) {
+      if (ctx.signal.aborted) return;
+      this.#setStatus(
+        e,
+        'failed',
+        emit,
+        describeError(err, e.name, 'MCP_OPERATION_FAILED', e.secrets),
+      );
+    }
+  }
+
+  #publish(
+    e: ServerEntry,
+    tools: DiscoveredTool[],
+    reason: 'discovered' | 'refreshed',
+    emit: Emit,
+  ): void {
+    this.#unpublish(e);
+    e.tools = tools;
+    for (const tool of tools) {
+      this.#byTool.set(tool.name, { entry: e, tool });
+      emit(
+        event({
+          type: 'mcp.tool.discovered',
+          server: e.name,
+          toolName: tool.name,
+          originalName: tool.originalName,
+        }),
+      );
+    }
+    emit(event({ type: 'mcp.catalog.updated', server: e.name, reason, toolCount: tools.length }));
+  }
+
+  #unpublish(e: ServerEntry): void {
+    for (const tool of e.tools)
+      if (this.#byTool.get(tool.name)?.entry === e) this.#byTool.delete(tool.name);
+  }
+
+  #markStale(e: ServerEntry): void {
+    if (e.stale || this.#entries.get(e.name) !== e) return;
+    e.stale = true;
+    this.#background(
+      event({
+        type: 'mcp.catalog.updated',
+        server: e.name,
+        reason: 'stale',
+        toolCount: e.tools.length,
+      }) as McpEvent,
+    );
+  }
+
+  #lost(e: ServerEntry): void {
+    if (this.#closed || this.#entries.get(e.name) !== e) return;
+    this.#unpublish(e);
+    e.tools = [];
+    delete e.connection;
+    e.retry = true;
+    this.#setStatus(e, 'failed', this.#background as Emit, {
+      code: 'MCP_DISCONNECTED',
+      message: `Server '${e.name}' disconnected; it will be reconnected at the next run.`,
+    });
+  }
+
+  #setStatus(
+    e: ServerEntry,
+    status: ServerEntry['status'],
+    emit: Emit,
+    error?: { code: string; message: string },
+  ): void {
+    e.status = status;
+    if (error) e.error = { code: error.code, message: redact(error.message, e.secrets) };
+    emit(
+      event({
+        type: 'mcp.server.status',
+        server: e.name,
+        status,
+        ...(status === 'connected' && e.protocolVersion
+          ? { protocolVersion: e.protocolVersion }
+          : {}),
+        ...(status === 'connected' && e.era ? { era: e.era } : {}),
+        ...(error ? { error: e.error } : {}),
+      }),
+    );
+  }
+
+  #naming(): NamingMode {
+    return this.#options.names ?? 'safe';
+  }
+}
+
+function event<T extends Omit<McpEvent, 'timestamp' | 'sessionId' | 'runId'>>(
+  fields: T,
+): T & ExecutorEvent {
+  return { ...fields, timestamp: new Date().toISOString(), sessionId: '', runId: '' };
+}

@@ -1,0 +1,32 @@
+import type { McpServerConfig } from './config-types.js';
+
+const MIN_SECRET_LENGTH = 4;
+
+/** Every value in a declaration that may be a secret: header values, env values, tokens, URL userinfo and query. */
+export function secretsOf(config: McpServerConfig): string[] {
+  const out: string[] = [];
+  if (config.type === 'sdk') return out;
+  if (config.type === 'http' || config.type === 'sse') {
+    out.push(...Object.values(config.headers ?? {}));
+    if (config.type === 'http' && config.auth?.type === 'bearer') out.push(config.auth.token);
+    try {
+      const url = new URL(config.url);
+      if (url.password) out.push(decodeURIComponent(url.password));
+      if (url.username) out.push(decodeURIComponent(url.username));
+      for (const v of url.searchParams.values()) out.push(v);
+    } catch {
+      // an unparseable URL is refused elsewhere
+    }
+  } else {
+    out.push(...Object.values(config.env ?? {}));
+  }
+  return out.filter((s) => typeof s === 'string' && s.length >= MIN_SECRET_LENGTH);
+}
+
+/** Replaces every known secret, bearer token and key-like string in `text`. */
+export function redact(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const s of [...secrets].sort((a, b) => b.length - a.length))
+    out = out.split(s).join('[redacted]');
+  return out.replace(/\b(Bearer|Basic)\s+[^\s"',;]+/gi, '$1 [redacted]');
+}

@@ -1,0 +1,46 @@
+import type { McpServerConfig, McpServerSource, McpTransportType } from './config-types.js';
+import type { ConnectMode, McpConnection } from './mcp-connection.js';
+import type { DiscoveredTool } from './mcp-discovery.js';
+import type { McpServerStatus, McpServerStatusValue } from './mcp-status.js';
+
+/** What the registry keeps about one server. */
+export interface ServerEntry {
+  readonly name: string;
+  readonly source: McpServerSource;
+  readonly config: McpServerConfig;
+  readonly type: McpTransportType;
+  /** Values to scrub from every message about this server. */
+  readonly secrets: readonly string[];
+  status: McpServerStatusValue;
+  error?: { code: string; message: string };
+  /** Set when the server may not connect at all (allow-list, transport), with the reason. */
+  blocked?: string;
+  /** True when a later run should try to connect again (pending, denied, disconnected). */
+  retry: boolean;
+  connection?: McpConnection;
+  tools: DiscoveredTool[];
+  stale: boolean;
+  /** The protocol verdict of the first successful contact, reused for reconnects. */
+  verdict?: ConnectMode;
+  protocolVersion?: string;
+  era?: 'modern' | 'legacy';
+}
+
+/** A snapshot of an entry for `list()`: no I/O, no secrets. */
+export function snapshot(e: ServerEntry): McpServerStatus {
+  return {
+    name: e.name,
+    source: e.source,
+    type: e.type,
+    status: e.status,
+    ...(e.protocolVersion ? { protocolVersion: e.protocolVersion } : {}),
+    ...(e.era ? { era: e.era } : {}),
+    tools: e.tools.map((t) => ({
+      name: t.name,
+      originalName: t.originalName,
+      ...(t.definition.annotations ? { annotations: { ...t.definition.annotations } } : {}),
+      stale: e.stale,
+    })),
+    ...(e.error ? { error: { ...e.error } } : {}),
+  };
+}
