@@ -1,0 +1,87 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createAgent, scriptedModel } from '../../src/index.js';
+import type { AgentOptions } from '../../src/index.js';
+import { readCountingLog, stdioConfig } from '../support/mcp-fixtures.js';
+import { collect, ofType } from '../support/run-helpers.js';
+
+const open = (extra: Partial<AgentOptions>): AgentOptions => ({
+  mcp: { strictConfig: true },
+  policy: { allow: ['mcp_connect:*', 'mcp__*'] },
+  ...extra,
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('MCP calls', () => {
+  it('validates arguments against the JSON Schema before sending: an invalid call never reaches the server', async () => {
+    const log = join(mkdtempSync(join(tmpdir(), 'muster-count-')), 'log');
+    const model = scriptedModel([
+      {
+        toolCalls: [
+          { name: 'mcp__c__add', arguments: { a: 'two', b: 3 } },
+          { name: 'mcp__c__add', arguments: { a: 2, b: 3 } },
+        ],
+      },
+      { text: 'ok' },
+    ]);
+    const agent = createAgent(
+      open({ model, mcpServers: { c: stdioConfig('counting-server.mjs', [`--log=${log}`]) } }),
+    );
+    try {
+      const { events } = await collect(agent.run({ input: 'x' }));
+      const done = ofType(events, 'tool.completed');
+      expect(done[0]).toMatchObject({ errorCode: 'TOOL_ARGUMENTS_INVALID', executed: false });
+      expect(done[0]!.content).toContain('a');
+      expect(done[1]).toMatchObject({ isError: false, content: '5' });
+    } finally {
+      await agent.close();
+    }
+  });
+
+  it('close() reaps every child process, probes included, and is idempotent', async () => {
+    const log = join(mkdtempSync(join(tmpdir(), 'muster-count-')), 'log');
+    const agent = createAgent(
+      open({
+        model: scriptedModel([{ text: 'ok' }]),
+        mcpServers: {
+          a: stdioConfig('counting-server.mjs', [`--log=${log}`, '--name=a']),
+          b: stdioConfig('counting-server.mjs', [`--log=${log}`, '--name=b']),
+        },
+      }),
+    );
+    await agent.send('x');
+    const pids = (await readCountingLog(log)).filter((e) => e.event === 'start').map((e) => e.pid);
+    expect(pids.length).toBeGreaterThanOrEqual(2);
+    await Promise.all([agent.close(), agent.close()]);
+    await expect.poll(() => pids.filter(alive)).toEqual([]);
+  });
+
+  it('keeps isError results as errors the model reads', async () => {
+    const model = scriptedModel([
+      { toolCalls: [{ name: 'mcp__fs__read_text_file', arguments: { path: '/etc/hostname' } }] },
+      { text: 'ok' },
+    ]);
+    const dir = mkdtempSync(join(tmpdir(), 'muster-fs-'));
+    const { filesystemStdioConfig } = await import('../support/mcp-fixtures.js');
+    const agent = createAgent(open({ model, mcpServers: { fs: filesystemStdioConfig(dir) } }));
+    try {
+      const { events } = await collect(agent.run({ input: 'x' }));
+      const done = ofType(events, 'tool.completed')[0]!;
+      expect(done).toMatchObject({ isError: true, executed: true });
+      expect(done.errorCode).toBeUndefined();
+      expect(done.content).toContain('Access denied');
+    } finally {
+      await agent.close();
+    }
+  });
+});
