@@ -60,7 +60,11 @@ describe('in-process (sdk) MCP servers', () => {
     expect(discovered.map((d) => d.originalName)).toEqual(['greet', 'order.lookup']);
     const safe = discovered.find((d) => d.originalName === 'order.lookup')!.toolName;
     expect(safe).toMatch(/^mcp__crm__order_lookup_[0-9a-f]{10}$/);
-    expect(model.requests[0]!.tools.map((t) => t.name)).toEqual(['mcp__crm__greet', safe, 'context']);
+    expect(model.requests[0]!.tools.map((t) => t.name)).toEqual([
+      'mcp__crm__greet',
+      safe,
+      'context',
+    ]);
     expect(ofType(events, 'session.completed')[0]?.content).toBe('Hello, Ada!');
     const status = agent.mcp.list()[0]!;
     expect(status).toMatchObject({

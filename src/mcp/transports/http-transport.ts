@@ -1,0 +1,39 @@
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { McpHttpServerConfig } from '../config-types.js';
+import { createGuardedFetch } from './guarded-fetch.js';
+import { validateRemoteConfig } from './remote-config.js';
+import { settleSendWithResponseBody } from './request-watch.js';
+import type { TransportContext, TransportHandle } from './transport-types.js';
+
+/**
+ * Builds the official `StreamableHTTPClientTransport` for an `http` server, on the checked
+ * URL and through the guarded fetch (redirects refused, response bytes bounded, static
+ * headers and bearer token sent to the server's origin only). `redirectPolicy: 'follow'`
+ * leaves redirects to that fetch, which refuses every one; with the default
+ * `'same-origin'` the client would follow same-origin redirects itself. A provider `auth`
+ * becomes the client's `authProvider`. A request whose response stream exceeds the limit
+ * rejects with the guard's `McpError('MCP_OPERATION_FAILED')` instead of waiting for its
+ * timeout.
+ *
+ * @throws MusterError `INVALID_CONFIGURATION` for a refused URL, header or auth.
+ */
+export function createHttpTransport(
+  config: McpHttpServerConfig,
+  ctx: TransportContext,
+): TransportHandle {
+  const checked = validateRemoteConfig(ctx.server, config);
+  const fetch = createGuardedFetch({
+    server: ctx.server,
+    maxResponseBytes: ctx.maxResponseBytes,
+    headers: checked.headers,
+    origin: checked.url,
+    ...(checked.bearerToken === undefined ? {} : { bearerToken: checked.bearerToken }),
+  });
+  const transport = new StreamableHTTPClientTransport(checked.url, {
+    fetch,
+    redirectPolicy: 'follow',
+    ...(checked.authProvider === undefined ? {} : { authProvider: checked.authProvider }),
+  });
+  settleSendWithResponseBody(transport);
+  return { transport };
+}

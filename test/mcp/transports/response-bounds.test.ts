@@ -1,0 +1,198 @@
+import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { McpError } from '../../../src/errors/index.js';
+import { createGuardedFetch, createTransport } from '../../../src/mcp/transports/index.js';
+import { CALL_TIMEOUT_MS, LIMIT, PROMPT_MS, ctx, newClient, rejection, thrown } from './helpers.js';
+import {
+  startLoopback,
+  startRealServer,
+  startScriptedPeer,
+  startScriptedSsePeer,
+} from './loopback-servers.js';
+import type { CallAnswer, Loopback } from './loopback-servers.js';
+
+describe('response bytes are bounded before parsing', () => {
+  let answer: CallAnswer = { kind: 'json', bytes: 10, contentLength: true };
+  let peer: Loopback;
+  beforeAll(async () => {
+    peer = await startScriptedPeer(() => answer);
+  });
+  afterAll(() => peer.close());
+
+  const oversized: Array<[string, CallAnswer]> = [
+    ['JSON with content-length', { kind: 'json', bytes: LIMIT * 2, contentLength: true }],
+    ['JSON without content-length', { kind: 'json', bytes: LIMIT * 2, contentLength: false }],
+    ['JSON that never ends', { kind: 'json-hold', bytes: LIMIT * 2 }],
+    ['an SSE event that never ends', { kind: 'sse-hold', bytes: LIMIT * 2 }],
+  ];
+
+  it.each(oversized)(
+    '%s: callTool rejects promptly with the McpError itself',
+    async (_name, oversize) => {
+      const client = newClient();
+      await client.connect(
+        createTransport({ type: 'http', url: `${peer.origin}/mcp` }, ctx('big')).transport,
+      );
+      answer = oversize;
+      const started = Date.now();
+
+      const error = await rejection(() =>
+        client.callTool({ name: 'x', arguments: {} }, { timeout: CALL_TIMEOUT_MS }),
+      );
+
+      expect(Date.now() - started).toBeLessThan(PROMPT_MS);
+      expect(error).toBeInstanceOf(McpError);
+      expect(error).toMatchObject({ code: 'MCP_OPERATION_FAILED', server: 'big' });
+      expect((error as Error).message).toContain(`exceeds mcp.maxResponseBytes (${LIMIT})`);
+      // The connection stays usable: the next, normal-sized answer goes through.
+      answer = { kind: 'json', bytes: 10, contentLength: true };
+      const ok = await client.callTool({ name: 'x', arguments: {} });
+      expect(ok.content).toEqual([{ type: 'text', text: 'x'.repeat(10) }]);
+      await client.close();
+    },
+  );
+
+  it('a long event stream is bounded per event, not by its total size', async () => {
+    const client = newClient();
+    await client.connect(
+      createTransport({ type: 'http', url: `${peer.origin}/mcp` }, ctx('many')).transport,
+    );
+    answer = { kind: 'sse-many', count: 20, bytes: LIMIT / 2 };
+
+    const result = await client.callTool({ name: 'x', arguments: {} });
+
+    expect(result.content).toEqual([{ type: 'text', text: 'done' }]);
+    await client.close();
+  });
+
+  it('legacy SSE transport: an oversized event closes the connection and fails pending calls', async () => {
+    const ssePeer = await startScriptedSsePeer(LIMIT * 2);
+    try {
+      const client = newClient();
+      const seen: unknown[] = [];
+      client.onerror = (error) => seen.push(error);
+      await client.connect(
+        createTransport({ type: 'sse', url: `${ssePeer.origin}/sse` }, ctx('sse')).transport,
+      );
+      const started = Date.now();
+
+      const error = await rejection(() =>
+        client.callTool({ name: 'x', arguments: {} }, { timeout: CALL_TIMEOUT_MS }),
+      );
+
+      expect(Date.now() - started).toBeLessThan(PROMPT_MS);
+      expect(error).toBeInstanceOf(SdkError);
+      expect((error as SdkError).code).toBe(SdkErrorCode.ConnectionClosed);
+      expect(seen.find((e) => e instanceof McpError)).toMatchObject({
+        code: 'MCP_OPERATION_FAILED',
+      });
+      // Closed for good: no reconnection to the stream.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(ssePeer.requests.filter((r) => r.method === 'GET')).toHaveLength(1);
+    } finally {
+      await ssePeer.close();
+    }
+  });
+});
+
+describe('through a real v2 server', () => {
+  let real: Loopback;
+  beforeAll(async () => {
+    real = await startRealServer();
+  });
+  afterAll(() => real.close());
+
+  it.each(['legacy', 'auto'] as const)(
+    '%s mode: normal answers pass, oversized ones fail, headers and token reach the server',
+    async (mode) => {
+      real.requests.length = 0;
+      const client = newClient(mode);
+      const handle = createTransport(
+        {
+          type: 'http',
+          url: `${real.origin}/mcp`,
+          headers: { 'X-Tenant': 'acme' },
+          auth: { type: 'bearer', token: 'tok-123' },
+        },
+        ctx('real'),
+      );
+      await client.connect(handle.transport);
+
+      const ok = await client.callTool({ name: 'sized', arguments: { bytes: 100 } });
+      expect(ok.content).toEqual([{ type: 'text', text: 'x'.repeat(100) }]);
+
+      const error = await rejection(() =>
+        client.callTool(
+          { name: 'sized', arguments: { bytes: LIMIT * 2 } },
+          { timeout: CALL_TIMEOUT_MS },
+        ),
+      );
+      expect(error).toBeInstanceOf(McpError);
+      expect(error).toMatchObject({ code: 'MCP_OPERATION_FAILED', server: 'real' });
+      expect((error as Error).message).not.toContain('tok-123');
+
+      expect(real.requests.length).toBeGreaterThan(1);
+      for (const request of real.requests) {
+        expect(request.headers['x-tenant']).toBe('acme');
+        expect(request.headers.authorization).toBe('Bearer tok-123');
+      }
+      const posts = real.requests.filter((r) => r.method === 'POST');
+      expect(posts.every((r) => r.headers['content-type'] === 'application/json')).toBe(true);
+      expect(posts.every((r) => String(r.headers.accept).includes('text/event-stream'))).toBe(true);
+      await client.close();
+    },
+  );
+});
+
+describe('createGuardedFetch', () => {
+  let a: Loopback;
+  let b: Loopback;
+  beforeAll(async () => {
+    a = await startLoopback((req, res) => {
+      if (req.url === '/big')
+        res.writeHead(200, { 'content-length': '100000' }).end('x'.repeat(100_000));
+      else res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+    b = await startLoopback((_req, res) => void res.writeHead(200).end('{}'));
+  });
+  afterAll(async () => {
+    await a.close();
+    await b.close();
+  });
+
+  const guarded = () =>
+    createGuardedFetch({
+      server: 'g',
+      maxResponseBytes: 1000,
+      headers: { 'X-Api-Key': 'key-secret' },
+      bearerToken: 'tok-secret',
+      origin: a.origin,
+    });
+
+  it('sends headers and token to the server origin only, never overriding the client', async () => {
+    const fetch = guarded();
+    await fetch(`${a.origin}/mcp`);
+    await fetch(`${a.origin}/mcp`, { headers: { Authorization: 'Bearer from-provider' } });
+    await fetch(`${b.origin}/token`);
+    expect(a.requests[0]!.headers).toMatchObject({
+      'x-api-key': 'key-secret',
+      authorization: 'Bearer tok-secret',
+    });
+    expect(a.requests[1]!.headers.authorization).toBe('Bearer from-provider');
+    expect(b.requests[0]!.headers.authorization).toBeUndefined();
+    expect(b.requests[0]!.headers['x-api-key']).toBeUndefined();
+  });
+
+  it('fails a declared oversized body at once, without secrets in the error', async () => {
+    const error = await rejection(() => guarded()(`${a.origin}/big`));
+    expect(error).toMatchObject({ code: 'MCP_OPERATION_FAILED', server: 'g' });
+    expect((error as Error).message).toContain('100000 bytes');
+    expect(JSON.stringify(error) + String(error)).not.toMatch(/key-secret|tok-secret/);
+  });
+
+  it('needs an origin to send credentials', () => {
+    expect(
+      thrown(() => createGuardedFetch({ server: 'g', maxResponseBytes: 1, bearerToken: 't' })),
+    ).toMatchObject({ code: 'INVALID_CONFIGURATION' });
+  });
+});
