@@ -1,4 +1,9 @@
 import type { CallToolResult, Client, Tool as McpTool } from '@modelcontextprotocol/client';
+
+/** A remembered protocol verdict: reconnects skip the era probe (and its throwaway process). */
+export type ProtocolVerdict =
+  | { readonly kind: 'legacy' }
+  | { readonly kind: 'modern'; readonly discover: unknown };
 import type { McpServerConfig } from './config-types.js';
 import { openSdkLink } from './sdk-connection.js';
 import type { TransportContext } from './transports/transport-types.js';
@@ -11,6 +16,8 @@ export interface ConnectionSpec {
   readonly server: string;
   readonly config: McpServerConfig;
   readonly mode: ConnectMode;
+  /** The verdict of an earlier contact with the same declaration, if any. */
+  readonly verdict?: ProtocolVerdict;
   readonly transport: TransportContext;
   readonly connectTimeoutMs: number;
   readonly signal?: AbortSignal;
@@ -75,6 +82,7 @@ export class McpConnection {
       await client.connect(transport, {
         timeout: spec.connectTimeoutMs,
         ...(spec.signal ? { signal: spec.signal } : {}),
+        ...(spec.verdict ? { prior: spec.verdict as never } : {}),
       });
     } catch (err) {
       await connection.close();
@@ -91,6 +99,13 @@ export class McpConnection {
   /** `modern` (2026-07-28 and later) or `legacy`. */
   get era(): 'modern' | 'legacy' | undefined {
     return this.client.getProtocolEra?.() ?? undefined;
+  }
+
+  /** The verdict to remember for reconnects. */
+  get verdict(): ProtocolVerdict | undefined {
+    if (this.era === 'legacy') return { kind: 'legacy' };
+    const discover = this.client.getDiscoverResult?.();
+    return this.era === 'modern' && discover ? { kind: 'modern', discover } : undefined;
   }
 
   /** The latest stderr text of a stdio server, for diagnostics only. */

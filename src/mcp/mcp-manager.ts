@@ -222,7 +222,8 @@ export class McpManager {
       connection = await McpConnection.open({
         server: e.name,
         config: e.config,
-        mode: e.verdict ?? this.#options.protocol?.mode ?? 'auto',
+        mode: this.#options.protocol?.mode ?? 'auto',
+        ...(e.verdict ? { verdict: e.verdict } : {}),
         transport: {
           server: e.name,
           maxResponseBytes: this.#options.maxResponseBytes ?? MCP_DEFAULTS.maxResponseBytes,
@@ -242,7 +243,8 @@ export class McpManager {
       e.connection = connection;
       e.protocolVersion = connection.protocolVersion;
       e.era = connection.era;
-      if (e.protocolVersion) e.verdict = e.era === 'modern' ? { pin: e.protocolVersion } : 'legacy';
+      const verdict = connection.verdict;
+      if (verdict) e.verdict = verdict;
       delete e.error;
       this.#setStatus(e, 'connected', ctx.emit);
       this.#publish(e, tools, 'discovered', ctx.emit);

@@ -1,5 +1,5 @@
 import type { McpServerConfig, McpServerSource, McpTransportType } from './config-types.js';
-import type { ConnectMode, McpConnection } from './mcp-connection.js';
+import type { McpConnection, ProtocolVerdict } from './mcp-connection.js';
 import type { DiscoveredTool } from './mcp-discovery.js';
 import type { McpServerStatus, McpServerStatusValue } from './mcp-status.js';
 
@@ -21,7 +21,7 @@ export interface ServerEntry {
   tools: DiscoveredTool[];
   stale: boolean;
   /** The protocol verdict of the first successful contact, reused for reconnects. */
-  verdict?: ConnectMode;
+  verdict?: ProtocolVerdict;
   protocolVersion?: string;
   era?: 'modern' | 'legacy';
 }

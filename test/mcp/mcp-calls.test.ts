@@ -85,3 +85,30 @@ describe('MCP calls', () => {
     }
   });
 });
+
+describe('protocol verdicts', () => {
+  it('a reconnect reuses the first verdict: no second protocol probe process', async () => {
+    const log = join(mkdtempSync(join(tmpdir(), 'muster-count-')), 'log');
+    const agent = createAgent(
+      open({
+        model: scriptedModel([{ text: 'one' }, { text: 'two' }]),
+        mcpServers: { c: stdioConfig('counting-server.mjs', [`--log=${log}`]) },
+      }),
+    );
+    try {
+      await agent.send('x');
+      const first = (await readCountingLog(log)).filter((e) => e.event === 'start');
+      expect(first).toHaveLength(2); // auto: the client's throwaway probe, then the server
+      const era = agent.mcp.list()[0]!.era;
+      expect(era).toBe('modern');
+      process.kill(first.at(-1)!.pid, 'SIGKILL');
+      await expect.poll(() => agent.mcp.list()[0]!.status).toBe('failed');
+      await agent.send('y');
+      const all = (await readCountingLog(log)).filter((e) => e.event === 'start');
+      expect(all).toHaveLength(3); // the reconnect starts one process: the verdict was kept
+      expect(agent.mcp.list()[0]).toMatchObject({ status: 'connected', era });
+    } finally {
+      await agent.close();
+    }
+  });
+});
