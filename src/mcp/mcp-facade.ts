@@ -34,6 +34,14 @@ export class McpFacade {
    * error is thrown. A name that exists fails: unregister it first.
    */
   async register(name: string, config: McpServerConfig): Promise<McpServerStatus> {
+    return this.#register(name, config, 'registered');
+  }
+
+  async #register(
+    name: string,
+    config: McpServerConfig,
+    change: 'registered' | 'updated',
+  ): Promise<McpServerStatus> {
     this.host.assertIdle('register');
     const declaration = declare(name, config, 'runtime', 'agent.mcp.register()');
     this.host.check(declaration);
@@ -54,7 +62,7 @@ export class McpFacade {
     ctx.emit({
       type: 'mcp.server.changed',
       server: name,
-      change: 'registered',
+      change,
       timestamp: new Date().toISOString(),
       sessionId: '',
       runId: '',
@@ -70,7 +78,7 @@ export class McpFacade {
     const declaration = declare(name, config, 'runtime', 'agent.mcp.update()');
     this.host.check(declaration);
     await this.manager.remove(name);
-    return this.register(name, config);
+    return this.#register(name, config, 'updated');
   }
 
   /** Removes a server and closes its connection (files are not edited). */
