@@ -1,5 +1,6 @@
 import { MusterError } from '../errors/index.js';
 import {
+  FileVerdictCache,
   collectDeclarations,
   McpFacade,
   McpManager,
@@ -42,7 +43,12 @@ export function createAgentMcp(
     if (d.source === 'options') check(d);
     else checkRemoteDeclaration(d);
   }
-  const manager = new McpManager(declarations, mcpOptions, background);
+  const manager = new McpManager(
+    declarations,
+    mcpOptions,
+    background,
+    new FileVerdictCache(musterHome()),
+  );
   const executor = new McpToolExecutor(manager);
   const facade = new McpFacade(manager, { ...host, check });
   return { options: mcpOptions, manager, executor, facade };

@@ -36,3 +36,5 @@ export type {
   McpServerChangedEvent,
 } from './mcp-events.js';
 export { mapWithConcurrency } from './concurrency.js';
+export { FileVerdictCache } from './verdict-cache.js';
+export type { VerdictCache } from './verdict-cache.js';

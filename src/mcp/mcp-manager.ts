@@ -11,6 +11,9 @@ import type { McpOptions, McpTransportType } from './config-types.js';
 import { transportOf } from './config-sources.js';
 import type { ServerDeclaration } from './config-sources.js';
 import { McpConnection } from './mcp-connection.js';
+import type { ProtocolVerdict } from './mcp-connection.js';
+import { FileVerdictCache } from './verdict-cache.js';
+import type { VerdictCache } from './verdict-cache.js';
 import type { CallOptions } from './mcp-connection.js';
 import { toDiscoveredTools } from './mcp-discovery.js';
 import type { DiscoveredTool } from './mcp-discovery.js';
@@ -44,14 +47,17 @@ export class McpManager {
   readonly #byTool = new Map<string, { entry: ServerEntry; tool: DiscoveredTool }>();
   readonly #options: McpOptions;
   readonly #background: (event: McpEvent) => void;
+  readonly #verdicts: VerdictCache | undefined;
   #closed = false;
 
   constructor(
     declarations: readonly ServerDeclaration[],
     options: McpOptions,
     background: (event: McpEvent) => void,
+    verdicts?: VerdictCache,
   ) {
     this.#options = options;
+    this.#verdicts = verdicts;
     this.#background = background;
     for (const d of declarations) this.#add(d);
   }
@@ -180,6 +186,7 @@ export class McpManager {
       source: d.source,
       config: d.config,
       type,
+      key: d.key,
       secrets: secretsOf(d.config),
       status: blocked ? 'disabled' : 'pending',
       ...(blocked
@@ -217,45 +224,77 @@ export class McpManager {
     }
     e.retry = false;
     this.#setStatus(e, 'connecting', ctx.emit);
-    let connection: McpConnection | undefined;
+    const auto = (this.#options.protocol?.mode ?? 'auto') === 'auto';
+    const cacheKey =
+      auto && e.type !== 'sdk' && this.#verdicts ? FileVerdictCache.keyOf(e.key) : undefined;
+    let verdict = auto
+      ? (e.verdict ?? (cacheKey ? await this.#verdicts!.get(cacheKey) : undefined))
+      : undefined;
     try {
-      connection = await McpConnection.open({
-        server: e.name,
-        config: e.config,
-        mode: this.#options.protocol?.mode ?? 'auto',
-        ...(e.verdict ? { verdict: e.verdict } : {}),
-        transport: {
-          server: e.name,
-          maxResponseBytes: this.#options.maxResponseBytes ?? MCP_DEFAULTS.maxResponseBytes,
-          ...(this.#options.sandbox ? { sandbox: this.#options.sandbox } : {}),
-          stderrBytes: MCP_DEFAULTS.stderrBytes,
-        },
-        connectTimeoutMs: MCP_DEFAULTS.connectTimeoutMs,
-        signal: ctx.signal,
-        onToolsChanged: () => this.#markStale(e),
-        onUnexpectedClose: () => this.#lost(e),
-      });
-      const tools = toDiscoveredTools(
-        e.name,
-        await connection.listTools(MCP_DEFAULTS.timeoutMs),
-        this.#naming(),
-      );
+      let opened: { connection: McpConnection; tools: DiscoveredTool[] };
+      try {
+        opened = await this.#open(e, ctx, verdict);
+      } catch (err) {
+        // A remembered verdict may be stale (the server changed): forget it and negotiate again.
+        if (!verdict || ctx.signal.aborted) throw err;
+        verdict = undefined;
+        delete e.verdict;
+        if (cacheKey) await this.#verdicts!.delete(cacheKey);
+        opened = await this.#open(e, ctx, undefined);
+      }
+      const { connection, tools } = opened;
       e.connection = connection;
       e.protocolVersion = connection.protocolVersion;
       e.era = connection.era;
-      const verdict = connection.verdict;
-      if (verdict) e.verdict = verdict;
+      const learned = connection.verdict;
+      if (learned) {
+        e.verdict = learned;
+        if (cacheKey && learned !== verdict) await this.#verdicts!.set(cacheKey, learned);
+      }
       delete e.error;
       this.#setStatus(e, 'connected', ctx.emit);
       this.#publish(e, tools, 'discovered', ctx.emit);
     } catch (err) {
-      await connection?.close();
       this.#setStatus(
         e,
         'failed',
         ctx.emit,
         describeError(err, e.name, 'MCP_CONNECTION_FAILED', e.secrets),
       );
+    }
+  }
+
+  async #open(
+    e: ServerEntry,
+    ctx: ExecutorRunContext,
+    verdict: ProtocolVerdict | undefined,
+  ): Promise<{ connection: McpConnection; tools: DiscoveredTool[] }> {
+    const connection = await McpConnection.open({
+      server: e.name,
+      config: e.config,
+      mode: this.#options.protocol?.mode ?? 'auto',
+      ...(verdict ? { verdict } : {}),
+      transport: {
+        server: e.name,
+        maxResponseBytes: this.#options.maxResponseBytes ?? MCP_DEFAULTS.maxResponseBytes,
+        ...(this.#options.sandbox ? { sandbox: this.#options.sandbox } : {}),
+        stderrBytes: MCP_DEFAULTS.stderrBytes,
+      },
+      connectTimeoutMs: MCP_DEFAULTS.connectTimeoutMs,
+      signal: ctx.signal,
+      onToolsChanged: () => this.#markStale(e),
+      onUnexpectedClose: () => this.#lost(e),
+    });
+    try {
+      const tools = toDiscoveredTools(
+        e.name,
+        await connection.listTools(MCP_DEFAULTS.timeoutMs),
+        this.#naming(),
+      );
+      return { connection, tools };
+    } catch (err) {
+      await connection.close();
+      throw err;
     }
   }
 

@@ -9,6 +9,8 @@ export interface ServerEntry {
   readonly source: McpServerSource;
   readonly config: McpServerConfig;
   readonly type: McpTransportType;
+  /** The normalized declaration (see `normalizedKey`). */
+  readonly key: string;
   /** Values to scrub from every message about this server. */
   readonly secrets: readonly string[];
   status: McpServerStatusValue;

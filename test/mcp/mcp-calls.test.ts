@@ -87,6 +87,49 @@ describe('MCP calls', () => {
 });
 
 describe('protocol verdicts', () => {
+  it('a second agent reuses the verdict saved in MUSTER_HOME: no probe process after the first contact', async () => {
+    const log = join(mkdtempSync(join(tmpdir(), 'muster-count-')), 'log');
+    const config = { c: stdioConfig('counting-server.mjs', [`--log=${log}`]) };
+    const first = createAgent(
+      open({ model: scriptedModel([{ text: 'one' }]), mcpServers: config }),
+    );
+    await first.send('x');
+    await first.close();
+    expect((await readCountingLog(log)).filter((e) => e.event === 'start')).toHaveLength(2);
+    const second = createAgent(
+      open({ model: scriptedModel([{ text: 'two' }]), mcpServers: config }),
+    );
+    try {
+      await second.send('y');
+      expect((await readCountingLog(log)).filter((e) => e.event === 'start')).toHaveLength(3);
+      expect(second.mcp.list()[0]).toMatchObject({ status: 'connected', era: 'modern' });
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('a stale saved verdict is dropped and the protocol negotiated again', async () => {
+    const { FileVerdictCache, normalizedKey } = await import('../../src/mcp/index.js');
+    const config = stdioConfig('basic-server.mjs', ['--name=stale']);
+    const cache = new FileVerdictCache(process.env['MUSTER_HOME']!);
+    const key = FileVerdictCache.keyOf(normalizedKey(config));
+    await cache.set(key, { kind: 'modern', discover: { bogus: true } });
+    const agent = createAgent(
+      open({ model: scriptedModel([{ text: 'ok' }]), mcpServers: { s: config } }),
+    );
+    try {
+      await agent.send('x');
+      expect(agent.mcp.list()[0]).toMatchObject({ status: 'connected', era: 'modern' });
+      const fresh = new FileVerdictCache(process.env['MUSTER_HOME']!);
+      expect(await fresh.get(key)).toMatchObject({
+        kind: 'modern',
+        discover: expect.not.objectContaining({ bogus: true }),
+      });
+    } finally {
+      await agent.close();
+    }
+  });
+
   it('a reconnect reuses the first verdict: no second protocol probe process', async () => {
     const log = join(mkdtempSync(join(tmpdir(), 'muster-count-')), 'log');
     const agent = createAgent(
