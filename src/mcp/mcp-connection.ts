@@ -5,6 +5,7 @@ export type ProtocolVerdict =
   | { readonly kind: 'legacy' }
   | { readonly kind: 'modern'; readonly discover: unknown };
 import type { McpServerConfig } from './config-types.js';
+import { keepResponsesAfterNotifications } from './response-order.js';
 import { openSdkLink } from './sdk-connection.js';
 import type { TransportContext } from './transports/transport-types.js';
 
@@ -73,6 +74,7 @@ export class McpConnection {
       transport = handle.transport;
       stderr = handle.stderrTail?.bind(handle);
     }
+    keepResponsesAfterNotifications(transport);
     const connection = new McpConnection(spec.server, client, release, stderr);
     client.onclose = () => {
       if (!connection.#closing) spec.onUnexpectedClose();

@@ -1,0 +1,35 @@
+import type { Transport } from '@modelcontextprotocol/client';
+
+type OnMessage = NonNullable<Transport['onmessage']>;
+
+function isResponse(message: unknown): boolean {
+  const m = message as { id?: unknown; result?: unknown; error?: unknown } | null;
+  return (
+    typeof m === 'object' && m !== null && m.id !== undefined && ('result' in m || 'error' in m)
+  );
+}
+
+/**
+ * Makes a response reach the client only after the notifications that arrived before it.
+ * The official client (2.4.0) runs notification handlers a microtask later but settles
+ * responses at once, so a progress notification that arrives together with its result was
+ * dropped ("unknown progress token"). Responses are handed over on the next macrotask instead,
+ * after every notification handler queued before them has run.
+ */
+export function keepResponsesAfterNotifications(transport: Transport): void {
+  let inner: OnMessage | undefined;
+  const wrapped: OnMessage = (message, extra) => {
+    if (!inner) return;
+    const deliver = inner;
+    if (isResponse(message)) setImmediate(() => deliver(message, extra));
+    else deliver(message, extra);
+  };
+  Object.defineProperty(transport, 'onmessage', {
+    configurable: true,
+    enumerable: true,
+    get: () => (inner ? wrapped : undefined),
+    set: (fn: OnMessage | undefined) => {
+      inner = fn;
+    },
+  });
+}
