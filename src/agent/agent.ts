@@ -17,13 +17,14 @@ import {
 } from '../context/index.js';
 import type { ArchiveStore } from '../context/index.js';
 import type { NormalizedToolResult, ToolCallEnvironment } from '../tools/index.js';
-import { callIsolated, newId } from '../util/index.js';
+import { callIsolated, newId, raceAbort } from '../util/index.js';
 import type { AgentOptions, RunRequest, SendResult } from './agent-options.js';
 import { EventQueue } from './event-queue.js';
 import type { AgentEvent } from './events.js';
 import { DEFAULT_LIMITS, resolveLimits } from './limits.js';
 import type { Limits } from './limits.js';
 import { runLoop, withoutMedia } from './run-loop.js';
+import { unansweredCallResults } from './transcript-repair.js';
 import { validateAgentOptions, validateRunRequest } from './validate-options.js';
 
 const LEASE_TTL_MS = 5 * 60_000;
@@ -57,6 +58,7 @@ export class Agent {
   readonly #afterTool: readonly AfterToolHook[];
   readonly #closeController = new AbortController();
   readonly #running = new Map<string, Promise<unknown>>();
+  readonly #activities = new Set<Promise<unknown>>();
   #idleWaiters: (() => void)[] = [];
   #initialized: Promise<void> | undefined;
   #closing: Promise<void> | undefined;
@@ -82,7 +84,14 @@ export class Agent {
     const mcp = createAgentMcp(
       options,
       {
-        assertIdle: (operation) => this.#assertIdle(operation),
+        exclusive: (operation, fn) => {
+          try {
+            this.#assertIdle(operation);
+          } catch (err) {
+            return Promise.reject(err);
+          }
+          return this.#track(fn());
+        },
         contextFor: (operation) => this.#outsideRunContext(operation, (ev) => this.#background(ev)),
       },
       (ev) => this.#background(ev),
@@ -142,14 +151,26 @@ export class Agent {
   /** Prepares every tool source now (the first run does it otherwise). Returns its events. */
   async initialize(): Promise<AgentEvent[]> {
     this.#assertOpen();
-    const events: AgentEvent[] = [];
-    await this.#ensureInitialized(this.#closeController.signal);
-    const ctx = this.#outsideRunContext('initialize', (ev) => {
-      events.push(ev);
-      this.#background(ev);
-    });
-    for (const e of this.#executors) if (e.prepareRun) await e.prepareRun(ctx);
-    return events;
+    return this.#track(
+      (async () => {
+        const events: AgentEvent[] = [];
+        await this.#ensureInitialized();
+        const ctx = this.#outsideRunContext('initialize', (ev) => {
+          events.push(ev);
+          this.#background(ev);
+        });
+        for (const e of this.#executors) if (e.prepareRun) await e.prepareRun(ctx);
+        return events;
+      })(),
+    );
+  }
+
+  /** Keeps `close()` waiting for work outside runs (initialize, registry changes). */
+  #track<T>(work: Promise<T>): Promise<T> {
+    this.#activities.add(work);
+    const done = () => this.#activities.delete(work);
+    work.then(done, done);
+    return work;
   }
 
   /** Resolves when no run is in progress. */
@@ -162,7 +183,7 @@ export class Agent {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       this.#closeController.abort(abortedError('The agent', new Error('the agent was closed')));
-      await Promise.allSettled([...this.#running.values()]);
+      await Promise.allSettled([...this.#running.values(), ...this.#activities]);
       await Promise.allSettled(this.#executors.map((e) => e.close?.()));
     })();
     return this.#closing;
@@ -262,7 +283,7 @@ export class Agent {
             { sessionId },
           );
       }
-      await this.#ensureInitialized(signal);
+      await raceAbort(this.#ensureInitialized(), signal, 'Initialization');
       const existing = await this.#store.get(sessionId);
       const now = new Date().toISOString();
       if (existing) {
@@ -308,8 +329,9 @@ export class Agent {
         }),
       );
       const user = userMessage(request);
-      const transcript: ModelMessage[] = [...(existing?.messages ?? []), user];
-      await this.#store.update(sessionId, { appendMessages: [withoutMedia(user)] });
+      const repairs = unansweredCallResults(existing?.messages ?? []);
+      await this.#store.update(sessionId, { appendMessages: [...repairs, withoutMedia(user)] });
+      const transcript: ModelMessage[] = [...(existing?.messages ?? []), ...repairs, user];
       const system = request.system ?? this.#options.system;
       const result = await runLoop(
         {
@@ -387,7 +409,8 @@ export class Agent {
     };
   }
 
-  #ensureInitialized(signal: AbortSignal): Promise<void> {
+  #ensureInitialized(): Promise<void> {
+    const signal = this.#closeController.signal;
     this.#initialized ??= Promise.all(this.#executors.map((e) => e.initialize?.({ signal }))).then(
       () => undefined,
     );
@@ -397,7 +420,7 @@ export class Agent {
 
   #assertIdle(operation: string): void {
     this.#assertOpen();
-    if (this.#running.size > 0) {
+    if (this.#running.size > 0 || this.#activities.size > 0) {
       throw new MusterError(
         'REGISTRY_BUSY',
         `agent.mcp.${operation}() needs an idle agent, but a run is in progress: call it after awaitIdle(), never from a hook.`,
@@ -408,8 +431,9 @@ export class Agent {
   /** Observers see events that happen outside any run (list changes, disconnects, registry changes). */
   #background(event: AgentEvent | ExecutorEvent): void {
     const onEvent = this.#options.observability?.onEvent;
+    const named = event.runId === '' ? { ...event, runId: 'background' } : event;
     if (onEvent)
-      callIsolated(() => onEvent(event as AgentEvent), this.#options.observability?.onError);
+      callIsolated(() => onEvent(named as AgentEvent), this.#options.observability?.onError);
   }
 
   #outsideRunContext(operation: string, emit: (ev: AgentEvent) => void): ExecutorRunContext {

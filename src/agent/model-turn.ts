@@ -62,6 +62,10 @@ export async function takeModelTurn(
     iterator = it;
     for (;;) {
       const step = await new Promise<IteratorResult<ModelPart>>((resolve, reject) => {
+        if (signal.aborted) {
+          reject(abortedError('The model stream', signal.reason));
+          return;
+        }
         rejectPending = reject;
         it.next().then(resolve, reject);
       });

@@ -110,6 +110,18 @@ export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Prom
         }),
       );
       await commit(ctx, transcript, refused, {});
+      for (const r of refused) {
+        ctx.emit({
+          type: 'tool.completed',
+          ...base(ctx),
+          callId: r.callId,
+          toolName: r.toolName,
+          isError: true,
+          content: r.content,
+          executed: false,
+          durationMs: 0,
+        });
+      }
       throw new MusterError(
         'AGENT_LIMIT_EXCEEDED',
         `The model asked for ${turn.calls.length} tool calls in one turn, over limits.maxToolCallsPerTurn (${ctx.limits.maxToolCallsPerTurn}): raise the limit or ask for fewer calls.`,
@@ -180,8 +192,8 @@ async function commit(
   messages: readonly ModelMessage[],
   patch: { iteration?: number; addUsage?: Usage },
 ): Promise<void> {
-  transcript.push(...messages);
   await ctx.store.update(ctx.sessionId, { ...patch, appendMessages: messages.map(withoutMedia) });
+  transcript.push(...messages);
 }
 
 /** The stored form of a message: binary media is never persisted. */

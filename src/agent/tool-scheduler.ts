@@ -31,25 +31,51 @@ async function runOne(call: ToolCallRequest, env: ToolCallEnvironment): Promise<
     try {
       return await runToolCall(call, env);
     } catch (err) {
+      // runToolCall rejects only when the run is aborted mid-decision; anything else is a bug
+      // that must still leave a result for the call
       if (!env.signal.aborted) {
         const message = err instanceof Error ? err.message : String(err);
-        return {
-          callId: call.callId,
-          toolName: call.name,
-          result: { content: `Error [TOOL_EXECUTION_FAILED]: ${message}`, isError: true },
-          errorCode: 'TOOL_EXECUTION_FAILED',
-          executed: false,
-        };
+        return notRun(
+          call,
+          env,
+          `Error [TOOL_EXECUTION_FAILED]: ${message}`,
+          'TOOL_EXECUTION_FAILED',
+        );
       }
     }
   }
+  return notRun(
+    call,
+    env,
+    'Error [ABORTED]: the run was aborted before this call ran; it was not executed.',
+  );
+}
+
+/** The outcome (and `tool.completed` event) of a call that never ran. */
+function notRun(
+  call: ToolCallRequest,
+  env: ToolCallEnvironment,
+  content: string,
+  errorCode?: 'TOOL_EXECUTION_FAILED',
+): ToolCallOutcome {
+  env.emit({
+    type: 'tool.completed',
+    timestamp: new Date().toISOString(),
+    sessionId: env.sessionId,
+    runId: env.runId,
+    callId: call.callId,
+    toolName: call.name,
+    isError: true,
+    content,
+    ...(errorCode ? { errorCode } : {}),
+    executed: false,
+    durationMs: 0,
+  });
   return {
     callId: call.callId,
     toolName: call.name,
-    result: {
-      content: 'Error [ABORTED]: the run was aborted before this call ran; it was not executed.',
-      isError: true,
-    },
+    result: { content, isError: true },
+    ...(errorCode ? { errorCode } : {}),
     executed: false,
   };
 }

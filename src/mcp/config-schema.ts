@@ -15,6 +15,9 @@ interface Schemas {
   readonly file: ZodType;
 }
 
+/** The longest delay a Node timer honours; longer ones fire at once. */
+const MAX_TIMER_MS = 2_147_483_647;
+
 let schemas: Schemas | undefined;
 
 function build(): Schemas {
@@ -78,8 +81,8 @@ function build(): Schemas {
     archiveThresholdBytes: z.number().int().min(256).optional(),
     operation: z
       .strictObject({
-        timeoutMs: z.number().int().positive().optional(),
-        maxTotalTimeoutMs: z.number().int().positive().optional(),
+        timeoutMs: z.number().int().positive().max(MAX_TIMER_MS).optional(),
+        maxTotalTimeoutMs: z.number().int().positive().max(MAX_TIMER_MS).optional(),
       })
       .optional(),
   });

@@ -31,6 +31,12 @@ export function normalizedKey(config: McpServerConfig): string {
     if (id === undefined) sdkIds.set(config.server, (id = nextSdkId++));
     return `sdk#${id}`;
   }
+  if (config.type === 'http' && config.auth?.type === 'provider') {
+    // a provider is a live object (it may even be cyclic): compare it by identity
+    let id = sdkIds.get(config.auth.provider);
+    if (id === undefined) sdkIds.set(config.auth.provider, (id = nextSdkId++));
+    return canonical({ ...config, auth: { type: 'provider', provider: `provider#${id}` } });
+  }
   return canonical({ ...config, type: transportOf(config) });
 }
 

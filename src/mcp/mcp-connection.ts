@@ -24,8 +24,8 @@ export interface ConnectionSpec {
   readonly signal?: AbortSignal;
   /** The server said its tool list changed. */
   readonly onToolsChanged: () => void;
-  /** The connection closed without `close()` being called (process exit, network loss). */
-  readonly onUnexpectedClose: () => void;
+  /** An open connection closed without `close()` being called (process exit, network loss). */
+  readonly onUnexpectedClose: (connection: McpConnection) => void;
 }
 
 /** Per-call options of {@link McpConnection.callTool}. */
@@ -76,8 +76,10 @@ export class McpConnection {
     }
     keepResponsesAfterNotifications(transport);
     const connection = new McpConnection(spec.server, client, release, stderr);
+    let open = false;
     client.onclose = () => {
-      if (!connection.#closing) spec.onUnexpectedClose();
+      // a handshake that fails closes the client too; only a connection that was open is "lost"
+      if (open && !connection.#closing) spec.onUnexpectedClose(connection);
     };
     client.onerror = () => undefined;
     try {
@@ -90,6 +92,7 @@ export class McpConnection {
       await connection.close();
       throw err;
     }
+    open = true;
     return connection;
   }
 
@@ -116,10 +119,11 @@ export class McpConnection {
   }
 
   /** Lists every tool (all pages), bypassing caches. */
-  async listTools(timeoutMs: number): Promise<McpTool[]> {
+  async listTools(timeoutMs: number, signal?: AbortSignal): Promise<McpTool[]> {
     const result = await this.client.listTools(undefined, {
       cacheMode: 'refresh',
       timeout: timeoutMs,
+      ...(signal ? { signal } : {}),
     } as never);
     return result.tools;
   }

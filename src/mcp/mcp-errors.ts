@@ -68,15 +68,27 @@ export function classifyCallError(err: unknown, ctx: CallErrorContext): ToolErro
       `The call to '${ctx.toolName}' timed out after ${ctx.timeoutMs} ms without a result or progress.`,
     );
   }
-  if (e.code === 'CONNECTION_CLOSED' || /not connected|connection closed/i.test(message)) {
+  if (e.code === 'CONNECTION_CLOSED' || /connection closed/i.test(message)) {
     return unknown(
       'disconnected',
       `Server '${ctx.server}' disconnected during the call to '${ctx.toolName}'.`,
     );
   }
+  if (/not connected/i.test(message)) {
+    return new ToolError(
+      'TOOL_EXECUTION_FAILED',
+      `Server '${ctx.server}' is not connected: the call to '${ctx.toolName}' was not sent.`,
+      {
+        toolName: ctx.toolName,
+        cause: err,
+        details: { server: ctx.server, reason: 'not-sent' },
+      },
+    );
+  }
   const inner = musterCause(err);
   if (inner && inner.code === 'MCP_OPERATION_FAILED') {
-    return new ToolError('TOOL_EXECUTION_FAILED', redact(inner.message, ctx.secrets), {
+    // the response was refused for its size: the tool ran, its result is too large
+    return new ToolError('TOOL_RESULT_TOO_LARGE', redact(inner.message, ctx.secrets), {
       toolName: ctx.toolName,
       cause: err,
       details: { server: ctx.server },

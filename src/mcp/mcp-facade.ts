@@ -1,5 +1,5 @@
 import { MusterError } from '../errors/index.js';
-import type { ExecutorRunContext } from '../tools/index.js';
+import type { ExecutorEvent, ExecutorRunContext } from '../tools/index.js';
 import { declare } from './config-sources.js';
 import type { ServerDeclaration } from './config-sources.js';
 import type { McpServerConfig } from './config-types.js';
@@ -8,8 +8,11 @@ import type { McpServerStatus } from './mcp-status.js';
 
 /** What the facade needs from its agent. */
 export interface McpFacadeHost {
-  /** Throws `REGISTRY_BUSY` unless the agent and its children are idle. */
-  assertIdle(operation: string): void;
+  /**
+   * Runs a registry mutation: throws `REGISTRY_BUSY` unless the agent (and its children) are
+   * idle, and keeps the agent from closing or mutating again until it settles.
+   */
+  exclusive<T>(operation: string, fn: () => Promise<T>): Promise<T>;
   /** A context for connecting outside a run (authorization, events). */
   contextFor(operation: string): ExecutorRunContext;
   /** Checks a runtime declaration (transports allowed, URL and headers). */
@@ -33,8 +36,38 @@ export class McpFacade {
    * is connected and its tools are discovered; a candidate that fails is removed and the
    * error is thrown. A name that exists fails: unregister it first.
    */
-  async register(name: string, config: McpServerConfig): Promise<McpServerStatus> {
-    return this.#register(name, config, 'registered');
+  register(name: string, config: McpServerConfig): Promise<McpServerStatus> {
+    return this.host.exclusive('register', () => this.#register(name, config, 'registered'));
+  }
+
+  /**
+   * Replaces a server's declaration. If the new declaration does not connect, the old one is
+   * put back (pending: it reconnects at the next run) and the error is thrown.
+   */
+  update(name: string, config: McpServerConfig): Promise<McpServerStatus> {
+    return this.host.exclusive('update', async () => {
+      const previous = this.manager.declaration(name);
+      if (!previous)
+        throw new MusterError('INVALID_CONFIGURATION', `No MCP server is registered as '${name}'.`);
+      const declaration = declare(name, config, 'runtime', 'agent.mcp.update()');
+      this.host.check(declaration);
+      await this.manager.remove(name);
+      try {
+        return await this.#register(name, config, 'updated');
+      } catch (err) {
+        if (!this.manager.has(name)) this.manager.add(previous);
+        throw err;
+      }
+    });
+  }
+
+  /** Removes a server and closes its connection (files are not edited). */
+  unregister(name: string): Promise<void> {
+    return this.host.exclusive('unregister', async () => {
+      const ctx = this.host.contextFor('unregister');
+      await this.manager.remove(name, ctx.emit);
+      ctx.emit(changed(name, 'unregistered', 'unregister'));
+    });
   }
 
   async #register(
@@ -42,57 +75,46 @@ export class McpFacade {
     config: McpServerConfig,
     change: 'registered' | 'updated',
   ): Promise<McpServerStatus> {
-    this.host.assertIdle('register');
     const declaration = declare(name, config, 'runtime', 'agent.mcp.register()');
     this.host.check(declaration);
     this.manager.add(declaration);
-    const ctx = this.host.contextFor('register');
-    await this.manager.connectOne(name, ctx);
-    const status = this.manager.list().find((s) => s.name === name)!;
-    if (status.status !== 'connected') {
-      await this.manager.remove(name, ctx.emit);
+    const ctx = this.host.contextFor(change === 'registered' ? 'register' : 'update');
+    try {
+      await this.manager.connectOne(name, ctx);
+    } catch (err) {
+      if (this.manager.has(name)) await this.manager.remove(name, ctx.emit);
+      throw err;
+    }
+    const status = this.manager.list().find((s) => s.name === name);
+    if (status?.status !== 'connected') {
+      if (this.manager.has(name)) await this.manager.remove(name, ctx.emit);
+      const code = status?.error?.code;
       throw new MusterError(
-        status.error?.code === 'TOOL_DENIED' || status.error?.code === 'TOOL_APPROVAL_REQUIRED'
-          ? status.error.code
+        code === 'TOOL_DENIED' ||
+          code === 'TOOL_APPROVAL_REQUIRED' ||
+          code === 'INVALID_CONFIGURATION'
+          ? code
           : 'MCP_CONNECTION_FAILED',
-        status.error?.message ?? `Server '${name}' did not connect.`,
+        status?.error?.message ?? `Server '${name}' did not connect.`,
         { details: { server: name } },
       );
     }
-    ctx.emit({
-      type: 'mcp.server.changed',
-      server: name,
-      change,
-      timestamp: new Date().toISOString(),
-      sessionId: '',
-      runId: '',
-    } as never);
+    ctx.emit(changed(name, change, change === 'registered' ? 'register' : 'update'));
     return status;
   }
+}
 
-  /** Replaces a server's declaration: unregisters it, then registers the new one. */
-  async update(name: string, config: McpServerConfig): Promise<McpServerStatus> {
-    this.host.assertIdle('update');
-    if (!this.manager.has(name))
-      throw new MusterError('INVALID_CONFIGURATION', `No MCP server is registered as '${name}'.`);
-    const declaration = declare(name, config, 'runtime', 'agent.mcp.update()');
-    this.host.check(declaration);
-    await this.manager.remove(name);
-    return this.#register(name, config, 'updated');
-  }
-
-  /** Removes a server and closes its connection (files are not edited). */
-  async unregister(name: string): Promise<void> {
-    this.host.assertIdle('unregister');
-    const ctx = this.host.contextFor('unregister');
-    await this.manager.remove(name, ctx.emit);
-    ctx.emit({
-      type: 'mcp.server.changed',
-      server: name,
-      change: 'unregistered',
-      timestamp: new Date().toISOString(),
-      sessionId: '',
-      runId: '',
-    } as never);
-  }
+function changed(
+  server: string,
+  change: 'registered' | 'updated' | 'unregistered',
+  runId: string,
+): ExecutorEvent {
+  return {
+    type: 'mcp.server.changed',
+    server,
+    change,
+    timestamp: new Date().toISOString(),
+    sessionId: '',
+    runId,
+  } as ExecutorEvent;
 }

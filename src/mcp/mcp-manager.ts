@@ -67,6 +67,14 @@ export class McpManager {
     return [...this.#entries.values()].map(snapshot);
   }
 
+  /** The declaration a server was registered with. */
+  declaration(name: string): ServerDeclaration | undefined {
+    const e = this.#entries.get(name);
+    return e
+      ? { name: e.name, source: e.source, where: 'agent.mcp', config: e.config, key: e.key }
+      : undefined;
+  }
+
   /** True when a server of this name is registered. */
   has(name: string): boolean {
     return this.#entries.has(name);
@@ -86,12 +94,26 @@ export class McpManager {
   /** Connects what is not connected yet (authorized, bounded, isolated) and refreshes stale listings. */
   async prepare(ctx: ExecutorRunContext): Promise<void> {
     const todo = [...this.#entries.values()].filter(
-      (e) => !e.blocked && (e.retry || (e.status === 'connected' && e.stale)),
+      (e) => !e.blocked && (e.busy || e.retry || (e.status === 'connected' && e.stale)),
     );
     const limit = this.#options.startupConcurrency ?? MCP_DEFAULTS.startupConcurrency;
+    // One connect (or refresh) per server at a time: a second run waits for the one in flight.
     await mapWithConcurrency(todo, limit, (e) =>
-      e.status === 'connected' ? this.#refresh(e, ctx.emit, ctx) : this.#connect(e, ctx),
+      this.#once(e, () =>
+        e.status === 'connected' && e.stale
+          ? this.#refresh(e, ctx.emit, ctx)
+          : this.#connect(e, ctx),
+      ),
     );
+  }
+
+  #once(e: ServerEntry, work: () => Promise<void>): Promise<void> {
+    if (e.busy) return e.busy;
+    const busy: Promise<void> = work().finally(() => {
+      if (e.busy === busy) delete e.busy;
+    });
+    e.busy = busy;
+    return busy;
   }
 
   /** Calls a tool by its model-facing name. Tool-level failures throw `ToolError`s. */
@@ -149,7 +171,7 @@ export class McpManager {
   /** Connects one server now (used by `register`). */
   async connectOne(name: string, ctx: ExecutorRunContext): Promise<void> {
     const e = this.#entries.get(name);
-    if (e && !e.blocked) await this.#connect(e, ctx);
+    if (e && !e.blocked) await this.#once(e, () => this.#connect(e, ctx));
   }
 
   /** Removes a server, closing its connection. */
@@ -243,18 +265,30 @@ export class McpManager {
         opened = await this.#open(e, ctx, undefined);
       }
       const { connection, tools } = opened;
+      if (this.#closed || this.#entries.get(e.name) !== e) {
+        // closed or unregistered while connecting: nothing may keep this connection alive
+        await connection.close();
+        return;
+      }
       e.connection = connection;
       e.protocolVersion = connection.protocolVersion;
       e.era = connection.era;
       const learned = connection.verdict;
       if (learned) {
         e.verdict = learned;
-        if (cacheKey && learned !== verdict) await this.#verdicts!.set(cacheKey, learned);
+        if (cacheKey && JSON.stringify(learned) !== JSON.stringify(verdict))
+          await this.#verdicts!.set(cacheKey, learned);
       }
       delete e.error;
       this.#setStatus(e, 'connected', ctx.emit);
       this.#publish(e, tools, 'discovered', ctx.emit);
     } catch (err) {
+      if (ctx.signal.aborted) {
+        // the run was aborted, not the server: try again at the next run
+        e.retry = true;
+        this.#setStatus(e, 'pending', ctx.emit);
+        return;
+      }
       this.#setStatus(
         e,
         'failed',
@@ -283,12 +317,12 @@ export class McpManager {
       connectTimeoutMs: MCP_DEFAULTS.connectTimeoutMs,
       signal: ctx.signal,
       onToolsChanged: () => this.#markStale(e),
-      onUnexpectedClose: () => this.#lost(e),
+      onUnexpectedClose: (closed) => this.#lost(e, closed),
     });
     try {
       const tools = toDiscoveredTools(
         e.name,
-        await connection.listTools(MCP_DEFAULTS.timeoutMs),
+        await connection.listTools(MCP_DEFAULTS.timeoutMs, ctx.signal),
         this.#naming(),
       );
       return { connection, tools };
@@ -302,13 +336,20 @@ export class McpManager {
     try {
       const tools = toDiscoveredTools(
         e.name,
-        await e.connection!.listTools(MCP_DEFAULTS.timeoutMs),
+        await e.connection!.listTools(MCP_DEFAULTS.timeoutMs, ctx.signal),
         this.#naming(),
       );
       e.stale = false;
       this.#publish(e, tools, 'refreshed', emit);
     } catch (err) {
       if (ctx.signal.aborted) return;
+      // a listing that cannot be refreshed must not stay live: drop the connection, reconnect later
+      const connection = e.connection;
+      this.#unpublish(e);
+      e.tools = [];
+      delete e.connection;
+      e.retry = true;
+      await connection?.close();
       this.#setStatus(
         e,
         'failed',
@@ -358,8 +399,8 @@ export class McpManager {
     );
   }
 
-  #lost(e: ServerEntry): void {
-    if (this.#closed || this.#entries.get(e.name) !== e) return;
+  #lost(e: ServerEntry, closed: McpConnection): void {
+    if (this.#closed || this.#entries.get(e.name) !== e || e.connection !== closed) return;
     this.#unpublish(e);
     e.tools = [];
     delete e.connection;

@@ -20,6 +20,8 @@ export interface ServerEntry {
   /** True when a later run should try to connect again (pending, denied, disconnected). */
   retry: boolean;
   connection?: McpConnection;
+  /** The connect or refresh in flight, which later runs wait for. */
+  busy?: Promise<void>;
   tools: DiscoveredTool[];
   stale: boolean;
   /** The protocol verdict of the first successful contact, reused for reconnects. */

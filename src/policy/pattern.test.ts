@@ -49,6 +49,18 @@ describe('policy patterns', () => {
     expect(compilePattern('mcp_connect:*')(tool('mcp__fs__read', 'fs'))).toBe(false);
   });
 
+  it('never reaches across servers whose names share a prefix or end in _', () => {
+    const m = compilePattern('mcp__github__*');
+    expect(m(tool('mcp__github__delete', 'github'))).toBe(true);
+    expect(m(tool('mcp__github___delete_0123456789', 'github_', 'delete'))).toBe(false);
+    expect(m(tool('mcp__github2__delete', 'github2'))).toBe(false);
+    expect(
+      compilePattern('mcp__github__delete')(
+        tool('mcp__github___delete_0123456789', 'github_', 'delete'),
+      ),
+    ).toBe(false);
+  });
+
   it('matches the original name of a tool that was given a safe name', () => {
     const m = compilePattern('mcp__docs__search*');
     expect(m(tool('mcp__docs__search_v2_abcdef0123', 'docs', 'search.v2'))).toBe(true);

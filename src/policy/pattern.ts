@@ -59,13 +59,38 @@ export function compilePattern(pattern: Pattern): PatternMatcher {
     return (s) => s.kind === 'tool' && s.server === server;
   }
   const re = globToRegExp(pattern);
+  const rest = pattern.startsWith('mcp__') ? pattern.slice('mcp__'.length) : undefined;
+  const serverPart = rest === undefined ? undefined : rest.split('__')[0]!;
+  if (rest === undefined || serverPart!.includes('*') || !rest.includes('__')) {
+    // a plain glob (`*`, `mcp__*`, `read_*`): matched against the name, and for MCP tools also
+    // against `mcp__<server>__<original name>`
+    return (s) => {
+      if (s.kind !== 'tool') return false;
+      if (re.test(s.name)) return true;
+      return (
+        s.server !== undefined &&
+        s.originalName !== undefined &&
+        re.test(`mcp__${s.server}__${s.originalName}`)
+      );
+    };
+  }
+  // `mcp__<server>__<tool glob>`: the server must be exactly the subject's server (so
+  // `mcp__github__*` never reaches a server named `github_`), then the tool part is globbed
+  // against the model-facing tool part or the original name.
+  const toolGlobs = new Map<string, RegExp | null>();
   return (s) => {
     if (s.kind !== 'tool') return false;
-    if (re.test(s.name)) return true;
+    if (s.server === undefined) return re.test(s.name);
+    const prefix = `mcp__${s.server}__`;
+    let glob = toolGlobs.get(prefix);
+    if (glob === undefined) {
+      glob = pattern.startsWith(prefix) ? globToRegExp(pattern.slice(prefix.length)) : null;
+      toolGlobs.set(prefix, glob);
+    }
+    if (glob === null || !s.name.startsWith(prefix)) return false;
     return (
-      s.server !== undefined &&
-      s.originalName !== undefined &&
-      re.test(`mcp__${s.server}__${s.originalName}`)
+      glob.test(s.name.slice(prefix.length)) ||
+      (s.originalName !== undefined && glob.test(s.originalName))
     );
   };
 }

@@ -78,6 +78,7 @@ describe('cancellation', () => {
     const completed = ofType(events, 'tool.completed');
     expect(completed.map((c) => [c.errorCode, c.executed])).toEqual([
       ['TOOL_OUTCOME_UNKNOWN', true],
+      [undefined, false],
     ]);
     const tools = (await store.get('ab2'))!.messages.filter((m) => m.role === 'tool');
     expect(tools.map((t) => (t.role === 'tool' ? t.content : ''))).toEqual([

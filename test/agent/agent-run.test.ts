@@ -223,3 +223,44 @@ describe('agent run', () => {
     await agent.awaitIdle();
   });
 });
+
+describe('transcript repair', () => {
+  it('answers tool calls a dead run left without results, as TOOL_OUTCOME_UNKNOWN, before continuing', async () => {
+    const store = new MemorySessionStore();
+    const now = new Date().toISOString();
+    await store.create({
+      id: 'dead',
+      status: 'running',
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'pay' }] },
+        {
+          role: 'assistant',
+          content: [{ type: 'tool-call', callId: 'c1', name: 'charge', arguments: {} }],
+        },
+      ],
+      iteration: 1,
+      createdAt: now,
+      updatedAt: now,
+      usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+      archiveRefs: [],
+    });
+    const model = scriptedModel([{ text: 'recovered' }]);
+    const agent = createAgent({ model, sessionStore: store });
+    await agent.send('what happened?', { sessionId: 'dead' });
+    const sent = model.requests[0]!.messages;
+    expect(sent.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'user']);
+    expect(sent[2]).toMatchObject({
+      role: 'tool',
+      callId: 'c1',
+      isError: true,
+      content: expect.stringMatching(/^Error \[TOOL_OUTCOME_UNKNOWN\]/),
+    });
+    expect((await store.get('dead'))?.messages.map((m) => m.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'user',
+      'assistant',
+    ]);
+  });
+});
