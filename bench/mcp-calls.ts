@@ -1,7 +1,13 @@
-import { Client, InMemoryTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { EventEmitter, setMaxListeners } from 'node:events';
+import {
+  Client,
+  InMemoryTransport,
+  StreamableHTTPClientTransport,
+} from '@modelcontextprotocol/client';
 import type { Transport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { McpServer } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { z } from 'zod';
 import { createAgent, createSdkMcpServer, sdkTool, tool } from '../src/index.js';
 import type { Agent, McpServerConfig, StandardSchemaV1Like } from '../src/index.js';
@@ -44,8 +50,17 @@ export interface CallCaseSpec {
   /** Calls per measured batch: the divisor of every per-call figure. */
   readonly batch: number;
   readonly variants: readonly CallVariant[];
+  /** Untimed samples at the start of every epoch. */
   readonly warmupSamples: number;
+  /** Timed samples in all, spread evenly over the epochs. */
   readonly samples: number;
+  /** How many times to open everything afresh (new clients, agent, processes). Default 1. */
+  readonly epochs?: number;
+  /** More raw clients to time the same way (another era or server setup), for reference. */
+  readonly referenceRaw?: readonly {
+    readonly label: string;
+    readonly open: () => Promise<RawEndpoint>;
+  }[];
   /** Run (untimed) every `collectEvery` samples, for example a forced GC. */
   readonly collect?: () => void;
   readonly collectEvery?: number;
@@ -71,12 +86,21 @@ export interface VariantResult {
   readonly ratio: number;
   /** Median of `mcpPartUs` over median of `rawUs`. */
   readonly mcpPartRatio: number;
+  /** The reference raw clients, per call, in the order of `CallCaseSpec.referenceRaw`. */
+  readonly referenceUs: readonly {
+    readonly label: string;
+    readonly era: string;
+    readonly us: Summary;
+  }[];
 }
 
 /** One transport's comparison. */
 export interface CallComparison {
   readonly label: string;
   readonly batch: number;
+  readonly epochs: number;
+  /** Wall time of the whole comparison, connects included. */
+  readonly seconds: number;
   readonly rawEra: string;
   readonly musterEra: string;
   readonly variants: readonly VariantResult[];
@@ -193,97 +217,183 @@ interface VariantSamples {
   readonly mcpPart: number[];
   readonly host: number[];
   readonly runMs: number[];
+  readonly reference: number[][];
+}
+
+/** The clients and the agent of one epoch, connected. */
+interface Epoch {
+  readonly raw: RawEndpoint;
+  readonly references: readonly { readonly label: string; readonly endpoint: RawEndpoint }[];
+  readonly muster: MusterSide;
+  /** The model-facing name of the measured tool in Muster. */
+  readonly name: string;
+  readonly musterEra: string;
+}
+
+/** Opens the raw client, the reference clients and a connected agent; closes all on failure. */
+async function openEpoch(spec: CallCaseSpec): Promise<Epoch> {
+  const opened: RawEndpoint[] = [];
+  const muster = new MusterSide(spec, spec.batch);
+  try {
+    const raw = await spec.openRaw();
+    opened.push(raw);
+    const references = [];
+    for (const r of spec.referenceRaw ?? []) {
+      const endpoint = await r.open();
+      opened.push(endpoint);
+      references.push({ label: r.label, endpoint });
+    }
+    const { name, era } = await muster.connect(spec.tool);
+    return { raw, references, muster, name, musterEra: era };
+  } catch (err) {
+    await closeEpoch({ opened, muster });
+    throw err;
+  }
+}
+
+async function closeEpoch(parts: {
+  opened: readonly RawEndpoint[];
+  muster: MusterSide;
+}): Promise<void> {
+  await Promise.allSettled([parts.muster.close(), ...parts.opened.map((e) => e.close())]);
 }
 
 /**
  * Compares one transport: the raw client calling the tool against Muster calling it through
  * `agent.run()` (a scripted model asks for the calls), in the same process, sampled
- * round-robin (raw, Muster, host baseline; the order rotates every sample) after warm-up.
+ * round-robin (raw, Muster, host baseline, reference clients; the order rotates every sample).
+ * Samples are split over `epochs`: each opens new clients, a new agent and (for stdio) new
+ * server processes, warms up, and is closed before the next, so that one lucky or unlucky
+ * process placement does not decide a ratio.
  */
 export async function compareCalls(spec: CallCaseSpec): Promise<CallComparison> {
-  const raw = await spec.openRaw();
-  const muster = new MusterSide(spec, spec.batch);
-  try {
-    const { name, era: musterEra } = await muster.connect(spec.tool);
-    const rawEra = raw.client.getProtocolEra() ?? '?';
-    const argumentsText = JSON.stringify(spec.args);
-    const params = { name: spec.tool, arguments: { ...spec.args } };
-    const scripts = spec.variants.map((variant) => {
-      const [turns, perTurn] = variant === 'sequential' ? [spec.batch, 1] : [1, spec.batch];
-      return {
-        variant,
-        mcp: runScript({ name, argumentsText }, turns, perTurn),
-        host: runScript({ name: NOOP_TOOL, argumentsText }, turns, perTurn),
-      };
-    });
-    const perCall = (m: RunMeasure, variant: CallVariant) =>
-      ((variant === 'sequential'
-        ? m.durationsMs.reduce((a, b) => a + b, 0)
-        : Math.max(...m.durationsMs)) *
-        1000) /
-      spec.batch;
-    const samples = scripts.map(
-      (): VariantSamples => ({ raw: [], muster: [], mcpPart: [], host: [], runMs: [] }),
-    );
-    const total = spec.warmupSamples + spec.samples;
-    for (let s = 0; s < total; s++) {
-      if (spec.collect && s % (spec.collectEvery ?? 10) === 0) spec.collect();
-      for (const [k, script] of scripts.entries()) {
-        let rawUs = 0;
-        let mcpRun: RunMeasure | undefined;
-        let hostRun: RunMeasure | undefined;
-        const steps = [
-          async () => void (rawUs = await rawBatch(raw.client, params, spec.batch, script.variant)),
-          async () =>
-            void (mcpRun = await muster.run(script.mcp, spec.batch, spec.checkContent)),
-          async () => void (hostRun = await muster.run(script.host, spec.batch)),
-        ];
-        for (let i = 0; i < steps.length; i++) await steps[(s + i) % steps.length]!();
-        if (s < spec.warmupSamples) continue;
-        const out = samples[k]!;
-        out.raw.push(rawUs);
-        out.muster.push(perCall(mcpRun!, script.variant));
-        out.host.push(perCall(hostRun!, script.variant));
-        out.mcpPart.push(((mcpRun!.wallMs - hostRun!.wallMs) * 1000) / spec.batch);
-        out.runMs.push(mcpRun!.wallMs);
-      }
-    }
-    return {
-      label: spec.label,
-      batch: spec.batch,
-      rawEra,
-      musterEra,
-      variants: scripts.map(({ variant }, k): VariantResult => {
-        const s = samples[k]!;
-        const rawUs = summarize(s.raw);
-        const musterUs = summarize(s.muster);
-        const mcpPartUs = summarize(s.mcpPart);
+  const started = performance.now();
+  const epochs = Math.max(1, spec.epochs ?? 1);
+  const argumentsText = JSON.stringify(spec.args);
+  const params = { name: spec.tool, arguments: { ...spec.args } };
+  const perCall = (m: RunMeasure, variant: CallVariant) =>
+    ((variant === 'sequential'
+      ? m.durationsMs.reduce((a, b) => a + b, 0)
+      : Math.max(...m.durationsMs)) *
+      1000) /
+    spec.batch;
+  const samples = spec.variants.map(
+    (): VariantSamples => ({
+      raw: [],
+      muster: [],
+      mcpPart: [],
+      host: [],
+      runMs: [],
+      reference: (spec.referenceRaw ?? []).map(() => []),
+    }),
+  );
+  let rawEra = '?';
+  let musterEra = '?';
+  const referenceEras = (spec.referenceRaw ?? []).map(() => '?');
+  let taken = 0;
+  for (let e = 0; e < epochs; e++) {
+    const epoch = await openEpoch(spec);
+    try {
+      rawEra = epoch.raw.client.getProtocolEra() ?? '?';
+      musterEra = epoch.musterEra;
+      epoch.references.forEach(
+        (r, i) => (referenceEras[i] = r.endpoint.client.getProtocolEra() ?? '?'),
+      );
+      const scripts = spec.variants.map((variant) => {
+        const [turns, perTurn] = variant === 'sequential' ? [spec.batch, 1] : [1, spec.batch];
         return {
           variant,
-          rawUs,
-          musterUs,
-          mcpPartUs,
-          hostUs: summarize(s.host),
-          runMs: summarize(s.runMs),
-          ratio: musterUs.median / rawUs.median,
-          mcpPartRatio: mcpPartUs.median / rawUs.median,
+          mcp: runScript({ name: epoch.name, argumentsText }, turns, perTurn),
+          host: runScript({ name: NOOP_TOOL, argumentsText }, turns, perTurn),
         };
-      }),
-    };
-  } finally {
-    await Promise.allSettled([muster.close(), raw.close()]);
+      });
+      const wanted = Math.round((spec.samples * (e + 1)) / epochs) - taken;
+      taken += wanted;
+      const total = spec.warmupSamples + wanted;
+      for (let s = 0; s < total; s++) {
+        if (spec.collect && s % (spec.collectEvery ?? 10) === 0) spec.collect();
+        for (const [k, script] of scripts.entries()) {
+          const { variant } = script;
+          let rawUs = 0;
+          let mcpRun: RunMeasure | undefined;
+          let hostRun: RunMeasure | undefined;
+          const referenceUs = epoch.references.map(() => 0);
+          const steps: (() => Promise<void>)[] = [
+            async () =>
+              void (rawUs = await rawBatch(epoch.raw.client, params, spec.batch, variant)),
+            async () =>
+              void (mcpRun = await epoch.muster.run(script.mcp, spec.batch, spec.checkContent)),
+            async () => void (hostRun = await epoch.muster.run(script.host, spec.batch)),
+            ...epoch.references.map((r, i) => async () => {
+              referenceUs[i] = await rawBatch(r.endpoint.client, params, spec.batch, variant);
+            }),
+          ];
+          for (let i = 0; i < steps.length; i++) await steps[(s + i) % steps.length]!();
+          if (s < spec.warmupSamples) continue;
+          const out = samples[k]!;
+          out.raw.push(rawUs);
+          out.muster.push(perCall(mcpRun!, variant));
+          out.host.push(perCall(hostRun!, variant));
+          out.mcpPart.push(((mcpRun!.wallMs - hostRun!.wallMs) * 1000) / spec.batch);
+          out.runMs.push(mcpRun!.wallMs);
+          referenceUs.forEach((us, i) => out.reference[i]!.push(us));
+        }
+      }
+    } finally {
+      await closeEpoch({
+        opened: [epoch.raw, ...epoch.references.map((r) => r.endpoint)],
+        muster: epoch.muster,
+      });
+    }
   }
+  return {
+    label: spec.label,
+    batch: spec.batch,
+    epochs,
+    seconds: (performance.now() - started) / 1000,
+    rawEra,
+    musterEra,
+    variants: spec.variants.map((variant, k): VariantResult => {
+      const s = samples[k]!;
+      const rawUs = summarize(s.raw);
+      const musterUs = summarize(s.muster);
+      const mcpPartUs = summarize(s.mcpPart);
+      return {
+        variant,
+        rawUs,
+        musterUs,
+        mcpPartUs,
+        hostUs: summarize(s.host),
+        runMs: summarize(s.runMs),
+        ratio: musterUs.median / rawUs.median,
+        mcpPartRatio: mcpPartUs.median / rawUs.median,
+        referenceUs: (spec.referenceRaw ?? []).map((r, i) => ({
+          label: r.label,
+          era: referenceEras[i]!,
+          us: summarize(s.reference[i]!),
+        })),
+      };
+    }),
+  };
 }
 
-/** A raw client (negotiation `auto`, as Muster's default) connected over `transport`. */
-async function rawClient(transport: Transport, onClose?: () => Promise<void>): Promise<RawEndpoint> {
-  const client = new Client(RAW_CLIENT_INFO, { versionNegotiation: { mode: 'auto' } });
+/**
+ * A raw client connected over `transport`, with negotiation `auto` (Muster's default) unless
+ * told otherwise.
+ */
+async function rawClient(
+  transport: Transport,
+  options: { mode?: 'auto' | 'legacy'; onClose?: () => Promise<void> } = {},
+): Promise<RawEndpoint> {
+  const client = new Client(RAW_CLIENT_INFO, {
+    versionNegotiation: { mode: options.mode ?? 'auto' },
+  });
   await client.connect(transport);
   return {
     client,
     close: async () => {
       await client.close();
-      await onClose?.();
+      await options.onClose?.();
     },
   };
 }
@@ -291,10 +401,11 @@ async function rawClient(transport: Transport, onClose?: () => Promise<void>): P
 const echoInput = z.object({ text: z.string() });
 const ECHO_ARGS = Object.freeze({ text: 'hello' });
 
-/** Sample counts of one comparison. */
+/** Sample counts of one comparison (see {@link CallCaseSpec}). */
 export interface SampleCounts {
   readonly warmupSamples: number;
   readonly samples: number;
+  readonly epochs?: number;
 }
 
 /** What {@link measureMcpCalls} takes. */
@@ -324,6 +435,18 @@ export interface McpCallsResult {
  * (`big-result-server.mjs`, archived by Muster). Every client, agent and server is closed.
  */
 export async function measureMcpCalls(options: McpCallsOptions): Promise<McpCallsResult> {
+  // A concurrent turn of 8 MCP calls puts 16 abort listeners on the run's signal (Muster's
+  // raceAbort and the client's request each add one), and Node warns above 10 per signal.
+  const previousMaxListeners = EventEmitter.defaultMaxListeners;
+  setMaxListeners(Math.max(previousMaxListeners, 64));
+  try {
+    return await measureAll(options);
+  } finally {
+    setMaxListeners(previousMaxListeners);
+  }
+}
+
+async function measureAll(options: McpCallsOptions): Promise<McpCallsResult> {
   const batch = options.batch ?? 8;
   const collect = options.collect ? { collect: options.collect, collectEvery: 10 } : {};
   const echo = {
@@ -341,6 +464,12 @@ export async function measureMcpCalls(options: McpCallsOptions): Promise<McpCall
     ...options.stdio,
     label: 'stdio (basic-server.mjs)',
     openRaw: () => rawClient(new StdioClientTransport(basic)),
+    referenceRaw: [
+      {
+        label: 'raw client, legacy negotiation',
+        open: () => rawClient(new StdioClientTransport(basic), { mode: 'legacy' }),
+      },
+    ],
     server: basic,
     checkContent: (c) => c === 'default: hello',
   });
@@ -377,6 +506,7 @@ export async function measureMcpCalls(options: McpCallsOptions): Promise<McpCall
     ...options.sdk,
     label: 'in process (sdk vs raw in-memory)',
     openRaw: openInMemoryRaw,
+    referenceRaw: [{ label: 'raw client, serveStdio in memory', open: openServeStdioInMemoryRaw }],
     server: { type: 'sdk', server: sdkServer },
     checkContent: (c) => c === 'hello',
   });
@@ -399,9 +529,12 @@ export async function measureMcpCalls(options: McpCallsOptions): Promise<McpCall
   return { stdio, http, sdk, big };
 }
 
-/** A raw client and the official `McpServer` (tool `echo`) linked in memory. */
-async function openInMemoryRaw(): Promise<RawEndpoint> {
-  const server = new McpServer({ name: 'bench-in-memory', version: '1.0.0' });
+/** The official `McpServer` with one tool, `echo {text}` (read-only). */
+function echoServer(): McpServer {
+  const server = new McpServer(
+    { name: 'bench-in-memory', version: '1.0.0' },
+    { capabilities: { tools: {} } },
+  );
   server.registerTool(
     'echo',
     {
@@ -411,7 +544,23 @@ async function openInMemoryRaw(): Promise<RawEndpoint> {
     },
     async ({ text }) => ({ content: [{ type: 'text', text }] }),
   );
+  return server;
+}
+
+/** A raw client and the official `McpServer` linked in memory with `server.connect()`. */
+async function openInMemoryRaw(): Promise<RawEndpoint> {
+  const server = echoServer();
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
-  return rawClient(clientSide, () => server.close());
+  return rawClient(clientSide, { onClose: () => server.close() });
+}
+
+/**
+ * A raw client and the same server served by `serveStdio` over an in-memory pair (both eras),
+ * which is how Muster links an in-process `sdk` server.
+ */
+async function openServeStdioInMemoryRaw(): Promise<RawEndpoint> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const handle = serveStdio(echoServer, { transport: serverSide });
+  return rawClient(clientSide, { onClose: () => handle.close() });
 }

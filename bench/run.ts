@@ -1,6 +1,8 @@
 /**
  * Muster micro-benchmarks: the agent loop's own cost per model turn, the tool-call pipeline's
- * cost per call, and the heap held by idle sessions. Prints to stdout only.
+ * cost per call, the heap held by idle sessions, import time, and MCP against the raw official
+ * client (per call over stdio, HTTP and in process, ten servers ready, a 1 MiB result).
+ * Prints to stdout only.
  *
  *   npm run bench                    (BENCH_SCALE=0.2 for a quick pass)
  *   npx tsx --expose-gc bench/run.ts (uses global.gc; otherwise gc is enabled at run time)
@@ -10,6 +12,7 @@ import { forcedGc } from './gc.js';
 import { measureIdleSessions } from './idle-sessions.js';
 import { measureImportTime } from './import-time.js';
 import { measureLoopOverhead } from './loop-overhead.js';
+import { formatMcpReport, measureMcp, mcpSummary } from './mcp-bench.js';
 import type { LoopOverheadResult } from './loop-overhead.js';
 import { measurePipelineOverhead } from './pipeline-overhead.js';
 import { formatTable } from './stats.js';
@@ -113,11 +116,23 @@ async function main(): Promise<void> {
     print('4. import time: skipped, no dist/ (run npm run build first)');
   }
 
+  gc.collect();
+  const mcp = await measureMcp({
+    stdio: { warmupSamples: 5, samples: n(160), epochs: 4 },
+    http: { warmupSamples: 3, samples: n(40), epochs: 2 },
+    sdk: { warmupSamples: 30, samples: n(300) },
+    big: { warmupSamples: 3, samples: n(24), epochs: 2 },
+    startup: { servers: 10, repetitions: 3 },
+    collect: gc.collect,
+  });
+  print();
+  print(formatMcpReport(mcp));
+
   const headline = loop.find((r) => r.config.stream && r.config.turns === 10)!;
   print();
   print(`bench finished in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   print(
-    `bench: loop overhead ${headline.overheadPerTurnMs.median.toFixed(3)} ms/turn (target <= ${LOOP_TARGET_MS}), pipeline overhead ${pipeline.allowOverheadUs.toFixed(1)} µs/call, ${IDLE_SESSIONS} idle sessions ${(idle.heapDeltaBytes / MB).toFixed(1)} MB (target <= ${IDLE_TARGET_MB})`,
+    `bench: loop overhead ${headline.overheadPerTurnMs.median.toFixed(3)} ms/turn (target <= ${LOOP_TARGET_MS}), pipeline overhead ${pipeline.allowOverheadUs.toFixed(1)} µs/call, ${IDLE_SESSIONS} idle sessions ${(idle.heapDeltaBytes / MB).toFixed(1)} MB (target <= ${IDLE_TARGET_MB}), ${mcpSummary(mcp)}`,
   );
 }
 

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { MusterError, SessionError, abortedError, toMusterError } from '../errors/index.js';
 import type { ModelMessage, UserContentPart, UserMessage } from '../model/index.js';
 import { ToolPolicy } from '../policy/index.js';
@@ -257,6 +258,8 @@ export class Agent {
     const signals = [controller.signal, this.#closeController.signal];
     if (raw?.signal instanceof AbortSignal) signals.push(raw.signal);
     const signal = AbortSignal.any(signals);
+    // one run's signal fans out to every call in flight (and the MCP client adds its own)
+    setMaxListeners(0, signal);
     let lease: SessionLease | undefined;
     let started = false;
     try {
