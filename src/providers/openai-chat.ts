@@ -1,12 +1,6 @@
 import type { OpenAI } from 'openai';
 import { abortedError } from '../errors/index.js';
-import type {
-  ModelCallOptions,
-  ModelClientV1,
-  ModelPart,
-  ModelRequest,
-  Usage,
-} from '../model/model-client.js';
+import type { ModelClientV1, ModelPart, ModelRequest, Usage } from '../model/model-client.js';
 import {
   ChatToolCallCollector,
   completionParts,
@@ -16,12 +10,7 @@ import {
   toUsage,
 } from './openai-chat-mapping.js';
 import type { ChatRequestBody } from './openai-chat-mapping.js';
-import {
-  lazyClient,
-  resolveModelName,
-  toModelFailure,
-  truncatedStreamError,
-} from './openai-shared.js';
+import { openaiModel, truncatedStreamError } from './openai-shared.js';
 import type { OpenAIProviderOptions } from './openai-shared.js';
 
 const PROVIDER = 'openai.chat';
@@ -38,37 +27,20 @@ const PROVIDER = 'openai.chat';
  * ```
  */
 export function openaiChat(options: OpenAIProviderOptions = {}): ModelClientV1 {
-  const getClient = lazyClient(options);
-  return {
-    specificationVersion: 'muster-model-v1',
-    provider: PROVIDER,
-    ...(options.modelName ? { defaultModelName: options.modelName } : {}),
-    generate(request: ModelRequest, callOptions: ModelCallOptions): AsyncIterable<ModelPart> {
-      return generateChat(getClient, request, options.modelName, callOptions.signal);
-    },
-  };
+  return openaiModel(PROVIDER, options, chatTurn);
 }
 
-async function* generateChat(
-  getClient: () => OpenAI,
+async function* chatTurn(
+  client: OpenAI,
   request: ModelRequest,
-  fallbackModel: string | undefined,
+  modelName: string,
   signal: AbortSignal,
 ): AsyncGenerator<ModelPart> {
-  if (signal.aborted) throw abortedError(`The ${PROVIDER} request`, signal.reason);
-  const client = getClient();
-  const body = toChatRequestBody(request, resolveModelName(request.modelName, fallbackModel));
-  try {
-    if (request.stream) yield* streamChat(client, body, signal);
-    else {
-      const completion = await client.chat.completions.create(
-        { ...body, stream: false },
-        { signal },
-      );
-      yield* completionParts(completion, PROVIDER);
-    }
-  } catch (err) {
-    throw toModelFailure(err, PROVIDER, signal, client.apiKey);
+  const body = toChatRequestBody(request, modelName);
+  if (request.stream) yield* streamChat(client, body, signal);
+  else {
+    const completion = await client.chat.completions.create({ ...body, stream: false }, { signal });
+    yield* completionParts(completion, PROVIDER);
   }
 }
 

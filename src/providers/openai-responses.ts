@@ -1,12 +1,7 @@
 import type { OpenAI } from 'openai';
 import type { Response } from 'openai/resources/responses/responses';
 import { abortedError } from '../errors/index.js';
-import type {
-  ModelCallOptions,
-  ModelClientV1,
-  ModelPart,
-  ModelRequest,
-} from '../model/model-client.js';
+import type { ModelClientV1, ModelPart, ModelRequest } from '../model/model-client.js';
 import {
   finishPart,
   outputItemPart,
@@ -14,13 +9,7 @@ import {
   toResponsesRequestBody,
 } from './openai-responses-mapping.js';
 import type { ResponsesRequestBody } from './openai-responses-mapping.js';
-import {
-  lazyClient,
-  reportedError,
-  resolveModelName,
-  toModelFailure,
-  truncatedStreamError,
-} from './openai-shared.js';
+import { openaiModel, reportedError, truncatedStreamError } from './openai-shared.js';
 import type { OpenAIProviderOptions } from './openai-shared.js';
 
 const PROVIDER = 'openai.responses';
@@ -38,35 +27,21 @@ const PROVIDER = 'openai.responses';
  * ```
  */
 export function openaiResponses(options: OpenAIProviderOptions = {}): ModelClientV1 {
-  const getClient = lazyClient(options);
-  return {
-    specificationVersion: 'muster-model-v1',
-    provider: PROVIDER,
-    ...(options.modelName ? { defaultModelName: options.modelName } : {}),
-    generate(request: ModelRequest, callOptions: ModelCallOptions): AsyncIterable<ModelPart> {
-      return generateResponses(getClient, request, options.modelName, callOptions.signal);
-    },
-  };
+  return openaiModel(PROVIDER, options, responsesTurn);
 }
 
-async function* generateResponses(
-  getClient: () => OpenAI,
+async function* responsesTurn(
+  client: OpenAI,
   request: ModelRequest,
-  fallbackModel: string | undefined,
+  modelName: string,
   signal: AbortSignal,
 ): AsyncGenerator<ModelPart> {
-  if (signal.aborted) throw abortedError(`The ${PROVIDER} request`, signal.reason);
-  const client = getClient();
-  const body = toResponsesRequestBody(request, resolveModelName(request.modelName, fallbackModel));
-  try {
-    if (request.stream) yield* streamResponses(client, body, signal);
-    else {
-      const response = await client.responses.create({ ...body, stream: false }, { signal });
-      if (response.status === 'failed') throw failedError(response, client);
-      yield* responseParts(response);
-    }
-  } catch (err) {
-    throw toModelFailure(err, PROVIDER, signal, client.apiKey);
+  const body = toResponsesRequestBody(request, modelName);
+  if (request.stream) yield* streamResponses(client, body, signal);
+  else {
+    const response = await client.responses.create({ ...body, stream: false }, { signal });
+    if (response.status === 'failed') throw failedError(response, client);
+    yield* responseParts(response);
   }
 }
 

@@ -6,6 +6,7 @@ import {
   OpenAI,
 } from 'openai';
 import { ModelError, MusterError, abortedError } from '../errors/index.js';
+import type { ModelClientV1, ModelPart, ModelRequest } from '../model/model-client.js';
 import type { ImagePart } from '../model/transcript.js';
 
 /** Options of {@link openaiChat} and {@link openaiResponses}. */
@@ -18,6 +19,41 @@ export interface OpenAIProviderOptions {
   readonly baseURL?: string;
   /** The model used when neither the agent nor the run names one. */
   readonly modelName?: string;
+}
+
+/** One model turn on a ready client: the part that differs between the two APIs. */
+export type OpenAITurn = (
+  client: OpenAI,
+  request: ModelRequest,
+  modelName: string,
+  signal: AbortSignal,
+) => AsyncIterable<ModelPart>;
+
+/**
+ * A `ModelClientV1` around one OpenAI API: builds the client lazily, resolves the model name,
+ * refuses an already-aborted signal, and maps every failure to a Muster error.
+ */
+export function openaiModel(
+  provider: string,
+  options: OpenAIProviderOptions,
+  turn: OpenAITurn,
+): ModelClientV1 {
+  const getClient = lazyClient(options);
+  return {
+    specificationVersion: 'muster-model-v1',
+    provider,
+    ...(options.modelName ? { defaultModelName: options.modelName } : {}),
+    async *generate(request, { signal }) {
+      if (signal.aborted) throw abortedError(`The ${provider} request`, signal.reason);
+      const client = getClient();
+      const modelName = resolveModelName(request.modelName, options.modelName);
+      try {
+        yield* turn(client, request, modelName, signal);
+      } catch (err) {
+        throw toModelFailure(err, provider, signal, client.apiKey);
+      }
+    },
+  };
 }
 
 /**
