@@ -137,21 +137,62 @@ export class McpManager {
       this.#options.operation?.timeoutMs ??
       MCP_DEFAULTS.timeoutMs;
     const maxTotal = this.#options.operation?.maxTotalTimeoutMs;
-    try {
-      return await connection.callTool(hit.tool.originalName, args, {
+    const call = (c: McpConnection) =>
+      c.callTool(hit.tool.originalName, args, {
         ...options,
         timeoutMs,
         ...(maxTotal !== undefined ? { maxTotalTimeoutMs: maxTotal } : {}),
       });
-    } catch (err) {
-      throw classifyCallError(err, {
+    const classify = (err: unknown) =>
+      classifyCallError(err, {
         toolName: name,
         server: entry.name,
         signal: options.signal,
         timeoutMs,
         secrets: entry.secrets,
       });
+    try {
+      return await call(connection);
+    } catch (err) {
+      // An expired HTTP session (404) means the server never saw the call: start a new
+      // session and send it once more, without the caller noticing.
+      if (entry.type !== 'http' || !sessionExpired(err) || options.signal.aborted)
+        throw classify(err);
+      const fresh = await this.#renewSession(entry, connection, options.signal).catch(
+        () => undefined,
+      );
+      if (!fresh) throw classify(err);
+      try {
+        return await call(fresh);
+      } catch (again) {
+        throw classify(again);
+      }
     }
+  }
+
+  /** Replaces a connection whose HTTP session expired; concurrent callers share the renewal. */
+  #renewSession(
+    e: ServerEntry,
+    expired: McpConnection,
+    signal: AbortSignal,
+  ): Promise<McpConnection> {
+    if (e.connection && e.connection !== expired) return Promise.resolve(e.connection);
+    e.renewing ??= (async () => {
+      try {
+        const { connection, tools } = await this.#open(e, signal, e.verdict);
+        if (this.#closed || this.#entries.get(e.name) !== e) {
+          await connection.close();
+          throw new Error('closed');
+        }
+        e.connection = connection;
+        await expired.close();
+        this.#publish(e, tools, 'refreshed', this.#background as Emit);
+        return connection;
+      } finally {
+        delete e.renewing;
+      }
+    })();
+    return e.renewing;
   }
 
   /** Adds a declaration (registry mutation); connecting happens in `prepare` or via `connectOne`. */
@@ -255,14 +296,14 @@ export class McpManager {
     try {
       let opened: { connection: McpConnection; tools: DiscoveredTool[] };
       try {
-        opened = await this.#open(e, ctx, verdict);
+        opened = await this.#open(e, ctx.signal, verdict);
       } catch (err) {
         // A remembered verdict may be stale (the server changed): forget it and negotiate again.
         if (!verdict || ctx.signal.aborted) throw err;
         verdict = undefined;
         delete e.verdict;
         if (cacheKey) await this.#verdicts!.delete(cacheKey);
-        opened = await this.#open(e, ctx, undefined);
+        opened = await this.#open(e, ctx.signal, undefined);
       }
       const { connection, tools } = opened;
       if (this.#closed || this.#entries.get(e.name) !== e) {
@@ -300,7 +341,7 @@ export class McpManager {
 
   async #open(
     e: ServerEntry,
-    ctx: ExecutorRunContext,
+    signal: AbortSignal,
     verdict: ProtocolVerdict | undefined,
   ): Promise<{ connection: McpConnection; tools: DiscoveredTool[] }> {
     const connection = await McpConnection.open({
@@ -315,14 +356,14 @@ export class McpManager {
         stderrBytes: MCP_DEFAULTS.stderrBytes,
       },
       connectTimeoutMs: MCP_DEFAULTS.connectTimeoutMs,
-      signal: ctx.signal,
+      signal,
       onToolsChanged: () => this.#markStale(e),
       onUnexpectedClose: (closed) => this.#lost(e, closed),
     });
     try {
       const tools = toDiscoveredTools(
         e.name,
-        await connection.listTools(MCP_DEFAULTS.timeoutMs, ctx.signal),
+        await connection.listTools(MCP_DEFAULTS.timeoutMs, signal),
         this.#naming(),
       );
       return { connection, tools };
@@ -442,4 +483,16 @@ function event<T extends Omit<McpEvent, 'timestamp' | 'sessionId' | 'runId'>>(
   fields: T,
 ): T & ExecutorEvent {
   return { ...fields, timestamp: new Date().toISOString(), sessionId: '', runId: '' };
+}
+
+/** True for the client's answer to an expired Streamable HTTP session (HTTP 404). */
+function sessionExpired(err: unknown): boolean {
+  for (
+    let e: unknown = err, depth = 0;
+    e && depth < 5;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
+    if ((e as { status?: unknown }).status === 404) return true;
+  }
+  return false;
 }

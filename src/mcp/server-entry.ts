@@ -22,6 +22,8 @@ export interface ServerEntry {
   connection?: McpConnection;
   /** The connect or refresh in flight, which later runs wait for. */
   busy?: Promise<void>;
+  /** A new HTTP session being opened after the old one expired. */
+  renewing?: Promise<McpConnection>;
   tools: DiscoveredTool[];
   stale: boolean;
   /** The protocol verdict of the first successful contact, reused for reconnects. */

@@ -121,3 +121,34 @@ describe('registry mutations', () => {
     }
   });
 });
+
+describe('expired HTTP sessions', () => {
+  it('a 404 for an expired session leads to a fresh initialize and the call goes through unnoticed', async () => {
+    const legacy = await startLegacyOnlyHttpServer();
+    const model = scriptedModel([
+      { toolCalls: [{ name: 'mcp__l__echo', arguments: { text: 'one' } }] },
+      { text: 'first' },
+      { toolCalls: [{ name: 'mcp__l__echo', arguments: { text: 'two' } }] },
+      { text: 'second' },
+    ]);
+    const agent = createAgent(
+      open({ model, mcpServers: { l: { type: 'http', url: legacy.url } } }),
+    );
+    try {
+      const first = await collect(agent.run({ input: 'x' }));
+      expect(ofType(first.events, 'tool.completed')[0]).toMatchObject({ isError: false });
+      await legacy.expireSessions();
+      const second = await collect(agent.run({ input: 'y' }));
+      const done = ofType(second.events, 'tool.completed')[0]!;
+      expect(done).toMatchObject({ isError: false });
+      expect(done.content).toContain('two');
+      expect(
+        legacy.requests.filter((r) => r.includes('initialize') && !r.includes('notifications')),
+      ).toHaveLength(2);
+      expect(agent.mcp.list()[0]?.status).toBe('connected');
+    } finally {
+      await agent.close();
+      await legacy.close();
+    }
+  });
+});
