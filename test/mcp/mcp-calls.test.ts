@@ -63,7 +63,7 @@ describe('MCP calls', () => {
     const pids = (await readCountingLog(log)).filter((e) => e.event === 'start').map((e) => e.pid);
     expect(pids.length).toBeGreaterThanOrEqual(2);
     await Promise.all([agent.close(), agent.close()]);
-    await expect.poll(() => pids.filter(alive)).toEqual([]);
+    await expect.poll(() => pids.filter(alive), { timeout: 15_000 }).toEqual([]);
   });
 
   it('keeps isError results as errors the model reads', async () => {
@@ -145,7 +145,7 @@ describe('protocol verdicts', () => {
       const era = agent.mcp.list()[0]!.era;
       expect(era).toBe('modern');
       process.kill(first.at(-1)!.pid, 'SIGKILL');
-      await expect.poll(() => agent.mcp.list()[0]!.status).toBe('failed');
+      await expect.poll(() => agent.mcp.list()[0]!.status, { timeout: 15_000 }).toBe('failed');
       await agent.send('y');
       const all = (await readCountingLog(log)).filter((e) => e.event === 'start');
       expect(all).toHaveLength(3); // the reconnect starts one process: the verdict was kept

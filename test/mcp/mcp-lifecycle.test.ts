@@ -98,7 +98,9 @@ describe('MCP lifecycle', () => {
           .sort();
       expect(names(0)).toEqual(['mcp__lc__alpha', 'mcp__lc__beta', 'mcp__lc__mutate']);
       expect(names(2)).toEqual(names(0));
-      await expect.poll(() => agent.mcp.list()[0]!.tools.every((t) => t.stale)).toBe(true);
+      await expect
+        .poll(() => agent.mcp.list()[0]!.tools.every((t) => t.stale), { timeout: 15_000 })
+        .toBe(true);
       const second = await collect(agent.run({ input: 'y' }));
       expect(names(3)).toEqual(['mcp__lc__alpha', 'mcp__lc__gamma', 'mcp__lc__mutate']);
       expect(ofType(second.events, 'mcp.catalog.updated').map((e) => e.reason)).toEqual([
@@ -182,7 +184,7 @@ describe('MCP lifecycle', () => {
       const first = await agent.send('crash it');
       expect(first.text).toMatch(/^Error \[TOOL_OUTCOME_UNKNOWN\]/);
       expect(first.text).toContain('disconnected');
-      await expect.poll(() => agent.mcp.list()[0]!.status).toBe('failed');
+      await expect.poll(() => agent.mcp.list()[0]!.status, { timeout: 15_000 }).toBe('failed');
       const second = await agent.send('again');
       expect(second.text).not.toMatch(/^Error/);
       expect(agent.mcp.list()[0]!.status).toBe('connected');

@@ -45,7 +45,7 @@ describe('connection races', () => {
     ]);
     await agent.close();
     expect((await srv.counts()).starts).toBe(1);
-    await expect.poll(srv.counts).toEqual({ starts: 1, exits: 1 });
+    await expect.poll(srv.counts, { timeout: 15_000 }).toEqual({ starts: 1, exits: 1 });
   });
 
   it('close() during initialize() leaves no connected server and no child process', async () => {
@@ -56,7 +56,7 @@ describe('connection races', () => {
     await init;
     expect(agent.mcp.list()[0]?.status).not.toBe('connected');
     const { starts } = await srv.counts();
-    await expect.poll(srv.counts).toEqual({ starts, exits: starts });
+    await expect.poll(srv.counts, { timeout: 15_000 }).toEqual({ starts, exits: starts });
   });
 
   it('a run aborted while a server connects leaves it pending, and the next run connects it', async () => {
