@@ -49,6 +49,7 @@ const agent = createAgent({
   model,
   system: 'You are a helpful travel assistant.',
   tools: [weather, note],
+  mcp: { strictConfig: true }, // this demo ignores MCP config files on the machine
   policy: {
     allow: ['get_weather'],
     // save_note is not pre-approved: the approver below is asked (a host would ask a human).
