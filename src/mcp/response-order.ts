@@ -13,16 +13,29 @@ function isResponse(message: unknown): boolean {
  * Makes a response reach the client only after the notifications that arrived before it.
  * The official client (2.4.0) runs notification handlers a microtask later but settles
  * responses at once, so a progress notification that arrives together with its result was
- * dropped ("unknown progress token"). Responses are handed over on the next macrotask instead,
- * after every notification handler queued before them has run.
+ * dropped ("unknown progress token"). A response that arrives right behind a notification is
+ * handed over on the next macrotask instead, after every handler queued before it has run.
  */
 export function keepResponsesAfterNotifications(transport: Transport): void {
   let inner: OnMessage | undefined;
+  // True from a notification until the microtasks queued behind it have run: only a response
+  // that arrives in that window can overtake a notification, so only it is delayed.
+  let notified = false;
   const wrapped: OnMessage = (message, extra) => {
     if (!inner) return;
     const deliver = inner;
-    if (isResponse(message)) setImmediate(() => deliver(message, extra));
-    else deliver(message, extra);
+    if (isResponse(message)) {
+      if (notified) setImmediate(() => deliver(message, extra));
+      else deliver(message, extra);
+      return;
+    }
+    deliver(message, extra);
+    if (!notified) {
+      notified = true;
+      queueMicrotask(() => {
+        notified = false;
+      });
+    }
   };
   Object.defineProperty(transport, 'onmessage', {
     configurable: true,
