@@ -70,9 +70,16 @@ export class MemorySessionStore implements SessionStore {
     };
   }
 
+  /** Deletes a session; fails with `SESSION_ALREADY_RUNNING` while a run holds its lease. */
   async delete(sessionId: string): Promise<void> {
+    if (this.#leases.has(sessionId)) {
+      throw new SessionError(
+        'SESSION_ALREADY_RUNNING',
+        `Session '${sessionId}' is running: wait for its run to end before deleting it.`,
+        { sessionId },
+      );
+    }
     this.#sessions.delete(sessionId);
-    this.#leases.delete(sessionId);
   }
 
   async list(): Promise<readonly SessionSummary[]> {

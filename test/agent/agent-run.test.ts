@@ -161,6 +161,11 @@ describe('agent run', () => {
       }
     }
     expect(await b.send('z', { sessionId: 's' })).toMatchObject({ text: 'b' });
+    const lease = await store.acquire('s', 'someone-else');
+    await expect(b.sessions.delete('s')).rejects.toMatchObject({ code: 'SESSION_ALREADY_RUNNING' });
+    await lease?.release();
+    await b.sessions.delete('s');
+    expect(await store.get('s')).toBeUndefined();
   });
 
   it('keeps tool-returned images for the next model turn but never stores them', async () => {
