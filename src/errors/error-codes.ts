@@ -20,10 +20,12 @@ export const MUSTER_ERROR_CODES = [
   'REGISTRY_BUSY',
   'SESSION_ALREADY_RUNNING',
   'SESSION_NOT_FOUND',
+  'SESSION_STORE_FAILED',
   'AGENT_LIMIT_EXCEEDED',
   'MODEL_REQUEST_FAILED',
   'MODEL_RESPONSE_INVALID',
   'ABORTED',
+  'INTERNAL_ERROR',
 ] as const;
 
 /** The union of stable error codes, derived from {@link MUSTER_ERROR_CODES}. */

@@ -12,7 +12,9 @@ import {
 } from './index.js';
 import type { MusterErrorCode } from './index.js';
 
-type ErrorClass = new (code: MusterErrorCode, message: string, options?: object) => Error;
+type ErrorClass = (new (code: MusterErrorCode, message: string, options?: object) => Error) & {
+  isInstance(value: unknown): boolean;
+};
 
 /** Every exported class whose prototype chain includes Error. */
 function exportedErrorClasses(): Array<[string, ErrorClass]> {
@@ -60,10 +62,12 @@ describe('MUSTER_ERROR_CODES', () => {
         'REGISTRY_BUSY',
         'SESSION_ALREADY_RUNNING',
         'SESSION_NOT_FOUND',
+        'SESSION_STORE_FAILED',
         'AGENT_LIMIT_EXCEEDED',
         'MODEL_REQUEST_FAILED',
         'MODEL_RESPONSE_INVALID',
         'ABORTED',
+        'INTERNAL_ERROR',
       ].sort(),
     );
   });
@@ -223,6 +227,42 @@ describe('exported errors', () => {
       });
       expect(instance).toMatchObject({ code, message: 'msg' });
       expect(instance.cause).toBe(cause);
+    }
+  });
+
+  it('each class has its own brand: isInstance is true for its own family only', () => {
+    const classes = exportedErrorClasses();
+    const options = { toolName: 't', server: 's', sessionId: 'session-1' };
+    const instances = classes.map(
+      ([name, ErrorClass]) => [name, new ErrorClass(codeFor(name), 'msg', options)] as const,
+    );
+    for (const [checker, CheckerClass] of classes) {
+      for (const [made, instance] of instances) {
+        // only the root recognizes every family; a family recognizes only its own errors
+        const expected = checker === 'MusterError' || checker === made;
+        expect({ checker, made, recognized: CheckerClass.isInstance(instance) }).toEqual({
+          checker,
+          made,
+          recognized: expected,
+        });
+      }
+    }
+  });
+
+  it('family brands are Symbol.for keys, so another copy of the package is recognized', () => {
+    for (const [family, ErrorClass] of [
+      ['tool', ToolError],
+      ['mcp', McpError],
+      ['model', ModelError],
+      ['session', SessionError],
+    ] as const) {
+      const foreign = {
+        [Symbol.for('muster.error')]: true,
+        [Symbol.for(`muster.error.${family}`)]: true,
+      };
+      expect(ErrorClass.isInstance(foreign)).toBe(true);
+      expect(MusterError.isInstance(foreign)).toBe(true);
+      expect(ErrorClass.isInstance({ [Symbol.for('muster.error')]: true })).toBe(false);
     }
   });
 

@@ -7,6 +7,19 @@ import type {
 } from './error-codes.js';
 
 const MUSTER_ERROR_BRAND = Symbol.for('muster.error');
+const TOOL_ERROR_BRAND = Symbol.for('muster.error.tool');
+const MCP_ERROR_BRAND = Symbol.for('muster.error.mcp');
+const MODEL_ERROR_BRAND = Symbol.for('muster.error.model');
+const SESSION_ERROR_BRAND = Symbol.for('muster.error.session');
+
+/** True when `value` is an object that carries `brand` (set by any copy of this package). */
+function hasBrand(value: unknown, brand: symbol): boolean {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as Record<symbol, unknown>)[brand] === true
+  );
+}
 
 /** Safe, secret-free facts about a failure: names, counts, codes, never headers or tokens. */
 export type MusterErrorDetails = Readonly<Record<string, unknown>>;
@@ -44,11 +57,7 @@ export class MusterError extends Error {
 
   /** True for any Muster error, even one created by another copy of this package. */
   static isInstance(value: unknown): value is MusterError {
-    return (
-      typeof value === 'object' &&
-      value !== null &&
-      (value as Record<symbol, unknown>)[MUSTER_ERROR_BRAND] === true
-    );
+    return hasBrand(value, MUSTER_ERROR_BRAND);
   }
 
   /** A plain, serializable view of the error (code, message, details). */
@@ -62,6 +71,7 @@ export class ToolError extends MusterError {
   declare readonly code: ToolErrorCode;
   /** The model-facing name of the tool, when known. */
   readonly toolName: string | undefined;
+  private readonly [TOOL_ERROR_BRAND] = true;
   constructor(
     code: ToolErrorCode,
     message: string,
@@ -71,6 +81,11 @@ export class ToolError extends MusterError {
     this.name = 'ToolError';
     this.toolName = options.toolName;
   }
+
+  /** True for a `ToolError` (and only for one), even from another copy of this package. */
+  static override isInstance(value: unknown): value is ToolError {
+    return hasBrand(value, TOOL_ERROR_BRAND);
+  }
 }
 
 /** A failure that concerns an MCP server. */
@@ -78,6 +93,7 @@ export class McpError extends MusterError {
   declare readonly code: McpErrorCode;
   /** The server's registry name, when known. */
   readonly server: string | undefined;
+  private readonly [MCP_ERROR_BRAND] = true;
   constructor(
     code: McpErrorCode,
     message: string,
@@ -86,6 +102,11 @@ export class McpError extends MusterError {
     super(code, message, options);
     this.name = 'McpError';
     this.server = options.server;
+  }
+
+  /** True for a `McpError` (and only for one), even from another copy of this package. */
+  static override isInstance(value: unknown): value is McpError {
+    return hasBrand(value, MCP_ERROR_BRAND);
   }
 }
 
@@ -96,6 +117,7 @@ export class ModelError extends MusterError {
   readonly status: number | undefined;
   /** Whether a later attempt might succeed (rate limits, 5xx, connection resets). */
   readonly isRetryable: boolean;
+  private readonly [MODEL_ERROR_BRAND] = true;
   constructor(
     code: ModelErrorCode,
     message: string,
@@ -106,6 +128,11 @@ export class ModelError extends MusterError {
     this.status = options.status;
     this.isRetryable = options.isRetryable ?? false;
   }
+
+  /** True for a `ModelError` (and only for one), even from another copy of this package. */
+  static override isInstance(value: unknown): value is ModelError {
+    return hasBrand(value, MODEL_ERROR_BRAND);
+  }
 }
 
 /** A failure that concerns one session. */
@@ -113,6 +140,7 @@ export class SessionError extends MusterError {
   declare readonly code: SessionErrorCode;
   /** The session concerned. */
   readonly sessionId: string;
+  private readonly [SESSION_ERROR_BRAND] = true;
   constructor(
     code: SessionErrorCode,
     message: string,
@@ -121,5 +149,10 @@ export class SessionError extends MusterError {
     super(code, message, options);
     this.name = 'SessionError';
     this.sessionId = options.sessionId;
+  }
+
+  /** True for a `SessionError` (and only for one), even from another copy of this package. */
+  static override isInstance(value: unknown): value is SessionError {
+    return hasBrand(value, SESSION_ERROR_BRAND);
   }
 }

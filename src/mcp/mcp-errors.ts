@@ -1,6 +1,6 @@
 import { MusterError, ToolError } from '../errors/index.js';
 import type { McpErrorCode } from '../errors/index.js';
-import { redact } from './redact.js';
+import { redact } from '../util/index.js';
 
 interface ErrorLike {
   readonly name?: string;

@@ -20,7 +20,8 @@ import type { DiscoveredTool } from './mcp-discovery.js';
 import type { McpEvent } from './mcp-events.js';
 import type { McpServerStatus } from './mcp-status.js';
 import { classifyCallError, describeError } from './mcp-errors.js';
-import { redact, secretsOf } from './redact.js';
+import { redact } from '../util/index.js';
+import { secretsOf } from './redact.js';
 import { snapshot } from './server-entry.js';
 import type { ServerEntry } from './server-entry.js';
 

@@ -1,6 +1,5 @@
+import { MIN_SECRET_LENGTH } from '../util/index.js';
 import type { McpServerConfig } from './config-types.js';
-
-const MIN_SECRET_LENGTH = 4;
 
 /** Every value in a declaration that may be a secret: header values, env values, tokens, URL userinfo and query. */
 export function secretsOf(config: McpServerConfig): string[] {
@@ -29,12 +28,4 @@ export function secretsOf(config: McpServerConfig): string[] {
     out.push(...Object.values(config.env ?? {}));
   }
   return out.filter((s) => typeof s === 'string' && s.length >= MIN_SECRET_LENGTH);
-}
-
-/** Replaces every known secret, bearer token and key-like string in `text`. */
-export function redact(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const s of [...secrets].sort((a, b) => b.length - a.length))
-    out = out.split(s).join('[redacted]');
-  return out.replace(/\b(Bearer|Basic)\s+[^\s"',;]+/gi, '$1 [redacted]');
 }

@@ -8,6 +8,7 @@ import {
 import { ModelError, MusterError, abortedError } from '../errors/index.js';
 import type { ModelClientV1, ModelPart, ModelRequest } from '../model/model-client.js';
 import type { ImagePart } from '../model/transcript.js';
+import { redact } from '../util/index.js';
 
 /** Options of {@link openaiChat} and {@link openaiResponses}. */
 export interface OpenAIProviderOptions {
@@ -226,13 +227,4 @@ function withCause(error: ModelError, cause: unknown): ModelError {
 
 function sentence(text: string): string {
   return text.trim().replace(/\.+$/, '');
-}
-
-/** Removes the API key and anything that looks like a key or a bearer token from `text`. */
-export function redact(text: string, apiKey: string | null | undefined): string {
-  let out = text;
-  if (apiKey) out = out.split(apiKey).join('[redacted]');
-  return out
-    .replace(/\bBearer\s+[^\s"',]+/gi, 'Bearer [redacted]')
-    .replace(/\bsk-[A-Za-z0-9_*.-]+/g, 'sk-[redacted]');
 }
