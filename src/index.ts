@@ -163,6 +163,17 @@ export type {
   SessionStore,
 } from './session/index.js';
 
+// Context: the archive of large tool results
+export { MemoryArchiveStore, DEFAULT_ARCHIVE_BYTES_PER_SESSION } from './context/index.js';
+export type {
+  ArchiveStore,
+  ArchivedItem,
+  ArchivedItemKind,
+  ArchiveItemInput,
+  MemoryArchiveStoreOptions,
+  ContextOptions,
+} from './context/index.js';
+
 // Errors
 export {
   MusterError,

@@ -1,6 +1,7 @@
 import type { ModelClient, ReasoningEffort, Usage, UserContentPart } from '../model/index.js';
 import type { Hooks, PolicyOptions } from '../policy/index.js';
 import type { SessionStore } from '../session/index.js';
+import type { ContextOptions } from '../context/index.js';
 import type { McpOptions, McpServerConfig } from '../mcp/index.js';
 import type { Tool, ToolExecutor } from '../tools/index.js';
 import type { AgentEvent } from './events.js';
@@ -36,6 +37,8 @@ export interface AgentOptions {
   /** Where sessions live; defaults to a new `MemorySessionStore`. */
   readonly sessionStore?: SessionStore;
   readonly limits?: Partial<Limits>;
+  /** Where archived tool results live, and how much of them a session keeps. */
+  readonly context?: ContextOptions;
   readonly observability?: Observability;
 }
 

@@ -1,34 +1,22 @@
 import { setMaxListeners } from 'node:events';
 import { MusterError, SessionError, abortedError, toMusterError } from '../errors/index.js';
-import type { ModelMessage, UserContentPart, UserMessage } from '../model/index.js';
-import { ToolPolicy } from '../policy/index.js';
-import type { AfterToolHook, BeforeToolHook } from '../policy/index.js';
-import { MemorySessionStore } from '../session/index.js';
-import type { SessionLease, SessionState, SessionStore, SessionSummary } from '../session/index.js';
-import { HostToolExecutor, ToolCatalog } from '../tools/index.js';
-import type { ExecutorEvent, ExecutorRunContext, ToolExecutor } from '../tools/index.js';
-import type { McpFacade, McpManager } from '../mcp/index.js';
-import { createAgentMcp } from './agent-mcp.js';
-import {
-  archiveToolResult,
-  CONTEXT_TOOL_NAME,
-  ContextToolExecutor,
-  DEFAULT_ARCHIVE_THRESHOLD_BYTES,
-  MemoryArchiveStore,
-} from '../context/index.js';
-import type { ArchiveStore } from '../context/index.js';
-import type { NormalizedToolResult, ToolCallEnvironment } from '../tools/index.js';
+import type { SessionState, SessionSummary } from '../session/index.js';
+import type { ExecutorEvent, ExecutorRunContext } from '../tools/index.js';
+import type { McpFacade } from '../mcp/index.js';
 import { callIsolated, newId, raceAbort } from '../util/index.js';
 import type { AgentOptions, RunRequest, SendResult } from './agent-options.js';
+import { AgentRuntime } from './agent-runtime.js';
 import { EventQueue } from './event-queue.js';
 import type { AgentEvent } from './events.js';
-import { DEFAULT_LIMITS, resolveLimits } from './limits.js';
-import type { Limits } from './limits.js';
-import { runLoop, withoutMedia } from './run-loop.js';
-import { unansweredCallResults } from './transcript-repair.js';
+import { resolveLimits } from './limits.js';
+import { runLoop } from './run-loop.js';
+import { prepareRunTools } from './run-setup.js';
+import { claimSession } from './session-claim.js';
+import type { SessionClaim } from './session-claim.js';
+import { openSessionRun } from './session-run.js';
+import type { SessionRun } from './session-run.js';
+import { guardedStore, guardStore } from './store-guard.js';
 import { validateAgentOptions, validateRunRequest } from './validate-options.js';
-
-const LEASE_TTL_MS = 5 * 60_000;
 
 /** Read access to an agent's sessions. */
 export interface AgentSessions {
@@ -50,73 +38,33 @@ export interface AgentSessions {
  * ```
  */
 export class Agent {
-  readonly #options: AgentOptions;
-  readonly #policy: ToolPolicy;
-  readonly #limits: Limits;
-  readonly #store: SessionStore;
-  readonly #executors: readonly ToolExecutor[];
-  readonly #beforeTool: readonly BeforeToolHook[];
-  readonly #afterTool: readonly AfterToolHook[];
-  readonly #closeController = new AbortController();
-  readonly #running = new Map<string, Promise<unknown>>();
-  readonly #activities = new Set<Promise<unknown>>();
-  #idleWaiters: (() => void)[] = [];
-  #initialized: Promise<void> | undefined;
-  #closing: Promise<void> | undefined;
-
+  readonly #runtime: AgentRuntime;
   /** Read access to sessions. */
   readonly sessions: AgentSessions;
   /** The MCP server registry (SPEC section 7). */
   readonly mcp: McpFacade;
-  readonly #mcpManager: McpManager;
-  readonly #archive: ArchiveStore = new MemoryArchiveStore();
-  readonly #contextTool = new ContextToolExecutor({ store: this.#archive });
-  #archiveThreshold = DEFAULT_ARCHIVE_THRESHOLD_BYTES;
 
   constructor(options: AgentOptions = {}) {
-    this.#options = validateAgentOptions(options);
-    this.#policy = new ToolPolicy(options.policy ?? {});
-    this.#limits = resolveLimits(DEFAULT_LIMITS, options.limits, 'limits');
-    this.#store = options.sessionStore ?? new MemorySessionStore();
-    const executors: ToolExecutor[] = [];
-    if (options.tools && options.tools.length > 0)
-      executors.push(new HostToolExecutor(options.tools));
-    if (options.toolExecutor) executors.push(options.toolExecutor);
-    const mcp = createAgentMcp(
-      options,
-      {
-        exclusive: (operation, fn) => {
-          try {
-            this.#assertIdle(operation);
-          } catch (err) {
-            return Promise.reject(err);
-          }
-          return this.#track(fn());
-        },
-        contextFor: (operation) => this.#outsideRunContext(operation, (ev) => this.#background(ev)),
-      },
-      (ev) => this.#background(ev),
-    );
-    executors.push(mcp.executor);
-    this.#mcpManager = mcp.manager;
-    this.#archiveThreshold = mcp.options.archiveThresholdBytes ?? DEFAULT_ARCHIVE_THRESHOLD_BYTES;
-    this.mcp = mcp.facade;
-    this.#executors = executors;
-    this.#beforeTool = toList(options.hooks?.beforeTool);
-    this.#afterTool = toList(options.hooks?.afterTool);
+    const runtime = new AgentRuntime(validateAgentOptions(options));
+    this.#runtime = runtime;
+    this.mcp = runtime.mcp;
+    const store = guardedStore(runtime.store);
     this.sessions = {
-      get: (id) => this.#store.get(id),
-      list: async () => (this.#store.list ? this.#store.list() : []),
+      get: (id) => store.get(id),
+      list: async () => {
+        const list = runtime.store.list?.bind(runtime.store);
+        return list ? guardStore('', 'list the sessions', () => list()) : [];
+      },
       delete: async (id) => {
-        if (this.#running.has(id)) {
+        if (runtime.running.has(id)) {
           throw new SessionError(
             'SESSION_ALREADY_RUNNING',
             `Session '${id}' is running: wait for it (awaitIdle) before deleting it.`,
             { sessionId: id },
           );
         }
-        await this.#store.delete(id);
-        await this.#archive.deleteSession?.(id);
+        await store.delete(id);
+        await runtime.archive.deleteSession?.(id);
       },
     };
   }
@@ -151,43 +99,30 @@ export class Agent {
 
   /** Prepares every tool source now (the first run does it otherwise). Returns its events. */
   async initialize(): Promise<AgentEvent[]> {
-    this.#assertOpen();
-    return this.#track(
+    const runtime = this.#runtime;
+    runtime.assertOpen();
+    return runtime.track(
       (async () => {
         const events: AgentEvent[] = [];
-        await this.#ensureInitialized();
-        const ctx = this.#outsideRunContext('initialize', (ev) => {
+        await runtime.ensureInitialized();
+        const ctx = runtime.outsideRunContext('initialize', (ev) => {
           events.push(ev);
-          this.#background(ev);
+          runtime.background(ev);
         });
-        for (const e of this.#executors) if (e.prepareRun) await e.prepareRun(ctx);
+        for (const e of runtime.executors) if (e.prepareRun) await e.prepareRun(ctx);
         return events;
       })(),
     );
   }
 
-  /** Keeps `close()` waiting for work outside runs (initialize, registry changes). */
-  #track<T>(work: Promise<T>): Promise<T> {
-    this.#activities.add(work);
-    const done = () => this.#activities.delete(work);
-    work.then(done, done);
-    return work;
-  }
-
-  /** Resolves when no run is in progress. */
+  /** Resolves when no run, registry change or connect outside a run is in flight. */
   awaitIdle(): Promise<void> {
-    if (this.#running.size === 0) return Promise.resolve();
-    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+    return this.#runtime.awaitIdle();
   }
 
   /** Cancels every run and releases every tool source. Idempotent. */
   close(): Promise<void> {
-    this.#closing ??= (async () => {
-      this.#closeController.abort(abortedError('The agent', new Error('the agent was closed')));
-      await Promise.allSettled([...this.#running.values(), ...this.#activities]);
-      await Promise.allSettled(this.#executors.map((e) => e.close?.()));
-    })();
-    return this.#closing;
+    return this.#runtime.close();
   }
 
   async *#runEvents(request: RunRequest): AsyncGenerator<AgentEvent> {
@@ -221,17 +156,15 @@ export class Agent {
     queue: EventQueue<AgentEvent>,
     controller: AbortController,
   ): Promise<MusterError | undefined> {
+    const runtime = this.#runtime;
+    const observability = runtime.options.observability;
     const emit = (event: AgentEvent) => {
       queue.push(event);
-      const onEvent = this.#options.observability?.onEvent;
-      if (onEvent) callIsolated(() => onEvent(event), this.#options.observability?.onError);
-    };
-    const onObserverError = (err: unknown) => {
-      const onError = this.#options.observability?.onError;
-      if (onError) callIsolated(() => onError(err), undefined);
+      const onEvent = observability?.onEvent;
+      if (onEvent) callIsolated(() => onEvent(event), observability?.onError);
     };
     const fail = (err: unknown): MusterError => {
-      const error = toMusterError(err, 'MODEL_REQUEST_FAILED', 'The run failed');
+      const error = toMusterError(err, 'INTERNAL_ERROR', 'The run failed unexpectedly');
       emit({
         type: 'session.failed',
         timestamp: new Date().toISOString(),
@@ -242,74 +175,44 @@ export class Agent {
       return error;
     };
 
-    if (this.#closeController.signal.aborted)
-      return fail(abortedError('The agent', new Error('the agent is closed; create a new one')));
-    if (this.#running.has(sessionId)) {
-      return fail(
-        new SessionError(
-          'SESSION_ALREADY_RUNNING',
-          `Session '${sessionId}' already has a run in progress: wait for it or use another session.`,
-          { sessionId },
-        ),
-      );
+    let claim: SessionClaim;
+    try {
+      runtime.assertOpen();
+      claim = claimSession(runtime, sessionId);
+    } catch (err) {
+      return fail(err);
     }
-    let settle!: () => void;
-    this.#running.set(sessionId, new Promise<void>((r) => (settle = r)));
-    const signals = [controller.signal, this.#closeController.signal];
+    const signals = [controller.signal, runtime.closeSignal];
     if (raw?.signal instanceof AbortSignal) signals.push(raw.signal);
     const signal = AbortSignal.any(signals);
     // one run's signal fans out to every call in flight (and the MCP client adds its own)
     setMaxListeners(0, signal);
-    let lease: SessionLease | undefined;
-    let started = false;
+    const store = guardedStore(runtime.store);
+    let session: SessionRun | undefined;
     try {
       const request = validateRunRequest(raw);
-      const limits = resolveLimits(this.#limits, request.limits, 'run limits');
-      const model = this.#options.model;
+      const limits = resolveLimits(runtime.limits, request.limits, 'run limits');
+      const model = runtime.options.model;
       if (!model)
         throw new MusterError(
           'INVALID_CONFIGURATION',
           'This agent has no model: pass createAgent({ model }) to run it.',
         );
-      const modelName = request.modelName ?? this.#options.modelName ?? model.defaultModelName;
+      const modelName = request.modelName ?? runtime.options.modelName ?? model.defaultModelName;
       if (!modelName)
         throw new MusterError(
           'INVALID_CONFIGURATION',
           'No model name: set createAgent({ modelName }) or run({ modelName }).',
         );
-      if (this.#store.acquire) {
-        lease = await this.#store.acquire(sessionId, runId, LEASE_TTL_MS);
-        if (!lease)
-          throw new SessionError(
-            'SESSION_ALREADY_RUNNING',
-            `Session '${sessionId}' is running elsewhere: wait for it or use another session.`,
-            { sessionId },
-          );
-      }
-      await raceAbort(this.#ensureInitialized(), signal, 'Initialization');
-      const existing = await this.#store.get(sessionId);
-      const now = new Date().toISOString();
-      if (existing) {
-        await this.#store.update(sessionId, { status: 'running', error: null });
-      } else {
-        await this.#store.create({
-          id: sessionId,
-          status: 'running',
-          messages: [],
-          iteration: 0,
-          createdAt: now,
-          updatedAt: now,
-          usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
-          archiveRefs: [],
-        });
-      }
-      started = true;
+      await claim.lease(runtime.store, runId);
+      await raceAbort(runtime.ensureInitialized(), signal, 'Initialization');
+      session = await openSessionRun(store, sessionId, request);
       emit({
         type: 'session.started',
-        timestamp: now,
+        timestamp: session.startedAt,
         sessionId,
         runId,
-        continued: existing !== undefined,
+        continued: session.continued,
         modelName,
       });
       const runContext: ExecutorRunContext = {
@@ -317,48 +220,36 @@ export class Agent {
         runId,
         signal,
         emit: (ev: ExecutorEvent) => emit({ ...ev, sessionId, runId } as AgentEvent),
-        authorize: (req) => this.#policy.authorize(req, { signal, onObserverError }),
+        authorize: (req) =>
+          runtime.policy.authorize(req, {
+            signal,
+            onObserverError: (err) => runtime.reportError(err),
+          }),
       };
-      for (const e of this.#executors) if (e.prepareRun) await e.prepareRun(runContext);
-      // Archiving (and the `context` tool that reads archived results) is on while an MCP server is connected.
-      const archiving = this.#mcpManager.list().some((server) => server.status === 'connected');
-      const executors = archiving ? [...this.#executors, this.#contextTool] : this.#executors;
-      const catalog = await ToolCatalog.build(executors, (e) =>
-        this.#policy.isVisible({
-          kind: 'tool',
-          name: e.name,
-          ...(e.info.server !== undefined ? { server: e.info.server } : {}),
-          ...(e.info.originalName !== undefined ? { originalName: e.info.originalName } : {}),
-        }),
-      );
-      const user = userMessage(request);
-      const repairs = unansweredCallResults(existing?.messages ?? []);
-      await this.#store.update(sessionId, { appendMessages: [...repairs, withoutMedia(user)] });
-      const transcript: ModelMessage[] = [...(existing?.messages ?? []), ...repairs, user];
-      const system = request.system ?? this.#options.system;
+      const tools = await prepareRunTools(runtime, runContext);
       const result = await runLoop(
         {
           sessionId,
           runId,
           model,
           modelName,
-          system,
+          system: request.system ?? runtime.options.system,
           stream: request.stream ?? true,
           reasoningEffort: request.reasoningEffort,
           limits,
-          catalog,
-          policy: this.#policy,
-          beforeTool: this.#beforeTool,
-          afterTool: this.#afterTool,
-          store: this.#store,
+          catalog: tools.catalog,
+          policy: runtime.policy,
+          beforeTool: toList(runtime.options.hooks?.beforeTool),
+          afterTool: toList(runtime.options.hooks?.afterTool),
+          store,
           signal,
           emit,
-          onObserverError,
-          ...(archiving ? { finishResult: this.#archiver(sessionId) } : {}),
+          onObserverError: (err) => runtime.reportError(err),
+          ...(tools.finishResult ? { finishResult: tools.finishResult } : {}),
         },
-        transcript,
+        session.transcript,
       );
-      await this.#store.update(sessionId, { status: 'completed', finalContent: result.content });
+      await session.complete(result.content);
       emit({
         type: 'session.completed',
         timestamp: new Date().toISOString(),
@@ -375,104 +266,18 @@ export class Agent {
           ? abortedError('The run', signal.reason)
           : err;
       const failure = fail(error);
-      if (started) {
-        await this.#store
-          .update(sessionId, {
-            status: 'failed',
-            error: { code: failure.code, message: failure.message },
-          })
-          .catch(() => undefined);
-      }
+      // the run has failed already; a store that cannot record it is reported, not hidden
+      if (session) await session.fail(failure).catch((e: unknown) => runtime.reportError(e));
       return failure;
     } finally {
-      await lease?.release().catch(() => undefined);
-      this.#running.delete(sessionId);
-      settle();
-      if (this.#running.size === 0) {
-        const waiters = this.#idleWaiters;
-        this.#idleWaiters = [];
-        for (const w of waiters) w();
-      }
+      await claim.release((e) => runtime.reportError(e));
     }
-  }
-
-  #archiver(sessionId: string): NonNullable<ToolCallEnvironment['finishResult']> {
-    return async (result, entry, call) => {
-      if (entry.name === CONTEXT_TOOL_NAME && entry.info.source === 'builtin') return result;
-      const archived = await archiveToolResult(result as NormalizedToolResult, {
-        sessionId,
-        toolName: entry.name,
-        callId: call.callId,
-        thresholdBytes: this.#archiveThreshold,
-        store: this.#archive,
-      });
-      if (archived.refs.length > 0)
-        await this.#store.update(sessionId, { appendArchiveRefs: archived.refs });
-      return archived.result;
-    };
-  }
-
-  #ensureInitialized(): Promise<void> {
-    const signal = this.#closeController.signal;
-    this.#initialized ??= Promise.all(this.#executors.map((e) => e.initialize?.({ signal }))).then(
-      () => undefined,
-    );
-    this.#initialized.catch(() => (this.#initialized = undefined));
-    return this.#initialized;
-  }
-
-  #assertIdle(operation: string): void {
-    this.#assertOpen();
-    if (this.#running.size > 0 || this.#activities.size > 0) {
-      throw new MusterError(
-        'REGISTRY_BUSY',
-        `agent.mcp.${operation}() needs an idle agent, but a run is in progress: call it after awaitIdle(), never from a hook.`,
-      );
-    }
-  }
-
-  /** Observers see events that happen outside any run (list changes, disconnects, registry changes). */
-  #background(event: AgentEvent | ExecutorEvent): void {
-    const onEvent = this.#options.observability?.onEvent;
-    const named = event.runId === '' ? { ...event, runId: 'background' } : event;
-    if (onEvent)
-      callIsolated(() => onEvent(named as AgentEvent), this.#options.observability?.onError);
-  }
-
-  #outsideRunContext(operation: string, emit: (ev: AgentEvent) => void): ExecutorRunContext {
-    const signal = this.#closeController.signal;
-    return {
-      sessionId: '',
-      runId: operation,
-      signal,
-      emit: (ev) => emit({ ...ev, runId: operation } as AgentEvent),
-      authorize: (req) =>
-        this.#policy.authorize(req, {
-          signal,
-          onObserverError: (err) => {
-            const onError = this.#options.observability?.onError;
-            if (onError) callIsolated(() => onError(err), undefined);
-          },
-        }),
-    };
-  }
-
-  #assertOpen(): void {
-    if (this.#closeController.signal.aborted)
-      throw abortedError('The agent', new Error('the agent is closed; create a new one'));
   }
 }
 
 function toList<T>(value: T | readonly T[] | undefined): readonly T[] {
   if (value === undefined) return [];
   return Array.isArray(value) ? [...(value as readonly T[])] : [value as T];
-}
-
-function userMessage(request: RunRequest): UserMessage {
-  const content: UserContentPart[] = request.inputContent
-    ? [...request.inputContent]
-    : [{ type: 'text', text: request.input ?? '' }];
-  return { role: 'user', content };
 }
 
 /** Creates an agent; the same as `new Agent(options)`. */

@@ -26,6 +26,9 @@ const modelClient: Check = (v) =>
     ? undefined
     : "must be a ModelClient (specificationVersion 'muster-model-v1' with generate())";
 
+const positiveInteger: Check = (v) =>
+  Number.isSafeInteger(v) && (v as number) > 0 ? undefined : 'must be a positive whole number';
+
 const name = isString(/^.{1,200}$/s, '1-200 characters');
 
 const agentOptions = shape({
@@ -53,6 +56,12 @@ const agentOptions = shape({
     ),
   ),
   limits: optional(isObject),
+  context: optional(
+    shape({
+      archiveStore: optional(hasMethods(['put', 'get'], 'an ArchiveStore with put() and get()')),
+      maxArchiveBytesPerSession: optional(positiveInteger),
+    }),
+  ),
   observability: optional(shape({ onEvent: optional(isFunction), onError: optional(isFunction) })),
 });
 

@@ -73,4 +73,30 @@ describe('MemoryArchiveStore', () => {
     expect(await store.get('s1', a.ref)).toBeUndefined();
     expect(await store.get('s2', other.ref)).toEqual(other);
   });
+
+  it('keeps at most maxBytesPerSession per session, dropping the oldest first', async () => {
+    const store = new MemoryArchiveStore({ maxBytesPerSession: 10 });
+    const a = await store.put(textItem('s1', 'aaaa'));
+    const b = await store.put(textItem('s1', 'bbbb'));
+    const other = await store.put(textItem('s2', 'zzzzzzzzzz'));
+    const c = await store.put(textItem('s1', 'cccc')); // 12 bytes would be over: 'aaaa' goes
+    expect((await store.list('s1')).map((i) => i.text)).toEqual(['bbbb', 'cccc']);
+    expect(await store.get('s1', a.ref)).toBeUndefined();
+    expect(await store.wasEvicted('s1', a.ref)).toBe(true);
+    expect(await store.wasEvicted('s1', b.ref)).toBe(false);
+    expect(await store.wasEvicted('s2', a.ref)).toBe(false);
+    expect(await store.get('s1', c.ref)).toBeDefined();
+    expect(await store.get('s2', other.ref)).toBeDefined(); // another session's budget is its own
+  });
+
+  it('refuses an item larger than the bound, and a bound that is not a positive integer', async () => {
+    const store = new MemoryArchiveStore({ maxBytesPerSession: 3 });
+    await expect(store.put(textItem('s1', 'abcd'))).rejects.toMatchObject({
+      code: 'TOOL_RESULT_TOO_LARGE',
+    });
+    for (const bad of [0, -1, 1.5, Number.NaN])
+      expect(() => new MemoryArchiveStore({ maxBytesPerSession: bad })).toThrow(
+        expect.objectContaining({ code: 'INVALID_CONFIGURATION' }),
+      );
+  });
 });

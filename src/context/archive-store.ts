@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { MusterError } from '../errors/index.js';
 
 /** What an archived item holds: text (a large JSON projection or text) or binary data. */
 export type ArchivedItemKind = 'text' | 'binary';
@@ -45,6 +46,29 @@ export interface ArchiveStore {
   list?(sessionId: string): Promise<readonly ArchivedItem[]>;
   /** Removes every item of one session. Idempotent. */
   deleteSession?(sessionId: string): Promise<void>;
+  /**
+   * True when `ref` was an item of `sessionId` that the store dropped to stay within its
+   * bound, so a reader can say so instead of calling the ref unknown.
+   */
+  wasEvicted?(sessionId: string, ref: string): Promise<boolean>;
+}
+
+/** The default bound of {@link MemoryArchiveStore}: archived bytes kept per session. */
+export const DEFAULT_ARCHIVE_BYTES_PER_SESSION = 64 * 1024 * 1024;
+
+/** Options of {@link MemoryArchiveStore}. */
+export interface MemoryArchiveStoreOptions {
+  /**
+   * Archived bytes kept per session (default 64 MiB). When a new item would go over, the
+   * session's oldest items are dropped first; an item larger than the bound is refused.
+   */
+  readonly maxBytesPerSession?: number;
+}
+
+interface SessionArchive {
+  readonly items: Map<string, ArchivedItem>;
+  readonly evicted: Set<string>;
+  bytes: number;
 }
 
 /** A new archive reference: `ref_` and 128 random bits in base36. */
@@ -66,10 +90,29 @@ export function newArchiveRef(): string {
  * ```
  */
 export class MemoryArchiveStore implements ArchiveStore {
-  readonly #sessions = new Map<string, Map<string, ArchivedItem>>();
+  readonly #sessions = new Map<string, SessionArchive>();
   readonly #refs = new Set<string>();
+  readonly #maxBytes: number;
+
+  constructor(options: MemoryArchiveStoreOptions = {}) {
+    const max = options.maxBytesPerSession ?? DEFAULT_ARCHIVE_BYTES_PER_SESSION;
+    if (!Number.isSafeInteger(max) || max < 1) {
+      throw new MusterError(
+        'INVALID_CONFIGURATION',
+        `maxBytesPerSession must be a positive whole number of bytes, not ${String(max)}.`,
+      );
+    }
+    this.#maxBytes = max;
+  }
 
   async put(item: ArchiveItemInput): Promise<ArchivedItem> {
+    if (item.bytes > this.#maxBytes) {
+      throw new MusterError(
+        'TOOL_RESULT_TOO_LARGE',
+        `The item is ${item.bytes} bytes, over the archive's bound of ${this.#maxBytes} bytes per session: raise maxBytesPerSession or ask the tool for less data.`,
+        { details: { bytes: item.bytes, maxBytesPerSession: this.#maxBytes } },
+      );
+    }
     let ref = newArchiveRef();
     while (this.#refs.has(ref)) ref = newArchiveRef();
     const stored: ArchivedItem = Object.freeze({
@@ -79,26 +122,39 @@ export class MemoryArchiveStore implements ArchiveStore {
     });
     let session = this.#sessions.get(item.sessionId);
     if (!session) {
-      session = new Map();
+      session = { items: new Map(), evicted: new Set(), bytes: 0 };
       this.#sessions.set(item.sessionId, session);
     }
-    session.set(ref, stored);
+    // oldest first: a Map iterates in insertion order
+    for (const [oldRef, old] of session.items) {
+      if (session.bytes + item.bytes <= this.#maxBytes) break;
+      session.items.delete(oldRef);
+      session.evicted.add(oldRef);
+      session.bytes -= old.bytes;
+    }
+    session.items.set(ref, stored);
+    session.bytes += item.bytes;
     this.#refs.add(ref);
     return stored;
   }
 
   async get(sessionId: string, ref: string): Promise<ArchivedItem | undefined> {
-    return this.#sessions.get(sessionId)?.get(ref);
+    return this.#sessions.get(sessionId)?.items.get(ref);
   }
 
   async list(sessionId: string): Promise<readonly ArchivedItem[]> {
-    return [...(this.#sessions.get(sessionId)?.values() ?? [])];
+    return [...(this.#sessions.get(sessionId)?.items.values() ?? [])];
   }
 
   async deleteSession(sessionId: string): Promise<void> {
     const session = this.#sessions.get(sessionId);
     if (!session) return;
-    for (const ref of session.keys()) this.#refs.delete(ref);
+    for (const ref of session.items.keys()) this.#refs.delete(ref);
+    for (const ref of session.evicted) this.#refs.delete(ref);
     this.#sessions.delete(sessionId);
+  }
+
+  async wasEvicted(sessionId: string, ref: string): Promise<boolean> {
+    return this.#sessions.get(sessionId)?.evicted.has(ref) ?? false;
   }
 }

@@ -143,6 +143,11 @@ export class ContextToolExecutor implements ToolExecutor {
     const { ref, offset = 0, length = CONTEXT_DEFAULT_LENGTH } = parseRequest(request);
     const item = await this.#store.get(sessionId, ref);
     if (!item) {
+      if (await this.#store.wasEvicted?.(sessionId, ref)) {
+        throw invalid(
+          `Archive reference ${ref} was dropped: this session's archive reached its size bound and keeps only its newest items. Call the tool that produced it again if you still need it.`,
+        );
+      }
       throw invalid(
         `Unknown archive reference ${JSON.stringify(ref.slice(0, 80))}: it belongs to no item of this session. Use a ref from an [archived …] note of this session.`,
       );

@@ -2,12 +2,17 @@
 // becomes public API once src/index.ts re-exports it. Named exports only.
 
 // Archive storage
-export { MemoryArchiveStore, newArchiveRef } from './archive-store.js';
+export {
+  MemoryArchiveStore,
+  newArchiveRef,
+  DEFAULT_ARCHIVE_BYTES_PER_SESSION,
+} from './archive-store.js';
 export type {
   ArchivedItem,
   ArchivedItemKind,
   ArchiveItemInput,
   ArchiveStore,
+  MemoryArchiveStoreOptions,
 } from './archive-store.js';
 
 // Archiving tool results
@@ -27,3 +32,6 @@ export {
   CONTEXT_MAX_LENGTH,
 } from './context-tool.js';
 export type { ContextToolOptions, ContextReadRequest, ContextPage } from './context-tool.js';
+
+// Options
+export type { ContextOptions } from './context-options.js';

@@ -34,11 +34,14 @@ export class ToolCatalog {
   readonly #visible: readonly CatalogEntry[];
   readonly #visibleNames: ReadonlySet<string>;
 
+  readonly #isVisible: (entry: CatalogEntry) => boolean;
+
   private constructor(
     entries: Map<string, CatalogEntry>,
     isVisible: (entry: CatalogEntry) => boolean,
   ) {
     this.#entries = entries;
+    this.#isVisible = isVisible;
     this.#visible = Object.freeze([...entries.values()].filter(isVisible));
     this.#visibleNames = new Set(this.#visible.map((e) => e.name));
   }
@@ -51,31 +54,15 @@ export class ToolCatalog {
     executors: readonly ToolExecutor[],
     isVisible: (entry: CatalogEntry) => boolean = () => true,
   ): Promise<ToolCatalog> {
-    const entries = new Map<string, CatalogEntry>();
-    const listed = await Promise.all(executors.map((e) => e.listTools()));
-    for (const [i, defs] of listed.entries()) {
-      const executor = executors[i]!;
-      for (const def of defs) {
-        checkDefinition(def);
-        if (entries.has(def.name)) {
-          throw new MusterError(
-            'TOOL_NAME_CONFLICT',
-            `Two tool sources both offer a tool named '${def.name}': rename or remove one.`,
-            { details: { tool: def.name } },
-          );
-        }
-        entries.set(def.name, {
-          name: def.name,
-          description: def.description,
-          inputSchema: def.inputSchema,
-          ...(def.outputSchema ? { outputSchema: def.outputSchema } : {}),
-          ...(def.annotations ? { annotations: def.annotations } : {}),
-          info: executor.getToolInfo?.(def.name) ?? EXECUTOR_INFO,
-          executor,
-        });
-      }
-    }
-    return new ToolCatalog(entries, isVisible);
+    return new ToolCatalog(await addListings(new Map(), executors), isVisible);
+  }
+
+  /**
+   * A new catalog with these executors' tools added after this one's, under the same
+   * visibility rule and the same checks (for built-in tools a run adds once it knows its sources).
+   */
+  async extend(executors: readonly ToolExecutor[]): Promise<ToolCatalog> {
+    return new ToolCatalog(await addListings(new Map(this.#entries), executors), this.#isVisible);
   }
 
   /** The entry for a model-facing name, visible or not. */
@@ -123,4 +110,34 @@ function checkDefinition(def: ToolDefinition): void {
       { details: { tool: def.name } },
     );
   }
+}
+
+async function addListings(
+  entries: Map<string, CatalogEntry>,
+  executors: readonly ToolExecutor[],
+): Promise<Map<string, CatalogEntry>> {
+  const listed = await Promise.all(executors.map((e) => e.listTools()));
+  for (const [i, defs] of listed.entries()) {
+    const executor = executors[i]!;
+    for (const def of defs) {
+      checkDefinition(def);
+      if (entries.has(def.name)) {
+        throw new MusterError(
+          'TOOL_NAME_CONFLICT',
+          `Two tool sources both offer a tool named '${def.name}': rename or remove one.`,
+          { details: { tool: def.name } },
+        );
+      }
+      entries.set(def.name, {
+        name: def.name,
+        description: def.description,
+        inputSchema: def.inputSchema,
+        ...(def.outputSchema ? { outputSchema: def.outputSchema } : {}),
+        ...(def.annotations ? { annotations: def.annotations } : {}),
+        info: executor.getToolInfo?.(def.name) ?? EXECUTOR_INFO,
+        executor,
+      });
+    }
+  }
+  return entries;
 }

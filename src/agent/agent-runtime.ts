@@ -1,0 +1,192 @@
+import { MusterError, abortedError } from '../errors/index.js';
+import { ToolPolicy } from '../policy/index.js';
+import { MemorySessionStore } from '../session/index.js';
+import type { SessionStore } from '../session/index.js';
+import { HostToolExecutor } from '../tools/index.js';
+import type { ExecutorEvent, ExecutorRunContext, ToolExecutor } from '../tools/index.js';
+import type { McpFacade } from '../mcp/index.js';
+import {
+  ContextToolExecutor,
+  DEFAULT_ARCHIVE_THRESHOLD_BYTES,
+  MemoryArchiveStore,
+} from '../context/index.js';
+import type { ArchiveStore } from '../context/index.js';
+import { callIsolated } from '../util/index.js';
+import type { AgentOptions } from './agent-options.js';
+import { createAgentMcp } from './agent-mcp.js';
+import type { AgentEvent } from './events.js';
+import { DEFAULT_LIMITS, resolveLimits } from './limits.js';
+import type { Limits } from './limits.js';
+
+/**
+ * What an agent and its future children share: the tool sources (host tools, the host's
+ * executor, MCP), the archive, the session store, the policy, and the tracking of everything
+ * in flight (runs, registry changes, connects outside runs) that `awaitIdle()` and `close()`
+ * wait for.
+ */
+export class AgentRuntime {
+  readonly options: AgentOptions;
+  readonly policy: ToolPolicy;
+  readonly limits: Limits;
+  readonly store: SessionStore;
+  readonly archive: ArchiveStore;
+  readonly archiveThresholdBytes: number;
+  /** The built-in `context` tool, offered in runs whose catalog has archived sources. */
+  readonly contextTool: ContextToolExecutor;
+  readonly executors: readonly ToolExecutor[];
+  readonly mcp: McpFacade;
+  /** Sessions with a run in this process, each with the promise that settles when it ends. */
+  readonly running = new Map<string, Promise<void>>();
+  readonly #closeController = new AbortController();
+  readonly #activities = new Set<Promise<unknown>>();
+  #idleWaiters: (() => void)[] = [];
+  #initialized: Promise<void> | undefined;
+  #closing: Promise<void> | undefined;
+
+  constructor(options: AgentOptions) {
+    this.options = options;
+    this.policy = new ToolPolicy(options.policy ?? {});
+    this.limits = resolveLimits(DEFAULT_LIMITS, options.limits, 'limits');
+    this.store = options.sessionStore ?? new MemorySessionStore();
+    this.archive =
+      options.context?.archiveStore ??
+      new MemoryArchiveStore(
+        options.context?.maxArchiveBytesPerSession !== undefined
+          ? { maxBytesPerSession: options.context.maxArchiveBytesPerSession }
+          : {},
+      );
+    this.contextTool = new ContextToolExecutor({ store: this.archive });
+    const executors: ToolExecutor[] = [];
+    if (options.tools && options.tools.length > 0)
+      executors.push(new HostToolExecutor(options.tools));
+    if (options.toolExecutor) executors.push(options.toolExecutor);
+    const mcp = createAgentMcp(
+      options,
+      {
+        exclusive: (operation, fn) => {
+          try {
+            this.assertIdle(operation);
+          } catch (err) {
+            return Promise.reject(err);
+          }
+          return this.track(fn());
+        },
+        contextFor: (operation) => this.outsideRunContext(operation, (ev) => this.background(ev)),
+      },
+      (ev) => this.background(ev),
+    );
+    executors.push(mcp.executor);
+    this.mcp = mcp.facade;
+    this.archiveThresholdBytes =
+      mcp.options.archiveThresholdBytes ?? DEFAULT_ARCHIVE_THRESHOLD_BYTES;
+    this.executors = executors;
+  }
+
+  /** Aborted when the agent closes. */
+  get closeSignal(): AbortSignal {
+    return this.#closeController.signal;
+  }
+
+  /** Keeps `awaitIdle()` and `close()` waiting for work outside runs (initialize, registry changes). */
+  track<T>(work: Promise<T>): Promise<T> {
+    this.#activities.add(work);
+    const done = () => {
+      this.#activities.delete(work);
+      this.#wakeIfIdle();
+    };
+    work.then(done, done);
+    return work;
+  }
+
+  /** Marks a session as running here; the returned function ends it. */
+  startRun(sessionId: string): () => void {
+    let settle!: () => void;
+    this.running.set(sessionId, new Promise<void>((r) => (settle = r)));
+    return () => {
+      this.running.delete(sessionId);
+      settle();
+      this.#wakeIfIdle();
+    };
+  }
+
+  /** Resolves when no run, registry change or connect outside a run is in flight. */
+  awaitIdle(): Promise<void> {
+    if (this.#idle()) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  #idle(): boolean {
+    return this.running.size === 0 && this.#activities.size === 0;
+  }
+
+  #wakeIfIdle(): void {
+    if (!this.#idle()) return;
+    const waiters = this.#idleWaiters;
+    this.#idleWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  /** Initializes every tool source once (again after a failure). */
+  ensureInitialized(): Promise<void> {
+    const signal = this.closeSignal;
+    this.#initialized ??= Promise.all(this.executors.map((e) => e.initialize?.({ signal }))).then(
+      () => undefined,
+    );
+    this.#initialized.catch(() => (this.#initialized = undefined));
+    return this.#initialized;
+  }
+
+  /** Throws `ABORTED` once the agent is closed. */
+  assertOpen(): void {
+    if (this.closeSignal.aborted)
+      throw abortedError('The agent', new Error('the agent is closed; create a new one'));
+  }
+
+  /** Throws `REGISTRY_BUSY` unless nothing is in flight. */
+  assertIdle(operation: string): void {
+    this.assertOpen();
+    if (!this.#idle()) {
+      throw new MusterError(
+        'REGISTRY_BUSY',
+        `agent.mcp.${operation}() needs an idle agent, but a run is in progress: call it after awaitIdle(), never from a hook.`,
+      );
+    }
+  }
+
+  /** Observers see events that happen outside any run (list changes, disconnects, registry changes). */
+  background(event: AgentEvent | ExecutorEvent): void {
+    const onEvent = this.options.observability?.onEvent;
+    const named = event.runId === '' ? { ...event, runId: 'background' } : event;
+    if (onEvent)
+      callIsolated(() => onEvent(named as AgentEvent), this.options.observability?.onError);
+  }
+
+  /** Hands a failure that must not change a run (an observer's, a late store write's) to `onError`. */
+  reportError(err: unknown): void {
+    const onError = this.options.observability?.onError;
+    if (onError) callIsolated(() => onError(err), undefined);
+  }
+
+  /** A context for work outside any run: authorization through the policy, events to `emit`. */
+  outsideRunContext(operation: string, emit: (ev: AgentEvent) => void): ExecutorRunContext {
+    const signal = this.closeSignal;
+    return {
+      sessionId: '',
+      runId: operation,
+      signal,
+      emit: (ev) => emit({ ...ev, runId: operation } as AgentEvent),
+      authorize: (req) =>
+        this.policy.authorize(req, { signal, onObserverError: (err) => this.reportError(err) }),
+    };
+  }
+
+  /** Cancels every run and releases every tool source. Idempotent. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#closeController.abort(abortedError('The agent', new Error('the agent was closed')));
+      await Promise.allSettled([...this.running.values(), ...this.#activities]);
+      await Promise.allSettled(this.executors.map((e) => e.close?.()));
+    })();
+    return this.#closing;
+  }
+}

@@ -1,0 +1,69 @@
+import { archiveToolResult, CONTEXT_TOOL_NAME } from '../context/index.js';
+import { ToolCatalog } from '../tools/index.js';
+import type {
+  CatalogEntry,
+  ExecutorRunContext,
+  NormalizedToolResult,
+  ToolCallEnvironment,
+  ToolExecutor,
+} from '../tools/index.js';
+import type { AgentRuntime } from './agent-runtime.js';
+import { guardStore } from './store-guard.js';
+
+/** The tools of one run, fixed when it starts. */
+export interface RunTools {
+  readonly catalog: ToolCatalog;
+  /** Archives large and binary results; set when the catalog has a source whose results are archived. */
+  readonly finishResult?: ToolCallEnvironment['finishResult'];
+}
+
+/** Sources whose results are archived (large projections, media) and paged with `context`. */
+function isArchivedSource(entry: CatalogEntry): boolean {
+  return entry.info.source === 'mcp';
+}
+
+/**
+ * Sets up the tools of one run: every executor prepares (MCP connects and refreshes), the
+ * catalog is fixed, and the built-in tools the catalog calls for are added (the `context`
+ * tool, when a source's results are archived).
+ */
+export async function prepareRunTools(
+  runtime: AgentRuntime,
+  ctx: ExecutorRunContext,
+): Promise<RunTools> {
+  for (const e of runtime.executors) if (e.prepareRun) await e.prepareRun(ctx);
+  const isVisible = (e: CatalogEntry) =>
+    runtime.policy.isVisible({
+      kind: 'tool',
+      name: e.name,
+      ...(e.info.server !== undefined ? { server: e.info.server } : {}),
+      ...(e.info.originalName !== undefined ? { originalName: e.info.originalName } : {}),
+    });
+  const sources = await ToolCatalog.build(runtime.executors, isVisible);
+  if (!sources.entries().some(isArchivedSource)) return { catalog: sources };
+  const builtins: ToolExecutor[] = [runtime.contextTool];
+  const catalog = await sources.extend(builtins);
+  return { catalog, finishResult: archiver(runtime, ctx.sessionId) };
+}
+
+function archiver(
+  runtime: AgentRuntime,
+  sessionId: string,
+): NonNullable<ToolCallEnvironment['finishResult']> {
+  return async (result, entry, call) => {
+    if (entry.name === CONTEXT_TOOL_NAME && entry.info.source === 'builtin') return result;
+    const archived = await archiveToolResult(result as NormalizedToolResult, {
+      sessionId,
+      toolName: entry.name,
+      callId: call.callId,
+      thresholdBytes: runtime.archiveThresholdBytes,
+      store: runtime.archive,
+    });
+    if (archived.refs.length > 0) {
+      await guardStore(sessionId, 'save the archive references', () =>
+        runtime.store.update(sessionId, { appendArchiveRefs: archived.refs }),
+      );
+    }
+    return archived.result;
+  };
+}

@@ -1,0 +1,38 @@
+import { MusterError, SessionError } from '../errors/index.js';
+import type { SessionStore } from '../session/index.js';
+
+/**
+ * Runs one store operation. A store that fails with a Muster error (an unknown session, a
+ * lease held elsewhere) keeps its code; any other failure becomes `SESSION_STORE_FAILED`,
+ * with the store's error kept as `cause`.
+ */
+export async function guardStore<T>(
+  sessionId: string,
+  what: string,
+  operation: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await operation();
+  } catch (err) {
+    if (MusterError.isInstance(err)) throw err;
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new SessionError(
+      'SESSION_STORE_FAILED',
+      `The session store could not ${what}: ${reason}. Check that the store is reachable; the session keeps what was committed before.`,
+      { sessionId, cause: err },
+    );
+  }
+}
+
+/**
+ * A view of `store` whose failures are typed by {@link guardStore}, handed to the run loop so
+ * every write of a run reports `SESSION_STORE_FAILED` instead of an untyped error.
+ */
+export function guardedStore(store: SessionStore): SessionStore {
+  return {
+    create: (state) => guardStore(state.id, 'create the session', () => store.create(state)),
+    get: (id) => guardStore(id, 'read the session', () => store.get(id)),
+    update: (id, patch) => guardStore(id, 'save the session', () => store.update(id, patch)),
+    delete: (id) => guardStore(id, 'delete the session', () => store.delete(id)),
+  };
+}
