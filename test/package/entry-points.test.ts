@@ -1,0 +1,83 @@
+import { pathToFileURL } from 'node:url';
+import ts from 'typescript';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildPackage, entryPoints, modulesLoadedBy } from './built-package.js';
+
+// Importing the package root must stay cheap (SPEC 1.6): none of these may load until a
+// connect, a schema validation or a provider needs them.
+const HEAVY = [
+  ['the MCP client', /\/node_modules\/@modelcontextprotocol\/client\//],
+  ['the MCP server', /\/node_modules\/@modelcontextprotocol\/server\//],
+  ['zod', /\/node_modules\/zod\//],
+  ['ajv', /\/node_modules\/ajv(-formats)?\//],
+  ['openai', /\/node_modules\/openai\//],
+  ['node:child_process', /^node:child_process$/],
+] as const;
+
+const heavyIn = (urls: readonly string[]) =>
+  HEAVY.filter(([, pattern]) => urls.some((u) => pattern.test(u))).map(([name]) => name);
+
+let built: ReturnType<typeof buildPackage>;
+beforeAll(() => {
+  built = buildPackage();
+}, 120_000);
+afterAll(() => built?.cleanup());
+
+const rootUrl = () => pathToFileURL(entryPoints(built.dir).find((e) => e.subpath === '.')!.js).href;
+
+describe('the built package', () => {
+  it('importing the root loads none of the MCP client or server, zod, ajv, openai or child_process', () => {
+    const urls = modulesLoadedBy(`await import(${JSON.stringify(rootUrl())});`, built.dir);
+    expect(urls.length).toBeGreaterThan(5); // the recorder saw the package's own modules
+    expect(heavyIn(urls)).toEqual([]);
+  });
+
+  it('createSdkMcpServer and createAgent with MCP servers still load none of them', () => {
+    const urls = modulesLoadedBy(
+      `const m = await import(${JSON.stringify(rootUrl())});
+       const server = m.createSdkMcpServer({ name: 'crm', tools: [] });
+       m.createAgent({ mcpServers: { crm: { type: 'sdk', server } }, mcp: { strictConfig: true } });`,
+      built.dir,
+    );
+    // declaring MCP servers loads zod for their validation; nothing else heavy may load
+    expect(heavyIn(urls).filter((n) => n !== 'zod')).toEqual([]);
+  });
+
+  it('the recorder does see heavy modules when an entry point loads them (the check can fail)', () => {
+    const openai = entryPoints(built.dir).find((e) => e.subpath === './openai')!;
+    const urls = modulesLoadedBy(
+      `await import(${JSON.stringify(pathToFileURL(openai.js).href)});`,
+      built.dir,
+    );
+    expect(heavyIn(urls)).toContain('openai');
+  });
+
+  it('the public exports of every entry point match the committed list', async () => {
+    const entries = entryPoints(built.dir);
+    const program = ts.createProgram(
+      entries.map((e) => e.dts),
+      {
+        module: ts.ModuleKind.NodeNext,
+        moduleResolution: ts.ModuleResolutionKind.NodeNext,
+        noEmit: true,
+        skipLibCheck: true,
+      },
+    );
+    const checker = program.getTypeChecker();
+    const api: Record<string, string[]> = {};
+    for (const entry of entries) {
+      const file = program.getSourceFile(entry.dts)!;
+      const moduleSymbol = checker.getSymbolAtLocation(file)!;
+      api[entry.subpath] = checker
+        .getExportsOfModule(moduleSymbol)
+        .map((s) => {
+          const target = s.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s;
+          const value = (target.flags & ts.SymbolFlags.Value) !== 0;
+          return `${s.name}${value ? '' : ' (type)'}`;
+        })
+        .sort();
+    }
+    // An added or removed export is an API decision: review it, then run `npx vitest -u`.
+    await expect(`${JSON.stringify(api, null, 2)}\n`).toMatchFileSnapshot('./public-api.json');
+  });
+});
