@@ -1,4 +1,17 @@
+/** The model layer: the versioned boundary, usage sums, and the scripted test model. */
+
+// The boundary (version 1).
 export type {
+  ModelClientV1,
+  ModelCallOptions,
+  ModelRequest,
+  ReasoningEffort,
+  ModelToolChoice,
+  ModelProviderOptions,
+  ModelToolDefinition,
+  ModelPart,
+  StopReason,
+  Usage,
   ProviderMetadata,
   TextPart,
   ImagePart,
@@ -11,19 +24,13 @@ export type {
   AssistantMessage,
   ToolResultMessage,
   ModelMessage,
-} from './transcript.js';
-export type {
-  ModelToolDefinition,
-  ReasoningEffort,
-  ModelRequest,
-  Usage,
-  StopReason,
-  ModelPart,
-  ModelCallOptions,
-  ModelClientV1,
-  ModelClient,
-} from './model-client.js';
-export { ZERO_USAGE, addUsage } from './usage.js';
+} from './v1/index.js';
+export type { ModelClient } from './model-client.js';
+
+// Usage sums.
+export { ZERO_USAGE, addUsage } from './add-usage.js';
+
+// A deterministic model for tests and demos.
 export { scriptedModel } from './scripted-model.js';
 export type {
   ScriptedToolCall,

@@ -5,7 +5,7 @@ import type {
   ModelPart,
   ModelRequest,
   Usage,
-} from './model-client.js';
+} from './v1/index.js';
 
 /** A tool call a scripted turn makes. `id` defaults to `call_<turn>_<index>`. */
 export interface ScriptedToolCall {

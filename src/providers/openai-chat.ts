@@ -1,24 +1,27 @@
 import type { OpenAI } from 'openai';
-import { abortedError } from '../errors/index.js';
-import type { ModelClientV1, ModelPart, ModelRequest, Usage } from '../model/model-client.js';
+import type { ModelClientV1, ModelPart, Usage } from '../model/index.js';
+import { ToolCallAssembler, streamEndedEarlyError } from './kit/index.js';
 import {
-  ChatToolCallCollector,
+  CHAT_PROVIDER,
+  addChatToolCalls,
   completionParts,
   reasoningText,
   toChatRequestBody,
+  toChatUsage,
   toStopReason,
-  toUsage,
 } from './openai-chat-mapping.js';
 import type { ChatRequestBody } from './openai-chat-mapping.js';
-import { openaiModel, truncatedStreamError } from './openai-shared.js';
-import type { OpenAIProviderOptions } from './openai-shared.js';
-
-const PROVIDER = 'openai.chat';
+import { openaiModel } from './openai-shared.js';
+import type { OpenAIApi, OpenAIProviderOptions } from './openai-shared.js';
 
 /**
  * A model client on the OpenAI Chat Completions API (`POST /chat/completions`), which most
  * OpenAI-compatible servers (vLLM, DeepSeek, Ollama, LM Studio) also speak. Creating it does
  * no I/O; the client is built, and the API key looked up, on the first request.
+ * `maxOutputTokens` is sent as `max_completion_tokens`, `toolChoice` as `tool_choice`, and
+ * `providerOptions.openai` fields are added to the body; an entry that would set `model`,
+ * `messages`, `tools`, `stream`, `stream_options` or a field a request option already set
+ * fails with `INVALID_CONFIGURATION` before anything is sent.
  *
  * @example
  * ```ts
@@ -27,22 +30,16 @@ const PROVIDER = 'openai.chat';
  * ```
  */
 export function openaiChat(options: OpenAIProviderOptions = {}): ModelClientV1 {
-  return openaiModel(PROVIDER, options, chatTurn);
+  return openaiModel(CHAT_API, options);
 }
 
-async function* chatTurn(
-  client: OpenAI,
-  request: ModelRequest,
-  modelName: string,
-  signal: AbortSignal,
-): AsyncGenerator<ModelPart> {
-  const body = toChatRequestBody(request, modelName);
-  if (request.stream) yield* streamChat(client, body, signal);
-  else {
-    const completion = await client.chat.completions.create({ ...body, stream: false }, { signal });
-    yield* completionParts(completion, PROVIDER);
-  }
-}
+const CHAT_API: OpenAIApi<ChatRequestBody> = {
+  provider: CHAT_PROVIDER,
+  body: toChatRequestBody,
+  stream: streamChat,
+  buffered: async (client, body, signal) =>
+    completionParts(await client.chat.completions.create({ ...body, stream: false }, { signal })),
+};
 
 async function* streamChat(
   client: OpenAI,
@@ -53,11 +50,11 @@ async function* streamChat(
     { ...body, stream: true, stream_options: { include_usage: true } },
     { signal },
   );
-  const calls = new ChatToolCallCollector();
+  const calls = new ToolCallAssembler();
   let finishReason: string | undefined;
   let usage: Usage | undefined;
   for await (const chunk of stream) {
-    if (chunk.usage) usage = toUsage(chunk.usage);
+    if (chunk.usage) usage = toChatUsage(chunk.usage);
     const choice = chunk.choices.find((c) => c.index === 0);
     if (!choice) continue;
     const delta = choice.delta;
@@ -65,13 +62,12 @@ async function* streamChat(
     if (reasoning) yield { type: 'reasoning-delta', text: reasoning };
     if (delta?.content) yield { type: 'text-delta', text: delta.content };
     if (delta?.refusal) yield { type: 'text-delta', text: delta.refusal };
-    if (delta?.tool_calls) calls.add(delta.tool_calls);
+    if (delta?.tool_calls) addChatToolCalls(calls, delta.tool_calls);
     if (choice.finish_reason) finishReason = choice.finish_reason;
   }
-  // The client ends the stream quietly when the signal fires; that is an abort, not an end.
-  if (signal.aborted) throw abortedError(`The ${PROVIDER} stream`, signal.reason);
-  if (finishReason === undefined) throw truncatedStreamError(PROVIDER);
-  yield* calls.parts(PROVIDER);
+  if (signal.aborted || finishReason === undefined)
+    throw streamEndedEarlyError(CHAT_PROVIDER, signal);
+  yield* calls.parts(CHAT_PROVIDER);
   yield {
     type: 'finish',
     stopReason: toStopReason(finishReason, calls.hasCalls),

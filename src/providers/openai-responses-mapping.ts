@@ -9,20 +9,36 @@ import type {
   ResponseReasoningItem,
   ResponseUsage,
 } from 'openai/resources/responses/responses';
-import type { ModelPart, ModelRequest, StopReason, Usage } from '../model/model-client.js';
 import type {
   AssistantMessage,
-  ImagePart,
+  ModelPart,
+  ModelRequest,
   ProviderMetadata,
-  ToolResultMessage,
-  UserContentPart,
-} from '../model/transcript.js';
-import { imageUrl, toolMediaCaption } from './openai-shared.js';
+  StopReason,
+  Usage,
+} from '../model/index.js';
+import { imageUrl, toUsage, toolCallArgumentsText, writeTranscript } from './kit/index.js';
+import type { TranscriptWriter } from './kit/index.js';
+import { withOpenAIOptions } from './openai-request-options.js';
+import type { OpenAIRequestShape } from './openai-request-options.js';
+
+/** The provider label of the Responses client. */
+export const RESPONSES_PROVIDER = 'openai.responses';
 
 /** The parts of a Responses request that do not depend on streaming. */
 export type ResponsesRequestBody = Omit<ResponseCreateParamsBase, 'stream' | 'stream_options'>;
 
-/** Builds the Responses body of a neutral request. */
+const RESPONSES_SHAPE: OpenAIRequestShape<ResponsesRequestBody> = {
+  provider: RESPONSES_PROVIDER,
+  reserved: ['model', 'input', 'instructions', 'tools', 'stream', 'stream_options'],
+  maxOutputTokens: 'max_output_tokens',
+  namedToolChoice: (name) => ({ type: 'function', name }),
+};
+
+/**
+ * Builds the Responses body of a neutral request. Optional fields are sent only when the
+ * request sets them; `providerOptions.openai` is merged last (see `withOpenAIOptions`).
+ */
 export function toResponsesRequestBody(request: ModelRequest, model: string): ResponsesRequestBody {
   const body: ResponsesRequestBody = { model, input: toResponsesInput(request) };
   if (request.system) body.instructions = request.system;
@@ -41,67 +57,31 @@ export function toResponsesRequestBody(request: ModelRequest, model: string): Re
     body.reasoning = { effort: request.reasoningEffort };
     if (request.reasoningEffort !== 'none') body.include = ['reasoning.encrypted_content'];
   }
-  return body;
+  return withOpenAIOptions(body, request, RESPONSES_SHAPE);
 }
+
+const RESPONSES_WRITER: TranscriptWriter<ResponseInputItem, ResponseInputContent> = {
+  text: (text) => ({ type: 'input_text', text }),
+  image: (image) => {
+    const url = imageUrl(image);
+    return url === undefined ? undefined : { type: 'input_image', image_url: url, detail: 'auto' };
+  },
+  system: (content) => ({ role: 'system', content }),
+  user: (content) => ({ role: 'user', content }),
+  assistant: (message) => assistantItems(message),
+  toolResult: (message) => ({
+    type: 'function_call_output',
+    call_id: message.callId,
+    output: message.content,
+  }),
+};
 
 /**
  * Maps the transcript to Responses input items. Images a tool returned follow the run of
  * `function_call_output` items in one user message.
  */
 export function toResponsesInput(request: ModelRequest): ResponseInputItem[] {
-  const out: ResponseInputItem[] = [];
-  let pendingMedia: ResponseInputContent[] = [];
-  const flushMedia = (): void => {
-    if (pendingMedia.length > 0) out.push({ role: 'user', content: pendingMedia });
-    pendingMedia = [];
-  };
-  for (const message of request.messages) {
-    if (message.role !== 'tool') flushMedia();
-    switch (message.role) {
-      case 'system':
-        out.push({ role: 'system', content: message.content });
-        break;
-      case 'user':
-        out.push({ role: 'user', content: toInputContent(message.content) });
-        break;
-      case 'assistant':
-        out.push(...assistantItems(message));
-        break;
-      case 'tool':
-        out.push({
-          type: 'function_call_output',
-          call_id: message.callId,
-          output: message.content,
-        });
-        pendingMedia.push(...toolMedia(message));
-        break;
-    }
-  }
-  flushMedia();
-  return out;
-}
-
-function toInputContent(parts: readonly UserContentPart[]): ResponseInputContent[] {
-  return parts.flatMap((part) =>
-    part.type === 'text' ? [{ type: 'input_text' as const, text: part.text }] : inputImages([part]),
-  );
-}
-
-/** Image parts with a usable URL; an image with neither data nor URL is left out. */
-function inputImages(images: readonly ImagePart[]): ResponseInputContent[] {
-  return images.flatMap((image) => {
-    const url = imageUrl(image);
-    return url === undefined
-      ? []
-      : [{ type: 'input_image' as const, image_url: url, detail: 'auto' as const }];
-  });
-}
-
-function toolMedia(message: ToolResultMessage): ResponseInputContent[] {
-  const images = inputImages(message.media ?? []);
-  if (images.length === 0) return [];
-  const caption = toolMediaCaption(message.toolName, message.callId);
-  return [{ type: 'input_text', text: caption }, ...images];
+  return writeTranscript(request.messages, RESPONSES_WRITER);
 }
 
 function assistantItems(message: AssistantMessage): ResponseInputItem[] {
@@ -136,8 +116,7 @@ function assistantItems(message: AssistantMessage): ResponseInputItem[] {
       type: 'function_call',
       call_id: part.callId,
       name: part.name,
-      arguments:
-        typeof part.arguments === 'string' ? part.arguments : JSON.stringify(part.arguments ?? {}),
+      arguments: toolCallArgumentsText(part),
     };
     if (typeof meta['itemId'] === 'string') call.id = meta['itemId'];
     out.push(call);
@@ -152,16 +131,13 @@ function openaiMetadata(metadata: ProviderMetadata | undefined): Readonly<Record
 
 /** Maps Responses usage; optional counters stay absent when the server did not report them. */
 export function toResponsesUsage(usage: ResponseUsage): Usage {
-  const out: { -readonly [K in keyof Usage]: Usage[K] } = {
-    inputTokens: usage.input_tokens,
-    outputTokens: usage.output_tokens,
-    totalTokens: usage.total_tokens,
-  };
-  const reasoning = usage.output_tokens_details?.reasoning_tokens;
-  if (typeof reasoning === 'number') out.reasoningTokens = reasoning;
-  const cached = usage.input_tokens_details?.cached_tokens;
-  if (typeof cached === 'number') out.cachedInputTokens = cached;
-  return out;
+  return toUsage({
+    input: usage.input_tokens,
+    output: usage.output_tokens,
+    total: usage.total_tokens,
+    reasoning: usage.output_tokens_details?.reasoning_tokens,
+    cachedInput: usage.input_tokens_details?.cached_tokens,
+  });
 }
 
 /** The `finish` part of a completed or incomplete response. */

@@ -1,24 +1,28 @@
 import type { OpenAI } from 'openai';
 import type { Response } from 'openai/resources/responses/responses';
-import { abortedError } from '../errors/index.js';
-import type { ModelClientV1, ModelPart, ModelRequest } from '../model/model-client.js';
+import type { ModelClientV1, ModelPart } from '../model/index.js';
+import { streamEndedEarlyError } from './kit/index.js';
 import {
+  RESPONSES_PROVIDER,
   finishPart,
   outputItemPart,
   responseParts,
   toResponsesRequestBody,
 } from './openai-responses-mapping.js';
 import type { ResponsesRequestBody } from './openai-responses-mapping.js';
-import { openaiModel, reportedError, truncatedStreamError } from './openai-shared.js';
-import type { OpenAIProviderOptions } from './openai-shared.js';
-
-const PROVIDER = 'openai.responses';
+import { reportedError } from './openai-errors.js';
+import { openaiModel } from './openai-shared.js';
+import type { OpenAIApi, OpenAIProviderOptions } from './openai-shared.js';
 
 /**
  * A model client on the OpenAI Responses API (`POST /responses`). Reasoning items come back
  * as `reasoning` parts whose `providerMetadata.openai` (`itemId`, `encryptedContent`) must
  * stay in the transcript; they are sent back on later turns. Creating it does no I/O; the
  * client is built, and the API key looked up, on the first request.
+ * `maxOutputTokens` is sent as `max_output_tokens`, `toolChoice` as `tool_choice`, and
+ * `providerOptions.openai` fields are added to the body; an entry that would set `model`,
+ * `input`, `instructions`, `tools`, `stream`, `stream_options` or a field a request option
+ * already set fails with `INVALID_CONFIGURATION` before anything is sent.
  *
  * @example
  * ```ts
@@ -27,23 +31,19 @@ const PROVIDER = 'openai.responses';
  * ```
  */
 export function openaiResponses(options: OpenAIProviderOptions = {}): ModelClientV1 {
-  return openaiModel(PROVIDER, options, responsesTurn);
+  return openaiModel(RESPONSES_API, options);
 }
 
-async function* responsesTurn(
-  client: OpenAI,
-  request: ModelRequest,
-  modelName: string,
-  signal: AbortSignal,
-): AsyncGenerator<ModelPart> {
-  const body = toResponsesRequestBody(request, modelName);
-  if (request.stream) yield* streamResponses(client, body, signal);
-  else {
+const RESPONSES_API: OpenAIApi<ResponsesRequestBody> = {
+  provider: RESPONSES_PROVIDER,
+  body: toResponsesRequestBody,
+  stream: streamResponses,
+  async buffered(client, body, signal) {
     const response = await client.responses.create({ ...body, stream: false }, { signal });
     if (response.status === 'failed') throw failedError(response, client);
-    yield* responseParts(response);
-  }
-}
+    return responseParts(response);
+  },
+};
 
 async function* streamResponses(
   client: OpenAI,
@@ -77,16 +77,19 @@ async function* streamResponses(
       case 'response.failed':
         throw failedError(event.response, client);
       case 'error':
-        throw reportedError(PROVIDER, event.code, event.message, client.apiKey);
+        throw reportedError(RESPONSES_PROVIDER, event.code, event.message, client.apiKey);
       default:
         break;
     }
   }
-  // The client ends the stream quietly when the signal fires; that is an abort, not an end.
-  if (signal.aborted) throw abortedError(`The ${PROVIDER} stream`, signal.reason);
-  throw truncatedStreamError(PROVIDER);
+  throw streamEndedEarlyError(RESPONSES_PROVIDER, signal);
 }
 
 function failedError(response: Response, client: OpenAI): Error {
-  return reportedError(PROVIDER, response.error?.code, response.error?.message, client.apiKey);
+  return reportedError(
+    RESPONSES_PROVIDER,
+    response.error?.code,
+    response.error?.message,
+    client.apiKey,
+  );
 }

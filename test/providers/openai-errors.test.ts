@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { OpenAI } from 'openai';
 import { MusterError } from '../../src/errors/index.js';
-import type { ModelClientV1 } from '../../src/model/model-client.js';
+import type { ModelClientV1 } from '../../src/model/index.js';
 import { openaiChat, openaiResponses } from '../../src/providers/openai.js';
 import type { OpenAIProviderOptions } from '../../src/providers/openai.js';
 import { apiErrorBody } from '../fixtures/openai-wire-events.js';

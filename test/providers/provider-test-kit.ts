@@ -1,8 +1,8 @@
 import { OpenAI } from 'openai';
 import { expect } from 'vitest';
 import { ModelError } from '../../src/errors/index.js';
-import type { ModelClientV1, ModelPart, ModelRequest } from '../../src/model/model-client.js';
-import type { ModelMessage } from '../../src/model/transcript.js';
+import type { ModelClientV1, ModelPart, ModelRequest } from '../../src/model/index.js';
+import type { ModelMessage } from '../../src/model/index.js';
 import type { OpenAIWireServer } from '../fixtures/openai-wire-server.js';
 
 /** The API key of every test client; it must never show up in an error. */

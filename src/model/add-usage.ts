@@ -1,4 +1,4 @@
-import type { Usage } from './model-client.js';
+import type { Usage } from './v1/index.js';
 
 /** Usage of nothing: the start value for sums. */
 export const ZERO_USAGE: Usage = Object.freeze({ inputTokens: 0, outputTokens: 0, totalTokens: 0 });

@@ -1,0 +1,43 @@
+import type { ModelRequest } from '../model/index.js';
+import { mergeProviderOptions } from './kit/index.js';
+
+/** The `providerOptions` key both OpenAI providers read. */
+export const OPENAI_PROVIDER_ID = 'openai';
+
+/** How one OpenAI API spells the request options both APIs have. */
+export interface OpenAIRequestShape<Body extends { tool_choice?: unknown }> {
+  /** The provider label used in errors. */
+  readonly provider: string;
+  /** Body fields `providerOptions.openai` may not set: the request structure owns them. */
+  readonly reserved: readonly string[];
+  /** The body field of `maxOutputTokens`. */
+  readonly maxOutputTokens: keyof Body & string;
+  /** The `tool_choice` that names one function. */
+  readonly namedToolChoice: (name: string) => NonNullable<Body['tool_choice']>;
+}
+
+/**
+ * Adds the options both OpenAI APIs share to a body, each only when the request sets it:
+ * `maxOutputTokens`, `toolChoice` (`auto`, `none` and `required` as they are), then the
+ * fields of `providerOptions.openai`. An entry that names a reserved field or a field already
+ * set fails with `INVALID_CONFIGURATION` (the request wins by refusing the conflict).
+ */
+export function withOpenAIOptions<Body extends { tool_choice?: unknown }>(
+  body: Body,
+  request: ModelRequest,
+  shape: OpenAIRequestShape<Body>,
+): Body {
+  const out: Record<string, unknown> = { ...(body as Record<string, unknown>) };
+  if (request.maxOutputTokens !== undefined) out[shape.maxOutputTokens] = request.maxOutputTokens;
+  const choice = request.toolChoice;
+  if (choice !== undefined) {
+    out['tool_choice'] = typeof choice === 'string' ? choice : shape.namedToolChoice(choice.name);
+  }
+  return mergeProviderOptions(
+    out as Body,
+    request.providerOptions,
+    OPENAI_PROVIDER_ID,
+    shape.reserved,
+    shape.provider,
+  );
+}
