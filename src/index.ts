@@ -139,6 +139,8 @@ export type {
   ModelToolDefinition,
   ReasoningEffort,
   ModelRequest,
+  ModelToolChoice,
+  ModelProviderOptions,
   Usage,
   StopReason,
   ModelPart,
