@@ -22,7 +22,7 @@ process.stdout.write(JSON.stringify([t1 - t0, t2 - t1]));
 `;
 
 /**
- * Measures `import('muster')` and one `createAgent()` in `runs` fresh processes, from the
+ * Measures `import('muster-agent')` and one `createAgent()` in `runs` fresh processes, from the
  * built `dist/` (run `npm run build` first); `undefined` when there is no build.
  */
 export function measureImportTime(runs: number): ImportTimeResult | undefined {

@@ -110,7 +110,7 @@ async function main(): Promise<void> {
   print();
   if (imports) {
     print(
-      `4. import('muster') from dist: median ${imports.importMs.median.toFixed(1)} ms (p90 ${imports.importMs.p90.toFixed(1)}), target <= 80 ms; createAgent(): ${(imports.createAgentMs.median * 1000).toFixed(0)} µs, no I/O`,
+      `4. import('muster-agent') from dist: median ${imports.importMs.median.toFixed(1)} ms (p90 ${imports.importMs.p90.toFixed(1)}), target <= 80 ms; createAgent(): ${(imports.createAgentMs.median * 1000).toFixed(0)} µs, no I/O`,
     );
   } else {
     print('4. import time: skipped, no dist/ (run npm run build first)');

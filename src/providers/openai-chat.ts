@@ -25,7 +25,7 @@ import type { OpenAIApi, OpenAIProviderOptions } from './openai-shared.js';
  *
  * @example
  * ```ts
- * import { openaiChat } from 'muster/openai';
+ * import { openaiChat } from 'muster-agent/openai';
  * const model = openaiChat({ baseURL: 'http://localhost:8000/v1', modelName: 'qwen3' });
  * ```
  */

@@ -26,7 +26,7 @@ import type { OpenAIApi, OpenAIProviderOptions } from './openai-shared.js';
  *
  * @example
  * ```ts
- * import { openaiResponses } from 'muster/openai';
+ * import { openaiResponses } from 'muster-agent/openai';
  * const model = openaiResponses({ modelName: 'gpt-5-mini' });
  * ```
  */

@@ -1,5 +1,5 @@
 /**
- * The `muster/openai` entry: model clients on the official `openai` package, an optional
+ * The `muster-agent/openai` entry: model clients on the official `openai` package, an optional
  * peer dependency that only this entry imports. Any new export added here becomes public API.
  */
 
