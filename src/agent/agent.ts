@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { MusterError, SessionError, abortedError, toMusterError } from '../errors/index.js';
 import type { ModelMessage, UserContentPart, UserMessage } from '../model/index.js';
 import { ToolPolicy } from '../policy/index.js';
-import type { AfterToolHook, BeforeToolHook } from '../policy/index.js';
+import type { AfterToolHook, BeforeToolHook } from '../tools/index.js';
 import { MemorySessionStore } from '../session/index.js';
 import type { SessionLease, SessionState, SessionStore, SessionSummary } from '../session/index.js';
 import { HostToolExecutor, ToolCatalog } from '../tools/index.js';

@@ -7,9 +7,11 @@ import type {
   Usage,
 } from '../model/index.js';
 import { addUsage, ZERO_USAGE } from '../model/index.js';
-import type { AfterToolHook, BeforeToolHook, ToolPolicy } from '../policy/index.js';
+import type { ToolPolicy } from '../policy/index.js';
 import type { SessionStore } from '../session/index.js';
 import type {
+  AfterToolHook,
+  BeforeToolHook,
   ToolCatalog,
   ToolCallEnvironment,
   ToolCallOutcome,

@@ -39,6 +39,13 @@ export { HostToolExecutor } from './host-tool-executor.js';
 export { CompositeToolExecutor } from './composite-tool-executor.js';
 export { ToolCatalog } from './tool-catalog.js';
 export type { CatalogEntry } from './tool-catalog.js';
+export type {
+  ToolHookContext,
+  BeforeToolResult,
+  BeforeToolHook,
+  AfterToolResult,
+  AfterToolHook,
+} from './tool-hooks.js';
 export { runToolCall } from './tool-call-pipeline.js';
 export type {
   ToolCallRequest,

@@ -1,13 +1,7 @@
 import { MusterError } from '../errors/index.js';
 import type { ToolErrorCode } from '../errors/index.js';
-import type {
-  AfterToolHook,
-  AuthorizationDecision,
-  AuthorizationRequest,
-  BeforeToolHook,
-  ToolHookContext,
-  ToolPolicy,
-} from '../policy/index.js';
+import type { AuthorizationDecision, AuthorizationRequest, ToolPolicy } from '../policy/index.js';
+import type { AfterToolHook, BeforeToolHook, ToolHookContext } from './tool-hooks.js';
 import { raceAbort, utf8Bytes } from '../util/index.js';
 import { formatIssues, validateJsonSchema } from './json-schema-validator.js';
 import type { CatalogEntry, ToolCatalog } from './tool-catalog.js';
