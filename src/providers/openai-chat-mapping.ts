@@ -9,13 +9,16 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
 import { ModelError } from '../errors/index.js';
-import type { ModelPart, ModelRequest, StopReason, Usage } from '../model/model-client.js';
 import type {
+  ModelPart,
+  ModelRequest,
+  StopReason,
+  Usage,
   AssistantMessage,
   ImagePart,
   ToolResultMessage,
   UserContentPart,
-} from '../model/transcript.js';
+} from '../model/index.js';
 import { imageUrl, toolMediaCaption } from './openai-shared.js';
 
 /** The parts of a chat completion request that do not depend on streaming. */

@@ -1,6 +1,6 @@
 import type { OpenAI } from 'openai';
 import { abortedError } from '../errors/index.js';
-import type { ModelClientV1, ModelPart, ModelRequest, Usage } from '../model/model-client.js';
+import type { ModelClientV1, ModelPart, ModelRequest, Usage } from '../model/index.js';
 import {
   ChatToolCallCollector,
   completionParts,

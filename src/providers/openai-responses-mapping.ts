@@ -9,14 +9,17 @@ import type {
   ResponseReasoningItem,
   ResponseUsage,
 } from 'openai/resources/responses/responses';
-import type { ModelPart, ModelRequest, StopReason, Usage } from '../model/model-client.js';
 import type {
+  ModelPart,
+  ModelRequest,
+  StopReason,
+  Usage,
   AssistantMessage,
   ImagePart,
   ProviderMetadata,
   ToolResultMessage,
   UserContentPart,
-} from '../model/transcript.js';
+} from '../model/index.js';
 import { imageUrl, toolMediaCaption } from './openai-shared.js';
 
 /** The parts of a Responses request that do not depend on streaming. */

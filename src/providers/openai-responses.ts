@@ -1,7 +1,7 @@
 import type { OpenAI } from 'openai';
 import type { Response } from 'openai/resources/responses/responses';
 import { abortedError } from '../errors/index.js';
-import type { ModelClientV1, ModelPart, ModelRequest } from '../model/model-client.js';
+import type { ModelClientV1, ModelPart, ModelRequest } from '../model/index.js';
 import {
   finishPart,
   outputItemPart,

@@ -6,8 +6,7 @@ import {
   OpenAI,
 } from 'openai';
 import { ModelError, MusterError, abortedError } from '../errors/index.js';
-import type { ModelClientV1, ModelPart, ModelRequest } from '../model/model-client.js';
-import type { ImagePart } from '../model/transcript.js';
+import type { ModelClientV1, ModelPart, ModelRequest, ImagePart } from '../model/index.js';
 import { redact } from '../util/index.js';
 
 /** Options of {@link openaiChat} and {@link openaiResponses}. */
