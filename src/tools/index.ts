@@ -51,7 +51,10 @@ export type {
   ToolCallRequest,
   ToolCallEnvironment,
   ToolCallOutcome,
-} from './tool-call-pipeline.js';
+  ToolCallRef,
+  ToolEventScope,
+} from './tool-call-types.js';
+export { eventBase, notRunOutcome, toolCompletedEvent } from './call-events.js';
 export type {
   ToolApprovalRequestedEvent,
   ToolDecisionEvent,
