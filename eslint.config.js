@@ -49,7 +49,7 @@ export default tseslint.config(
   },
   {
     // tool configuration files must default-export their config
-    files: ['eslint.config.js', 'vitest.config.ts'],
+    files: ['eslint.config.js', 'vitest.config.ts', '.dependency-cruiser.mjs'],
     rules: { 'no-restricted-syntax': 'off' },
   },
   prettier,

@@ -12,6 +12,7 @@ export type {
   RunRequest,
   SendResult,
   Observability,
+  Hooks,
   AgentEvent,
   AgentEventType,
   SessionStartedEvent,
@@ -67,6 +68,11 @@ export type {
   ToolProgressEvent,
   ToolCompletedEvent,
   ToolEvent,
+  ToolHookContext,
+  BeforeToolResult,
+  BeforeToolHook,
+  AfterToolResult,
+  AfterToolHook,
 } from './tools/index.js';
 
 // MCP
@@ -113,12 +119,6 @@ export type {
   AuthorizationDecision,
   AuthorizationEvent,
   PolicyOptions,
-  ToolHookContext,
-  BeforeToolResult,
-  BeforeToolHook,
-  AfterToolResult,
-  AfterToolHook,
-  Hooks,
 } from './policy/index.js';
 
 // Model

@@ -1,11 +1,17 @@
 import type { ModelClient, ReasoningEffort, Usage, UserContentPart } from '../model/index.js';
-import type { Hooks, PolicyOptions } from '../policy/index.js';
+import type { PolicyOptions } from '../policy/index.js';
 import type { SessionStore } from '../session/index.js';
 import type { ContextOptions } from '../context/index.js';
 import type { McpOptions, McpServerConfig } from '../mcp/index.js';
-import type { Tool, ToolExecutor } from '../tools/index.js';
+import type { AfterToolHook, BeforeToolHook, Tool, ToolExecutor } from '../tools/index.js';
 import type { AgentEvent } from './events.js';
 import type { Limits } from './limits.js';
+
+/** Agent hooks. Each may be one function or a list, run in order. */
+export interface Hooks {
+  readonly beforeTool?: BeforeToolHook | readonly BeforeToolHook[];
+  readonly afterTool?: AfterToolHook | readonly AfterToolHook[];
+}
 
 /** Callbacks that watch an agent; their failures never change a run. */
 export interface Observability {

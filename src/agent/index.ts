@@ -1,6 +1,12 @@
 export { Agent, createAgent } from './agent.js';
 export type { AgentSessions } from './agent.js';
-export type { AgentOptions, RunRequest, SendResult, Observability } from './agent-options.js';
+export type {
+  AgentOptions,
+  RunRequest,
+  SendResult,
+  Observability,
+  Hooks,
+} from './agent-options.js';
 export type {
   AgentEvent,
   AgentEventType,

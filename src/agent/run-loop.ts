@@ -7,9 +7,12 @@ import type {
   Usage,
 } from '../model/index.js';
 import { addUsage, ZERO_USAGE } from '../model/index.js';
-import type { AfterToolHook, BeforeToolHook, ToolPolicy } from '../policy/index.js';
+import { eventBase, notRunOutcome, toolCompletedEvent } from '../tools/index.js';
+import type { ToolPolicy } from '../policy/index.js';
 import type { SessionStore } from '../session/index.js';
 import type {
+  AfterToolHook,
+  BeforeToolHook,
   ToolCatalog,
   ToolCallEnvironment,
   ToolCallOutcome,
@@ -78,7 +81,7 @@ export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Prom
       },
       ctx.signal,
       (kind, content) => {
-        if (ctx.stream) ctx.emit({ type: 'model.delta', ...base(ctx), kind, content });
+        if (ctx.stream) ctx.emit({ type: 'model.delta', ...eventBase(ctx), kind, content });
       },
     );
     usage = addUsage(usage, turn.usage);
@@ -91,7 +94,7 @@ export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Prom
     const message = turn.message!;
     ctx.emit({
       type: 'model.completed',
-      ...base(ctx),
+      ...eventBase(ctx),
       iteration,
       text: turn.text,
       toolCalls: message.content.flatMap((p) =>
@@ -104,24 +107,14 @@ export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Prom
 
     if (turn.calls.length > ctx.limits.maxToolCallsPerTurn) {
       const refused = turn.calls.map((c) =>
-        toolMessage(c.callId, c.name, {
-          content: `Error [AGENT_LIMIT_EXCEEDED]: the turn asked for ${turn.calls.length} tool calls, over the limit of ${ctx.limits.maxToolCallsPerTurn}; none were run.`,
-          isError: true,
-        }),
+        notRunOutcome(
+          c,
+          `Error [AGENT_LIMIT_EXCEEDED]: the turn asked for ${turn.calls.length} tool calls, over the limit of ${ctx.limits.maxToolCallsPerTurn}; none were run.`,
+        ),
       );
-      await commit(ctx, transcript, refused, {});
-      for (const r of refused) {
-        ctx.emit({
-          type: 'tool.completed',
-          ...base(ctx),
-          callId: r.callId,
-          toolName: r.toolName,
-          isError: true,
-          content: r.content,
-          executed: false,
-          durationMs: 0,
-        });
-      }
+      await commit(ctx, transcript, refused.map(toolMessage), {});
+      for (const [i, r] of refused.entries())
+        ctx.emit(toolCompletedEvent(ctx, turn.calls[i]!, r, 0));
       throw new MusterError(
         'AGENT_LIMIT_EXCEEDED',
         `The model asked for ${turn.calls.length} tool calls in one turn, over limits.maxToolCallsPerTurn (${ctx.limits.maxToolCallsPerTurn}): raise the limit or ask for fewer calls.`,
@@ -152,9 +145,7 @@ export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Prom
         ...(ctx.finishResult ? { finishResult: ctx.finishResult } : {}),
       },
     );
-    const results: ModelMessage[] = outcomes.map((o) =>
-      toolMessage(o.callId, o.toolName, o.result),
-    );
+    const results: ModelMessage[] = outcomes.map(toolMessage);
     for (const redirect of redirects(outcomes))
       results.push({ role: 'user', content: [{ type: 'text', text: redirect }] });
     await commit(ctx, transcript, results, {});
@@ -170,11 +161,7 @@ function redirects(outcomes: readonly ToolCallOutcome[]): string[] {
   return outcomes.flatMap((o) => (o.redirect !== undefined ? [o.redirect] : []));
 }
 
-function toolMessage(
-  callId: string,
-  toolName: string,
-  result: { content: string; isError?: boolean; media?: ToolResultMessage['media'] },
-): ToolResultMessage {
+function toolMessage({ callId, toolName, result }: ToolCallOutcome): ToolResultMessage {
   return {
     role: 'tool',
     callId,
@@ -219,8 +206,4 @@ export function withoutMedia(message: ModelMessage): ModelMessage {
     };
   }
   return message;
-}
-
-function base(ctx: RunContext) {
-  return { timestamp: new Date().toISOString(), sessionId: ctx.sessionId, runId: ctx.runId };
 }

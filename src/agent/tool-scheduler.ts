@@ -1,4 +1,4 @@
-import { runToolCall } from '../tools/index.js';
+import { notRunOutcome, runToolCall, toolCompletedEvent } from '../tools/index.js';
 import type { ToolCallEnvironment, ToolCallOutcome, ToolCallRequest } from '../tools/index.js';
 
 /**
@@ -58,24 +58,7 @@ function notRun(
   content: string,
   errorCode?: 'TOOL_EXECUTION_FAILED',
 ): ToolCallOutcome {
-  env.emit({
-    type: 'tool.completed',
-    timestamp: new Date().toISOString(),
-    sessionId: env.sessionId,
-    runId: env.runId,
-    callId: call.callId,
-    toolName: call.name,
-    isError: true,
-    content,
-    ...(errorCode ? { errorCode } : {}),
-    executed: false,
-    durationMs: 0,
-  });
-  return {
-    callId: call.callId,
-    toolName: call.name,
-    result: { content, isError: true },
-    ...(errorCode ? { errorCode } : {}),
-    executed: false,
-  };
+  const outcome = notRunOutcome(call, content, errorCode);
+  env.emit(toolCompletedEvent(env, call, outcome, 0));
+  return outcome;
 }

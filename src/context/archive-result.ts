@@ -1,6 +1,5 @@
 import { MusterError } from '../errors/index.js';
-import type { NormalizedToolResult, ToolBlob } from '../tools/tool-result.js';
-import type { ToolResult } from '../tools/tool-types.js';
+import type { NormalizedToolResult, ToolBlob, ToolResult } from '../tools/index.js';
 import { utf8Bytes } from '../util/index.js';
 import type { ArchiveStore } from './archive-store.js';
 import { CONTEXT_TOOL_NAME } from './context-tool.js';

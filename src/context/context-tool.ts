@@ -4,7 +4,7 @@ import type {
   ToolExecutionContext,
   ToolExecutor,
   ToolInfo,
-} from '../tools/tool-types.js';
+} from '../tools/index.js';
 import { utf8Bytes } from '../util/index.js';
 import type { ArchivedItem, ArchiveStore } from './archive-store.js';
 import { characterBoundaryAtOrBefore, utf8SequenceLength } from './utf8.js';

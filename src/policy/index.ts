@@ -15,11 +15,3 @@ export type {
   AuthorizationEvent,
   PolicyOptions,
 } from './policy-types.js';
-export type {
-  ToolHookContext,
-  BeforeToolResult,
-  BeforeToolHook,
-  AfterToolResult,
-  AfterToolHook,
-  Hooks,
-} from './hooks.js';

@@ -69,7 +69,34 @@ describe('policy patterns', () => {
   });
 
   it.each([
+    ['dotted', 'search.v2'],
+    ['slashed', 'repos/list'],
+    ['spaced', 'get page'],
+    ['long', 'a'.repeat(120)],
+    ['non-ASCII', 'suche_über'],
+  ])('writes the %s original name %j as mcp__srv__<original>', (_label, original) => {
+    const safe = tool('mcp__srv__x_0123456789', 'srv', original);
+    const m = compilePattern(`mcp__srv__${original}`);
+    expect(m(safe)).toBe(true);
+    expect(m(tool('mcp__srv__y_0123456789', 'srv', `${original}x`))).toBe(false);
+    expect(m(tool('mcp__other__x_0123456789', 'other', original))).toBe(false);
+  });
+
+  it('reads \\* as a literal star and \\\\ as a backslash, never as a glob', () => {
+    const star = compilePattern('mcp__srv__a\\*b');
+    expect(star(tool('mcp__srv__a_b_0123456789', 'srv', 'a*b'))).toBe(true);
+    expect(star(tool('mcp__srv__axyzb_0123456789', 'srv', 'axyzb'))).toBe(false);
+    expect(star(tool('mcp__srv__ab_0123456789', 'srv', 'ab'))).toBe(false);
+    expect(compilePattern('mcp__srv__\\*')(tool('mcp__srv__x_0123456789', 'srv', 'x'))).toBe(false);
+    const slash = compilePattern('mcp__srv__a\\\\b*');
+    expect(slash(tool('mcp__srv__x_0123456789', 'srv', 'a\\bc'))).toBe(true);
+    expect(slash(tool('mcp__srv__x_0123456789', 'srv', 'abc'))).toBe(false);
+  });
+
+  it.each([
     '',
+    'mcp__srv__a\\',
+    'mcp__a.b__c',
     'a b',
     'mcp_connect:',
     'mcp_connect:a.b',

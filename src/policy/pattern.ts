@@ -2,7 +2,9 @@ import { MusterError } from '../errors/index.js';
 
 /**
  * A policy pattern: an exact tool name, a glob with `*` (`mcp__srv__*`, `mcp__*`, `*`), a whole
- * server (`mcp__srv`), or a connection capability (`mcp_connect:srv`, `mcp_connect:*`).
+ * server (`mcp__srv`), an MCP tool by its original name (`mcp__srv__search.v2`, any characters,
+ * any length), or a connection capability (`mcp_connect:srv`, `mcp_connect:*`). A backslash
+ * makes the next character literal: `\*` is a star in the name, `\\` a backslash.
  */
 export type Pattern = string;
 
@@ -23,15 +25,28 @@ export type PolicySubject =
 export type PatternMatcher = (subject: PolicySubject) => boolean;
 
 const CONNECT_PREFIX = 'mcp_connect:';
+/** Model-facing names and globs over them (a model-facing name is at most 64 characters). */
 const TOOL_PATTERN = /^[A-Za-z0-9_*-]{1,80}$/;
+/** `mcp__<server>__<tool>`: the tool part may be any original name (escapes allowed). */
+const MCP_TOOL_PATTERN = /^mcp__[A-Za-z0-9_*-]+?__[\s\S]+$/;
 const CONNECT_PATTERN = /^mcp_connect:[A-Za-z0-9_*-]{1,24}$/;
 const WHOLE_SERVER = /^mcp__([A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*)$/;
 
-function globToRegExp(glob: string): RegExp {
-  const body = glob
-    .split('*')
-    .map((part) => part.replace(/[-\\^$+?.()|[\]{}]/g, '\\$&'))
-    .join('.*');
+/** Compiles a glob (`*` is any text, `\x` the literal `x`); undefined when it ends in a lone `\`. */
+function globToRegExp(glob: string): RegExp | undefined {
+  let body = '';
+  for (let i = 0; i < glob.length; i++) {
+    let c = glob[i]!;
+    if (c === '*') {
+      body += '[\\s\\S]*';
+      continue;
+    }
+    if (c === '\\') {
+      if (i + 1 === glob.length) return undefined;
+      c = glob[++i]!;
+    }
+    body += c.replace(/[-\\^$+?.()|[\]{}*/]/g, '\\$&');
+  }
   return new RegExp(`^${body}$`);
 }
 
@@ -50,15 +65,16 @@ export function compilePattern(pattern: Pattern): PatternMatcher {
   }
   if (pattern.startsWith(CONNECT_PREFIX)) {
     if (!CONNECT_PATTERN.test(pattern)) throw invalid(pattern);
-    const re = globToRegExp(pattern.slice(CONNECT_PREFIX.length));
+    const re = globToRegExp(pattern.slice(CONNECT_PREFIX.length))!;
     return (s) => s.kind === 'connection' && re.test(s.server);
   }
-  if (!TOOL_PATTERN.test(pattern)) throw invalid(pattern);
+  if (!TOOL_PATTERN.test(pattern) && !MCP_TOOL_PATTERN.test(pattern)) throw invalid(pattern);
+  const re = globToRegExp(pattern);
+  if (re === undefined) throw invalid(pattern);
   const server = WHOLE_SERVER.exec(pattern)?.[1];
   if (server !== undefined) {
     return (s) => s.kind === 'tool' && s.server === server;
   }
-  const re = globToRegExp(pattern);
   const rest = pattern.startsWith('mcp__') ? pattern.slice('mcp__'.length) : undefined;
   const serverPart = rest === undefined ? undefined : rest.split('__')[0]!;
   if (rest === undefined || serverPart!.includes('*') || !rest.includes('__')) {
@@ -84,7 +100,9 @@ export function compilePattern(pattern: Pattern): PatternMatcher {
     const prefix = `mcp__${s.server}__`;
     let glob = toolGlobs.get(prefix);
     if (glob === undefined) {
-      glob = pattern.startsWith(prefix) ? globToRegExp(pattern.slice(prefix.length)) : null;
+      glob = pattern.startsWith(prefix)
+        ? (globToRegExp(pattern.slice(prefix.length)) ?? null)
+        : null;
       toolGlobs.set(prefix, glob);
     }
     if (glob === null || !s.name.startsWith(prefix)) return false;
@@ -120,7 +138,7 @@ export function compilePatterns(
 function invalid(pattern: string): MusterError {
   return new MusterError(
     'INVALID_CONFIGURATION',
-    `Invalid policy pattern ${JSON.stringify(pattern)}: use a tool name, a glob with '*' (mcp__server__*), a whole server (mcp__server), or mcp_connect:<server>.`,
+    `Invalid policy pattern ${JSON.stringify(pattern)}: use a tool name, a glob with '*' (mcp__server__*), a whole server (mcp__server), mcp__server__<original tool name> (a literal '*' written '\\*'), or mcp_connect:<server>.`,
     { details: { pattern } },
   );
 }

@@ -39,12 +39,22 @@ export { HostToolExecutor } from './host-tool-executor.js';
 export { CompositeToolExecutor } from './composite-tool-executor.js';
 export { ToolCatalog } from './tool-catalog.js';
 export type { CatalogEntry } from './tool-catalog.js';
+export type {
+  ToolHookContext,
+  BeforeToolResult,
+  BeforeToolHook,
+  AfterToolResult,
+  AfterToolHook,
+} from './tool-hooks.js';
 export { runToolCall } from './tool-call-pipeline.js';
 export type {
   ToolCallRequest,
   ToolCallEnvironment,
   ToolCallOutcome,
-} from './tool-call-pipeline.js';
+  ToolCallRef,
+  ToolEventScope,
+} from './tool-call-types.js';
+export { eventBase, notRunOutcome, toolCompletedEvent } from './call-events.js';
 export type {
   ToolApprovalRequestedEvent,
   ToolDecisionEvent,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ToolError } from '../errors/index.js';
-import { errorResult, isCallToolResult, normalizeToolReturn, resultBytes } from './index.js';
+import { errorResult, isCallToolResult, normalizeToolReturn } from './index.js';
 import type { ToolReturn } from './index.js';
 
 /** 'hello' in base64: 5 bytes, one pad character. */
@@ -202,27 +202,6 @@ describe('errorResult', () => {
       content: 'Error [TOOL_DENIED]: not allowed',
       isError: true,
     });
-  });
-});
-
-describe('resultBytes', () => {
-  it('counts the UTF-8 bytes of the content', () => {
-    expect(resultBytes({ content: '' })).toBe(0);
-    expect(resultBytes({ content: 'abc' })).toBe(3);
-    expect(resultBytes({ content: 'é' })).toBe(2);
-    expect(resultBytes({ content: '🙂' })).toBe(4);
-  });
-
-  it('adds the inline data of media, and nothing for referenced media', () => {
-    expect(
-      resultBytes({
-        content: 'ab',
-        media: [
-          { type: 'image', data: HELLO_B64, mimeType: 'image/png' },
-          { type: 'image', url: 'https://example.com/x.png', mimeType: 'image/png' },
-        ],
-      }),
-    ).toBe(2 + HELLO_B64.length);
   });
 });
 

@@ -181,9 +181,33 @@ function base64Bytes(data: unknown): number {
   return Math.floor((data.length * 3) / 4) - pad;
 }
 
-/** The UTF-8 size of a result as the limits count it: content plus inline media data. */
-export function resultBytes(result: ToolResult): number {
+/**
+ * The size of a result as the limits count it, in bytes: every byte the result carries, whatever
+ * its kind. That is the UTF-8 content, the inline data of media, the data of blobs (audio,
+ * embedded binary resources, images not already counted as media) and the JSON of `structured`
+ * output, unless the content already carries that JSON (as the projection of an MCP result
+ * does). Base64 data counts as the text it is sent as.
+ */
+export function resultBytes(result: NormalizedToolResult): number {
   let total = utf8Bytes(result.content);
-  for (const m of result.media ?? []) total += m.data?.length ?? 0;
+  const counted = new Set<string>();
+  for (const m of result.media ?? []) {
+    if (m.data === undefined) continue;
+    total += m.data.length;
+    counted.add(m.data);
+  }
+  for (const b of result.blobs ?? []) if (!counted.has(b.data)) total += b.data.length;
+  if (result.structured !== undefined) {
+    const json = safeJson(result.structured);
+    if (json !== undefined && !result.content.includes(json)) total += utf8Bytes(json);
+  }
   return total;
+}
+
+function safeJson(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return undefined;
+  }
 }

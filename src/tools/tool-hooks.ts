@@ -1,4 +1,4 @@
-import type { ToolAnnotations, ToolInfo, ToolResult, ToolReturn } from '../tools/tool-types.js';
+import type { ToolAnnotations, ToolInfo, ToolResult, ToolReturn } from './tool-types.js';
 
 /** What a tool hook is told about the call. */
 export interface ToolHookContext {
@@ -40,9 +40,3 @@ export type AfterToolHook = (
     readonly result: ToolResult;
   },
 ) => AfterToolResult | Promise<AfterToolResult>;
-
-/** Agent hooks. Each may be one function or a list, run in order. */
-export interface Hooks {
-  readonly beforeTool?: BeforeToolHook | readonly BeforeToolHook[];
-  readonly afterTool?: AfterToolHook | readonly AfterToolHook[];
-}

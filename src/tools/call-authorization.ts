@@ -1,0 +1,106 @@
+import type { AuthorizationDecision, AuthorizationRequest } from '../policy/index.js';
+import type { CallArguments } from './call-arguments.js';
+import { toolApprovalRequestedEvent, toolDecisionEvent } from './call-events.js';
+import { pass, refuse } from './call-stage.js';
+import type { StageResult } from './call-stage.js';
+import type { CatalogEntry } from './tool-catalog.js';
+import type { ToolCallEnvironment, ToolCallOutcome, ToolCallRequest } from './tool-call-types.js';
+
+/** Visibility: only a tool the run's catalog shows the model can be called (`TOOL_NOT_FOUND`). */
+export function findVisibleTool(
+  call: ToolCallRequest,
+  env: ToolCallEnvironment,
+): StageResult<CatalogEntry> {
+  const entry = env.catalog.isVisible(call.name) ? env.catalog.get(call.name) : undefined;
+  return entry
+    ? pass(entry)
+    : refuse(
+        'TOOL_NOT_FOUND',
+        `There is no tool named '${call.name}'. Call one of the tools you were given.`,
+      );
+}
+
+/**
+ * Asks the policy about a call with its final arguments (deny, rules, allow, default/approval)
+ * and emits the decision. Refuses a denial; resolves with the outcome of a call that ends here
+ * without running (a dry run, a redirect), or with undefined when the call may run. Rejects
+ * only when the run is aborted.
+ */
+export async function authorizeCall(
+  entry: CatalogEntry,
+  call: ToolCallRequest,
+  args: CallArguments,
+  env: ToolCallEnvironment,
+): Promise<StageResult<ToolCallOutcome | undefined>> {
+  const decision = await env.policy.authorize(authorizationRequest(entry, call, args, env), {
+    signal: env.signal,
+    onApprovalRequested: () => env.emit(toolApprovalRequestedEvent(env, call, entry, args)),
+    ...(env.onObserverError ? { onObserverError: env.onObserverError } : {}),
+  });
+  env.emit(toolDecisionEvent(env, call, decision, env.policy.dryRun));
+  return verdict(entry, call, decision, env.policy.dryRun);
+}
+
+function authorizationRequest(
+  entry: CatalogEntry,
+  call: ToolCallRequest,
+  args: CallArguments,
+  env: ToolCallEnvironment,
+): AuthorizationRequest {
+  return {
+    kind: 'tool',
+    capability: entry.name,
+    toolName: entry.name,
+    source: entry.info.source,
+    ...(entry.info.server !== undefined ? { server: entry.info.server } : {}),
+    ...(entry.info.originalName !== undefined ? { originalName: entry.info.originalName } : {}),
+    arguments: args,
+    ...(entry.annotations ? { annotations: entry.annotations } : {}),
+    ...(entry.info.metadata ? { metadata: entry.info.metadata } : {}),
+    sessionId: env.sessionId,
+    runId: env.runId,
+    callId: call.callId,
+    iteration: call.iteration,
+  };
+}
+
+function verdict(
+  entry: CatalogEntry,
+  call: ToolCallRequest,
+  decision: AuthorizationDecision,
+  dryRun: boolean,
+): StageResult<ToolCallOutcome | undefined> {
+  if (dryRun) {
+    const would =
+      decision.decision === 'allow'
+        ? 'would be allowed'
+        : `would be ${decision.decision === 'deny' ? 'denied' : 'redirected'}`;
+    return pass({
+      callId: call.callId,
+      toolName: entry.name,
+      result: {
+        content: `Dry run: this call ${would} (${decision.stage}: ${decision.reason ?? 'no reason'}) and was not executed.`,
+      },
+      executed: false,
+    });
+  }
+  if (decision.decision === 'deny') {
+    return refuse(
+      decision.code ?? 'TOOL_DENIED',
+      `The call was denied (${decision.reason ?? decision.stage}). Do not retry it; choose another approach or ask the user.`,
+    );
+  }
+  if (decision.decision === 'redirect') {
+    return pass({
+      callId: call.callId,
+      toolName: entry.name,
+      result: {
+        content:
+          'Not executed: the user redirected this call. Follow the new instruction that comes next.',
+      },
+      executed: false,
+      redirect: decision.message ?? '',
+    });
+  }
+  return pass(undefined);
+}

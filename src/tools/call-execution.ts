@@ -1,0 +1,59 @@
+import { MusterError } from '../errors/index.js';
+import type { ToolErrorCode } from '../errors/index.js';
+import { raceAbort } from '../util/index.js';
+import type { CallArguments } from './call-arguments.js';
+import { toolCalledEvent, toolProgressEvent } from './call-events.js';
+import { describeFailure, pass, refuse } from './call-stage.js';
+import type { StageResult } from './call-stage.js';
+import type { CatalogEntry } from './tool-catalog.js';
+import type { ToolCallEnvironment, ToolCallRequest } from './tool-call-types.js';
+import { normalizeToolReturn } from './tool-result.js';
+import type { NormalizedToolResult } from './tool-result.js';
+import type { ToolExecutionContext, ToolProgress } from './tool-types.js';
+
+/**
+ * Emits `tool.called` and runs the tool through its executor, forwarding progress as
+ * `tool.progress` events, and normalizes what it returned. Every failure is a refusal with
+ * `executed: true`: `TOOL_OUTCOME_UNKNOWN` when the run was aborted (the call may or may not
+ * have taken effect, and is never retried), the code of a tool-level `MusterError`, or
+ * `TOOL_EXECUTION_FAILED`.
+ */
+export async function executeCall(
+  entry: CatalogEntry,
+  args: CallArguments,
+  call: ToolCallRequest,
+  env: ToolCallEnvironment,
+): Promise<StageResult<NormalizedToolResult>> {
+  env.emit(toolCalledEvent(env, call, entry, args));
+  const ctx: ToolExecutionContext = {
+    signal: env.signal,
+    sessionId: env.sessionId,
+    runId: env.runId,
+    callId: call.callId,
+    iteration: call.iteration,
+    maxResultBytes: env.maxToolResultBytes,
+    reportProgress: (p: ToolProgress) => {
+      if (env.signal.aborted || typeof p?.progress !== 'number') return;
+      env.emit(toolProgressEvent(env, call, entry, p));
+    },
+  };
+  try {
+    const returned = await raceAbort(
+      Promise.resolve().then(() => entry.executor.execute(entry.name, args, ctx)),
+      env.signal,
+      `Tool '${entry.name}'`,
+    );
+    return pass(normalizeToolReturn(returned, entry.name));
+  } catch (err) {
+    if (env.signal.aborted) {
+      return refuse(
+        'TOOL_OUTCOME_UNKNOWN',
+        `The call to '${entry.name}' was interrupted by an abort; it may or may not have taken effect. It was not retried.`,
+        true,
+      );
+    }
+    if (MusterError.isInstance(err) && err.code.startsWith('TOOL_'))
+      return refuse(err.code as ToolErrorCode, err.message, true);
+    return refuse('TOOL_EXECUTION_FAILED', `'${entry.name}' failed: ${describeFailure(err)}`, true);
+  }
+}

@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ToolPolicy } from '../policy/index.js';
+import type { PolicyOptions } from '../policy/index.js';
+import { HostToolExecutor, ToolCatalog, runToolCall, tool } from './index.js';
+import type { ToolCallEnvironment, ToolEvent } from './index.js';
+
+const echo = tool({
+  name: 'echo',
+  description: 'Echoes text.',
+  input: z.object({ text: z.string() }),
+  execute: ({ text }, ctx) => {
+    ctx.reportProgress({ progress: 1, total: 2 });
+    return text;
+  },
+});
+const catalog = await ToolCatalog.build([new HostToolExecutor([echo])]);
+
+async function call(
+  argumentsText: string,
+  policy: PolicyOptions,
+  extra: Partial<ToolCallEnvironment> = {},
+  name = 'echo',
+) {
+  const events: ToolEvent[] = [];
+  const env: ToolCallEnvironment = {
+    sessionId: 's1',
+    runId: 'r1',
+    signal: new AbortController().signal,
+    catalog,
+    policy: new ToolPolicy(policy),
+    beforeTool: [],
+    afterTool: [],
+    maxToolArgumentBytes: 200,
+    maxToolResultBytes: 100,
+    emit: (e) => events.push(e),
+    ...extra,
+  };
+  const outcome = await runToolCall({ callId: 'c1', name, argumentsText, iteration: 1 }, env);
+  return { outcome, events, types: events.map((e) => e.type) };
+}
+
+describe('runToolCall', () => {
+  it('runs an allowed call: decision, called, progress, completed', async () => {
+    const { outcome, events, types } = await call('{"text":"hi"}', { allow: ['echo'] });
+    expect(outcome).toEqual({
+      callId: 'c1',
+      toolName: 'echo',
+      result: { content: 'hi' },
+      executed: true,
+    });
+    expect(types).toEqual(['tool.decision', 'tool.called', 'tool.progress', 'tool.completed']);
+    expect(events[3]).toMatchObject({
+      sessionId: 's1',
+      runId: 'r1',
+      callId: 'c1',
+      isError: false,
+      content: 'hi',
+      executed: true,
+    });
+    expect(events.every((e) => typeof e.timestamp === 'string')).toBe(true);
+  });
+
+  it('stops at the first refusing stage with one tool.completed and no later stage', async () => {
+    const notFound = await call('{}', { allow: ['*'] }, {}, 'nope');
+    expect(notFound.types).toEqual(['tool.completed']);
+    expect(notFound.outcome).toMatchObject({ errorCode: 'TOOL_NOT_FOUND', executed: false });
+
+    const invalid = await call('{"text":1}', { allow: ['*'] });
+    expect(invalid.types).toEqual(['tool.completed']);
+    expect(invalid.outcome.result.content).toMatch(/^Error \[TOOL_ARGUMENTS_INVALID\]: Invalid/);
+
+    const hook = await call(
+      '{"text":"a"}',
+      { allow: ['*'] },
+      {
+        beforeTool: [() => ({ decision: 'deny', reason: 'no echo today' })],
+      },
+    );
+    expect(hook.types).toEqual(['tool.decision', 'tool.completed']);
+    expect(hook.events[0]).toMatchObject({ decision: 'deny', stage: 'hook' });
+    expect(hook.outcome).toMatchObject({ errorCode: 'TOOL_DENIED', executed: false });
+
+    const denied = await call('{"text":"a"}', { deny: ['echo'] });
+    expect(denied.types).toEqual(['tool.decision', 'tool.completed']);
+    expect(denied.outcome).toMatchObject({ errorCode: 'TOOL_DENIED', executed: false });
+  });
+
+  it('refuses after the tool ran with executed: true', async () => {
+    const big = await call(
+      '{"text":"a"}',
+      { allow: ['*'] },
+      {
+        afterTool: [() => ({ result: 'z'.repeat(101) })],
+      },
+    );
+    expect(big.types).toEqual(['tool.decision', 'tool.called', 'tool.progress', 'tool.completed']);
+    expect(big.outcome).toMatchObject({ errorCode: 'TOOL_RESULT_TOO_LARGE', executed: true });
+    expect(big.outcome.result.content).toContain('101 bytes, over the limit of 100');
+
+    const stored = await call(
+      '{"text":"a"}',
+      { allow: ['*'] },
+      {
+        finishResult: async () => {
+          throw new Error('disk full');
+        },
+      },
+    );
+    expect(stored.outcome).toMatchObject({ errorCode: 'TOOL_EXECUTION_FAILED', executed: true });
+    expect(stored.outcome.result.content).toContain('could not be stored: disk full');
+  });
+
+  it('ends a redirected or dry-run call without running it or an error', async () => {
+    const redirect = await call('{"text":"a"}', {
+      rules: [{ id: 'r', authorize: () => ({ decision: 'redirect', message: 'do x' }) }],
+    });
+    expect(redirect.types).toEqual(['tool.decision', 'tool.completed']);
+    expect(redirect.outcome).toMatchObject({ redirect: 'do x', executed: false });
+    expect(redirect.outcome.result.isError).toBeUndefined();
+
+    const dry = await call('{"text":"a"}', { deny: ['echo'], dryRun: true });
+    expect(dry.types).toEqual(['tool.decision', 'tool.completed']);
+    expect(dry.outcome.result.content).toMatch(/^Dry run: this call would be denied/);
+  });
+});

@@ -1,0 +1,59 @@
+import type { ToolErrorCode } from '../errors/index.js';
+import type { ToolPolicy } from '../policy/index.js';
+import type { CatalogEntry, ToolCatalog } from './tool-catalog.js';
+import type { ToolEvent } from './tool-events.js';
+import type { AfterToolHook, BeforeToolHook } from './tool-hooks.js';
+import type { ToolResult } from './tool-types.js';
+
+/** One call the model asked for. */
+export interface ToolCallRequest {
+  readonly callId: string;
+  readonly name: string;
+  /** The raw JSON text of the arguments, as the model produced it. */
+  readonly argumentsText: string;
+  readonly iteration: number;
+}
+
+/** Everything the pipeline needs from its run. */
+export interface ToolCallEnvironment {
+  readonly sessionId: string;
+  readonly runId: string;
+  readonly signal: AbortSignal;
+  readonly catalog: ToolCatalog;
+  readonly policy: ToolPolicy;
+  readonly beforeTool: readonly BeforeToolHook[];
+  readonly afterTool: readonly AfterToolHook[];
+  readonly maxToolArgumentBytes: number;
+  readonly maxToolResultBytes: number;
+  readonly emit: (event: ToolEvent) => void;
+  readonly onObserverError?: (err: unknown) => void;
+  /**
+   * The last step before the result is reported, after the result limit: for example
+   * archiving a large result and replacing it with a preview and a reference.
+   */
+  readonly finishResult?: (
+    result: ToolResult,
+    entry: CatalogEntry,
+    call: ToolCallRequest,
+  ) => Promise<ToolResult>;
+}
+
+/** How one call ended. */
+export interface ToolCallOutcome {
+  readonly callId: string;
+  readonly toolName: string;
+  readonly result: ToolResult;
+  readonly errorCode?: ToolErrorCode;
+  readonly executed: boolean;
+  /** Set when the policy redirected the call: the new user instruction. */
+  readonly redirect?: string;
+}
+
+/** The call an event or outcome is about: its id and the name the model called. */
+export type ToolCallRef = Pick<ToolCallRequest, 'callId' | 'name'>;
+
+/** The run an event belongs to. */
+export interface ToolEventScope {
+  readonly sessionId: string;
+  readonly runId: string;
+}
