@@ -7,8 +7,8 @@ import { MemorySessionStore } from '../session/index.js';
 import type { SessionLease, SessionState, SessionStore, SessionSummary } from '../session/index.js';
 import { HostToolExecutor, ToolCatalog } from '../tools/index.js';
 import type { ExecutorEvent, ExecutorRunContext, ToolExecutor } from '../tools/index.js';
-import type { McpFacade, McpManager } from '../mcp/index.js';
-import { createAgentMcp } from './agent-mcp.js';
+import { createMcpRuntime } from '../mcp/index.js';
+import type { McpFacade } from '../mcp/index.js';
 import {
   archiveToolResult,
   CONTEXT_TOOL_NAME,
@@ -68,7 +68,6 @@ export class Agent {
   readonly sessions: AgentSessions;
   /** The MCP server registry (SPEC section 7). */
   readonly mcp: McpFacade;
-  readonly #mcpManager: McpManager;
   readonly #archive: ArchiveStore = new MemoryArchiveStore();
   readonly #contextTool = new ContextToolExecutor({ store: this.#archive });
   #archiveThreshold = DEFAULT_ARCHIVE_THRESHOLD_BYTES;
@@ -82,7 +81,7 @@ export class Agent {
     if (options.tools && options.tools.length > 0)
       executors.push(new HostToolExecutor(options.tools));
     if (options.toolExecutor) executors.push(options.toolExecutor);
-    const mcp = createAgentMcp(
+    const mcp = createMcpRuntime(
       options,
       {
         exclusive: (operation, fn) => {
@@ -98,7 +97,6 @@ export class Agent {
       (ev) => this.#background(ev),
     );
     executors.push(mcp.executor);
-    this.#mcpManager = mcp.manager;
     this.#archiveThreshold = mcp.options.archiveThresholdBytes ?? DEFAULT_ARCHIVE_THRESHOLD_BYTES;
     this.mcp = mcp.facade;
     this.#executors = executors;
@@ -321,7 +319,7 @@ export class Agent {
       };
       for (const e of this.#executors) if (e.prepareRun) await e.prepareRun(runContext);
       // Archiving (and the `context` tool that reads archived results) is on while an MCP server is connected.
-      const archiving = this.#mcpManager.list().some((server) => server.status === 'connected');
+      const archiving = this.mcp.list().some((server) => server.status === 'connected');
       const executors = archiving ? [...this.#executors, this.#contextTool] : this.#executors;
       const catalog = await ToolCatalog.build(executors, (e) =>
         this.#policy.isVisible({
