@@ -107,12 +107,7 @@ const config = {
       from: { path: '^src/([^/]+)/', pathNot: NOT_TESTS },
       to: {
         path: '^src/[^/]+/.+',
-        pathNot: [
-          '^src/$1/',
-          '^src/[^/]+/index\\.ts$',
-          // moving into src/mcp's public face on another branch; remove this exclusion then
-          '^src/mcp/remote-checks\\.ts$',
-        ],
+        pathNot: ['^src/$1/', '^src/[^/]+/index\\.ts$'],
       },
     },
   ],

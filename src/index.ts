@@ -102,6 +102,7 @@ export type {
   McpToolDiscoveredEvent,
   McpCatalogUpdatedEvent,
   McpServerChangedEvent,
+  McpDiagnosticEvent,
 } from './mcp/index.js';
 
 // Policy

@@ -4,6 +4,7 @@ import { MemorySessionStore } from '../session/index.js';
 import type { SessionStore } from '../session/index.js';
 import { HostToolExecutor } from '../tools/index.js';
 import type { ExecutorEvent, ExecutorRunContext, ToolExecutor } from '../tools/index.js';
+import { createMcpRuntime } from '../mcp/index.js';
 import type { McpFacade } from '../mcp/index.js';
 import {
   ContextToolExecutor,
@@ -13,7 +14,6 @@ import {
 import type { ArchiveStore } from '../context/index.js';
 import { callIsolated } from '../util/index.js';
 import type { AgentOptions } from './agent-options.js';
-import { createAgentMcp } from './agent-mcp.js';
 import type { AgentEvent } from './events.js';
 import { DEFAULT_LIMITS, resolveLimits } from './limits.js';
 import type { Limits } from './limits.js';
@@ -60,8 +60,8 @@ export class AgentRuntime {
     if (options.tools && options.tools.length > 0)
       executors.push(new HostToolExecutor(options.tools));
     if (options.toolExecutor) executors.push(options.toolExecutor);
-    const mcp = createAgentMcp(
-      options,
+    const mcp = createMcpRuntime(
+      { mcpServers: options.mcpServers, mcp: options.mcp, workdir: options.workdir },
       {
         exclusive: (operation, fn) => {
           try {

@@ -23,7 +23,9 @@ export {
   normalizedKey,
 } from './config-sources.js';
 export type { ServerDeclaration, DeclarationSources } from './config-sources.js';
-export { McpManager, MCP_DEFAULTS } from './mcp-manager.js';
+export { MCP_DEFAULTS } from './mcp-defaults.js';
+export { createMcpRuntime } from './mcp-runtime.js';
+export type { McpRuntime, McpRuntimeInput } from './mcp-runtime.js';
 export { McpToolExecutor } from './mcp-tool-executor.js';
 export { McpFacade } from './mcp-facade.js';
 export type { McpFacadeHost } from './mcp-facade.js';
@@ -34,6 +36,7 @@ export type {
   McpToolDiscoveredEvent,
   McpCatalogUpdatedEvent,
   McpServerChangedEvent,
+  McpDiagnosticEvent,
 } from './mcp-events.js';
 export { mapWithConcurrency } from './concurrency.js';
 export { FileVerdictCache } from './verdict-cache.js';

@@ -1,16 +1,33 @@
-import type { CallToolResult, Client, Tool as McpTool } from '@modelcontextprotocol/client';
+import type {
+  CallToolResult,
+  Client,
+  ClientCapabilities,
+  Tool as McpTool,
+  Transport,
+} from '@modelcontextprotocol/client';
+import { McpError } from '../errors/index.js';
+import { loadClient } from './client-errors.js';
+import type { McpServerConfig } from './config-types.js';
+import type { McpFailureReason } from './failure-reasons.js';
+import { keepResponsesAfterNotifications } from './response-order.js';
+import { openSdkLink } from './sdk-connection.js';
+import { taggedHeaders, watchRequestStreams } from './stream-watch.js';
+import type { TransportContext } from './transports/transport-types.js';
 
 /** A remembered protocol verdict: reconnects skip the era probe (and its throwaway process). */
 export type ProtocolVerdict =
   | { readonly kind: 'legacy' }
   | { readonly kind: 'modern'; readonly discover: unknown };
-import type { McpServerConfig } from './config-types.js';
-import { keepResponsesAfterNotifications } from './response-order.js';
-import { openSdkLink } from './sdk-connection.js';
-import type { TransportContext } from './transports/transport-types.js';
 
 /** The protocol mode a connection is opened with. */
 export type ConnectMode = 'auto' | 'legacy' | { readonly pin: string };
+
+/** A client-side request handler (sampling, elicitation, roots…), installed on the client. */
+export interface ClientRequestHandler {
+  /** The request method it answers, such as `sampling/createMessage`. */
+  readonly method: string;
+  readonly handler: (request: unknown, ctx: unknown) => unknown;
+}
 
 /** What opening a connection needs. */
 export interface ConnectionSpec {
@@ -22,10 +39,24 @@ export interface ConnectionSpec {
   readonly transport: TransportContext;
   readonly connectTimeoutMs: number;
   readonly signal?: AbortSignal;
+  /** The client capabilities to declare (default: none). */
+  readonly capabilities?: ClientCapabilities;
+  /** The client-side request handlers to install (default: none). */
+  readonly handlers?: readonly ClientRequestHandler[];
   /** The server said its tool list changed. */
   readonly onToolsChanged: () => void;
   /** An open connection closed without `close()` being called (process exit, network loss). */
   readonly onUnexpectedClose: (connection: McpConnection) => void;
+  /** The transport or the client reported an error (raw: the receiver sanitizes it). */
+  readonly onError?: (error: unknown) => void;
+}
+
+/** The client end of a connection, and how to release what it holds besides the client. */
+export interface ConnectionLink {
+  readonly transport: Transport;
+  /** Releases the rest (an in-process server end); the client closes the transport. */
+  readonly release: () => Promise<void>;
+  readonly stderr?: () => string;
 }
 
 /** Per-call options of {@link McpConnection.callTool}. */
@@ -40,50 +71,67 @@ const CLIENT_INFO = { name: 'muster', version: '0.1.0' };
 
 /**
  * One live connection to one MCP server through the official client. It owns the client,
- * its transport and (for in-process servers) the server end.
+ * its transport and (for in-process servers) the server end. Closed by us or by the peer,
+ * it releases all of them and fails its calls in flight.
  */
 export class McpConnection {
-  #closing = false;
+  #closed = false;
+  #released: Promise<void> | undefined;
+  /** The calls in flight, by tag: each fails at once when its response can no longer come. */
+  readonly #calls = new Map<object, (error: McpError) => void>();
 
   private constructor(
     readonly server: string,
     private readonly client: Client,
-    private readonly release: () => Promise<void>,
-    private readonly stderr: (() => string) | undefined,
+    private readonly link: ConnectionLink,
   ) {}
 
   /** Opens, negotiates and initializes a connection. Rejects with the client's error. */
   static async open(spec: ConnectionSpec): Promise<McpConnection> {
-    const { Client } = await import('@modelcontextprotocol/client');
+    if (spec.config.type === 'sdk') {
+      const link = await openSdkLink(spec.config.server);
+      return McpConnection.connect(spec, { transport: link.transport, release: link.close });
+    }
+    const { createTransport } = await import('./transports/index.js');
+    const handle = createTransport(spec.config, spec.transport);
+    return McpConnection.connect(spec, {
+      transport: handle.transport,
+      release: async () => undefined,
+      ...(handle.stderrTail ? { stderr: handle.stderrTail.bind(handle) } : {}),
+    });
+  }
+
+  /** Connects a client over `link` (the transport of {@link open}, or any other). */
+  static async connect(spec: ConnectionSpec, link: ConnectionLink): Promise<McpConnection> {
+    const { Client } = await loadClient();
     const client = new Client(CLIENT_INFO, {
+      capabilities: spec.capabilities ?? {},
       versionNegotiation: { mode: spec.mode as never },
       listChanged: {
         tools: { autoRefresh: false, debounceMs: 0, onChanged: () => spec.onToolsChanged() },
       },
     });
-    let release: () => Promise<void> = async () => undefined;
-    let stderr: (() => string) | undefined;
-    let transport;
-    if (spec.config.type === 'sdk') {
-      const link = await openSdkLink(spec.config.server);
-      transport = link.transport;
-      release = () => link.close();
-    } else {
-      const { createTransport } = await import('./transports/index.js');
-      const handle = createTransport(spec.config, spec.transport);
-      transport = handle.transport;
-      stderr = handle.stderrTail?.bind(handle);
-    }
-    keepResponsesAfterNotifications(transport);
-    const connection = new McpConnection(spec.server, client, release, stderr);
+    for (const h of spec.handlers ?? [])
+      client.setRequestHandler(h.method as never, h.handler as never);
+    const connection = new McpConnection(spec.server, client, link);
+    const onResponse = watchRequestStreams(link.transport, (tag) =>
+      connection.#fail(tag, 'stream-lost'),
+    );
+    keepResponsesAfterNotifications(link.transport, onResponse);
     let open = false;
     client.onclose = () => {
       // a handshake that fails closes the client too; only a connection that was open is "lost"
-      if (open && !connection.#closing) spec.onUnexpectedClose(connection);
+      if (!open || connection.#closed) return;
+      connection.#closed = true;
+      connection.#failAll();
+      void connection.#release();
+      spec.onUnexpectedClose(connection);
     };
-    client.onerror = () => undefined;
+    client.onerror = (error) => {
+      if (!connection.#closed) spec.onError?.(error);
+    };
     try {
-      await client.connect(transport, {
+      await client.connect(link.transport, {
         timeout: spec.connectTimeoutMs,
         ...(spec.signal ? { signal: spec.signal } : {}),
         ...(spec.verdict ? { prior: spec.verdict as never } : {}),
@@ -115,7 +163,7 @@ export class McpConnection {
 
   /** The latest stderr text of a stdio server, for diagnostics only. */
   stderrTail(): string {
-    return this.stderr?.() ?? '';
+    return this.link.stderr?.() ?? '';
   }
 
   /** Lists every tool (all pages), bypassing caches. */
@@ -128,36 +176,79 @@ export class McpConnection {
     return result.tools;
   }
 
-  /** Calls a tool by its name on the server. Progress resets the per-request timeout. */
+  /**
+   * Calls a tool by its name on the server. Progress resets the per-request timeout. A call
+   * on a closed connection fails without being sent (`details.reason: 'not-sent'`); one whose
+   * response can no longer arrive (the peer closed, the transport gave up on its stream)
+   * fails at once rather than at its timeout.
+   */
   async callTool(
     name: string,
     args: Record<string, unknown>,
     options: CallOptions,
   ): Promise<CallToolResult> {
-    return (await this.client.callTool(
+    if (this.#closed) throw this.#failure('not-sent');
+    const tag = {};
+    const lost = new Promise<never>((_, reject) => this.#calls.set(tag, reject));
+    lost.catch(() => undefined);
+    const call = this.client.callTool(
       { name, arguments: args },
       {
         signal: options.signal,
         timeout: options.timeoutMs,
         resetTimeoutOnProgress: true,
+        headers: taggedHeaders(tag),
         ...(options.maxTotalTimeoutMs !== undefined
           ? { maxTotalTimeout: options.maxTotalTimeoutMs }
           : {}),
         ...(options.onProgress ? { onprogress: options.onProgress } : {}),
       },
-    )) as CallToolResult;
+    );
+    call.catch(() => undefined);
+    try {
+      return (await Promise.race([call, lost])) as CallToolResult;
+    } finally {
+      this.#calls.delete(tag);
+    }
   }
 
   /** True once closed, by us or by the peer. */
   get closed(): boolean {
-    return this.#closing;
+    return this.#closed;
   }
 
   /** Closes the client, the transport and any in-process server end. Idempotent. */
   async close(): Promise<void> {
-    if (this.#closing) return;
-    this.#closing = true;
-    await this.client.close().catch(() => undefined);
-    await this.release().catch(() => undefined);
+    if (!this.#closed) {
+      this.#closed = true;
+      this.#failAll();
+      await this.client.close().catch(() => undefined);
+    }
+    await this.#release();
+  }
+
+  #release(): Promise<void> {
+    this.#released ??= this.link.release().catch(() => undefined);
+    return this.#released;
+  }
+
+  #fail(tag: object, reason: McpFailureReason): void {
+    this.#calls.get(tag)?.(this.#failure(reason));
+    this.#calls.delete(tag);
+  }
+
+  #failAll(): void {
+    for (const tag of [...this.#calls.keys()]) this.#fail(tag, 'stream-lost');
+  }
+
+  #failure(reason: McpFailureReason): McpError {
+    const text =
+      reason === 'not-sent'
+        ? `Server '${this.server}' is not connected: the request was not sent.`
+        : `Server '${this.server}' can no longer answer the request: its response stream was lost.`;
+    return new McpError(reason === 'not-sent' ? 'MCP_OPERATION_FAILED' : 'MCP_DISCONNECTED', text, {
+      server: this.server,
+      details: { server: this.server, reason },
+    });
   }
 }

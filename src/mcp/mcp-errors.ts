@@ -1,21 +1,19 @@
 import { MusterError, ToolError } from '../errors/index.js';
 import type { McpErrorCode } from '../errors/index.js';
-import { redact } from '../util/index.js';
-
-interface ErrorLike {
-  readonly name?: string;
-  readonly message?: string;
-  readonly code?: unknown;
-  readonly status?: unknown;
-  readonly cause?: unknown;
-}
+import type { SecretRegistry } from '../util/index.js';
+import { ANSWERED_CODES, NOT_SENT_CODES, clientErrorOf } from './client-errors.js';
+import { failureReasonOf } from './failure-reasons.js';
 
 /** The innermost Muster error in a cause chain, if any (for example from the guarded fetch). */
 function musterCause(err: unknown): MusterError | undefined {
-  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as ErrorLike).cause, depth++) {
+  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as Error).cause, depth++) {
     if (MusterError.isInstance(e)) return e;
   }
   return undefined;
+}
+
+function messageOf(err: unknown): string {
+  return String((err as { message?: unknown } | null)?.message ?? err);
 }
 
 /** A sanitized `{ code, message }` for a status: secrets scrubbed, no stderr. */
@@ -23,12 +21,11 @@ export function describeError(
   err: unknown,
   server: string,
   fallback: McpErrorCode,
-  secrets: readonly string[],
+  secrets: SecretRegistry,
 ): { code: string; message: string } {
   const inner = musterCause(err);
-  if (inner) return { code: inner.code, message: redact(inner.message, secrets) };
-  const e = (err ?? {}) as ErrorLike;
-  const detail = redact(String(e.message ?? err), secrets);
+  if (inner) return { code: inner.code, message: secrets.redact(inner.message) };
+  const detail = secrets.redact(messageOf(err));
   const what = fallback === 'MCP_CONNECTION_FAILED' ? 'could not connect' : 'failed';
   return { code: fallback, message: `Server '${server}' ${what}: ${detail}` };
 }
@@ -39,71 +36,81 @@ export interface CallErrorContext {
   readonly server: string;
   readonly signal: AbortSignal;
   readonly timeoutMs: number;
-  readonly secrets: readonly string[];
+  readonly secrets: SecretRegistry;
 }
 
+/** Why the outcome of a call is unknown. */
+type UnknownReason = 'timeout' | 'disconnected' | 'aborted' | 'unknown';
+
 /**
- * Maps what `callTool` threw to a tool-level error. A timeout, a disconnect and an abort all
- * leave the outcome unknown (`TOOL_OUTCOME_UNKNOWN`, never replayed); `details.reason` tells
- * them apart (`timeout`, `disconnected`, `aborted`).
+ * Maps what `callTool` threw to a tool-level error, on typed facts only (the client's
+ * `ProtocolError` and `SdkError` codes, Muster's own failure reasons), never message text:
+ * - the server answered with a JSON-RPC error: `TOOL_EXECUTION_FAILED` with `protocolCode`;
+ * - nothing was sent: `TOOL_EXECUTION_FAILED` with `details.reason: 'not-sent'`;
+ * - the response was over the byte limit: `TOOL_RESULT_TOO_LARGE`;
+ * - otherwise (a timeout, a disconnect, an abort, anything unrecognized) the call may have
+ *   run: `TOOL_OUTCOME_UNKNOWN` (never replayed), `details.reason` telling which.
  */
 export function classifyCallError(err: unknown, ctx: CallErrorContext): ToolError {
-  const e = (err ?? {}) as ErrorLike;
-  const message = redact(String(e.message ?? err), ctx.secrets);
-  const unknown = (reason: 'timeout' | 'disconnected' | 'aborted', text: string) =>
+  const base = { toolName: ctx.toolName, cause: err };
+  const unknown = (reason: UnknownReason, text: string) =>
     new ToolError(
       'TOOL_OUTCOME_UNKNOWN',
       `${text} The call may or may not have taken effect; it was not retried.`,
-      {
-        toolName: ctx.toolName,
-        cause: err,
-        details: { server: ctx.server, reason },
-      },
+      { ...base, details: { server: ctx.server, reason } },
     );
-  if (ctx.signal.aborted)
-    return unknown('aborted', `The call to '${ctx.toolName}' was cancelled by an abort.`);
-  if (e.code === 'REQUEST_TIMEOUT') {
-    return unknown(
-      'timeout',
-      `The call to '${ctx.toolName}' timed out after ${ctx.timeoutMs} ms without a result or progress.`,
+  const notSent = () =>
+    new ToolError(
+      'TOOL_EXECUTION_FAILED',
+      `Server '${ctx.server}' is not connected: the call to '${ctx.toolName}' was not sent.`,
+      { ...base, details: { server: ctx.server, reason: 'not-sent' } },
     );
-  }
-  if (e.code === 'CONNECTION_CLOSED' || /connection closed/i.test(message)) {
-    return unknown(
+  const disconnected = () =>
+    unknown(
       'disconnected',
       `Server '${ctx.server}' disconnected during the call to '${ctx.toolName}'.`,
     );
-  }
-  if (/not connected/i.test(message)) {
-    return new ToolError(
-      'TOOL_EXECUTION_FAILED',
-      `Server '${ctx.server}' is not connected: the call to '${ctx.toolName}' was not sent.`,
-      {
-        toolName: ctx.toolName,
-        cause: err,
-        details: { server: ctx.server, reason: 'not-sent' },
-      },
-    );
-  }
-  const inner = musterCause(err);
-  if (inner && inner.code === 'MCP_OPERATION_FAILED') {
+  if (ctx.signal.aborted)
+    return unknown('aborted', `The call to '${ctx.toolName}' was cancelled by an abort.`);
+
+  const own = failureReasonOf(err);
+  if (own?.reason === 'response-too-large') {
     // the response was refused for its size: the tool ran, its result is too large
-    return new ToolError('TOOL_RESULT_TOO_LARGE', redact(inner.message, ctx.secrets), {
-      toolName: ctx.toolName,
-      cause: err,
+    return new ToolError('TOOL_RESULT_TOO_LARGE', ctx.secrets.redact(own.error.message), {
+      ...base,
       details: { server: ctx.server },
     });
   }
-  return new ToolError(
-    'TOOL_EXECUTION_FAILED',
-    `Server '${ctx.server}' refused the call to '${ctx.toolName}': ${message}`,
-    {
-      toolName: ctx.toolName,
-      cause: err,
-      details: {
-        server: ctx.server,
-        ...(typeof e.code === 'number' ? { protocolCode: e.code } : {}),
-      },
-    },
+  if (own?.reason === 'not-sent') return notSent();
+  if (own?.reason === 'stream-lost') return disconnected();
+
+  const fact = clientErrorOf(err);
+  if (fact?.kind === 'protocol') {
+    return new ToolError(
+      'TOOL_EXECUTION_FAILED',
+      `Server '${ctx.server}' refused the call to '${ctx.toolName}': ${ctx.secrets.redact(messageOf(err))}`,
+      { ...base, details: { server: ctx.server, protocolCode: fact.code } },
+    );
+  }
+  if (fact?.kind === 'sdk') {
+    if (fact.code === 'REQUEST_TIMEOUT') {
+      return unknown(
+        'timeout',
+        `The call to '${ctx.toolName}' timed out after ${ctx.timeoutMs} ms without a result or progress.`,
+      );
+    }
+    if (fact.code === 'CONNECTION_CLOSED') return disconnected();
+    if (NOT_SENT_CODES.has(fact.code)) return notSent();
+    if (ANSWERED_CODES.has(fact.code)) {
+      return new ToolError(
+        'TOOL_EXECUTION_FAILED',
+        `Server '${ctx.server}' answered the call to '${ctx.toolName}' with an unusable result: ${ctx.secrets.redact(messageOf(err))}`,
+        { ...base, details: { server: ctx.server, sdkCode: fact.code } },
+      );
+    }
+  }
+  return unknown(
+    'unknown',
+    `The call to '${ctx.toolName}' on server '${ctx.server}' failed: ${ctx.secrets.redact(messageOf(err))}.`,
   );
 }

@@ -36,9 +36,24 @@ export interface McpServerChangedEvent extends EventBase {
   readonly change: 'registered' | 'updated' | 'unregistered';
 }
 
+/**
+ * A transport or client error of a live connection (SPEC 10), for diagnosis only. `message`
+ * is sanitized: the server's known secrets and anything token-like are masked.
+ */
+export interface McpDiagnosticEvent extends EventBase {
+  readonly type: 'mcp.diagnostic';
+  readonly server: string;
+  /** The error's name (`Error`, `SdkError`, `McpError`…). */
+  readonly errorName: string;
+  /** The client's or Muster's error code, when it has one. */
+  readonly code?: string | number;
+  readonly message: string;
+}
+
 /** Every MCP event. */
 export type McpEvent =
   | McpServerStatusEvent
   | McpToolDiscoveredEvent
   | McpCatalogUpdatedEvent
-  | McpServerChangedEvent;
+  | McpServerChangedEvent
+  | McpDiagnosticEvent;

@@ -1,11 +1,12 @@
 import type { ToolAnnotations } from '../tools/index.js';
 import type { McpServerSource, McpTransportType } from './config-types.js';
 
-/** Where a server stands. */
+/** Where a server stands (SPEC 7.3). `reconnecting` is reserved for automatic reconnects. */
 export type McpServerStatusValue =
   | 'pending'
   | 'connecting'
   | 'connected'
+  | 'reconnecting'
   | 'failed'
   | 'needs-auth'
   | 'disabled';

@@ -6,6 +6,7 @@ import type {
   ToolInfo,
   ToolReturn,
 } from '../tools/index.js';
+import { ToolError } from '../errors/index.js';
 import type { McpManager } from './mcp-manager.js';
 
 /**
@@ -16,11 +17,11 @@ export class McpToolExecutor implements ToolExecutor {
   constructor(private readonly manager: McpManager) {}
 
   listTools(): readonly ToolDefinition[] {
-    return this.manager.toolDefinitions();
+    return this.manager.index.definitions();
   }
 
   getToolInfo(name: string): ToolInfo {
-    const origin = this.manager.toolOrigin(name);
+    const origin = this.manager.index.resolve(name);
     return origin
       ? { source: 'mcp', server: origin.server, originalName: origin.originalName }
       : { source: 'mcp' };
@@ -35,7 +36,16 @@ export class McpToolExecutor implements ToolExecutor {
     input: Record<string, unknown>,
     ctx: ToolExecutionContext,
   ): Promise<ToolReturn> {
-    const result = await this.manager.callTool(name, input, {
+    const address = this.manager.index.resolve(name);
+    if (!address) {
+      throw new ToolError(
+        'TOOL_EXECUTION_FAILED',
+        `The server of '${name}' is not connected; the call was not sent.`,
+        { toolName: name, details: { reason: 'not-sent' } },
+      );
+    }
+    const result = await this.manager.runner.callTool(address.server, address.originalName, input, {
+      toolName: name,
       signal: ctx.signal,
       onProgress: (p) =>
         ctx.reportProgress({

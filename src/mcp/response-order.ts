@@ -15,8 +15,12 @@ function isResponse(message: unknown): boolean {
  * responses at once, so a progress notification that arrives together with its result was
  * dropped ("unknown progress token"). A response that arrives right behind a notification is
  * handed over on the next macrotask instead, after every handler queued before it has run.
+ * `onResponse` hears every response id as it arrives, before it is handed over.
  */
-export function keepResponsesAfterNotifications(transport: Transport): void {
+export function keepResponsesAfterNotifications(
+  transport: Transport,
+  onResponse?: (id: unknown) => void,
+): void {
   let inner: OnMessage | undefined;
   // True from a notification until the microtasks queued behind it have run: only a response
   // that arrives in that window can overtake a notification, so only it is delayed.
@@ -25,6 +29,7 @@ export function keepResponsesAfterNotifications(transport: Transport): void {
     if (!inner) return;
     const deliver = inner;
     if (isResponse(message)) {
+      onResponse?.((message as { id: unknown }).id);
       if (notified) setImmediate(() => deliver(message, extra));
       else deliver(message, extra);
       return;

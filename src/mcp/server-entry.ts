@@ -1,3 +1,4 @@
+import type { SecretRegistry } from '../util/index.js';
 import type { McpServerConfig, McpServerSource, McpTransportType } from './config-types.js';
 import type { McpConnection, ProtocolVerdict } from './mcp-connection.js';
 import type { DiscoveredTool } from './mcp-discovery.js';
@@ -11,8 +12,8 @@ export interface ServerEntry {
   readonly type: McpTransportType;
   /** The normalized declaration (see `normalizedKey`). */
   readonly key: string;
-  /** Values to scrub from every message about this server. */
-  readonly secrets: readonly string[];
+  /** Values to scrub from every message about this server; grows (issued tokens). */
+  readonly secrets: SecretRegistry;
   status: McpServerStatusValue;
   error?: { code: string; message: string };
   /** Set when the server may not connect at all (allow-list, transport), with the reason. */

@@ -1,4 +1,5 @@
 import { McpError } from '../../errors/index.js';
+import type { McpFailureReason } from '../failure-reasons.js';
 
 /** What {@link limitResponseBody} needs. */
 export interface BodyLimit {
@@ -24,6 +25,7 @@ const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 /**
  * The `MCP_OPERATION_FAILED` error of a response that exceeds `mcp.maxResponseBytes`.
  * `atLeast` says the count stopped at the limit rather than at a declared length.
+ * `details.reason` is `response-too-large`: the typed fact that the server answered.
  */
 export function responseTooLarge(
   limit: BodyLimit,
@@ -38,7 +40,13 @@ export function responseTooLarge(
     `Server "${limit.server}" sent ${subject}, which exceeds mcp.maxResponseBytes (${limit.maxResponseBytes}): raise the limit or ask the server for less`,
     {
       server: limit.server,
-      details: { server: limit.server, bytes, limit: limit.maxResponseBytes, unit: what },
+      details: {
+        server: limit.server,
+        reason: 'response-too-large' satisfies McpFailureReason,
+        bytes,
+        limit: limit.maxResponseBytes,
+        unit: what,
+      },
     },
   );
 }

@@ -78,7 +78,11 @@ export type CallAnswer =
   /** One SSE event of `bytes`, unterminated, then holds the connection open. */
   | { readonly kind: 'sse-hold'; readonly bytes: number }
   /** `count` progress events of `bytes` each, then a small result. */
-  | { readonly kind: 'sse-many'; readonly count: number; readonly bytes: number };
+  | { readonly kind: 'sse-many'; readonly count: number; readonly bytes: number }
+  /** A JSON-RPC error: the server saw the call and refused it. */
+  | { readonly kind: 'rpc-error'; readonly code: number; readonly message: string }
+  /** Opens an SSE response stream, then drops the connection without answering. */
+  | { readonly kind: 'sse-drop' };
 
 /**
  * A scripted 2025-era Streamable HTTP peer: answers `initialize` and `tools/list`, accepts
@@ -109,6 +113,10 @@ export async function startScriptedPeer(answer: () => CallAnswer): Promise<Loopb
         capabilities: { tools: {} },
         serverInfo: { name: 'scripted', version: '1.0.0' },
       });
+      return;
+    }
+    if (msg.method === 'tools/list') {
+      reply({ tools: [{ name: 'x', inputSchema: { type: 'object' } }] });
       return;
     }
     if (msg.method !== 'tools/call') {
@@ -157,6 +165,16 @@ export async function startScriptedPeer(answer: () => CallAnswer): Promise<Loopb
         res.end(`event: message\ndata: ${result('done')}\n\n`);
         return;
       }
+      case 'rpc-error': {
+        const error = { code: a.code, message: a.message };
+        const text = JSON.stringify({ jsonrpc: '2.0', id: msg.id, error });
+        res.writeHead(200, { 'content-type': 'application/json' }).end(text);
+        return;
+      }
+      case 'sse-drop':
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(': open\n\n', () => res.destroy());
+        return;
     }
   });
 }

@@ -1,5 +1,5 @@
 import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { McpError } from '../../../src/errors/index.js';
 import { createGuardedFetch, createTransport } from '../../../src/mcp/transports/index.js';
 import { CALL_TIMEOUT_MS, LIMIT, PROMPT_MS, ctx, newClient, rejection, thrown } from './helpers.js';
@@ -67,6 +67,9 @@ describe('response bytes are bounded before parsing', () => {
 
   it('legacy SSE transport: an oversized event closes the connection and fails pending calls', async () => {
     const ssePeer = await startScriptedSsePeer(LIMIT * 2);
+    // The event source would reconnect on a timer (3 s by default): fake timers let the test
+    // run every timer due well past that instead of waiting for it.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     try {
       const client = newClient();
       const seen: unknown[] = [];
@@ -86,10 +89,14 @@ describe('response bytes are bounded before parsing', () => {
       expect(seen.find((e) => e instanceof McpError)).toMatchObject({
         code: 'MCP_OPERATION_FAILED',
       });
-      // Closed for good: no reconnection to the stream.
+      // Closed for good: no reconnection to the stream, even once every timer due in the
+      // next 10 s has run (then a reconnect would be a local request away).
+      await vi.advanceTimersByTimeAsync(10_000);
+      vi.useRealTimers();
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(ssePeer.requests.filter((r) => r.method === 'GET')).toHaveLength(1);
     } finally {
+      vi.useRealTimers();
       await ssePeer.close();
     }
   });

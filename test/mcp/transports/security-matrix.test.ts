@@ -1,5 +1,5 @@
 import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { McpError, MusterError } from '../../../src/errors/index.js';
 import {
   checkHeaders,
@@ -211,12 +211,21 @@ describe('redirects are refused, never followed', () => {
       target = '/final';
       server.requests.length = 0;
       const { transport } = createTransport({ type: 'sse', url: `${server.origin}/sse` }, ctx('r'));
-
-      const error = await rejection(() => newClient(mode).connect(transport));
+      // The event source would reconnect on a timer (3 s by default): fake timers let the
+      // test run every timer due well past that instead of waiting for it.
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      let error: unknown;
+      try {
+        error = await rejection(() => newClient(mode).connect(transport));
+        await vi.advanceTimersByTimeAsync(10_000);
+      } finally {
+        vi.useRealTimers();
+      }
 
       expect(error).toBeInstanceOf(McpError);
       expect(error).toMatchObject({ code: 'MCP_CONNECTION_FAILED' });
-      // No reconnection loop: the event source was closed with the failed start.
+      // No reconnection loop: the event source was closed with the failed start. Every timer
+      // due in the next 10 s has run, so a reconnect would be a local request away.
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(server.requests.map((r) => r.path)).toEqual(['/sse']);
     },

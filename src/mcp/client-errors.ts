@@ -1,0 +1,55 @@
+import type * as ClientModule from '@modelcontextprotocol/client';
+import type { SdkErrorCode } from '@modelcontextprotocol/client';
+
+/** The official client's module. */
+export type McpClientModule = typeof ClientModule;
+
+let classes: Pick<McpClientModule, 'SdkError' | 'ProtocolError'> | undefined;
+
+/**
+ * Loads the official client (once; the package root never imports it) and keeps its error
+ * classes for {@link clientErrorOf}. Every connection is opened through it, so any error a
+ * connection raises is classified against the classes that made it.
+ */
+export async function loadClient(): Promise<McpClientModule> {
+  const client = await import('@modelcontextprotocol/client');
+  classes ??= client;
+  return client;
+}
+
+/** A typed fact about a client error: what the official client says happened. */
+export type ClientErrorFact =
+  /** The server answered with a JSON-RPC error: it saw the request. */
+  | { readonly kind: 'protocol'; readonly code: number }
+  /** A local client error, with its stable code and, for HTTP failures, the status. */
+  | { readonly kind: 'sdk'; readonly code: `${SdkErrorCode}`; readonly status?: number };
+
+/** The typed fact of `err` if it is one of the client's errors (by brand), else undefined. */
+export function clientErrorOf(err: unknown): ClientErrorFact | undefined {
+  if (!classes) return undefined;
+  if (classes.ProtocolError.isInstance(err)) return { kind: 'protocol', code: err.code };
+  if (classes.SdkError.isInstance(err)) {
+    const status = (err.data as { status?: unknown } | undefined)?.status;
+    return {
+      kind: 'sdk',
+      code: err.code,
+      ...(typeof status === 'number' ? { status } : {}),
+    };
+  }
+  return undefined;
+}
+
+/** The client error codes raised before anything reached the transport. */
+export const NOT_SENT_CODES: ReadonlySet<string> = new Set<`${SdkErrorCode}`>([
+  'NOT_CONNECTED',
+  'NOT_INITIALIZED',
+  'CAPABILITY_NOT_SUPPORTED',
+  'METHOD_NOT_SUPPORTED_BY_PROTOCOL_VERSION',
+]);
+
+/** The client error codes of a request the server answered (the answer was unusable). */
+export const ANSWERED_CODES: ReadonlySet<string> = new Set<`${SdkErrorCode}`>([
+  'INVALID_RESULT',
+  'UNSUPPORTED_RESULT_TYPE',
+  'INPUT_REQUIRED_ROUNDS_EXCEEDED',
+]);

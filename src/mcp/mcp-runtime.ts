@@ -1,0 +1,78 @@
+import { MusterError } from '../errors/index.js';
+import { parseMcpOptions } from './config-schema.js';
+import { collectDeclarations, musterHome, transportOf } from './config-sources.js';
+import type { ServerDeclaration } from './config-sources.js';
+import type { McpOptions } from './config-types.js';
+import { McpFacade } from './mcp-facade.js';
+import type { McpFacadeHost } from './mcp-facade.js';
+import { MCP_DEFAULTS } from './mcp-defaults.js';
+import type { McpEvent } from './mcp-events.js';
+import { McpManager } from './mcp-manager.js';
+import { McpToolExecutor } from './mcp-tool-executor.js';
+import { checkRemoteDeclaration } from './remote-checks.js';
+import { FileVerdictCache } from './verdict-cache.js';
+
+/** The agent options the MCP side reads. */
+export interface McpRuntimeInput {
+  readonly mcp?: unknown;
+  readonly mcpServers?: unknown;
+  readonly workdir?: string;
+}
+
+/** The MCP side of an agent: its checked options, its tool source and `agent.mcp`. */
+export interface McpRuntime {
+  readonly options: McpOptions;
+  /** The tool executor of MCP tools (catalog entries with `info.source === 'mcp'`). */
+  readonly executor: McpToolExecutor;
+  readonly facade: McpFacade;
+}
+
+/**
+ * Validates MCP configuration (files once, constructor servers, options) and builds the
+ * registry and its parts, the tool executor and the `agent.mcp` facade. Starts nothing.
+ *
+ * @throws MusterError `INVALID_CONFIGURATION` for a refused option or declaration.
+ */
+export function createMcpRuntime(
+  input: McpRuntimeInput,
+  host: Omit<McpFacadeHost, 'check'>,
+  background: (event: McpEvent) => void,
+): McpRuntime {
+  const options = parseMcpOptions(input.mcp);
+  const declarations = collectDeclarations({
+    workdir: input.workdir ?? process.cwd(),
+    home: musterHome(),
+    strictConfig: options.strictConfig === true,
+    mcpServers: input.mcpServers as Readonly<Record<string, unknown>> | undefined,
+  });
+  const check = (d: ServerDeclaration) => checkDeclaration(d, options);
+  for (const d of declarations) {
+    if (d.source === 'options') check(d);
+    else checkRemoteDeclaration(d);
+  }
+  const manager = new McpManager(
+    declarations,
+    options,
+    background,
+    new FileVerdictCache(musterHome()),
+  );
+  return {
+    options,
+    executor: new McpToolExecutor(manager),
+    facade: new McpFacade(manager, { ...host, check }),
+  };
+}
+
+/** Host-given declarations must use an allowed transport and a safe URL and headers. */
+function checkDeclaration(d: ServerDeclaration, options: McpOptions): void {
+  const type = transportOf(d.config);
+  const allowed = options.transports ?? MCP_DEFAULTS.transports;
+  if (!allowed.includes(type)) {
+    throw new MusterError(
+      'INVALID_CONFIGURATION',
+      `MCP server '${d.name}' uses the ${type} transport, which mcp.transports (${allowed.join(', ')}) does not allow: add '${type}' to mcp.transports or remove the server.`,
+      { details: { server: d.name } },
+    );
+  }
+  checkRemoteDeclaration(d);
+}
