@@ -1,13 +1,8 @@
-import {
-  DEFAULT_LIMITS,
-  HostToolExecutor,
-  ToolCatalog,
-  ToolPolicy,
-  runToolCall,
-} from '../src/index.js';
+import { DEFAULT_LIMITS, HostToolExecutor, ToolCatalog, ToolPolicy } from '../src/index.js';
+// the pipeline itself is internal: the bench measures it through its folder's face
+import { runToolCall } from '../src/tools/index.js';
+import type { ToolCallEnvironment, ToolCallRequest } from '../src/tools/index.js';
 import type {
-  ToolCallEnvironment,
-  ToolCallRequest,
   ToolDefinition,
   ToolExecutionContext,
   ToolExecutor,

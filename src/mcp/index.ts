@@ -1,3 +1,5 @@
+// The MCP folder's face: what the agent and the package root use. Config parsing, the
+// registry parts, verdict caches and concurrency helpers stay inside the folder.
 export type {
   McpServerConfig,
   McpStdioServerConfig,
@@ -12,21 +14,10 @@ export type {
   McpOperationDefaults,
   McpOptions,
 } from './config-types.js';
-export { createSdkMcpServer, sdkTool, isSdkMcpServer } from './sdk-server.js';
+export { createSdkMcpServer, sdkTool } from './sdk-server.js';
 export type { SdkMcpServer, SdkToolDefinition, SdkToolContext } from './sdk-server.js';
-export { parseMcpOptions } from './config-schema.js';
-export {
-  collectDeclarations,
-  declare,
-  musterHome,
-  transportOf,
-  normalizedKey,
-} from './config-sources.js';
-export type { ServerDeclaration, DeclarationSources } from './config-sources.js';
-export { MCP_DEFAULTS } from './mcp-defaults.js';
 export { createMcpRuntime } from './mcp-runtime.js';
 export type { McpRuntime, McpRuntimeInput } from './mcp-runtime.js';
-export { McpToolExecutor } from './mcp-tool-executor.js';
 export { McpFacade } from './mcp-facade.js';
 export type { McpFacadeHost } from './mcp-facade.js';
 export type { McpServerStatus, McpServerStatusValue, McpToolStatus } from './mcp-status.js';
@@ -38,6 +29,3 @@ export type {
   McpServerChangedEvent,
   McpDiagnosticEvent,
 } from './mcp-events.js';
-export { mapWithConcurrency } from './concurrency.js';
-export { FileVerdictCache } from './verdict-cache.js';
-export type { VerdictCache } from './verdict-cache.js';

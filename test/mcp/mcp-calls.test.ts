@@ -109,7 +109,8 @@ describe('protocol verdicts', () => {
   });
 
   it('a stale saved verdict is dropped and the protocol negotiated again', async () => {
-    const { FileVerdictCache, normalizedKey } = await import('../../src/mcp/index.js');
+    const { FileVerdictCache } = await import('../../src/mcp/verdict-cache.js');
+    const { normalizedKey } = await import('../../src/mcp/config-sources.js');
     const config = stdioConfig('basic-server.mjs', ['--name=stale']);
     const cache = new FileVerdictCache(process.env['MUSTER_HOME']!);
     const key = FileVerdictCache.keyOf(normalizedKey(config));
