@@ -187,7 +187,7 @@ export class Agent {
     const signal = AbortSignal.any(signals);
     // one run's signal fans out to every call in flight (and the MCP client adds its own)
     setMaxListeners(0, signal);
-    const store = guardedStore(runtime.store);
+    const store = guardedStore(runtime.store, sessionId);
     let session: SessionRun | undefined;
     try {
       const request = validateRunRequest(raw);

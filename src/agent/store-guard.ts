@@ -6,33 +6,56 @@ import type { SessionStore } from '../session/index.js';
  * lease held elsewhere) keeps its code; any other failure becomes `SESSION_STORE_FAILED`,
  * with the store's error kept as `cause`.
  */
-export async function guardStore<T>(
+export function guardStore<T>(
   sessionId: string,
   what: string,
   operation: () => Promise<T>,
 ): Promise<T> {
+  // no async frame: this wraps every commit of every run
+  const fail = (err: unknown): never => {
+    throw typedStoreError(err, sessionId, what);
+  };
   try {
-    return await operation();
+    return operation().then(undefined, fail);
   } catch (err) {
-    if (MusterError.isInstance(err)) throw err;
-    const reason = err instanceof Error ? err.message : String(err);
-    throw new SessionError(
-      'SESSION_STORE_FAILED',
-      `The session store could not ${what}: ${reason}. Check that the store is reachable; the session keeps what was committed before.`,
-      { sessionId, cause: err },
-    );
+    return Promise.reject(typedStoreError(err, sessionId, what));
   }
+}
+
+function typedStoreError(err: unknown, sessionId: string, what: string): unknown {
+  if (MusterError.isInstance(err)) return err;
+  const reason = err instanceof Error ? err.message : String(err);
+  return new SessionError(
+    'SESSION_STORE_FAILED',
+    `The session store could not ${what}: ${reason}. Check that the store is reachable; the session keeps what was committed before.`,
+    { sessionId, cause: err },
+  );
 }
 
 /**
  * A view of `store` whose failures are typed by {@link guardStore}, handed to the run loop so
- * every write of a run reports `SESSION_STORE_FAILED` instead of an untyped error.
+ * every write of a run reports `SESSION_STORE_FAILED` instead of an untyped error. With
+ * `sessionId` (a run's view), the hot `update` path costs one extra promise and nothing else.
  */
-export function guardedStore(store: SessionStore): SessionStore {
+export function guardedStore(store: SessionStore, sessionId?: string): SessionStore {
+  const failUpdate =
+    sessionId === undefined
+      ? undefined
+      : (err: unknown): never => {
+          throw typedStoreError(err, sessionId, 'save the session');
+        };
   return {
     create: (state) => guardStore(state.id, 'create the session', () => store.create(state)),
     get: (id) => guardStore(id, 'read the session', () => store.get(id)),
-    update: (id, patch) => guardStore(id, 'save the session', () => store.update(id, patch)),
+    update: (id, patch) => {
+      if (!failUpdate || id !== sessionId)
+        return guardStore(id, 'save the session', () => store.update(id, patch));
+      try {
+        return store.update(id, patch).then(undefined, failUpdate);
+      } catch (err) {
+        return Promise.reject(typedStoreError(err, id, 'save the session'));
+      }
+    },
     delete: (id) => guardStore(id, 'delete the session', () => store.delete(id)),
   };
 }

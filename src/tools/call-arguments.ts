@@ -70,12 +70,12 @@ export async function checkArguments(
 }
 
 /** Parses and validates argument text: {@link parseArguments}, then {@link checkArguments}. */
-export async function readArguments(
+export function readArguments(
   entry: CatalogEntry,
   text: string,
   maxBytes: number,
   signal: AbortSignal,
-): Promise<StageResult<CallArguments>> {
+): Promise<StageResult<CallArguments>> | StageResult<CallArguments> {
   const parsed = parseArguments(text, maxBytes);
   return parsed.ok ? checkArguments(entry, parsed.value, signal) : parsed;
 }

@@ -6,17 +6,14 @@ import { resultBytes } from './tool-result.js';
 import type { ToolResult } from './tool-types.js';
 
 /**
- * Applies the result limit (`TOOL_RESULT_TOO_LARGE` over `maxToolResultBytes`, counting every
- * byte the result carries), then the environment's last step (`finishResult`, for example
- * archiving), whose failure is `TOOL_EXECUTION_FAILED`. The tool has run, so every refusal here
- * has `executed: true`.
+ * The result limit: `TOOL_RESULT_TOO_LARGE` over `maxToolResultBytes`, counting every byte the
+ * result carries. The tool has run, so the refusal has `executed: true`.
  */
-export async function finishCallResult(
+export function checkResultLimit(
   entry: CatalogEntry,
   result: ToolResult,
-  call: ToolCallRequest,
   env: ToolCallEnvironment,
-): Promise<StageResult<ToolResult>> {
+): StageResult<ToolResult> {
   const bytes = resultBytes(result);
   if (bytes > env.maxToolResultBytes) {
     return refuse(
@@ -25,9 +22,21 @@ export async function finishCallResult(
       true,
     );
   }
-  if (!env.finishResult) return pass(result);
+  return pass(result);
+}
+
+/**
+ * The environment's last step after the limit (`finishResult`, for example archiving), whose
+ * failure is `TOOL_EXECUTION_FAILED` with `executed: true`.
+ */
+export async function storeCallResult(
+  finish: NonNullable<ToolCallEnvironment['finishResult']>,
+  entry: CatalogEntry,
+  result: ToolResult,
+  call: ToolCallRequest,
+): Promise<StageResult<ToolResult>> {
   try {
-    return pass(await env.finishResult(result, entry, call));
+    return pass(await finish(result, entry, call));
   } catch (err) {
     return refuse(
       'TOOL_EXECUTION_FAILED',

@@ -3,7 +3,7 @@ import { authorizeCall, findVisibleTool } from './call-authorization.js';
 import { refusedOutcome, toolCompletedEvent } from './call-events.js';
 import { executeCall } from './call-execution.js';
 import { hookContext, runAfterHooks, runBeforeHooks } from './call-hooks.js';
-import { finishCallResult } from './call-result.js';
+import { checkResultLimit, storeCallResult } from './call-result.js';
 import type { Refusal } from './call-stage.js';
 import type { ToolCallEnvironment, ToolCallOutcome, ToolCallRequest } from './tool-call-types.js';
 
@@ -28,11 +28,16 @@ export async function runToolCall(
   const found = findVisibleTool(call, env);
   if (!found.ok) return refused(found.refusal);
   const entry = found.value;
-  const hooks = hookContext(entry, call, env);
+  // stages with nothing to do are skipped, not awaited: this is every call's hot path
+  const hooks =
+    env.beforeTool.length > 0 || env.afterTool.length > 0
+      ? hookContext(entry, call, env)
+      : undefined;
 
   const read = await readArguments(entry, call.argumentsText, env.maxToolArgumentBytes, env.signal);
   if (!read.ok) return refused(read.refusal);
-  const args = await runBeforeHooks(entry, read.value, hooks, env);
+  const args =
+    hooks && env.beforeTool.length > 0 ? await runBeforeHooks(entry, read.value, hooks, env) : read;
   if (!args.ok) return refused(args.refusal);
 
   const authorized = await authorizeCall(entry, call, args.value, env);
@@ -41,9 +46,16 @@ export async function runToolCall(
 
   const executed = await executeCall(entry, args.value, call, env);
   if (!executed.ok) return refused(executed.refusal);
-  const after = await runAfterHooks(entry, args.value, executed.value, hooks, env);
+  const after =
+    hooks && env.afterTool.length > 0
+      ? await runAfterHooks(entry, args.value, executed.value, hooks, env)
+      : executed;
   if (!after.ok) return refused(after.refusal);
-  const result = await finishCallResult(entry, after.value, call, env);
+  const limited = checkResultLimit(entry, after.value, env);
+  if (!limited.ok) return refused(limited.refusal);
+  const result = env.finishResult
+    ? await storeCallResult(env.finishResult, entry, limited.value, call)
+    : limited;
   if (!result.ok) return refused(result.refusal);
   return end({ callId: call.callId, toolName: entry.name, result: result.value, executed: true });
 }
