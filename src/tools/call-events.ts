@@ -97,12 +97,7 @@ export function toolApprovalRequestedEvent(
 ): ToolApprovalRequestedEvent {
   return {
     type: 'tool.approval.requested',
-    ...eventBase(scope),
-    callId: call.callId,
-    toolName: entry.name,
-    source: entry.info.source,
-    ...(entry.info.server !== undefined ? { server: entry.info.server } : {}),
-    arguments: args,
+    ...callSubject(scope, call, entry, args),
     ...(entry.annotations ? { annotations: entry.annotations } : {}),
   };
 }
@@ -114,15 +109,7 @@ export function toolCalledEvent(
   entry: CatalogEntry,
   args: Readonly<Record<string, unknown>>,
 ): ToolCalledEvent {
-  return {
-    type: 'tool.called',
-    ...eventBase(scope),
-    callId: call.callId,
-    toolName: entry.name,
-    source: entry.info.source,
-    ...(entry.info.server !== undefined ? { server: entry.info.server } : {}),
-    arguments: args,
-  };
+  return { type: 'tool.called', ...callSubject(scope, call, entry, args) };
 }
 
 /** The `tool.progress` event of a progress report from a running tool. */
@@ -140,5 +127,22 @@ export function toolProgressEvent(
     progress: p.progress,
     ...(p.total !== undefined ? { total: p.total } : {}),
     ...(p.message !== undefined ? { message: p.message } : {}),
+  };
+}
+
+/** What the approver and the `tool.called` event see of a call: the tool, its source, the arguments. */
+function callSubject(
+  scope: ToolEventScope,
+  call: ToolCallRef,
+  entry: CatalogEntry,
+  args: Readonly<Record<string, unknown>>,
+) {
+  return {
+    ...eventBase(scope),
+    callId: call.callId,
+    toolName: entry.name,
+    source: entry.info.source,
+    ...(entry.info.server !== undefined ? { server: entry.info.server } : {}),
+    arguments: args,
   };
 }
