@@ -45,15 +45,17 @@ export function contextLimitError(
   );
 }
 
-/** `AGENT_LIMIT_EXCEEDED` for a summarizer that failed or returned no text (cause kept). */
+/** `AGENT_LIMIT_EXCEEDED` for a summarizer that failed, returned no text or too long a text (cause kept). */
 export function summarizerError(
-  reason: 'summarizer-failed' | 'summary-empty',
+  reason: 'summarizer-failed' | 'summary-empty' | 'summary-too-long',
   cause?: unknown,
 ): MusterError {
   const what =
     reason === 'summarizer-failed'
       ? 'failed (see the cause)'
-      : 'returned no text (it must resolve with a non-empty string)';
+      : reason === 'summary-empty'
+        ? 'returned no text (it must resolve with a non-empty string)'
+        : 'keeps writing summaries too long to fit beside the newest messages (ask it for a shorter one)';
   return new MusterError(
     'AGENT_LIMIT_EXCEEDED',
     `The conversation is over the context limits and context.summarize ${what}; nothing was sent: fix the summarizer, or use context.strategy 'truncate'.`,

@@ -55,19 +55,19 @@ export async function summarizeContext(input: SummarizeInput): Promise<Summarize
     const reserve = memo ? { messages: 1, ...memo.size } : undefined;
     const selection = selectUnits(layout, limits, reserve);
     if (!selection.ok) throw contextLimitError(selection.minimum, limits, memo?.size.tokens);
-    const dropped = selection.dropped
-      .flatMap((k) => layout.units[k]!.indices)
-      .sort((a, b) => a - b);
-    if (memo && sameSet(memo.covered, dropped)) {
+    const dropped = selection.dropped.flatMap((k) => layout.units[k]!.indices);
+    // a summary that covers at least what must go is sent in place of what it covers
+    if (memo && dropped.every((i) => memo!.covered.has(i))) {
       return {
-        messages: withSummary(transcript, dropped, memo.message),
-        sent: selection.sent,
-        removed: dropped.length,
+        messages: withSummary(transcript, memo.covered, memo.message),
+        sent: sentWith(layout, memo),
+        removed: memo.covered.size,
         summarized,
         memo,
       };
     }
-    if (round === ROUNDS - 1) throw contextLimitError(selection.sent, limits, memo?.size.tokens);
+    if (round === ROUNDS - 1) throw summarizerError('summary-too-long');
+    dropped.sort((a, b) => a - b);
     const extend = memo !== undefined && isSubset(memo.covered, dropped);
     const messages = extend
       ? [memo!.message, ...dropped.filter((i) => !memo!.covered.has(i)).map((i) => transcript[i]!)]
@@ -100,23 +100,36 @@ async function callSummarizer(
   return text;
 }
 
-/** The transcript without `dropped` (ascending), with `summary` where the first of them stood. */
+/** The transcript without `gone`, with `summary` where the first of them stood. */
 function withSummary(
   transcript: readonly ModelMessage[],
-  dropped: readonly number[],
+  gone: ReadonlySet<number>,
   summary: SystemMessage,
 ): ModelMessage[] {
-  const gone = new Set(dropped);
   const out: ModelMessage[] = [];
+  let placed = false;
   for (const [i, m] of transcript.entries()) {
-    if (i === dropped[0]) out.push(summary);
     if (!gone.has(i)) out.push(m);
+    else if (!placed) {
+      out.push(summary);
+      placed = true;
+    }
   }
   return out;
 }
 
-function sameSet(a: ReadonlySet<number>, b: readonly number[]): boolean {
-  return a.size === b.length && b.every((i) => a.has(i));
+/** The size of a request sending the summary in place of the messages it covers. */
+function sentWith(layout: TranscriptLayout, memo: SummaryMemo): ContextMetrics {
+  let messages = layout.pinned.length + 1;
+  let tokens = layout.pinnedSize.tokens + memo.size.tokens;
+  let bytes = layout.pinnedSize.bytes + memo.size.bytes;
+  for (const unit of layout.units) {
+    if (memo.covered.has(unit.indices[0]!)) continue;
+    messages += unit.indices.length;
+    tokens += unit.tokens;
+    bytes += unit.bytes;
+  }
+  return { messages, tokens, bytes };
 }
 
 function isSubset(a: ReadonlySet<number>, b: readonly number[]): boolean {
