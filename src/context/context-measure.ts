@@ -62,14 +62,14 @@ export class MessageMeter {
     let imageBytes = 0;
     let images = 0;
     // the message as JSON, with image payloads counted apart (by their own length)
-    const json = JSON.stringify(message, (key, value: unknown) => {
-      if (isImage(value)) {
-        images++;
-        imageBytes += (value.data ?? value.url ?? '').length;
-        return { type: 'image', mimeType: value.mimeType };
-      }
-      return value;
-    });
+    const json = hasImages(message)
+      ? JSON.stringify(message, (_key, value: unknown) => {
+          if (!isImage(value)) return value;
+          images++;
+          imageBytes += (value.data ?? value.url ?? '').length;
+          return { type: 'image', mimeType: value.mimeType };
+        })
+      : JSON.stringify(message);
     const jsonBytes = utf8Bytes(json);
     const tokens = this.#tokenizer
       ? this.#count(plainText(message))
@@ -92,6 +92,11 @@ export class MessageMeter {
     }
     return n;
   }
+}
+
+function hasImages(message: ModelMessage): boolean {
+  if (message.role === 'tool') return message.media !== undefined && message.media.length > 0;
+  return message.role === 'user' && message.content.some((p) => p.type === 'image');
 }
 
 function isImage(
