@@ -5,8 +5,8 @@ import type { AssistantMessage, ModelMessage, ToolResultMessage } from '../model
 import { ContextManager } from './index.js';
 import type { ContextCompactedEvent, ContextManagerOptions } from './index.js';
 
-// Random transcripts, limits and tokenizers; the truncate strategy must always keep what it
-// promises or refuse the request with AGENT_LIMIT_EXCEEDED when that alone is over a limit.
+// Random transcripts, limits and tokenizers; both strategies must always keep what they
+// promise or refuse the request with AGENT_LIMIT_EXCEEDED when that alone is over a limit.
 
 interface StepSpec {
   readonly text: string;
@@ -224,5 +224,77 @@ describe('truncate (property)', () => {
     expect(outcomes.compacted).toBeGreaterThan(80);
     expect(outcomes.unchanged).toBeGreaterThan(20);
     expect(outcomes.refused).toBeGreaterThan(20);
+  });
+
+  it('under summarize, sends one summary in place of what truncation leaves out, within the limits', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(turn, { minLength: 1, maxLength: 8 }),
+        options,
+        fc.option(text(300), { nil: undefined }),
+        async (turns, opts, system) => {
+          const transcript = build(turns);
+          if (transcript.every((m) => m.role === 'system')) return;
+          const given: (readonly ModelMessage[])[] = [];
+          const manager = new ContextManager({
+            ...opts,
+            summarize: async (messages) => (given.push(messages), 'short summary'),
+          });
+          const events: ContextCompactedEvent[] = [];
+          let sent: ModelMessage[];
+          try {
+            sent = await manager.prepare(transcript, {
+              sessionId: 's',
+              runId: 'r',
+              system,
+              signal,
+              emit: (e) => events.push(e),
+            });
+          } catch (err) {
+            expect(MusterError.isInstance(err) && err.code).toBe('AGENT_LIMIT_EXCEEDED');
+            return;
+          }
+          const added = sent.filter((m) => !transcript.includes(m));
+          const kept = new Set(sent);
+          for (const m of minimum(transcript)) expect(kept.has(m)).toBe(true);
+          for (const m of sent) {
+            if (m.role === 'assistant' && transcript.includes(m))
+              for (const u of unitOf(transcript, m)) expect(kept.has(u)).toBe(true);
+          }
+          const after = manager.measure(sent, system);
+          expect(after.tokens).toBeLessThanOrEqual(manager.limits.maxTokens);
+          expect(after.messages).toBeLessThanOrEqual(manager.limits.maxMessages);
+          if (manager.limits.maxBytes !== undefined)
+            expect(after.bytes).toBeLessThanOrEqual(manager.limits.maxBytes);
+          if (events.length === 0) {
+            expect(sent).toEqual(transcript);
+            expect(given).toEqual([]);
+            return;
+          }
+          // exactly one summary, a system message, standing where the first left-out message stood
+          expect(added).toHaveLength(1);
+          expect(added[0]).toMatchObject({
+            role: 'system',
+            content: expect.stringMatching(/short summary$/),
+          });
+          const removed = transcript.filter((m) => !kept.has(m));
+          const at = sent.indexOf(added[0]!);
+          expect(transcript.indexOf(sent[at + 1] ?? removed[0]!)).toBeGreaterThan(
+            transcript.indexOf(removed[0]!),
+          );
+          // the summarizer saw every left-out message, and nothing that was sent
+          const summarized = new Set(given.flat());
+          for (const m of removed) expect(summarized.has(m)).toBe(true);
+          for (const m of sent) if (transcript.includes(m)) expect(summarized.has(m)).toBe(false);
+          expect(events[0]).toMatchObject({
+            strategy: 'summarize',
+            after,
+            removedMessages: removed.length,
+            summarized: true,
+          });
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
