@@ -1,6 +1,6 @@
 /**
  * Muster micro-benchmarks: the agent loop's own cost per model turn, the tool-call pipeline's
- * cost per call, the heap held by idle sessions, import time, and MCP against the raw official
+ * cost per call, the context manager's cost per model request, the heap held by idle sessions, import time, and MCP against the raw official
  * client (per call over stdio, HTTP and in process, ten servers ready, a 1 MiB result).
  * Prints to stdout only.
  *
@@ -8,6 +8,7 @@
  *   npx tsx --expose-gc bench/run.ts (uses global.gc; otherwise gc is enabled at run time)
  */
 import { availableParallelism, cpus } from 'node:os';
+import { measureContextManager } from './context-manager.js';
 import { forcedGc } from './gc.js';
 import { measureIdleSessions } from './idle-sessions.js';
 import { measureImportTime } from './import-time.js';
@@ -99,6 +100,27 @@ async function main(): Promise<void> {
   );
 
   gc.collect();
+  const context = await measureContextManager({
+    warmupBatches: n(20),
+    batchSize: 50,
+    samples: n(200),
+  });
+  print();
+  print(
+    formatTable(
+      `2b. context manager (µs per model request, ${context.messages}-message transcript of ${(context.transcriptBytes / 1024).toFixed(0)} KB)`,
+      context.cases.map(
+        (c): Row => ({
+          label: `${c.label} -> ${c.sentMessages} msgs`,
+          unit: 'µs/req',
+          summary: c.perRequestUs,
+        }),
+      ),
+      2,
+    ),
+  );
+
+  gc.collect();
   const idle = await measureIdleSessions(IDLE_SESSIONS, gc);
   print();
   print(`3. idle sessions (heapUsed, gc ${idle.gcSource})`);
@@ -132,7 +154,7 @@ async function main(): Promise<void> {
   print();
   print(`bench finished in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   print(
-    `bench: loop overhead ${headline.overheadPerTurnMs.median.toFixed(3)} ms/turn (target <= ${LOOP_TARGET_MS}), pipeline overhead ${pipeline.allowOverheadUs.toFixed(1)} µs/call, ${IDLE_SESSIONS} idle sessions ${(idle.heapDeltaBytes / MB).toFixed(1)} MB (target <= ${IDLE_TARGET_MB}), ${mcpSummary(mcp)}`,
+    `bench: loop overhead ${headline.overheadPerTurnMs.median.toFixed(3)} ms/turn (target <= ${LOOP_TARGET_MS}), pipeline overhead ${pipeline.allowOverheadUs.toFixed(1)} µs/call, context manager ${context.cases[0]!.perRequestUs.median.toFixed(1)} µs/request (truncating ${context.cases[2]!.perRequestUs.median.toFixed(1)}), ${IDLE_SESSIONS} idle sessions ${(idle.heapDeltaBytes / MB).toFixed(1)} MB (target <= ${IDLE_TARGET_MB}), ${mcpSummary(mcp)}`,
   );
 }
 

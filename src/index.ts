@@ -155,9 +155,23 @@ export type {
   SessionStore,
 } from './session/index.js';
 
-// Context: the archive of large tool results
-export { MemoryArchiveStore, DEFAULT_ARCHIVE_BYTES_PER_SESSION } from './context/index.js';
+// Context: request shaping to the context limits, and the archive of large tool results
+export {
+  ContextManager,
+  DEFAULT_CONTEXT_MAX_TOKENS,
+  DEFAULT_CONTEXT_MAX_MESSAGES,
+  MemoryArchiveStore,
+  DEFAULT_ARCHIVE_BYTES_PER_SESSION,
+} from './context/index.js';
 export type {
+  ContextManagerOptions,
+  ContextRequest,
+  ContextMetrics,
+  ContextLimits,
+  ContextTokenizer,
+  ContextStrategy,
+  ContextSummarizer,
+  ContextCompactedEvent,
   ArchiveStore,
   ArchivedItem,
   ArchivedItemKind,

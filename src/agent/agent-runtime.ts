@@ -7,6 +7,7 @@ import type { ExecutorEvent, ExecutorRunContext, ToolExecutor } from '../tools/i
 import { createMcpRuntime } from '../mcp/index.js';
 import type { McpFacade } from '../mcp/index.js';
 import {
+  ContextManager,
   ContextToolExecutor,
   DEFAULT_ARCHIVE_THRESHOLD_BYTES,
   MemoryArchiveStore,
@@ -31,6 +32,8 @@ export class AgentRuntime {
   readonly store: SessionStore;
   readonly archive: ArchiveStore;
   readonly archiveThresholdBytes: number;
+  /** Shapes every model request to the `context` limits. */
+  readonly context: ContextManager;
   /** The built-in `context` tool, offered in runs whose catalog has archived sources. */
   readonly contextTool: ContextToolExecutor;
   readonly executors: readonly ToolExecutor[];
@@ -56,6 +59,7 @@ export class AgentRuntime {
           : {},
       );
     this.contextTool = new ContextToolExecutor({ store: this.archive });
+    this.context = new ContextManager(options.context);
     const executors: ToolExecutor[] = [];
     if (options.tools && options.tools.length > 0)
       executors.push(new HostToolExecutor(options.tools));

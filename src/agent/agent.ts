@@ -237,6 +237,7 @@ export class Agent {
           stream: request.stream ?? true,
           reasoningEffort: request.reasoningEffort,
           limits,
+          context: runtime.context,
           catalog: tools.catalog,
           policy: runtime.policy,
           beforeTool: toList(runtime.options.hooks?.beforeTool),

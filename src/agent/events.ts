@@ -1,3 +1,4 @@
+import type { ContextCompactedEvent } from '../context/index.js';
 import type { MusterError } from '../errors/index.js';
 import type { StopReason, ToolCallPart, Usage } from '../model/index.js';
 import type { McpEvent } from '../mcp/index.js';
@@ -46,6 +47,7 @@ export interface SessionFailedEvent extends EventBase {
 /** Every event a run yields, discriminated on `type`. */
 export type AgentEvent =
   | SessionStartedEvent
+  | ContextCompactedEvent
   | ModelDeltaEvent
   | ModelCompletedEvent
   | McpEvent

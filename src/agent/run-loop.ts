@@ -8,6 +8,7 @@ import type {
 } from '../model/index.js';
 import { addUsage, ZERO_USAGE } from '../model/index.js';
 import { eventBase, notRunOutcome, toolCompletedEvent } from '../tools/index.js';
+import type { ContextManager } from '../context/index.js';
 import type { ToolPolicy } from '../policy/index.js';
 import type { SessionStore } from '../session/index.js';
 import type {
@@ -33,6 +34,8 @@ export interface RunContext {
   readonly stream: boolean;
   readonly reasoningEffort: ReasoningEffort | undefined;
   readonly limits: Limits;
+  /** Shapes each request's messages to the context limits (the transcript is not changed). */
+  readonly context: ContextManager;
   readonly catalog: ToolCatalog;
   readonly policy: ToolPolicy;
   readonly beforeTool: readonly BeforeToolHook[];
@@ -74,7 +77,7 @@ export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Prom
       {
         modelName: ctx.modelName,
         ...(ctx.system !== undefined ? { system: ctx.system } : {}),
-        messages: transcript.slice(),
+        messages: await ctx.context.prepare(transcript, ctx),
         tools,
         ...(ctx.reasoningEffort !== undefined ? { reasoningEffort: ctx.reasoningEffort } : {}),
         stream: ctx.stream,

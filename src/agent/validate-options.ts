@@ -60,6 +60,12 @@ const agentOptions = shape({
     shape({
       archiveStore: optional(hasMethods(['put', 'get'], 'an ArchiveStore with put() and get()')),
       maxArchiveBytesPerSession: optional(positiveInteger),
+      maxTokens: optional(positiveInteger),
+      maxMessages: optional(positiveInteger),
+      maxBytes: optional(positiveInteger),
+      strategy: optional(oneOf(['truncate', 'summarize'])),
+      tokenizer: optional(isFunction),
+      summarize: optional(isFunction),
     }),
   ),
   observability: optional(shape({ onEvent: optional(isFunction), onError: optional(isFunction) })),

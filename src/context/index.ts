@@ -33,5 +33,17 @@ export {
 } from './context-tool.js';
 export type { ContextToolOptions, ContextReadRequest, ContextPage } from './context-tool.js';
 
+// Shaping model requests to the context limits
+export {
+  ContextManager,
+  DEFAULT_CONTEXT_MAX_TOKENS,
+  DEFAULT_CONTEXT_MAX_MESSAGES,
+} from './context-manager.js';
+export type { ContextManagerOptions, ContextRequest } from './context-manager.js';
+export { BYTES_PER_TOKEN, IMAGE_TOKEN_ESTIMATE } from './context-measure.js';
+export type { ContextMetrics, ContextTokenizer } from './context-measure.js';
+export type { ContextLimits } from './select-units.js';
+export type { ContextCompactedEvent } from './context-events.js';
+
 // Options
-export type { ContextOptions } from './context-options.js';
+export type { ContextOptions, ContextStrategy, ContextSummarizer } from './context-options.js';

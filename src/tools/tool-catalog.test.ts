@@ -67,6 +67,25 @@ function bareExecutor(definitions: readonly ToolDefinition[]): ToolExecutor {
 }
 
 describe('ToolCatalog.build', () => {
+  it('orders a source with several servers by server name, each server in its own order', async () => {
+    const servers: Record<string, string> = { b_x: 'b', a_y: 'a', a_w: 'a' };
+    const mcp = new RecordingExecutor(
+      'mcp',
+      [definition('b_x'), definition('a_y'), definition('z_local'), definition('a_w')],
+      (name) => (servers[name] ? { source: 'mcp', server: servers[name] } : undefined),
+    );
+    const host = new RecordingExecutor('host', [definition('zz'), definition('aa')]);
+    const catalog = await ToolCatalog.build([host, mcp]);
+    expect(catalog.modelTools().map((t) => t.name)).toEqual([
+      'zz',
+      'aa',
+      'z_local',
+      'a_y',
+      'a_w',
+      'b_x',
+    ]);
+  });
+
   it('fixes the tools of several executors in listing order', async () => {
     const a = new RecordingExecutor('a', [definition('one'), definition('two')]);
     const b = bareExecutor([

@@ -119,7 +119,7 @@ async function addListings(
   const listed = await Promise.all(executors.map((e) => e.listTools()));
   for (const [i, defs] of listed.entries()) {
     const executor = executors[i]!;
-    for (const def of defs) {
+    for (const { def, info } of inStableOrder(executor, defs)) {
       checkDefinition(def);
       if (entries.has(def.name)) {
         throw new MusterError(
@@ -134,10 +134,34 @@ async function addListings(
         inputSchema: def.inputSchema,
         ...(def.outputSchema ? { outputSchema: def.outputSchema } : {}),
         ...(def.annotations ? { annotations: def.annotations } : {}),
-        info: executor.getToolInfo?.(def.name) ?? EXECUTOR_INFO,
+        info,
         executor,
       });
     }
   }
   return entries;
+}
+
+/**
+ * One executor's tools in an order that is the same on every run (the model sees a stable
+ * tool list, which keeps provider prompt caches warm): grouped by server, servers by name,
+ * each server's tools in the server's own order. A source with several servers (MCP) lists
+ * them in the order they connected, which varies; tools without a server keep their order.
+ */
+function inStableOrder(
+  executor: ToolExecutor,
+  defs: readonly ToolDefinition[],
+): { def: ToolDefinition; info: ToolInfo }[] {
+  const withInfo = defs.map((def) => ({
+    def,
+    info: executor.getToolInfo?.(def?.name) ?? EXECUTOR_INFO,
+  }));
+  return withInfo.sort((a, b) => compareServers(a.info.server, b.info.server));
+}
+
+function compareServers(a: string | undefined, b: string | undefined): number {
+  if (a === b) return 0;
+  if (a === undefined) return -1;
+  if (b === undefined) return 1;
+  return a < b ? -1 : 1;
 }
