@@ -13,6 +13,7 @@ export { mergeProviderOptions } from './provider-options.js';
 export { writeTranscript, toolMediaCaption } from './tool-media.js';
 export type { TranscriptWriter } from './tool-media.js';
 export { imageUrl } from './image-url.js';
+export { assertNoImages, countImages } from './image-check.js';
 export { toolCallArgumentsText } from './tool-call-arguments.js';
 
 // Responses.
