@@ -18,6 +18,7 @@ import type {
   ToolCallOutcome,
   ToolEvent,
 } from '../tools/index.js';
+import type { ModelRetryOptions } from './agent-options.js';
 import type { AgentEvent } from './events.js';
 import type { Limits } from './limits.js';
 import { takeModelTurn } from './model-turn.js';
@@ -32,6 +33,10 @@ export interface RunContext {
   readonly system: string | undefined;
   readonly stream: boolean;
   readonly reasoningEffort: ReasoningEffort | undefined;
+  /** Retries of model turns that failed before streaming anything; off when absent. */
+  readonly modelRetry?: ModelRetryOptions | undefined;
+  /** Sent to providers with a prompt cache key (OpenAI `prompt_cache_key`). */
+  readonly promptCacheKey?: string | undefined;
   readonly limits: Limits;
   readonly catalog: ToolCatalog;
   readonly policy: ToolPolicy;
@@ -78,11 +83,13 @@ export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Prom
         tools,
         ...(ctx.reasoningEffort !== undefined ? { reasoningEffort: ctx.reasoningEffort } : {}),
         stream: ctx.stream,
+        ...(ctx.promptCacheKey !== undefined ? { promptCacheKey: ctx.promptCacheKey } : {}),
       },
       ctx.signal,
       (kind, content) => {
         if (ctx.stream) ctx.emit({ type: 'model.delta', ...eventBase(ctx), kind, content });
       },
+      ctx.modelRetry,
     );
     usage = addUsage(usage, turn.usage);
     if (turn.message)
