@@ -82,7 +82,8 @@ function toToolChoice(choice: NonNullable<ModelRequest['toolChoice']>): Language
 }
 
 function filePart(image: ImagePart): LanguageModelV3FilePart {
-  if (image.data !== undefined) return { type: 'file', mediaType: image.mimeType, data: image.data };
+  if (image.data !== undefined)
+    return { type: 'file', mediaType: image.mimeType, data: image.data };
   const url = image.url ?? '';
   const inline = /^data:[^;,]*;base64,(.*)$/s.exec(url);
   if (inline) return { type: 'file', mediaType: image.mimeType, data: inline[1]! };
@@ -123,7 +124,9 @@ function toolInput(part: ToolCallPart): unknown {
 }
 
 /** The AI SDK metadata kept on a transcript part, if any. */
-function aiSdkMetadata(metadata: ProviderMetadata | undefined): SharedV3ProviderOptions | undefined {
+function aiSdkMetadata(
+  metadata: ProviderMetadata | undefined,
+): SharedV3ProviderOptions | undefined {
   const kept = metadata?.[AI_SDK_METADATA_KEY];
   return kept === undefined ? undefined : (kept as SharedV3ProviderOptions);
 }

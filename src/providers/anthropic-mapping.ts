@@ -78,7 +78,8 @@ export function toAnthropicRequestBody(
   const effort = request.reasoningEffort;
   if (effort !== undefined && effort !== 'none') {
     const wanted = THINKING_BUDGET[effort];
-    if (request.maxOutputTokens === undefined) body.max_tokens = Math.max(body.max_tokens, wanted * 2);
+    if (request.maxOutputTokens === undefined)
+      body.max_tokens = Math.max(body.max_tokens, wanted * 2);
     const budget = Math.max(1024, Math.min(wanted, body.max_tokens - 1));
     body.thinking = { type: 'enabled', budget_tokens: budget };
   }

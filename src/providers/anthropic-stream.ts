@@ -88,7 +88,8 @@ export async function* anthropicStreamParts(
       }
       case 'content_block_delta': {
         const delta = event.delta;
-        if (delta.type === 'text_delta' && delta.text) yield { type: 'text-delta', text: delta.text };
+        if (delta.type === 'text_delta' && delta.text)
+          yield { type: 'text-delta', text: delta.text };
         if (delta.type === 'input_json_delta')
           calls.add(event.index, { argumentsText: delta.partial_json });
         const block = thinking.get(event.index);
@@ -135,7 +136,11 @@ function reasoningPart(block: ThinkingBlock): ModelPart {
     block.redactedData !== undefined
       ? { redactedData: block.redactedData }
       : { signature: block.signature };
-  return { type: 'reasoning', text: block.text, providerMetadata: { [ANTHROPIC_PROVIDER_ID]: meta } };
+  return {
+    type: 'reasoning',
+    text: block.text,
+    providerMetadata: { [ANTHROPIC_PROVIDER_ID]: meta },
+  };
 }
 
 /** The parts of a buffered (non-streamed) message, in content order. */
@@ -151,7 +156,11 @@ export function anthropicMessageParts(message: Anthropic.Message): ModelPart[] {
     if (block.type === 'redacted_thinking')
       parts.push(reasoningPart({ text: '', signature: '', redactedData: block.data }));
     if (block.type === 'tool_use') {
-      calls.add(index, { id: block.id, name: block.name, argumentsText: JSON.stringify(block.input) });
+      calls.add(index, {
+        id: block.id,
+        name: block.name,
+        argumentsText: JSON.stringify(block.input),
+      });
     }
   }
   parts.push(...calls.parts(ANTHROPIC_PROVIDER));

@@ -38,7 +38,9 @@ const CHAT_API: OpenAIApi<ChatRequestBody> = {
   body: toChatRequestBody,
   stream: streamChat,
   buffered: async (client, body, signal) =>
-    completionParts(await client.chat.completions.create({ ...body, stream: false }, { signal, maxRetries: 0 })),
+    completionParts(
+      await client.chat.completions.create({ ...body, stream: false }, { signal, maxRetries: 0 }),
+    ),
 };
 
 async function* streamChat(
