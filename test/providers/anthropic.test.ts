@@ -27,7 +27,15 @@ afterEach(() => server.reset());
 afterAll(() => server.close());
 
 const client = () => new Anthropic({ apiKey: TEST_API_KEY, baseURL: server.url });
-const body = (i: number) => server.requests[i]!.body as Record<string, any>;
+/** The parts of a sent Messages body these tests read. */
+interface SentBody {
+  readonly tools: readonly { readonly name: string; readonly cache_control?: unknown }[];
+  readonly system: unknown;
+  readonly messages: readonly { readonly content: readonly Record<string, unknown>[] }[];
+  readonly thinking?: unknown;
+  readonly max_tokens: number;
+}
+const body = (i: number) => server.requests[i]!.body as unknown as SentBody;
 
 describe('anthropic prompt caching', () => {
   it('marks the tools and system prefix with cache_control on both turns and reports cache tokens', async () => {
@@ -69,9 +77,9 @@ describe('anthropic prompt caching', () => {
     expect(run.error).toBeUndefined();
     for (const i of [0, 1]) {
       const sent = body(i);
-      expect(sent.tools.map((t: { name: string }) => t.name)).toEqual(['lookup', 'shelve']);
-      expect(sent.tools[0].cache_control).toBeUndefined();
-      expect(sent.tools[1].cache_control).toEqual({ type: 'ephemeral' });
+      expect(sent.tools.map((t) => t.name)).toEqual(['lookup', 'shelve']);
+      expect(sent.tools[0]!.cache_control).toBeUndefined();
+      expect(sent.tools[1]!.cache_control).toEqual({ type: 'ephemeral' });
       expect(sent.system).toEqual([
         {
           type: 'text',
@@ -79,7 +87,7 @@ describe('anthropic prompt caching', () => {
           cache_control: { type: 'ephemeral' },
         },
       ]);
-      expect(sent.messages.at(-1).content.at(-1).cache_control).toEqual({ type: 'ephemeral' });
+      expect(sent.messages.at(-1)!.content.at(-1)!['cache_control']).toEqual({ type: 'ephemeral' });
     }
     // The prefix is byte-for-byte the same on both turns, so the second reads it from cache.
     expect(JSON.stringify(body(1).tools)).toBe(JSON.stringify(body(0).tools));
@@ -163,7 +171,7 @@ describe('anthropic thinking', () => {
         ],
       }),
     );
-    expect(body(1).messages[1].content).toEqual([
+    expect(body(1).messages[1]!.content).toEqual([
       { type: 'thinking', thinking: 'Let me think.', signature: 'SIG-A' },
       { type: 'redacted_thinking', data: 'REDACTED-DATA' },
     ]);
