@@ -21,8 +21,10 @@ export interface FromAiSdkOptions {
  * the AI SDK model's own: a run whose `modelName` names another fails with
  * `INVALID_CONFIGURATION`. Reasoning blocks and tool calls keep the model's provider metadata
  * under `providerMetadata.aiSdk`, sent back as `providerOptions` on later turns.
- * `providerOptions` of a request go to the model as they are (keyed by AI SDK provider id;
- * thinking budgets and reasoning effort are set there). AI SDK providers do not retry a call
+ * `providerOptions` of a request go to the model as they are (keyed by AI SDK provider id).
+ * `reasoningEffort` is sent as a thinking budget to Anthropic models and as the
+ * `reasoningEffort` provider option to others (OpenAI, OpenAI-compatible, xAI, Groq); a
+ * provider without that option ignores it. AI SDK providers do not retry a call
  * themselves, so the agent's `modelRetry` is the only retry policy. Creating it does no I/O.
  *
  * @example
@@ -41,6 +43,7 @@ export function fromAiSdk(model: LanguageModelV3, options: FromAiSdkOptions = {}
     );
   }
   const provider = `ai-sdk.${model.provider}`;
+  const providerId = model.provider.split('.')[0] ?? model.provider;
   return providerModel({
     provider,
     defaultModelName: model.modelId,
@@ -54,7 +57,7 @@ export function fromAiSdk(model: LanguageModelV3, options: FromAiSdkOptions = {}
           { details: { provider, modelName, modelId: client.modelId } },
         );
       }
-      const call = toAiSdkCallOptions(request, signal);
+      const call = toAiSdkCallOptions(request, providerId, signal);
       if (!request.stream) {
         const result = await client.doGenerate(call);
         yield* aiSdkContentParts(

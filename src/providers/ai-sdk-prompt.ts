@@ -13,7 +13,7 @@ import type {
   ProviderMetadata,
   ToolCallPart,
 } from '../model/index.js';
-import { toolCallArgumentsText, writeTranscript } from './kit/index.js';
+import { THINKING_BUDGET, toolCallArgumentsText, writeTranscript } from './kit/index.js';
 import type { TranscriptWriter } from './kit/index.js';
 
 /**
@@ -49,10 +49,12 @@ const WRITER: TranscriptWriter<LanguageModelV3Message, UserContent> = {
 /**
  * The call options of a neutral request. The system prompt leads the prompt; images a tool
  * returned follow the tool results in one user message. `providerOptions` are passed as they
- * are (keyed by AI SDK provider id); `reasoningEffort` has no AI SDK field and is set there.
+ * are (keyed by AI SDK provider id); `reasoningEffort`, which has no AI SDK call option, is
+ * added to the entry of `providerId` (the first segment of the model's provider label).
  */
 export function toAiSdkCallOptions(
   request: ModelRequest,
+  providerId: string,
   signal: AbortSignal,
 ): LanguageModelV3CallOptions {
   const system: LanguageModelV3Message[] = request.system
@@ -72,9 +74,33 @@ export function toAiSdkCallOptions(
   }
   if (request.toolChoice !== undefined) options.toolChoice = toToolChoice(request.toolChoice);
   if (request.maxOutputTokens !== undefined) options.maxOutputTokens = request.maxOutputTokens;
-  if (request.providerOptions !== undefined)
-    options.providerOptions = request.providerOptions as SharedV3ProviderOptions;
+  const providerOptions = withReasoning(request, providerId);
+  if (providerOptions !== undefined) options.providerOptions = providerOptions;
   return options;
+}
+
+/**
+ * The request's `providerOptions` with `reasoningEffort` added for the model's provider id:
+ * Anthropic models get a thinking budget, others `reasoningEffort` (the field of the OpenAI,
+ * OpenAI-compatible, xAI and Groq providers). Fields the request's own entry sets win.
+ */
+function withReasoning(
+  request: ModelRequest,
+  providerId: string,
+): SharedV3ProviderOptions | undefined {
+  const given = request.providerOptions as SharedV3ProviderOptions | undefined;
+  const effort = request.reasoningEffort;
+  if (effort === undefined) return given;
+  const reasoning =
+    providerId === 'anthropic'
+      ? {
+          thinking:
+            effort === 'none'
+              ? { type: 'disabled' }
+              : { type: 'enabled', budgetTokens: THINKING_BUDGET[effort] },
+        }
+      : { reasoningEffort: effort };
+  return { ...given, [providerId]: { ...reasoning, ...given?.[providerId] } };
 }
 
 function toToolChoice(choice: NonNullable<ModelRequest['toolChoice']>): LanguageModelV3ToolChoice {

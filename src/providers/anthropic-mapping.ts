@@ -5,10 +5,9 @@ import type {
   ModelMessage,
   ModelRequest,
   ProviderMetadata,
-  ReasoningEffort,
   ToolResultMessage,
 } from '../model/index.js';
-import { mergeProviderOptions, toolCallArgumentsText } from './kit/index.js';
+import { THINKING_BUDGET, mergeProviderOptions, toolCallArgumentsText } from './kit/index.js';
 
 /** The provider label of the Messages API client. */
 export const ANTHROPIC_PROVIDER = 'anthropic.messages';
@@ -28,15 +27,6 @@ export interface AnthropicBodyOptions {
 }
 
 const RESERVED = ['model', 'messages', 'system', 'tools', 'stream'];
-
-/** Thinking budgets per reasoning effort; `none` turns thinking off. */
-const THINKING_BUDGET: Readonly<Record<Exclude<ReasoningEffort, 'none'>, number>> = {
-  minimal: 1024,
-  low: 2048,
-  medium: 8192,
-  high: 16384,
-  xhigh: 32000,
-};
 
 const EPHEMERAL = { type: 'ephemeral' } as const;
 

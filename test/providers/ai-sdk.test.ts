@@ -102,6 +102,27 @@ describe('fromAiSdk', () => {
     });
   });
 
+  it('sends reasoningEffort as reasoning_effort, and as a thinking budget to Anthropic', async () => {
+    server.script(
+      {
+        kind: 'sse',
+        events: [
+          chatChunk({ content: 'a' }),
+          chatChunk({}, 'stop'),
+          ...chatUsageAndDone({ prompt: 1, completion: 1 }),
+        ],
+      },
+      {
+        kind: 'sse',
+        events: new AnthropicStream().text(['b']).stop('end_turn', { input: 1, output: 1 }),
+      },
+    );
+    await collect(compatible(), userRequest({ modelName: 'qwen-test', reasoningEffort: 'high' }));
+    await collect(claude(), userRequest({ modelName: 'claude-test', reasoningEffort: 'low' }));
+    expect(server.requests[0]!.body['reasoning_effort']).toBe('high');
+    expect(server.requests[1]!.body['thinking']).toEqual({ type: 'enabled', budget_tokens: 2048 });
+  });
+
   it('reads a buffered answer with doGenerate', async () => {
     server.script({
       kind: 'json',
