@@ -7,6 +7,19 @@ import type { AfterToolHook, BeforeToolHook, Tool, ToolExecutor } from '../tools
 import type { AgentEvent } from './events.js';
 import type { Limits } from './limits.js';
 
+/**
+ * Opt-in retries of a model turn that failed with a retryable `ModelError` (rate limits, 5xx,
+ * overloaded, dropped connections) before it streamed any part. A turn that already streamed
+ * something is never retried. The delay grows from `initialDelayMs` (default 500) by doubling
+ * up to `maxDelayMs` (default 8000), with jitter.
+ */
+export interface ModelRetryOptions {
+  /** Attempts in all, the first included (2 means one retry). */
+  readonly maxAttempts: number;
+  readonly initialDelayMs?: number;
+  readonly maxDelayMs?: number;
+}
+
 /** Agent hooks. Each may be one function or a list, run in order. */
 export interface Hooks {
   readonly beforeTool?: BeforeToolHook | readonly BeforeToolHook[];
@@ -46,6 +59,10 @@ export interface AgentOptions {
   /** Where archived tool results live, and how much of them a session keeps. */
   readonly context?: ContextOptions;
   readonly observability?: Observability;
+  /** Retries of model turns that failed before streaming anything; off when absent. */
+  readonly modelRetry?: ModelRetryOptions;
+  /** A stable prompt cache key sent to providers that have one (OpenAI `prompt_cache_key`). */
+  readonly promptCacheKey?: string;
 }
 
 /** One run (SPEC section 3). Give `input`, or `inputContent` for text and images. */
@@ -63,6 +80,10 @@ export interface RunRequest {
   readonly signal?: AbortSignal;
   readonly limits?: Partial<Limits>;
   readonly reasoningEffort?: ReasoningEffort;
+  /** Model retries for this run; replaces the agent's `modelRetry`. */
+  readonly modelRetry?: ModelRetryOptions;
+  /** The prompt cache key of this run; replaces the agent's `promptCacheKey`. */
+  readonly promptCacheKey?: string;
 }
 
 /** What `send()` resolves with. */

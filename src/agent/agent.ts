@@ -236,6 +236,8 @@ export class Agent {
           system: request.system ?? runtime.options.system,
           stream: request.stream ?? true,
           reasoningEffort: request.reasoningEffort,
+          modelRetry: request.modelRetry ?? runtime.options.modelRetry,
+          promptCacheKey: request.promptCacheKey ?? runtime.options.promptCacheKey,
           limits,
           context: runtime.context,
           catalog: tools.catalog,

@@ -6,6 +6,7 @@ export type {
   SendResult,
   Observability,
   Hooks,
+  ModelRetryOptions,
 } from './agent-options.js';
 export type {
   AgentEvent,

@@ -9,6 +9,8 @@ import type {
   StopReason,
   Usage,
 } from '../model/index.js';
+import type { ModelRetryOptions } from './agent-options.js';
+import { retryDelayMs, waitUnlessAborted } from './model-retry.js';
 
 /** A tool call as the model produced it, with its raw argument text. */
 export interface RequestedCall {
@@ -30,14 +32,47 @@ export interface ModelTurn {
 /**
  * Streams one model turn into an assistant message. Text deltas go to `onDelta` as they come.
  * An abort stops waiting at once (even on a model that ignores its signal); whatever text was
- * already produced is kept, marked incomplete.
+ * already produced is kept, marked incomplete. With `retry`, an attempt that failed with a
+ * retryable `ModelError` before the model sent any part is tried again after a backoff; one
+ * that sent a part never is.
  */
 export async function takeModelTurn(
   model: ModelClient,
   request: ModelRequest,
   signal: AbortSignal,
   onDelta: (kind: 'text' | 'reasoning', text: string) => void,
+  retry?: ModelRetryOptions,
 ): Promise<ModelTurn> {
+  const maxAttempts = retry?.maxAttempts ?? 1;
+  for (let attempt = 1; ; attempt++) {
+    const turn = await attemptModelTurn(model, request, signal, onDelta);
+    const error = turn.error;
+    const retryable =
+      error !== undefined &&
+      !turn.started &&
+      ModelError.isInstance(error) &&
+      error.isRetryable &&
+      attempt < maxAttempts;
+    if (!retryable || !retry) return withoutStarted(turn);
+    if (!(await waitUnlessAborted(retryDelayMs(retry, attempt), signal))) {
+      return { ...withoutStarted(turn), error: abortedError('The run', signal.reason) };
+    }
+  }
+}
+
+function withoutStarted(turn: ModelTurn & { started: boolean }): ModelTurn {
+  const { started: _started, ...rest } = turn;
+  return rest;
+}
+
+/** One attempt of a turn; `started` tells whether the model sent any part. */
+async function attemptModelTurn(
+  model: ModelClient,
+  request: ModelRequest,
+  signal: AbortSignal,
+  onDelta: (kind: 'text' | 'reasoning', text: string) => void,
+): Promise<ModelTurn & { started: boolean }> {
+  let started = false;
   const parts: AssistantContentPart[] = [];
   const calls: RequestedCall[] = [];
   let text = '';
@@ -70,6 +105,7 @@ export async function takeModelTurn(
         it.next().then(resolve, reject);
       });
       if (step.done) break;
+      started = true;
       const part = step.value;
       if (finished) throw invalid('the model sent parts after its finish part');
       switch (part?.type) {
@@ -131,7 +167,7 @@ export async function takeModelTurn(
       content: parts,
       ...(metadata ? { providerMetadata: metadata } : {}),
     };
-    return { message, text, calls, stopReason, ...(usage ? { usage } : {}) };
+    return { message, text, calls, stopReason, ...(usage ? { usage } : {}), started };
   } catch (err) {
     iterator?.return?.()?.catch(() => undefined);
     signal.removeEventListener('abort', onAbort);
@@ -148,7 +184,15 @@ export async function takeModelTurn(
     const partial = parts.filter((p) => p.type !== 'tool-call');
     const message: AssistantMessage | undefined =
       partial.length > 0 ? { role: 'assistant', content: partial, incomplete: true } : undefined;
-    return { message, text, calls: [], stopReason: 'other', ...(usage ? { usage } : {}), error };
+    return {
+      message,
+      text,
+      calls: [],
+      stopReason: 'other',
+      ...(usage ? { usage } : {}),
+      error,
+      started,
+    };
   }
 }
 

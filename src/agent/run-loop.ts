@@ -19,6 +19,7 @@ import type {
   ToolCallOutcome,
   ToolEvent,
 } from '../tools/index.js';
+import type { ModelRetryOptions } from './agent-options.js';
 import type { AgentEvent } from './events.js';
 import type { Limits } from './limits.js';
 import { takeModelTurn } from './model-turn.js';
@@ -33,6 +34,10 @@ export interface RunContext {
   readonly system: string | undefined;
   readonly stream: boolean;
   readonly reasoningEffort: ReasoningEffort | undefined;
+  /** Retries of model turns that failed before streaming anything; off when absent. */
+  readonly modelRetry?: ModelRetryOptions | undefined;
+  /** Sent to providers with a prompt cache key (OpenAI `prompt_cache_key`). */
+  readonly promptCacheKey?: string | undefined;
   readonly limits: Limits;
   /** Shapes each request's messages to the context limits (the transcript is not changed). */
   readonly context: ContextManager;
@@ -81,11 +86,13 @@ export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Prom
         tools,
         ...(ctx.reasoningEffort !== undefined ? { reasoningEffort: ctx.reasoningEffort } : {}),
         stream: ctx.stream,
+        ...(ctx.promptCacheKey !== undefined ? { promptCacheKey: ctx.promptCacheKey } : {}),
       },
       ctx.signal,
       (kind, content) => {
         if (ctx.stream) ctx.emit({ type: 'model.delta', ...eventBase(ctx), kind, content });
       },
+      ctx.modelRetry,
     );
     usage = addUsage(usage, turn.usage);
     if (turn.message)

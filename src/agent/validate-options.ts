@@ -31,6 +31,17 @@ const positiveInteger: Check = (v) =>
 
 const name = isString(/^.{1,200}$/s, '1-200 characters');
 
+const nonNegativeInteger: Check = (v) =>
+  Number.isSafeInteger(v) && (v as number) >= 0 ? undefined : 'must be a whole number >= 0';
+
+const modelRetry = shape({
+  maxAttempts: positiveInteger,
+  initialDelayMs: optional(nonNegativeInteger),
+  maxDelayMs: optional(nonNegativeInteger),
+});
+
+const promptCacheKey = isString(/^.{1,200}$/s, '1-200 characters');
+
 const agentOptions = shape({
   model: optional(modelClient),
   modelName: optional(name),
@@ -69,6 +80,8 @@ const agentOptions = shape({
     }),
   ),
   observability: optional(shape({ onEvent: optional(isFunction), onError: optional(isFunction) })),
+  modelRetry: optional(modelRetry),
+  promptCacheKey: optional(promptCacheKey),
 });
 
 const imagePart = shape({
@@ -93,6 +106,8 @@ const runRequest = shape({
   signal: optional((v) => (v instanceof AbortSignal ? undefined : 'must be an AbortSignal')),
   limits: optional(isObject),
   reasoningEffort: optional(oneOf(['none', 'minimal', 'low', 'medium', 'high', 'xhigh'])),
+  modelRetry: optional(modelRetry),
+  promptCacheKey: optional(promptCacheKey),
 });
 
 /** Checks agent options; unknown keys and wrong types fail with `INVALID_CONFIGURATION`. */

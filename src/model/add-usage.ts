@@ -12,6 +12,7 @@ export function addUsage(a: Usage, b: Usage | undefined): Usage {
     totalTokens: number;
     reasoningTokens?: number;
     cachedInputTokens?: number;
+    cacheWriteInputTokens?: number;
   } = {
     inputTokens: a.inputTokens + b.inputTokens,
     outputTokens: a.outputTokens + b.outputTokens,
@@ -21,5 +22,7 @@ export function addUsage(a: Usage, b: Usage | undefined): Usage {
     sum.reasoningTokens = (a.reasoningTokens ?? 0) + (b.reasoningTokens ?? 0);
   if (a.cachedInputTokens !== undefined || b.cachedInputTokens !== undefined)
     sum.cachedInputTokens = (a.cachedInputTokens ?? 0) + (b.cachedInputTokens ?? 0);
+  if (a.cacheWriteInputTokens !== undefined || b.cacheWriteInputTokens !== undefined)
+    sum.cacheWriteInputTokens = (a.cacheWriteInputTokens ?? 0) + (b.cacheWriteInputTokens ?? 0);
   return sum;
 }

@@ -3,6 +3,7 @@
 // The boundary (version 1).
 export type {
   ModelClientV1,
+  ModelCapabilities,
   ModelCallOptions,
   ModelRequest,
   ReasoningEffort,

@@ -146,17 +146,24 @@ export function reasoningText(source: object): string | undefined {
   return undefined;
 }
 
-/** Adds the tool call fragments of one streamed delta, keyed by their `index`. */
+/**
+ * Adds the tool call fragments of one streamed delta, keyed by their `index`. Some
+ * OpenAI-compatible servers (older llama.cpp and vLLM builds) leave the index out: such a
+ * fragment opens a new call when it brings a new id or name, and continues the last one
+ * otherwise.
+ */
 export function addChatToolCalls(
   calls: ToolCallAssembler,
   fragments: readonly ChatCompletionChunk.Choice.Delta.ToolCall[],
 ): void {
   for (const fragment of fragments) {
-    calls.add(fragment.index, {
+    const piece = {
       id: fragment.id,
       name: fragment.function?.name,
       argumentsText: fragment.function?.arguments,
-    });
+    };
+    if (typeof fragment.index === 'number') calls.add(fragment.index, piece);
+    else calls.addUnindexed(piece);
   }
 }
 

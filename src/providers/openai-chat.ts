@@ -38,7 +38,9 @@ const CHAT_API: OpenAIApi<ChatRequestBody> = {
   body: toChatRequestBody,
   stream: streamChat,
   buffered: async (client, body, signal) =>
-    completionParts(await client.chat.completions.create({ ...body, stream: false }, { signal })),
+    completionParts(
+      await client.chat.completions.create({ ...body, stream: false }, { signal, maxRetries: 0 }),
+    ),
 };
 
 async function* streamChat(
@@ -48,7 +50,7 @@ async function* streamChat(
 ): AsyncGenerator<ModelPart> {
   const stream = await client.chat.completions.create(
     { ...body, stream: true, stream_options: { include_usage: true } },
-    { signal },
+    { signal, maxRetries: 0 },
   );
   const calls = new ToolCallAssembler();
   let finishReason: string | undefined;

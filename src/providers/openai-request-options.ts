@@ -18,7 +18,8 @@ export interface OpenAIRequestShape<Body extends { tool_choice?: unknown }> {
 
 /**
  * Adds the options both OpenAI APIs share to a body, each only when the request sets it:
- * `maxOutputTokens`, `toolChoice` (`auto`, `none` and `required` as they are), then the
+ * `maxOutputTokens`, `toolChoice` (`auto`, `none` and `required` as they are),
+ * `promptCacheKey` (as `prompt_cache_key`), then the
  * fields of `providerOptions.openai`. An entry that names a reserved field or a field already
  * set fails with `INVALID_CONFIGURATION` (the request wins by refusing the conflict).
  */
@@ -29,6 +30,7 @@ export function withOpenAIOptions<Body extends { tool_choice?: unknown }>(
 ): Body {
   const out: Record<string, unknown> = { ...(body as Record<string, unknown>) };
   if (request.maxOutputTokens !== undefined) out[shape.maxOutputTokens] = request.maxOutputTokens;
+  if (request.promptCacheKey !== undefined) out['prompt_cache_key'] = request.promptCacheKey;
   const choice = request.toolChoice;
   if (choice !== undefined) {
     out['tool_choice'] = typeof choice === 'string' ? choice : shape.namedToolChoice(choice.name);

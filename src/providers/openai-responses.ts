@@ -39,7 +39,10 @@ const RESPONSES_API: OpenAIApi<ResponsesRequestBody> = {
   body: toResponsesRequestBody,
   stream: streamResponses,
   async buffered(client, body, signal) {
-    const response = await client.responses.create({ ...body, stream: false }, { signal });
+    const response = await client.responses.create(
+      { ...body, stream: false },
+      { signal, maxRetries: 0 },
+    );
     if (response.status === 'failed') throw failedError(response, client);
     return responseParts(response);
   },
@@ -50,7 +53,10 @@ async function* streamResponses(
   body: ResponsesRequestBody,
   signal: AbortSignal,
 ): AsyncGenerator<ModelPart> {
-  const stream = await client.responses.create({ ...body, stream: true }, { signal });
+  const stream = await client.responses.create(
+    { ...body, stream: true },
+    { signal, maxRetries: 0 },
+  );
   let hasToolCalls = false;
   for await (const event of stream) {
     switch (event.type) {

@@ -14,6 +14,11 @@ export interface OpenAIProviderOptions {
   readonly baseURL?: string;
   /** The model used when neither the agent nor the run names one. */
   readonly modelName?: string;
+  /**
+   * False for a model that reads no images (many local models): a request with images then
+   * fails with `INVALID_CONFIGURATION` before anything is sent. Default true.
+   */
+  readonly images?: boolean;
 }
 
 /** One OpenAI API: how it writes a request body and reads a streamed or buffered answer. */
@@ -31,7 +36,8 @@ export interface OpenAIApi<Body> {
 /**
  * A `ModelClientV1` around one OpenAI API: builds the client lazily, resolves the model name,
  * refuses an already-aborted signal, streams or buffers as the request asks, and maps every
- * failure to a Muster error.
+ * failure to a Muster error. Every request is sent with `maxRetries: 0`, also on a client the
+ * host passed in: the agent's `modelRetry` is the only retry policy.
  */
 export function openaiModel<Body>(
   api: OpenAIApi<Body>,
@@ -41,6 +47,7 @@ export function openaiModel<Body>(
   return providerModel({
     provider,
     defaultModelName: options.modelName,
+    images: options.images,
     client: lazyClient(options),
     async *turn(client, request, modelName, signal) {
       const body = api.body(request, modelName);

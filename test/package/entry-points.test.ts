@@ -11,6 +11,8 @@ const HEAVY = [
   ['zod', /\/node_modules\/zod\//],
   ['ajv', /\/node_modules\/ajv(-formats)?\//],
   ['openai', /\/node_modules\/openai\//],
+  ['@anthropic-ai/sdk', /\/node_modules\/@anthropic-ai\/sdk\//],
+  ['the AI SDK', /\/node_modules\/@ai-sdk\//],
   ['node:child_process', /^node:child_process$/],
 ] as const;
 
@@ -26,7 +28,7 @@ afterAll(() => built?.cleanup());
 const rootUrl = () => pathToFileURL(entryPoints(built.dir).find((e) => e.subpath === '.')!.js).href;
 
 describe('the built package', () => {
-  it('importing the root loads none of the MCP client or server, zod, ajv, openai or child_process', () => {
+  it('importing the root loads none of the MCP client or server, zod, ajv, the vendor SDKs or child_process', () => {
     const urls = modulesLoadedBy(`await import(${JSON.stringify(rootUrl())});`, built.dir);
     expect(urls.length).toBeGreaterThan(5); // the recorder saw the package's own modules
     expect(heavyIn(urls)).toEqual([]);
@@ -50,6 +52,17 @@ describe('the built package', () => {
       built.dir,
     );
     expect(heavyIn(urls)).toContain('openai');
+    for (const [subpath, heavy] of [
+      ['./anthropic', '@anthropic-ai/sdk'],
+      ['./ai-sdk', 'the AI SDK'],
+    ] as const) {
+      const entry = entryPoints(built.dir).find((e) => e.subpath === subpath)!;
+      const loaded = modulesLoadedBy(
+        `await import(${JSON.stringify(pathToFileURL(entry.js).href)});`,
+        built.dir,
+      );
+      expect(heavyIn(loaded)).toEqual([heavy]);
+    }
   });
 
   it('the public exports of every entry point match the committed list', async () => {

@@ -4,7 +4,7 @@
  */
 
 // The client and one call.
-export type { ModelClientV1 } from './model-client-v1.js';
+export type { ModelClientV1, ModelCapabilities } from './model-client-v1.js';
 export type { ModelCallOptions } from './model-call-options.js';
 export type {
   ModelRequest,

@@ -40,4 +40,9 @@ export interface ModelRequest {
   readonly toolChoice?: ModelToolChoice;
   /** Extra fields for one provider, keyed by provider id. */
   readonly providerOptions?: ModelProviderOptions;
+  /**
+   * A stable key for the provider's prompt cache (OpenAI `prompt_cache_key`): requests that
+   * share it and a prefix are routed to the same cache. Providers without one ignore it.
+   */
+  readonly promptCacheKey?: string;
 }

@@ -13,7 +13,9 @@ export { mergeProviderOptions } from './provider-options.js';
 export { writeTranscript, toolMediaCaption } from './tool-media.js';
 export type { TranscriptWriter } from './tool-media.js';
 export { imageUrl } from './image-url.js';
+export { assertNoImages, countImages } from './image-check.js';
 export { toolCallArgumentsText } from './tool-call-arguments.js';
+export { THINKING_BUDGET } from './thinking-budget.js';
 
 // Responses.
 export { ToolCallAssembler } from './tool-call-assembler.js';

@@ -23,6 +23,19 @@ export class ToolCallAssembler {
     return this.#calls.size > 0;
   }
 
+  /**
+   * Adds a fragment that carries no index, as some OpenAI-compatible servers send them: one
+   * with an id or a name that differs from the last call's opens a new call; any other
+   * continues the last call.
+   */
+  addUnindexed(fragment: ToolCallFragment): void {
+    const lastIndex = this.#calls.size - 1;
+    const last = this.#calls.get(lastIndex);
+    const opensCall =
+      !last || (fragment.id ? fragment.id !== last.id : Boolean(fragment.name) && last.args !== '');
+    this.add(opensCall ? lastIndex + 1 : lastIndex, fragment);
+  }
+
   /** Adds one fragment of the call at `index`. */
   add(index: number, fragment: ToolCallFragment): void {
     let call = this.#calls.get(index);

@@ -7,6 +7,7 @@ export interface ReportedUsage {
   readonly total: number;
   readonly reasoning?: number | null | undefined;
   readonly cachedInput?: number | null | undefined;
+  readonly cacheWrite?: number | null | undefined;
 }
 
 /** Neutral usage; optional counters stay absent when the provider did not report them. */
@@ -18,5 +19,6 @@ export function toUsage(reported: ReportedUsage): Usage {
   };
   if (typeof reported.reasoning === 'number') out.reasoningTokens = reported.reasoning;
   if (typeof reported.cachedInput === 'number') out.cachedInputTokens = reported.cachedInput;
+  if (typeof reported.cacheWrite === 'number') out.cacheWriteInputTokens = reported.cacheWrite;
   return out;
 }

@@ -1,0 +1,58 @@
+import { APICallError } from '@ai-sdk/provider';
+import { ModelError, MusterError, abortedError } from '../errors/index.js';
+import { sentence, statusAdvice } from './kit/index.js';
+
+/**
+ * Turns anything an AI SDK model threw (or sent as an `error` stream part) into a Muster
+ * error: `ABORTED` when the signal fired; an `APICallError` keeps its status and its own
+ * `isRetryable`; anything else is a non-retryable `MODEL_REQUEST_FAILED`. The request URL,
+ * headers and body are never copied into the message or details.
+ */
+export function toAiSdkFailure(err: unknown, provider: string, signal: AbortSignal): MusterError {
+  if (MusterError.isInstance(err)) return err;
+  if (signal.aborted) return abortedError(`The ${provider} request`, signal.reason);
+  if (APICallError.isInstance(err)) {
+    const status = err.statusCode;
+    const details: Record<string, unknown> = { provider };
+    if (status !== undefined) details['status'] = status;
+    const reason = sentence(err.message || 'no message');
+    const message =
+      status === undefined
+        ? `The ${provider} request failed: ${reason}. Check the network and baseURL, then retry.`
+        : `The ${provider} API answered HTTP ${status}: ${reason}. ${statusAdvice(status)}`;
+    return new ModelError('MODEL_REQUEST_FAILED', message, {
+      ...(status === undefined ? {} : { status }),
+      isRetryable: err.isRetryable,
+      cause: err,
+      details,
+    });
+  }
+  const reason = err instanceof Error ? err.message : describe(err);
+  // An error the provider reported inside its stream arrives as the vendor's error object.
+  const type = (err as { type?: unknown } | null)?.type;
+  const errorType = typeof type === 'string' && !(err instanceof Error) ? type : undefined;
+  return new ModelError(
+    'MODEL_REQUEST_FAILED',
+    `The ${provider} request failed${errorType ? ` (${errorType})` : ''}: ${sentence(reason)}.`,
+    {
+      isRetryable: errorType !== undefined && RETRYABLE_STREAM_ERRORS.has(errorType),
+      cause: err,
+      details: { provider, ...(errorType ? { errorType } : {}) },
+    },
+  );
+}
+
+/** Error types of vendors' in-stream error events that a later attempt may cure. */
+const RETRYABLE_STREAM_ERRORS = new Set([
+  'overloaded_error',
+  'rate_limit_error',
+  'api_error',
+  'server_error',
+  'rate_limit_exceeded',
+]);
+
+function describe(value: unknown): string {
+  if (typeof value === 'string') return value;
+  const message = (value as { message?: unknown } | null)?.message;
+  return typeof message === 'string' ? message : 'unknown error';
+}

@@ -1,0 +1,81 @@
+import { Anthropic } from '@anthropic-ai/sdk';
+import { ModelError } from '../errors/index.js';
+import type { ModelClientV1 } from '../model/index.js';
+import { providerModel } from './kit/index.js';
+import { ANTHROPIC_PROVIDER, toAnthropicRequestBody } from './anthropic-mapping.js';
+import { toAnthropicFailure } from './anthropic-errors.js';
+import { anthropicMessageParts, anthropicStreamParts } from './anthropic-stream.js';
+
+/** Options of {@link anthropic}. */
+export interface AnthropicProviderOptions {
+  /** A ready client; when given, `apiKey` and `baseURL` are ignored. */
+  readonly client?: Anthropic;
+  /** The API key; defaults to `ANTHROPIC_API_KEY`. It is read on the first request. */
+  readonly apiKey?: string;
+  /** The API base URL (without `/v1`), such as a proxy's. */
+  readonly baseURL?: string;
+  /** The model used when neither the agent nor the run names one. */
+  readonly modelName?: string;
+  /**
+   * Places cache breakpoints on the tools, the system prompt and the conversation so far
+   * (default true). False sends no `cache_control`.
+   */
+  readonly promptCaching?: boolean;
+}
+
+/**
+ * A model client on the Anthropic Messages API, built on the official `@anthropic-ai/sdk`.
+ * Streams text, parallel `tool_use` calls and extended thinking; each thinking block comes
+ * back as a `reasoning` part whose `providerMetadata.anthropic` (`signature`, or
+ * `redactedData` for redacted thinking) must stay in the transcript, and is sent back
+ * unchanged on later turns. `reasoningEffort` turns on thinking with a token budget
+ * (`minimal` 1024 up to `xhigh` 32000). Images go in user turns and inside tool results.
+ * Prompt caching is on by default (see `promptCaching`); usage reports cache reads as
+ * `cachedInputTokens` and cache writes as `cacheWriteInputTokens`. The client's own retries
+ * are off for every request (`maxRetries: 0`, also on a client passed in): the agent's
+ * `modelRetry` is the only retry policy. Creating it does no I/O.
+ *
+ * @example
+ * ```ts
+ * import { anthropic } from 'muster-agent/anthropic';
+ * const model = anthropic({ modelName: 'claude-sonnet-4-5' });
+ * ```
+ */
+export function anthropic(options: AnthropicProviderOptions = {}): ModelClientV1 {
+  const promptCaching = options.promptCaching ?? true;
+  return providerModel({
+    provider: ANTHROPIC_PROVIDER,
+    defaultModelName: options.modelName,
+    client: lazyAnthropicClient(options),
+    async *turn(client, request, modelName, signal) {
+      const body = toAnthropicRequestBody(request, modelName, { promptCaching });
+      const requestOptions = { signal, maxRetries: 0 };
+      if (!request.stream) {
+        const message = await client.messages.create({ ...body, stream: false }, requestOptions);
+        yield* anthropicMessageParts(message);
+        return;
+      }
+      const stream = await client.messages.create({ ...body, stream: true }, requestOptions);
+      yield* anthropicStreamParts(stream, signal);
+    },
+    failure: (err, signal, client) =>
+      toAnthropicFailure(err, ANTHROPIC_PROVIDER, signal, client.apiKey),
+  });
+}
+
+function lazyAnthropicClient(options: AnthropicProviderOptions): () => Anthropic {
+  let client = options.client;
+  return () => {
+    if (client) return client;
+    const apiKey = options.apiKey || process.env['ANTHROPIC_API_KEY'];
+    if (!apiKey) {
+      throw new ModelError(
+        'MODEL_REQUEST_FAILED',
+        'No Anthropic API key: pass apiKey, a client, or set ANTHROPIC_API_KEY',
+        { isRetryable: false },
+      );
+    }
+    client = new Anthropic({ apiKey, ...(options.baseURL ? { baseURL: options.baseURL } : {}) });
+    return client;
+  };
+}
