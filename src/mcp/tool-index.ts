@@ -19,15 +19,9 @@ export class ToolIndex {
 
   constructor(readonly naming: NamingMode) {}
 
-  /**
-   * The definitions of every published tool, as the run's catalog will see them: ordered by
-   * model-facing name, so the order never depends on which server connected or refreshed
-   * first (a stable prefix for prompt caches).
-   */
+  /** The definitions of every published tool, as the run's catalog will see them. */
   definitions(): ToolDefinition[] {
-    return [...this.#byTool.entries()]
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([, t]) => t.tool.definition);
+    return [...this.#byTool.values()].map((t) => t.tool.definition);
   }
 
   /** The server and original name of a model-facing tool name. */

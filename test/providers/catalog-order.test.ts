@@ -14,7 +14,7 @@ const server = (name: string, tools: string[]) =>
   });
 
 describe('the tools a model request carries', () => {
-  it('are ordered by name across MCP servers, the same on every run', async () => {
+  it('are grouped by server (servers by name, each in its own order), the same on every run', async () => {
     const model = scriptedModel([{ text: 'one' }, { text: 'two' }]);
     const agent = createAgent({
       model,
@@ -35,10 +35,10 @@ describe('the tools a model request carries', () => {
     }
     const [first, second] = model.requests.map((r) => r.tools.map((t) => t.name));
     expect(first).toEqual([
-      'mcp__able__list',
       'mcp__able__read',
-      'mcp__zeta__alpha',
+      'mcp__able__list',
       'mcp__zeta__write',
+      'mcp__zeta__alpha',
       'context',
     ]);
     expect(second).toEqual(first);
