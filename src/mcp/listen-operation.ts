@@ -29,17 +29,25 @@ export async function listen(
     release = await ops.run(server, 'Listening', 'read', options, (c, request) =>
       c.request(async (client) => {
         if (c.era === 'modern') {
-          const sub = await client.listen(
-            {
-              ...(filter.toolsListChanged ? { toolsListChanged: true } : {}),
-              ...(filter.promptsListChanged ? { promptsListChanged: true } : {}),
-              ...(filter.resourcesListChanged ? { resourcesListChanged: true } : {}),
-              ...(filter.resourceSubscriptions
-                ? { resourceSubscriptions: [...filter.resourceSubscriptions] }
-                : {}),
-            },
-            request,
-          );
+          // The client's own subscription (opened for list changes at connect) already
+          // delivers what it honors; ask the server only for the rest, so nothing arrives twice.
+          const honored = client.autoOpenedSubscription?.honoredFilter ?? {};
+          const rest = {
+            ...(filter.toolsListChanged && !honored.toolsListChanged
+              ? { toolsListChanged: true }
+              : {}),
+            ...(filter.promptsListChanged && !honored.promptsListChanged
+              ? { promptsListChanged: true }
+              : {}),
+            ...(filter.resourcesListChanged && !honored.resourcesListChanged
+              ? { resourcesListChanged: true }
+              : {}),
+            ...(filter.resourceSubscriptions?.length
+              ? { resourceSubscriptions: [...filter.resourceSubscriptions] }
+              : {}),
+          };
+          if (Object.keys(rest).length === 0) return async () => undefined;
+          const sub = await client.listen(rest, request);
           void sub.closed.then(() => queue.end());
           return () => sub.close();
         }
@@ -94,8 +102,10 @@ class NoticeQueue implements AsyncIterable<McpNotice> {
     else this.#items.push(n);
   }
 
+  /** Ends the stream; what was not read yet is dropped (the listener closed it). */
   end(): void {
     this.#ended = true;
+    this.#items.length = 0;
     for (const w of this.#waiters) w({ value: undefined, done: true });
     this.#waiters = [];
   }

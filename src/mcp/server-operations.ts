@@ -2,14 +2,17 @@ import type { CallToolResult, LoggingLevel, Tool } from '@modelcontextprotocol/c
 import type { OperationContext } from './operation-context.js';
 import type { McpOperationOptions } from './operation-types.js';
 
-/** Checks that a server answers. */
+/**
+ * Checks that a server answers: `ping` on a legacy connection, `server/discover` on a modern
+ * one (the 2026-07-28 revision has no `ping`).
+ */
 export async function ping(
   ops: OperationContext,
   server: string,
   options?: McpOperationOptions,
 ): Promise<void> {
   await ops.run(server, 'Ping', 'read', options, (c, request) =>
-    c.request((client) => client.ping(request)),
+    c.request((client) => (c.era === 'modern' ? client.discover(request) : client.ping(request))),
   );
 }
 
