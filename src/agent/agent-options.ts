@@ -2,7 +2,13 @@ import type { ModelClient, ReasoningEffort, Usage, UserContentPart } from '../mo
 import type { PolicyOptions } from '../policy/index.js';
 import type { SessionStore } from '../session/index.js';
 import type { ContextOptions } from '../context/index.js';
-import type { McpOptions, McpServerConfig } from '../mcp/index.js';
+import type {
+  McpOptions,
+  McpServerConfig,
+  OnElicitationHook,
+  OnElicitationResultHook,
+} from '../mcp/index.js';
+import type { McpContextOptions } from './mcp-context.js';
 import type { AfterToolHook, BeforeToolHook, Tool, ToolExecutor } from '../tools/index.js';
 import type { AgentEvent } from './events.js';
 import type { Limits } from './limits.js';
@@ -11,6 +17,10 @@ import type { Limits } from './limits.js';
 export interface Hooks {
   readonly beforeTool?: BeforeToolHook | readonly BeforeToolHook[];
   readonly afterTool?: AfterToolHook | readonly AfterToolHook[];
+  /** May answer a server's elicitation before `mcp.handlers.elicitation` does. */
+  readonly onElicitation?: OnElicitationHook;
+  /** May rewrite or block (`false`) an elicitation answer before it reaches the server. */
+  readonly onElicitationResult?: OnElicitationResultHook;
 }
 
 /** Callbacks that watch an agent; their failures never change a run. */
@@ -46,6 +56,8 @@ export interface AgentOptions {
   /** Where archived tool results live, and how much of them a session keeps. */
   readonly context?: ContextOptions;
   readonly observability?: Observability;
+  /** MCP resources and prompts preloaded before every run's first model call (a run's own replaces it). */
+  readonly mcpContext?: McpContextOptions;
 }
 
 /** One run (SPEC section 3). Give `input`, or `inputContent` for text and images. */
@@ -63,6 +75,8 @@ export interface RunRequest {
   readonly signal?: AbortSignal;
   readonly limits?: Partial<Limits>;
   readonly reasoningEffort?: ReasoningEffort;
+  /** MCP resources and prompts preloaded before this run's first model call. */
+  readonly mcpContext?: McpContextOptions;
 }
 
 /** What `send()` resolves with. */

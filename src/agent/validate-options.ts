@@ -47,6 +47,8 @@ const agentOptions = shape({
     shape({
       beforeTool: optional(oneOrMany(isFunction)),
       afterTool: optional(oneOrMany(isFunction)),
+      onElicitation: optional(isFunction),
+      onElicitationResult: optional(isFunction),
     }),
   ),
   sessionStore: optional(
@@ -63,6 +65,7 @@ const agentOptions = shape({
     }),
   ),
   observability: optional(shape({ onEvent: optional(isFunction), onError: optional(isFunction) })),
+  mcpContext: optional(isObject),
 });
 
 const imagePart = shape({
@@ -87,6 +90,7 @@ const runRequest = shape({
   signal: optional((v) => (v instanceof AbortSignal ? undefined : 'must be an AbortSignal')),
   limits: optional(isObject),
   reasoningEffort: optional(oneOf(['none', 'minimal', 'low', 'medium', 'high', 'xhigh'])),
+  mcpContext: optional(isObject),
 });
 
 /** Checks agent options; unknown keys and wrong types fail with `INVALID_CONFIGURATION`. */

@@ -14,6 +14,7 @@ import { HANDLER_DEFAULTS } from './client-setup.js';
 import type { McpElicitationHooks } from './handler-types.js';
 import type { AgentSampler } from './sampling-handler.js';
 import { urlElicitationResponder } from './url-elicitation.js';
+import { McpResourceToolExecutor } from './resource-tools.js';
 import { FileVerdictCache } from './verdict-cache.js';
 
 /** The agent options the MCP side reads. */
@@ -33,6 +34,8 @@ export interface McpRuntime {
   /** The tool executor of MCP tools (catalog entries with `info.source === 'mcp'`). */
   readonly executor: McpToolExecutor;
   readonly facade: McpFacade;
+  /** The resource tools for the model, when `mcp.exposeResources` is true. */
+  readonly resourceTools?: McpResourceToolExecutor;
 }
 
 /**
@@ -90,10 +93,14 @@ export function createMcpRuntime(
         };
       })
     : undefined;
+  const facade = new McpFacade(manager, { ...host, check });
   return {
     options,
     executor: new McpToolExecutor(manager, responder),
-    facade: new McpFacade(manager, { ...host, check }),
+    facade,
+    ...(options.exposeResources
+      ? { resourceTools: new McpResourceToolExecutor(facade, manager.registry) }
+      : {}),
   };
 }
 
