@@ -119,6 +119,34 @@ describe.each(transports)('McpClientManager with server-everything over %s', (_l
     }
   }, 30_000);
 
+  it('hands notifications/message to the logging handler, after setLoggingLevel', async () => {
+    const logs: { server: string; level: string; data: unknown }[] = [];
+    let arrived!: () => void;
+    const first = new Promise<void>((r) => (arrived = r));
+    const manager = new McpClientManager(
+      { everything: config() },
+      {
+        strictConfig: true,
+        handlers: {
+          logging: (m) => {
+            logs.push(m);
+            arrived();
+          },
+        },
+      },
+    );
+    try {
+      await manager.setLoggingLevel('everything', 'debug');
+      await manager.callTool('everything', 'toggle-simulated-logging', {});
+      await first;
+      expect(logs[0]).toMatchObject({ server: 'everything' });
+      expect(typeof logs[0]!.level).toBe('string');
+      await manager.callTool('everything', 'toggle-simulated-logging', {});
+    } finally {
+      await manager.close();
+    }
+  }, 30_000);
+
   it('hides the conditional tools when no handler is given (no capability declared)', async () => {
     const manager = new McpClientManager({ everything: config() }, { strictConfig: true });
     try {
