@@ -10,6 +10,7 @@ import { loadClient } from './client-errors.js';
 import type { McpServerConfig } from './config-types.js';
 import type { McpFailureReason } from './failure-reasons.js';
 import { keepResponsesAfterNotifications } from './response-order.js';
+import { FORWARDED, TOOLS_CHANGED, listChangedNotices } from './connection-notices.js';
 import { openSdkLink } from './sdk-connection.js';
 import { taggedHeaders, watchRequestStreams } from './stream-watch.js';
 import type { TransportContext } from './transports/transport-types.js';
@@ -70,26 +71,6 @@ export interface CallOptions {
 }
 
 const CLIENT_INFO = { name: 'muster', version: '0.1.0' };
-const TOOLS_CHANGED = 'notifications/tools/list_changed';
-/** Server notifications handed to `onNotification` (list changes go through `listChanged`). */
-const FORWARDED = [
-  'notifications/resources/updated',
-  'notifications/message',
-  'notifications/elicitation/complete',
-] as const;
-
-function listChangedNotices(notify: (method: string, params: unknown) => void) {
-  const on = (method: string) => ({
-    autoRefresh: false,
-    debounceMs: 0,
-    onChanged: () => notify(method, undefined),
-  });
-  return {
-    prompts: on('notifications/prompts/list_changed'),
-    resources: on('notifications/resources/list_changed'),
-  };
-}
-
 /**
  * One live connection to one MCP server through the official client. It owns the client,
  * its transport and (for in-process servers) the server end. Closed by us or by the peer,

@@ -207,6 +207,10 @@ describe('agent MCP features', () => {
       expect(sent).toContain('untrusted-mcp-context');
       expect(sent).toContain('Oslo');
       expect(model.requests[0]!.system ?? '').not.toContain('untrusted');
+      // server instructions are exposed to the host, never put into what the model sees
+      const instructions = agent.mcp.getConnection('everything').instructions ?? '';
+      expect(instructions.length).toBeGreaterThan(20);
+      expect(JSON.stringify(model.requests[0])).not.toContain(instructions.slice(0, 40));
 
       const small = scriptedModel([{ text: 'never' }]);
       const tight = createAgent({
@@ -271,6 +275,24 @@ describe('agent MCP features', () => {
       expect(templates.resourceTemplates.length).toBe(2);
       await agent.mcp.ping('everything');
       expect(agent.mcp.getConnection('everything').status).toBe('connected');
+    } finally {
+      await agent.close();
+    }
+  }, 30_000);
+
+  it('agent.mcp operations are authorized as mcp_connect:<server>', async () => {
+    const agent = createAgent({
+      mcp: { strictConfig: true },
+      mcpServers: { everything: everythingStdioConfig() },
+      policy: { default: 'deny' },
+    });
+    try {
+      const err = await agent.mcp.listResources('everything').catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: 'MCP_OPERATION_FAILED' });
+      expect(agent.mcp.getConnection('everything')).toMatchObject({
+        status: 'disabled',
+        error: { code: 'TOOL_DENIED' },
+      });
     } finally {
       await agent.close();
     }
