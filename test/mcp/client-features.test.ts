@@ -187,6 +187,20 @@ describe('McpClientManager operations on the features fixture', () => {
     }
   }, 20_000);
 
+  it('disconnectAll closes connections; the next operation reconnects', async () => {
+    const m = new McpClientManager({ features: features() }, { strictConfig: true });
+    try {
+      await m.connectAll();
+      await m.disconnectAll();
+      expect(m.getConnection('features').status).toBe('pending');
+      expect(m.list()[0]!.tools).toEqual([]);
+      await m.ping('features');
+      expect(m.getConnection('features').status).toBe('connected');
+    } finally {
+      await m.close();
+    }
+  }, 20_000);
+
   it('reports the tasks extension as unsupported', async () => {
     const { getMcpExtensionSupport, assertMcpExtensionSupported } =
       await import('../../src/mcp/mcp-entry.js');
