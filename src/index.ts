@@ -21,6 +21,7 @@ export type {
   ModelCompletedEvent,
   SessionCompletedEvent,
   SessionFailedEvent,
+  McpContextOptions,
   Limits,
 } from './agent/index.js';
 
@@ -66,7 +67,12 @@ export type {
 } from './tools/index.js';
 
 // MCP
-export { createSdkMcpServer, sdkTool } from './mcp/index.js';
+export {
+  createSdkMcpServer,
+  sdkTool,
+  getMcpExtensionSupport,
+  assertMcpExtensionSupported,
+} from './mcp/index.js';
 export type {
   McpServerConfig,
   McpStdioServerConfig,
@@ -93,6 +99,27 @@ export type {
   McpCatalogUpdatedEvent,
   McpServerChangedEvent,
   McpDiagnosticEvent,
+  ElicitationRequestedEvent,
+  ElicitationCompletedEvent,
+  SamplingRequestedEvent,
+  McpHandlers,
+  McpRoot,
+  McpRequestOrigin,
+  McpSamplingHandler,
+  McpElicitationHandler,
+  McpElicitationRequest,
+  McpElicitationAnswer,
+  McpLogMessage,
+  OnElicitationHook,
+  OnElicitationResultHook,
+  McpConnectionInfo,
+  McpConnectionSummary,
+  McpListenFilter,
+  McpListenSubscription,
+  McpNotice,
+  McpOperationOptions,
+  McpRetryOptions,
+  McpExtensionSupport,
 } from './mcp/index.js';
 
 // Policy

@@ -2,7 +2,13 @@ import type { ModelClient, ReasoningEffort, Usage, UserContentPart } from '../mo
 import type { PolicyOptions } from '../policy/index.js';
 import type { SessionStore } from '../session/index.js';
 import type { ContextOptions } from '../context/index.js';
-import type { McpOptions, McpServerConfig } from '../mcp/index.js';
+import type {
+  McpOptions,
+  McpServerConfig,
+  OnElicitationHook,
+  OnElicitationResultHook,
+} from '../mcp/index.js';
+import type { McpContextOptions } from './mcp-context.js';
 import type { AfterToolHook, BeforeToolHook, Tool, ToolExecutor } from '../tools/index.js';
 import type { AgentEvent } from './events.js';
 import type { Limits } from './limits.js';
@@ -24,6 +30,10 @@ export interface ModelRetryOptions {
 export interface Hooks {
   readonly beforeTool?: BeforeToolHook | readonly BeforeToolHook[];
   readonly afterTool?: AfterToolHook | readonly AfterToolHook[];
+  /** May answer a server's elicitation before `mcp.handlers.elicitation` does. */
+  readonly onElicitation?: OnElicitationHook;
+  /** May rewrite or block (`false`) an elicitation answer before it reaches the server. */
+  readonly onElicitationResult?: OnElicitationResultHook;
 }
 
 /** Callbacks that watch an agent; their failures never change a run. */
@@ -63,6 +73,8 @@ export interface AgentOptions {
   readonly modelRetry?: ModelRetryOptions;
   /** A stable prompt cache key sent to providers that have one (OpenAI `prompt_cache_key`). */
   readonly promptCacheKey?: string;
+  /** MCP resources and prompts preloaded before every run's first model call (a run's own replaces it). */
+  readonly mcpContext?: McpContextOptions;
 }
 
 /** One run (SPEC section 3). Give `input`, or `inputContent` for text and images. */
@@ -84,6 +96,8 @@ export interface RunRequest {
   readonly modelRetry?: ModelRetryOptions;
   /** The prompt cache key of this run; replaces the agent's `promptCacheKey`. */
   readonly promptCacheKey?: string;
+  /** MCP resources and prompts preloaded before this run's first model call. */
+  readonly mcpContext?: McpContextOptions;
 }
 
 /** What `send()` resolves with. */

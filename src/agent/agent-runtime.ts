@@ -14,10 +14,15 @@ import {
 } from '../context/index.js';
 import type { ArchiveStore } from '../context/index.js';
 import { callIsolated } from '../util/index.js';
+import { addUsage } from '../model/index.js';
+import type { Usage } from '../model/index.js';
 import type { AgentOptions } from './agent-options.js';
+import { agentSampler } from './agent-sampler.js';
 import type { AgentEvent } from './events.js';
 import { DEFAULT_LIMITS, resolveLimits } from './limits.js';
 import type { Limits } from './limits.js';
+
+const ZERO: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
 
 /**
  * What an agent and its future children share: the tool sources (host tools, the host's
@@ -40,6 +45,8 @@ export class AgentRuntime {
   readonly mcp: McpFacade;
   /** Sessions with a run in this process, each with the promise that settles when it ends. */
   readonly running = new Map<string, Promise<void>>();
+  /** Usage of sampling requests answered by the agent's model, by run (added when it ends). */
+  readonly #runUsage = new Map<string, Usage>();
   readonly #closeController = new AbortController();
   readonly #activities = new Set<Promise<unknown>>();
   #idleWaiters: (() => void)[] = [];
@@ -65,7 +72,23 @@ export class AgentRuntime {
       executors.push(new HostToolExecutor(options.tools));
     if (options.toolExecutor) executors.push(options.toolExecutor);
     const mcp = createMcpRuntime(
-      { mcpServers: options.mcpServers, mcp: options.mcp, workdir: options.workdir },
+      {
+        mcpServers: options.mcpServers,
+        mcp: options.mcp,
+        workdir: options.workdir,
+        hooks: {
+          ...(options.hooks?.onElicitation ? { onElicitation: options.hooks.onElicitation } : {}),
+          ...(options.hooks?.onElicitationResult
+            ? { onElicitationResult: options.hooks.onElicitationResult }
+            : {}),
+        },
+        agentSampler: agentSampler({
+          ...(options.model ? { model: options.model } : {}),
+          ...(options.modelName ? { modelName: options.modelName } : {}),
+          addRunUsage: (runId, usage) =>
+            this.#runUsage.set(runId, addUsage(this.#runUsage.get(runId) ?? ZERO, usage)),
+        }),
+      },
       {
         exclusive: (operation, fn) => {
           try {
@@ -80,10 +103,18 @@ export class AgentRuntime {
       (ev) => this.background(ev),
     );
     executors.push(mcp.executor);
+    if (mcp.resourceTools) executors.push(mcp.resourceTools);
     this.mcp = mcp.facade;
     this.archiveThresholdBytes =
       mcp.options.archiveThresholdBytes ?? DEFAULT_ARCHIVE_THRESHOLD_BYTES;
     this.executors = executors;
+  }
+
+  /** Takes the sampling usage recorded for a run (undefined when there was none). */
+  takeRunUsage(runId: string): Usage | undefined {
+    const usage = this.#runUsage.get(runId);
+    this.#runUsage.delete(runId);
+    return usage;
   }
 
   /** Aborted when the agent closes. */

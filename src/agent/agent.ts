@@ -3,12 +3,14 @@ import { MusterError, SessionError, abortedError, toMusterError } from '../error
 import type { SessionState, SessionSummary } from '../session/index.js';
 import type { ExecutorEvent, ExecutorRunContext } from '../tools/index.js';
 import type { McpFacade } from '../mcp/index.js';
+import { addUsage } from '../model/index.js';
 import { callIsolated, newId, raceAbort } from '../util/index.js';
 import type { AgentOptions, RunRequest, SendResult } from './agent-options.js';
 import { AgentRuntime } from './agent-runtime.js';
 import { EventQueue } from './event-queue.js';
 import type { AgentEvent } from './events.js';
 import { resolveLimits } from './limits.js';
+import { preloadMcpContext } from './mcp-context.js';
 import { runLoop } from './run-loop.js';
 import { prepareRunTools } from './run-setup.js';
 import { claimSession } from './session-claim.js';
@@ -227,6 +229,12 @@ export class Agent {
           }),
       };
       const tools = await prepareRunTools(runtime, runContext);
+      const mcpContext = request.mcpContext ?? runtime.options.mcpContext;
+      const preloaded = mcpContext && (await preloadMcpContext(runtime.mcp, mcpContext, signal));
+      if (preloaded) {
+        await store.update(sessionId, { appendMessages: [preloaded] });
+        session.transcript.push(preloaded);
+      }
       const result = await runLoop(
         {
           sessionId,
@@ -252,6 +260,8 @@ export class Agent {
         },
         session.transcript,
       );
+      const sampled = runtime.takeRunUsage(runId);
+      if (sampled) await store.update(sessionId, { addUsage: sampled });
       await session.complete(result.content);
       emit({
         type: 'session.completed',
@@ -260,7 +270,7 @@ export class Agent {
         runId,
         content: result.content,
         iterations: result.iterations,
-        usage: result.usage,
+        usage: addUsage(result.usage, sampled),
       });
       return undefined;
     } catch (err) {

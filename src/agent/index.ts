@@ -17,5 +17,6 @@ export type {
   SessionCompletedEvent,
   SessionFailedEvent,
 } from './events.js';
+export type { McpContextOptions } from './mcp-context.js';
 export { DEFAULT_LIMITS } from './limits.js';
 export type { Limits } from './limits.js';

@@ -58,6 +58,8 @@ const agentOptions = shape({
     shape({
       beforeTool: optional(oneOrMany(isFunction)),
       afterTool: optional(oneOrMany(isFunction)),
+      onElicitation: optional(isFunction),
+      onElicitationResult: optional(isFunction),
     }),
   ),
   sessionStore: optional(
@@ -82,6 +84,7 @@ const agentOptions = shape({
   observability: optional(shape({ onEvent: optional(isFunction), onError: optional(isFunction) })),
   modelRetry: optional(modelRetry),
   promptCacheKey: optional(promptCacheKey),
+  mcpContext: optional(isObject),
 });
 
 const imagePart = shape({
@@ -108,6 +111,7 @@ const runRequest = shape({
   reasoningEffort: optional(oneOf(['none', 'minimal', 'low', 'medium', 'high', 'xhigh'])),
   modelRetry: optional(modelRetry),
   promptCacheKey: optional(promptCacheKey),
+  mcpContext: optional(isObject),
 });
 
 /** Checks agent options; unknown keys and wrong types fail with `INVALID_CONFIGURATION`. */

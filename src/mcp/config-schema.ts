@@ -86,8 +86,29 @@ function build(): Schemas {
       })
       .optional(),
   });
+  const fn = z.custom<(...args: unknown[]) => unknown>(
+    (v) => typeof v === 'function',
+    'must be a function',
+  );
+  const root = z.strictObject({
+    uri: z.string().startsWith('file://'),
+    name: z.string().optional(),
+  });
+  const withHandlers = options.extend({
+    handlers: z
+      .strictObject({
+        roots: z.union([z.array(root), fn]).optional(),
+        sampling: z.union([z.literal('agent'), fn]).optional(),
+        elicitation: fn.optional(),
+        logging: fn.optional(),
+      })
+      .optional(),
+    exposeResources: z.boolean().optional(),
+    samplingMaxTokens: z.number().int().min(1).max(1_000_000).optional(),
+    handlerTimeoutMs: z.number().int().positive().max(MAX_TIMER_MS).optional(),
+  });
   const file = z.strictObject({ mcpServers: z.record(z.string(), z.unknown()) });
-  return { stdio, http, sse, sdk, httpFile, options, file };
+  return { stdio, http, sse, sdk, httpFile, options: withHandlers, file };
 }
 
 function get(): Schemas {

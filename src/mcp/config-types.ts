@@ -1,3 +1,4 @@
+import type { McpHandlers } from './handler-types.js';
 import type { SdkMcpServer } from './sdk-server.js';
 
 /** A local server spawned as a child process and spoken to over stdio (the default type). */
@@ -95,4 +96,12 @@ export interface McpOptions {
   /** Results larger than this (JSON projection, bytes) are archived. Default 16 KiB. */
   readonly archiveThresholdBytes?: number;
   readonly operation?: McpOperationDefaults;
+  /** Client-side handlers; the capabilities declared are derived from them. */
+  readonly handlers?: McpHandlers;
+  /** Offer the model built-in tools to list and read resources of connected servers. Default false. */
+  readonly exposeResources?: boolean;
+  /** The most tokens a sampling request may ask of the agent's model. Default 4096. */
+  readonly samplingMaxTokens?: number;
+  /** How long a handler may take before the server is answered with an error. Default 60 000. */
+  readonly handlerTimeoutMs?: number;
 }

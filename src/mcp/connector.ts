@@ -1,6 +1,7 @@
 import type { ExecutorRunContext } from '../tools/index.js';
 import { mapWithConcurrency } from './concurrency.js';
 import type { McpOptions } from './config-types.js';
+import type { ClientSetup } from './client-setup.js';
 import type { ClientRequestHandler, ProtocolVerdict } from './mcp-connection.js';
 import { McpConnection } from './mcp-connection.js';
 import { MCP_DEFAULTS, mcpEvent } from './mcp-defaults.js';
@@ -31,6 +32,8 @@ export interface ConnectorOptions {
     readonly capabilities?: Record<string, unknown>;
     readonly handlers?: readonly ClientRequestHandler[];
   };
+  /** Per-server client features (handlers, capabilities, notifications); wins over `client`. */
+  readonly clientFor?: (server: string) => ClientSetup;
 }
 
 /**
@@ -72,6 +75,9 @@ export class Connector {
     verdict: ProtocolVerdict | undefined,
   ): Promise<Opened> {
     const { options, client } = this.config;
+    const setup = this.config.clientFor?.(e.name);
+    const capabilities = setup?.capabilities ?? client?.capabilities;
+    const handlers = setup?.handlers ?? client?.handlers;
     const connection = await McpConnection.open({
       server: e.name,
       config: e.config,
@@ -85,8 +91,9 @@ export class Connector {
       },
       connectTimeoutMs: MCP_DEFAULTS.connectTimeoutMs,
       signal,
-      ...(client?.capabilities ? { capabilities: client.capabilities } : {}),
-      ...(client?.handlers ? { handlers: client.handlers } : {}),
+      ...(capabilities ? { capabilities } : {}),
+      ...(handlers ? { handlers } : {}),
+      ...(setup ? { onNotification: setup.onNotification } : {}),
       onToolsChanged: () => this.#markStale(e),
       onUnexpectedClose: (closed) => this.lost(e, closed),
       onError: (error) => this.#diagnostic(e, error),

@@ -29,3 +29,33 @@ export type {
   McpServerChangedEvent,
   McpDiagnosticEvent,
 } from './mcp-events.js';
+export type {
+  ElicitationRequestedEvent,
+  ElicitationCompletedEvent,
+  SamplingRequestedEvent,
+} from './mcp-events.js';
+export type { AgentSampler } from './sampling-handler.js';
+export type {
+  McpHandlers,
+  McpRoot,
+  McpRequestOrigin,
+  McpSamplingHandler,
+  McpElicitationHandler,
+  McpElicitationRequest,
+  McpElicitationAnswer,
+  McpLogMessage,
+  McpElicitationHooks,
+  OnElicitationHook,
+  OnElicitationResultHook,
+} from './handler-types.js';
+export type {
+  McpConnectionInfo,
+  McpConnectionSummary,
+  McpListenFilter,
+  McpListenSubscription,
+  McpNotice,
+  McpOperationOptions,
+  McpRetryOptions,
+} from './operation-types.js';
+export { getMcpExtensionSupport, assertMcpExtensionSupported } from './extension-support.js';
+export type { McpExtensionSupport } from './extension-support.js';

@@ -10,6 +10,7 @@ import { loadClient } from './client-errors.js';
 import type { McpServerConfig } from './config-types.js';
 import type { McpFailureReason } from './failure-reasons.js';
 import { keepResponsesAfterNotifications } from './response-order.js';
+import { FORWARDED, TOOLS_CHANGED, listChangedNotices } from './connection-notices.js';
 import { openSdkLink } from './sdk-connection.js';
 import { taggedHeaders, watchRequestStreams } from './stream-watch.js';
 import type { TransportContext } from './transports/transport-types.js';
@@ -45,6 +46,8 @@ export interface ConnectionSpec {
   readonly handlers?: readonly ClientRequestHandler[];
   /** The server said its tool list changed. */
   readonly onToolsChanged: () => void;
+  /** Every other notification `listen()` and the handlers care about (list changes included). */
+  readonly onNotification?: (method: string, params: unknown) => void;
   /** An open connection closed without `close()` being called (process exit, network loss). */
   readonly onUnexpectedClose: (connection: McpConnection) => void;
   /** The transport or the client reported an error (raw: the receiver sanitizes it). */
@@ -68,7 +71,6 @@ export interface CallOptions {
 }
 
 const CLIENT_INFO = { name: 'muster', version: '0.1.0' };
-
 /**
  * One live connection to one MCP server through the official client. It owns the client,
  * its transport and (for in-process servers) the server end. Closed by us or by the peer,
@@ -108,11 +110,27 @@ export class McpConnection {
       capabilities: spec.capabilities ?? {},
       versionNegotiation: { mode: spec.mode as never },
       listChanged: {
-        tools: { autoRefresh: false, debounceMs: 0, onChanged: () => spec.onToolsChanged() },
+        tools: {
+          autoRefresh: false,
+          debounceMs: 0,
+          onChanged: () => {
+            spec.onToolsChanged();
+            spec.onNotification?.(TOOLS_CHANGED, undefined);
+          },
+        },
+        ...(spec.onNotification ? listChangedNotices(spec.onNotification) : {}),
       },
     });
     for (const h of spec.handlers ?? [])
       client.setRequestHandler(h.method as never, h.handler as never);
+    const notify = spec.onNotification;
+    if (notify) {
+      for (const method of FORWARDED)
+        client.setNotificationHandler(
+          method as never,
+          ((n: { params?: unknown }) => notify(method, n.params)) as never,
+        );
+    }
     const connection = new McpConnection(spec.server, client, link);
     const onResponse = watchRequestStreams(link.transport, (tag) =>
       connection.#fail(tag, 'stream-lost'),
@@ -159,6 +177,30 @@ export class McpConnection {
     if (this.era === 'legacy') return { kind: 'legacy' };
     const discover = this.client.getDiscoverResult?.();
     return this.era === 'modern' && discover ? { kind: 'modern', discover } : undefined;
+  }
+
+  /** The server's name and version as it reported them. */
+  get serverInfo(): { name: string; version: string; title?: string } | undefined {
+    return this.client.getServerVersion?.() ?? undefined;
+  }
+
+  /** The capabilities the server declared. */
+  get serverCapabilities(): Readonly<Record<string, unknown>> | undefined {
+    return this.client.getServerCapabilities?.() ?? undefined;
+  }
+
+  /** The server's instructions (never put into a system prompt). */
+  get instructions(): string | undefined {
+    return this.client.getInstructions?.() ?? undefined;
+  }
+
+  /**
+   * Runs a request on the official client. On a closed connection it fails without being
+   * sent (`details.reason: 'not-sent'`).
+   */
+  async request<T>(send: (client: Client) => Promise<T>): Promise<T> {
+    if (this.#closed) throw this.#failure('not-sent');
+    return send(this.client);
   }
 
   /** The latest stderr text of a stdio server, for diagnostics only. */

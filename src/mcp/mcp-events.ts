@@ -50,10 +50,48 @@ export interface McpDiagnosticEvent extends EventBase {
   readonly message: string;
 }
 
+/**
+ * A server asked the user for input. Carries no answer content (and no URL: it may hold a
+ * one-time token); `callId` names the tool call it arrived during, if any.
+ */
+export interface ElicitationRequestedEvent extends EventBase {
+  readonly type: 'elicitation.requested';
+  readonly server: string;
+  readonly mode: 'form' | 'url';
+  readonly elicitationId?: string;
+  readonly callId?: string;
+}
+
+/**
+ * An elicitation ended: answered (`action`), or, in URL mode, the server's
+ * `notifications/elicitation/complete` arrived (`via: 'notification'`). No answer content.
+ */
+export interface ElicitationCompletedEvent extends EventBase {
+  readonly type: 'elicitation.completed';
+  readonly server: string;
+  readonly via: 'answer' | 'notification';
+  readonly action?: 'accept' | 'decline' | 'cancel';
+  readonly elicitationId?: string;
+  readonly callId?: string;
+}
+
+/** A server asked for a model completion. No message content. */
+export interface SamplingRequestedEvent extends EventBase {
+  readonly type: 'sampling.requested';
+  readonly server: string;
+  /** `host` (a host function) or `agent` (the agent's own model, behind the policy). */
+  readonly handler: 'host' | 'agent';
+  readonly maxTokens: number;
+  readonly callId?: string;
+}
+
 /** Every MCP event. */
 export type McpEvent =
   | McpServerStatusEvent
   | McpToolDiscoveredEvent
   | McpCatalogUpdatedEvent
   | McpServerChangedEvent
-  | McpDiagnosticEvent;
+  | McpDiagnosticEvent
+  | ElicitationRequestedEvent
+  | ElicitationCompletedEvent
+  | SamplingRequestedEvent;

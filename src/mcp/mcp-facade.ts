@@ -4,6 +4,7 @@ import { declare } from './config-sources.js';
 import type { ServerDeclaration } from './config-sources.js';
 import type { McpServerConfig } from './config-types.js';
 import type { McpManager } from './mcp-manager.js';
+import { McpOperations } from './mcp-operations.js';
 import type { McpServerStatus } from './mcp-status.js';
 
 /** What the facade needs from its agent. */
@@ -19,16 +20,23 @@ export interface McpFacadeHost {
   check(declaration: ServerDeclaration): void;
 }
 
-/** `agent.mcp`: the registry of MCP servers (SPEC section 7). */
-export class McpFacade {
-  constructor(
-    private readonly manager: McpManager,
-    private readonly host: McpFacadeHost,
-  ) {}
+/**
+ * `agent.mcp`: the registry of MCP servers and its operations (SPEC section 7); connects
+ * outside a run are authorized as `mcp_connect:<server>` like a run's.
+ */
+export class McpFacade extends McpOperations {
+  readonly #manager: McpManager;
+  private readonly host: McpFacadeHost;
+
+  constructor(manager: McpManager, host: McpFacadeHost) {
+    super(manager, (operation) => host.contextFor(operation));
+    this.#manager = manager;
+    this.host = host;
+  }
 
   /** A local snapshot of every server: no I/O, no secrets. */
   list(): McpServerStatus[] {
-    return this.manager.list();
+    return this.#manager.list();
   }
 
   /**
@@ -46,16 +54,16 @@ export class McpFacade {
    */
   update(name: string, config: McpServerConfig): Promise<McpServerStatus> {
     return this.host.exclusive('update', async () => {
-      const previous = this.manager.declaration(name);
+      const previous = this.#manager.declaration(name);
       if (!previous)
         throw new MusterError('INVALID_CONFIGURATION', `No MCP server is registered as '${name}'.`);
       const declaration = declare(name, config, 'runtime', 'agent.mcp.update()');
       this.host.check(declaration);
-      await this.manager.remove(name);
+      await this.#manager.remove(name);
       try {
         return await this.#register(name, config, 'updated');
       } catch (err) {
-        if (!this.manager.has(name)) this.manager.add(previous);
+        if (!this.#manager.has(name)) this.#manager.add(previous);
         throw err;
       }
     });
@@ -65,7 +73,7 @@ export class McpFacade {
   unregister(name: string): Promise<void> {
     return this.host.exclusive('unregister', async () => {
       const ctx = this.host.contextFor('unregister');
-      await this.manager.remove(name, ctx.emit);
+      await this.#manager.remove(name, ctx.emit);
       ctx.emit(changed(name, 'unregistered', 'unregister'));
     });
   }
@@ -77,17 +85,17 @@ export class McpFacade {
   ): Promise<McpServerStatus> {
     const declaration = declare(name, config, 'runtime', 'agent.mcp.register()');
     this.host.check(declaration);
-    this.manager.add(declaration);
+    this.#manager.add(declaration);
     const ctx = this.host.contextFor(change === 'registered' ? 'register' : 'update');
     try {
-      await this.manager.connectOne(name, ctx);
+      await this.#manager.connectOne(name, ctx);
     } catch (err) {
-      if (this.manager.has(name)) await this.manager.remove(name, ctx.emit);
+      if (this.#manager.has(name)) await this.#manager.remove(name, ctx.emit);
       throw err;
     }
-    const status = this.manager.list().find((s) => s.name === name);
+    const status = this.#manager.list().find((s) => s.name === name);
     if (status?.status !== 'connected') {
-      if (this.manager.has(name)) await this.manager.remove(name, ctx.emit);
+      if (this.#manager.has(name)) await this.#manager.remove(name, ctx.emit);
       const code = status?.error?.code;
       throw new MusterError(
         code === 'TOOL_DENIED' ||

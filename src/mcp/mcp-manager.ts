@@ -1,7 +1,12 @@
 import type { ExecutorRunContext } from '../tools/index.js';
 import type { ServerDeclaration } from './config-sources.js';
 import type { McpOptions } from './config-types.js';
+import { clientSetup } from './client-setup.js';
+import type { ClientFeatures } from './client-setup.js';
 import { Connector } from './connector.js';
+import { InFlightCalls } from './in-flight-calls.js';
+import { NotificationHub } from './notification-hub.js';
+import { OperationContext } from './operation-context.js';
 import type { ConnectorOptions } from './connector.js';
 import { mcpEvent } from './mcp-defaults.js';
 import type { Emit } from './mcp-defaults.js';
@@ -25,7 +30,14 @@ export class McpManager {
   readonly index: ToolIndex;
   readonly connector: Connector;
   readonly runner: OperationRunner;
+  /** Operations of `agent.mcp` and `McpClientManager` (retries, bounds, redacted failures). */
+  readonly ops: OperationContext;
+  /** Server notifications, for `listen()` streams. */
+  readonly hub = new NotificationHub();
+  /** Tool calls in flight, to attribute a server's requests to their run and call. */
+  readonly inFlight = new InFlightCalls();
   readonly #background: Emit;
+  readonly #lifetime = new AbortController();
 
   constructor(
     declarations: readonly ServerDeclaration[],
@@ -33,6 +45,7 @@ export class McpManager {
     background: (event: McpEvent) => void,
     verdicts?: VerdictCache,
     client?: ConnectorOptions['client'],
+    features?: Omit<ClientFeatures, 'inFlight' | 'hub' | 'background' | 'lifetime'>,
   ) {
     this.#background = background as Emit;
     this.registry = new ServerRegistry(declarations, options);
@@ -42,6 +55,18 @@ export class McpManager {
       background: this.#background,
       ...(verdicts ? { verdicts } : {}),
       ...(client ? { client } : {}),
+      ...(features
+        ? {
+            clientFor: (server: string) =>
+              clientSetup(server, {
+                ...features,
+                inFlight: this.inFlight,
+                hub: this.hub,
+                background: this.#background,
+                lifetime: this.#lifetime.signal,
+              }),
+          }
+        : {}),
     });
     this.runner = new OperationRunner(
       this.registry,
@@ -50,6 +75,7 @@ export class McpManager {
       options,
       this.#background,
     );
+    this.ops = new OperationContext(this.runner, this.registry, this.#lifetime.signal);
   }
 
   /** A local snapshot of every server. */
@@ -95,6 +121,7 @@ export class McpManager {
     if (this.registry.closed) return;
     this.registry.close();
     this.runner.close();
+    this.#lifetime.abort();
     await Promise.allSettled(this.registry.entries().map((e) => e.connection?.close()));
   }
 }

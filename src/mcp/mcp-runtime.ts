@@ -10,6 +10,11 @@ import type { McpEvent } from './mcp-events.js';
 import { McpManager } from './mcp-manager.js';
 import { McpToolExecutor } from './mcp-tool-executor.js';
 import { checkRemoteDeclaration } from './remote-checks.js';
+import { HANDLER_DEFAULTS } from './client-setup.js';
+import type { McpElicitationHooks } from './handler-types.js';
+import type { AgentSampler } from './sampling-handler.js';
+import { urlElicitationResponder } from './url-elicitation.js';
+import { McpResourceToolExecutor } from './resource-tools.js';
 import { FileVerdictCache } from './verdict-cache.js';
 
 /** The agent options the MCP side reads. */
@@ -17,6 +22,10 @@ export interface McpRuntimeInput {
   readonly mcp?: unknown;
   readonly mcpServers?: unknown;
   readonly workdir?: string;
+  /** The agent's elicitation hooks. */
+  readonly hooks?: McpElicitationHooks;
+  /** The agent's own model, for `mcp.handlers.sampling: 'agent'`. */
+  readonly agentSampler?: AgentSampler;
 }
 
 /** The MCP side of an agent: its checked options, its tool source and `agent.mcp`. */
@@ -25,6 +34,8 @@ export interface McpRuntime {
   /** The tool executor of MCP tools (catalog entries with `info.source === 'mcp'`). */
   readonly executor: McpToolExecutor;
   readonly facade: McpFacade;
+  /** The resource tools for the model, when `mcp.exposeResources` is true. */
+  readonly resourceTools?: McpResourceToolExecutor;
 }
 
 /**
@@ -50,21 +61,51 @@ export function createMcpRuntime(
     if (d.source === 'options') check(d);
     else checkRemoteDeclaration(d);
   }
+  const authorize = (req: Parameters<ReturnType<McpFacadeHost['contextFor']>['authorize']>[0]) =>
+    host.contextFor('mcp-request').authorize(req);
+  const timeoutMs = options.handlerTimeoutMs ?? HANDLER_DEFAULTS.handlerTimeoutMs;
   const manager = new McpManager(
     declarations,
     options,
     background,
     new FileVerdictCache(musterHome()),
+    undefined,
+    {
+      ...(options.handlers ? { handlers: options.handlers } : {}),
+      ...(input.hooks ? { hooks: input.hooks } : {}),
+      authorize,
+      ...(input.agentSampler ? { agentSampler: input.agentSampler } : {}),
+      handlerTimeoutMs: timeoutMs,
+      ...(options.samplingMaxTokens !== undefined
+        ? { samplingMaxTokens: options.samplingMaxTokens }
+        : {}),
+    },
   );
+  const elicitation = options.handlers?.elicitation;
+  const responder = elicitation
+    ? urlElicitationResponder((server) => {
+        const call = manager.inFlight.current(server);
+        return {
+          handler: elicitation,
+          hooks: input.hooks ?? {},
+          timeoutMs,
+          emit: call?.emit ?? (background as never),
+        };
+      })
+    : undefined;
+  const facade = new McpFacade(manager, { ...host, check });
   return {
     options,
-    executor: new McpToolExecutor(manager),
-    facade: new McpFacade(manager, { ...host, check }),
+    executor: new McpToolExecutor(manager, responder),
+    facade,
+    ...(options.exposeResources
+      ? { resourceTools: new McpResourceToolExecutor(facade, manager.registry) }
+      : {}),
   };
 }
 
 /** Host-given declarations must use an allowed transport and a safe URL and headers. */
-function checkDeclaration(d: ServerDeclaration, options: McpOptions): void {
+export function checkDeclaration(d: ServerDeclaration, options: McpOptions): void {
   const type = transportOf(d.config);
   const allowed = options.transports ?? MCP_DEFAULTS.transports;
   if (!allowed.includes(type)) {

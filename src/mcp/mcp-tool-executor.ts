@@ -8,13 +8,23 @@ import type {
 } from '../tools/index.js';
 import { ToolError } from '../errors/index.js';
 import type { McpManager } from './mcp-manager.js';
+import { urlElicitationsOf } from './url-elicitation.js';
+import type { UrlElicitationResponder } from './url-elicitation.js';
+
+const RECENT_RUNS = 256;
 
 /**
  * MCP as a tool source: the tools of connected servers, each executed on its server under its
  * original name. Connecting and refreshing happen in `prepareRun`, before a run's catalog is fixed.
  */
 export class McpToolExecutor implements ToolExecutor {
-  constructor(private readonly manager: McpManager) {}
+  /** The contexts of recent runs, so server requests during a call reach that run. */
+  readonly #runs = new Map<string, ExecutorRunContext>();
+
+  constructor(
+    private readonly manager: McpManager,
+    private readonly onUrlElicitation?: UrlElicitationResponder,
+  ) {}
 
   listTools(): readonly ToolDefinition[] {
     return this.manager.index.definitions();
@@ -28,6 +38,9 @@ export class McpToolExecutor implements ToolExecutor {
   }
 
   prepareRun(ctx: ExecutorRunContext): Promise<void> {
+    this.#runs.delete(ctx.runId);
+    this.#runs.set(ctx.runId, ctx);
+    while (this.#runs.size > RECENT_RUNS) this.#runs.delete(this.#runs.keys().next().value!);
     return this.manager.prepare(ctx);
   }
 
@@ -44,6 +57,32 @@ export class McpToolExecutor implements ToolExecutor {
         { toolName: name, details: { reason: 'not-sent' } },
       );
     }
+    const run = this.#runs.get(ctx.runId);
+    const end = this.manager.inFlight.begin(address.server, {
+      sessionId: ctx.sessionId,
+      runId: ctx.runId,
+      callId: ctx.callId,
+      signal: ctx.signal,
+      emit: run?.emit ?? (() => undefined),
+      ...(run ? { authorize: run.authorize } : {}),
+    });
+    try {
+      return await this.#call(address, name, input, ctx);
+    } catch (err) {
+      const urls = urlElicitationsOf(err);
+      if (!urls || !this.onUrlElicitation) throw err;
+      return this.onUrlElicitation(address.server, urls, ctx);
+    } finally {
+      end();
+    }
+  }
+
+  async #call(
+    address: { server: string; originalName: string },
+    name: string,
+    input: Record<string, unknown>,
+    ctx: ToolExecutionContext,
+  ): Promise<ToolReturn> {
     const result = await this.manager.runner.callTool(address.server, address.originalName, input, {
       toolName: name,
       signal: ctx.signal,

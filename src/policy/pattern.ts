@@ -3,7 +3,8 @@ import { MusterError } from '../errors/index.js';
 /**
  * A policy pattern: an exact tool name, a glob with `*` (`mcp__srv__*`, `mcp__*`, `*`), a whole
  * server (`mcp__srv`), an MCP tool by its original name (`mcp__srv__search.v2`, any characters,
- * any length), or a connection capability (`mcp_connect:srv`, `mcp_connect:*`). A backslash
+ * any length), a connection capability (`mcp_connect:srv`, `mcp_connect:*`), or a sampling
+ * capability (`mcp_sampling:srv`, `mcp_sampling:*`). A backslash
  * makes the next character literal: `\*` is a star in the name, `\\` a backslash.
  */
 export type Pattern = string;
@@ -19,7 +20,8 @@ export type PolicySubject =
       /** The tool's own name on its server, when it differs from the model-facing one. */
       readonly originalName?: string;
     }
-  | { readonly kind: 'connection'; readonly server: string };
+  | { readonly kind: 'connection'; readonly server: string }
+  | { readonly kind: 'sampling'; readonly server: string };
 
 /** A compiled pattern. */
 export type PatternMatcher = (subject: PolicySubject) => boolean;
@@ -30,6 +32,8 @@ const TOOL_PATTERN = /^[A-Za-z0-9_*-]{1,80}$/;
 /** `mcp__<server>__<tool>`: the tool part may be any original name (escapes allowed). */
 const MCP_TOOL_PATTERN = /^mcp__[A-Za-z0-9_*-]+?__[\s\S]+$/;
 const CONNECT_PATTERN = /^mcp_connect:[A-Za-z0-9_*-]{1,24}$/;
+const SAMPLING_PREFIX = 'mcp_sampling:';
+const SAMPLING_PATTERN = /^mcp_sampling:[A-Za-z0-9_*-]{1,24}$/;
 const WHOLE_SERVER = /^mcp__([A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*)$/;
 
 /** Compiles a glob (`*` is any text, `\x` the literal `x`); undefined when it ends in a lone `\`. */
@@ -67,6 +71,11 @@ export function compilePattern(pattern: Pattern): PatternMatcher {
     if (!CONNECT_PATTERN.test(pattern)) throw invalid(pattern);
     const re = globToRegExp(pattern.slice(CONNECT_PREFIX.length))!;
     return (s) => s.kind === 'connection' && re.test(s.server);
+  }
+  if (pattern.startsWith(SAMPLING_PREFIX)) {
+    if (!SAMPLING_PATTERN.test(pattern)) throw invalid(pattern);
+    const re = globToRegExp(pattern.slice(SAMPLING_PREFIX.length))!;
+    return (s) => s.kind === 'sampling' && re.test(s.server);
   }
   if (!TOOL_PATTERN.test(pattern) && !MCP_TOOL_PATTERN.test(pattern)) throw invalid(pattern);
   const re = globToRegExp(pattern);

@@ -10,11 +10,12 @@ export interface PolicyToolAnnotations {
 }
 
 /**
- * One thing to authorize: a tool call, or a connection to an MCP server (capability
- * `mcp_connect:<server>`). Never carries headers, env or tokens.
+ * One thing to authorize: a tool call, a connection to an MCP server (capability
+ * `mcp_connect:<server>`), or a server's sampling request of the agent's model
+ * (`mcp_sampling:<server>`, the request in `arguments` for the approver). Never carries headers, env or tokens.
  */
 export interface AuthorizationRequest {
-  readonly kind: 'tool' | 'connection';
+  readonly kind: 'tool' | 'connection' | 'sampling';
   /** The tool's model-facing name, or `mcp_connect:<server>`. */
   readonly capability: string;
   /** The model-facing tool name (tool requests only). */
@@ -82,7 +83,7 @@ export interface AuthorizationDecision {
 
 /** What the policy observer receives for every final decision: never the arguments. */
 export interface AuthorizationEvent {
-  readonly kind: 'tool' | 'connection';
+  readonly kind: 'tool' | 'connection' | 'sampling';
   readonly capability: string;
   readonly toolName?: string;
   readonly source?: string;

@@ -81,7 +81,7 @@ export class ToolPolicy {
 
   /** True when the model may see (and so call) the tool. Connections are always "visible". */
   isVisible(subject: PolicySubject): boolean {
-    return this.#visible === undefined || subject.kind === 'connection' || this.#visible(subject);
+    return this.#visible === undefined || subject.kind !== 'tool' || this.#visible(subject);
   }
 
   /**
@@ -134,12 +134,17 @@ export class ToolPolicy {
             kind: 'connection',
             server: request.server ?? request.capability.slice('mcp_connect:'.length),
           }
-        : {
-            kind: 'tool',
-            name: request.capability,
-            ...(request.server !== undefined ? { server: request.server } : {}),
-            ...(request.originalName !== undefined ? { originalName: request.originalName } : {}),
-          };
+        : request.kind === 'sampling'
+          ? {
+              kind: 'sampling',
+              server: request.server ?? request.capability.slice('mcp_sampling:'.length),
+            }
+          : {
+              kind: 'tool',
+              name: request.capability,
+              ...(request.server !== undefined ? { server: request.server } : {}),
+              ...(request.originalName !== undefined ? { originalName: request.originalName } : {}),
+            };
     if (this.#deny(subject))
       return {
         decision: 'deny',

@@ -45,6 +45,17 @@ describe('the built package', () => {
     expect(heavyIn(urls).filter((n) => n !== 'zod')).toEqual([]);
   });
 
+  it('importing muster-agent/mcp loads no agent code and nothing heavy', () => {
+    const entry = entryPoints(built.dir).find((e) => e.subpath === './mcp')!;
+    const urls = modulesLoadedBy(
+      `await import(${JSON.stringify(pathToFileURL(entry.js).href)});`,
+      built.dir,
+    );
+    expect(urls.some((u) => u.includes('/mcp/mcp-client-manager.js'))).toBe(true);
+    expect(urls.filter((u) => /\/dist\/agent\//.test(u))).toEqual([]);
+    expect(heavyIn(urls)).toEqual([]);
+  });
+
   it('the recorder does see heavy modules when an entry point loads them (the check can fail)', () => {
     const openai = entryPoints(built.dir).find((e) => e.subpath === './openai')!;
     const urls = modulesLoadedBy(

@@ -46,7 +46,8 @@ export type StdioFixture =
   | 'slow-server.mjs'
   | 'exit-mid-call-server.mjs'
   | 'counting-server.mjs'
-  | 'env-server.mjs';
+  | 'env-server.mjs'
+  | 'features-server.mjs';
 
 /** Every file name under `test/fixtures/mcp/` (any other string is accepted too). */
 export type FixtureFile =

@@ -1,0 +1,65 @@
+import { MusterError } from '../errors/index.js';
+import type { AgentSampler } from '../mcp/index.js';
+import type { ModelClient, ModelMessage, Usage } from '../model/index.js';
+
+/** Where the agent sampler takes its model from and reports usage to. */
+export interface SamplerHost {
+  readonly model?: ModelClient;
+  readonly modelName?: string;
+  /** Adds usage to the run it happened in (by run id). */
+  addRunUsage(runId: string, usage: Usage): void;
+}
+
+/**
+ * `mcp.handlers.sampling: 'agent'`: the agent's own model answers a server's sampling
+ * request (already authorized as `mcp_sampling:<server>`), with no tools and at most the
+ * bounded `maxTokens`. Its usage counts toward the run the request arrived during.
+ */
+export function agentSampler(host: SamplerHost): AgentSampler {
+  return async (request, origin) => {
+    const model = host.model;
+    const modelName = host.modelName ?? model?.defaultModelName;
+    if (!model || !modelName)
+      throw new MusterError(
+        'INVALID_CONFIGURATION',
+        "mcp.handlers.sampling is 'agent', but the agent has no model (or model name) to answer with.",
+      );
+    const messages: ModelMessage[] = request.messages.map((m) => {
+      const parts = (Array.isArray(m.content) ? m.content : [m.content]) as {
+        type: string;
+        text?: string;
+      }[];
+      const text = parts
+        .map((p) => (p.type === 'text' ? (p.text ?? '') : `[${p.type}]`))
+        .join('\n');
+      return m.role === 'assistant'
+        ? { role: 'assistant', content: [{ type: 'text', text }] }
+        : { role: 'user', content: [{ type: 'text', text }] };
+    });
+    let text = '';
+    let stop = 'endTurn';
+    for await (const part of model.generate(
+      {
+        modelName,
+        ...(request.systemPrompt ? { system: request.systemPrompt } : {}),
+        messages,
+        tools: [],
+        stream: false,
+        maxOutputTokens: origin.maxTokens,
+      },
+      { signal: origin.signal },
+    )) {
+      if (part.type === 'text-delta') text += part.text;
+      if (part.type === 'finish') {
+        if (part.stopReason === 'length') stop = 'maxTokens';
+        if (part.usage && origin.runId) host.addRunUsage(origin.runId, part.usage);
+      }
+    }
+    return {
+      model: modelName,
+      role: 'assistant',
+      content: { type: 'text', text },
+      stopReason: stop,
+    };
+  };
+}

@@ -1,0 +1,41 @@
+import type { ExecutorRunContext } from '../tools/index.js';
+import type { Emit } from './mcp-defaults.js';
+
+/** The run and call a server request is attributed to. */
+export interface InFlightCall {
+  readonly sessionId: string;
+  readonly runId: string;
+  readonly callId: string;
+  readonly signal: AbortSignal;
+  readonly emit: Emit;
+  readonly authorize?: ExecutorRunContext['authorize'];
+}
+
+/**
+ * Which tool calls are in flight on which server, so that a request the server makes of the
+ * client (sampling, elicitation, roots) is attributed to the session, run and call it arrived
+ * during: its events go to that run, its approval names that call. A server's request names
+ * no call on the wire, so the most recent call in flight on that server is taken; with none,
+ * the request belongs to no run.
+ */
+export class InFlightCalls {
+  readonly #byServer = new Map<string, InFlightCall[]>();
+
+  /** Records a call as in flight; the returned function ends it. */
+  begin(server: string, call: InFlightCall): () => void {
+    const calls = this.#byServer.get(server) ?? [];
+    calls.push(call);
+    this.#byServer.set(server, calls);
+    return () => {
+      const list = this.#byServer.get(server);
+      const at = list?.indexOf(call) ?? -1;
+      if (list && at >= 0) list.splice(at, 1);
+      if (list?.length === 0) this.#byServer.delete(server);
+    };
+  }
+
+  /** The call a request of `server` is attributed to, if any. */
+  current(server: string): InFlightCall | undefined {
+    return this.#byServer.get(server)?.at(-1);
+  }
+}

@@ -1,0 +1,38 @@
+// The `muster-agent/mcp` entry: MCP without an agent. Importing it loads no agent code, and
+// (like the root) no MCP client until the first connect.
+export { McpClientManager } from './mcp-client-manager.js';
+export type { McpClientManagerOptions } from './mcp-client-manager.js';
+export { getMcpExtensionSupport, assertMcpExtensionSupported } from './extension-support.js';
+export type { McpExtensionSupport } from './extension-support.js';
+export type {
+  McpConnectionInfo,
+  McpConnectionSummary,
+  McpListenFilter,
+  McpListenSubscription,
+  McpNotice,
+  McpOperationOptions,
+  McpRetryOptions,
+} from './operation-types.js';
+export type {
+  McpHandlers,
+  McpRoot,
+  McpRequestOrigin,
+  McpSamplingHandler,
+  McpElicitationHandler,
+  McpElicitationRequest,
+  McpElicitationAnswer,
+  McpLogMessage,
+  McpElicitationHooks,
+  OnElicitationHook,
+  OnElicitationResultHook,
+} from './handler-types.js';
+export type {
+  McpServerConfig,
+  McpStdioServerConfig,
+  McpHttpServerConfig,
+  McpSseServerConfig,
+  McpSdkServerConfig,
+  McpOptions,
+} from './config-types.js';
+export type { McpServerStatus } from './mcp-status.js';
+export type { McpEvent } from './mcp-events.js';

@@ -1,0 +1,68 @@
+import type { ToolExecutionContext, ToolReturn } from '../tools/index.js';
+import { answerElicitation } from './elicitation-handler.js';
+import type { ElicitationDeps } from './elicitation-handler.js';
+import { toElicitationRequest } from './client-setup.js';
+
+/** Hands the URLs of a `-32042` error to the elicitation handler and tells the model. */
+export type UrlElicitationResponder = (
+  server: string,
+  elicitations: readonly Readonly<Record<string, unknown>>[],
+  ctx: ToolExecutionContext,
+) => Promise<ToolReturn>;
+
+const URL_ELICITATION_REQUIRED = -32042;
+
+/** The elicitations of a URL-elicitation-required error (`-32042`) in a cause chain, if any. */
+export function urlElicitationsOf(err: unknown): Readonly<Record<string, unknown>>[] | undefined {
+  for (
+    let e: unknown = err, depth = 0;
+    e && depth < 6;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
+    const { code, data } = e as { code?: unknown; data?: { elicitations?: unknown } };
+    if (code === URL_ELICITATION_REQUIRED && Array.isArray(data?.elicitations))
+      return data.elicitations as Readonly<Record<string, unknown>>[];
+  }
+  return undefined;
+}
+
+/**
+ * Answers a `-32042` through the same elicitation handler (URL mode; Muster never opens the
+ * URL) and gives the model a clear error result: the step the user was asked to complete, and
+ * that the call can be tried again once it is done.
+ */
+export function urlElicitationResponder(
+  deps: (server: string) => ElicitationDeps | undefined,
+): UrlElicitationResponder {
+  return async (server, elicitations, ctx) => {
+    const d = deps(server);
+    const actions: string[] = [];
+    for (const raw of elicitations) {
+      const request = toElicitationRequest(server, { ...raw, mode: 'url' });
+      if (!d) {
+        actions.push('not shown (no elicitation handler)');
+        continue;
+      }
+      try {
+        const answer = await answerElicitation(
+          request,
+          {
+            server,
+            signal: ctx.signal,
+            sessionId: ctx.sessionId,
+            runId: ctx.runId,
+            callId: ctx.callId,
+          },
+          d,
+        );
+        actions.push(answer.action);
+      } catch (err) {
+        actions.push(`refused (${err instanceof Error ? err.message : String(err)})`);
+      }
+    }
+    return {
+      isError: true,
+      content: `Error [URL_ELICITATION_REQUIRED]: server '${server}' needs the user to complete ${elicitations.length} step(s) in a browser before this tool can run. The user was asked (answers: ${actions.join(', ')}). Call the tool again once the user has completed it.`,
+    };
+  };
+}
