@@ -50,7 +50,7 @@ export async function measureIdleSessions(
     const heapUsedBefore = await settledHeap(gc);
     for (let i = 0; i < count; i++) await runOneTurn(agent, `idle-${i}`);
     const heapUsedAfter = await settledHeap(gc);
-    const listed = await agent.sessions.list();
+    const listed = (await agent.sessions.list({ limit: 1000 })).sessions;
     if (listed.length !== count || listed.some((s) => s.status !== 'completed'))
       throw new Error(`expected ${count} completed sessions, found ${listed.length}`);
     const heapDeltaBytes = heapUsedAfter - heapUsedBefore;

@@ -151,8 +151,14 @@ export type {
   SessionState,
   SessionPatch,
   SessionSummary,
+  SessionListQuery,
+  SessionPage,
+  SessionLeaseRef,
+  SessionWriteOptions,
   SessionLease,
   SessionStore,
+  SessionArchive,
+  SessionArchiveItem,
 } from './session/index.js';
 
 // Context: the archive of large tool results

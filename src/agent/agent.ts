@@ -1,9 +1,10 @@
 import { setMaxListeners } from 'node:events';
 import { MusterError, SessionError, abortedError, toMusterError } from '../errors/index.js';
-import type { SessionState, SessionSummary } from '../session/index.js';
+import type { SessionListQuery, SessionPage, SessionState } from '../session/index.js';
 import type { ExecutorEvent, ExecutorRunContext } from '../tools/index.js';
 import type { McpFacade } from '../mcp/index.js';
 import { callIsolated, newId, raceAbort } from '../util/index.js';
+import { ZERO_USAGE } from '../model/index.js';
 import type { AgentOptions, RunRequest, SendResult } from './agent-options.js';
 import { AgentRuntime } from './agent-runtime.js';
 import { EventQueue } from './event-queue.js';
@@ -13,7 +14,7 @@ import { runLoop } from './run-loop.js';
 import { prepareRunTools } from './run-setup.js';
 import { claimSession } from './session-claim.js';
 import type { SessionClaim } from './session-claim.js';
-import { openSessionRun } from './session-run.js';
+import { openSessionRun, resumeSessionRun } from './session-run.js';
 import type { SessionRun } from './session-run.js';
 import { guardedStore, guardStore } from './store-guard.js';
 import { validateAgentOptions, validateRunRequest } from './validate-options.js';
@@ -21,7 +22,8 @@ import { validateAgentOptions, validateRunRequest } from './validate-options.js'
 /** Read access to an agent's sessions. */
 export interface AgentSessions {
   get(sessionId: string): Promise<SessionState | undefined>;
-  list(): Promise<readonly SessionSummary[]>;
+  /** One page of sessions by id; pass `nextCursor` back as `cursor` for the next one. */
+  list(query?: SessionListQuery): Promise<SessionPage>;
   /** Deletes a session; fails with `SESSION_ALREADY_RUNNING` while a run uses it. */
   delete(sessionId: string): Promise<void>;
 }
@@ -51,9 +53,9 @@ export class Agent {
     const store = guardedStore(runtime.store);
     this.sessions = {
       get: (id) => store.get(id),
-      list: async () => {
+      list: async (query) => {
         const list = runtime.store.list?.bind(runtime.store);
-        return list ? guardStore('', 'list the sessions', () => list()) : [];
+        return list ? guardStore('', 'list the sessions', () => list(query)) : { sessions: [] };
       },
       delete: async (id) => {
         if (runtime.running.has(id)) {
@@ -75,6 +77,20 @@ export class Agent {
    */
   run(request: RunRequest): AsyncIterable<AgentEvent> {
     return this.#runEvents(request);
+  }
+
+  /**
+   * Continues a session whose run died (its process crashed or lost its lease; status
+   * `running`), on any replica sharing the store: calls that were in flight are reported to
+   * the model as `TOOL_OUTCOME_UNKNOWN` (never replayed) and the run goes on. Yields events
+   * with the same failure rules as `run()`; fails with `SESSION_ALREADY_RUNNING` while the
+   * session's lease is live.
+   */
+  resume(
+    sessionId: string,
+    options: Omit<RunRequest, 'input' | 'inputContent' | 'sessionId'> = {},
+  ): AsyncIterable<AgentEvent> {
+    return this.#runEvents({ ...options, sessionId }, true);
   }
 
   /** Runs to the end and returns the final text with every event. */
@@ -125,7 +141,7 @@ export class Agent {
     return this.#runtime.close();
   }
 
-  async *#runEvents(request: RunRequest): AsyncGenerator<AgentEvent> {
+  async *#runEvents(request: RunRequest, resume = false): AsyncGenerator<AgentEvent> {
     const runId = newId('run');
     const queue = new EventQueue<AgentEvent>();
     const controller = new AbortController();
@@ -133,7 +149,7 @@ export class Agent {
       typeof request?.sessionId === 'string' && request.sessionId !== ''
         ? request.sessionId
         : newId('session');
-    const task = this.#execute(request, sessionId, runId, queue, controller).finally(() =>
+    const task = this.#execute(request, sessionId, runId, queue, controller, resume).finally(() =>
       queue.close(),
     );
     let drained = false;
@@ -155,6 +171,7 @@ export class Agent {
     runId: string,
     queue: EventQueue<AgentEvent>,
     controller: AbortController,
+    resume: boolean,
   ): Promise<MusterError | undefined> {
     const runtime = this.#runtime;
     const observability = runtime.options.observability;
@@ -182,15 +199,15 @@ export class Agent {
     } catch (err) {
       return fail(err);
     }
-    const signals = [controller.signal, runtime.closeSignal];
+    const signals = [controller.signal, runtime.closeSignal, claim.lost];
     if (raw?.signal instanceof AbortSignal) signals.push(raw.signal);
     const signal = AbortSignal.any(signals);
     // one run's signal fans out to every call in flight (and the MCP client adds its own)
     setMaxListeners(0, signal);
-    const store = guardedStore(runtime.store);
+    const store = guardedStore(runtime.store, () => claim.writeOptions());
     let session: SessionRun | undefined;
     try {
-      const request = validateRunRequest(raw);
+      const request = validateRunRequest(resume ? { ...raw, input: '' } : raw);
       const limits = resolveLimits(runtime.limits, request.limits, 'run limits');
       const model = runtime.options.model;
       if (!model)
@@ -206,7 +223,9 @@ export class Agent {
         );
       await claim.lease(runtime.store, runId);
       await raceAbort(runtime.ensureInitialized(), signal, 'Initialization');
-      session = await openSessionRun(store, sessionId, request);
+      session = resume
+        ? await resumeSessionRun(store, sessionId)
+        : await openSessionRun(store, sessionId, request);
       emit({
         type: 'session.started',
         timestamp: session.startedAt,
@@ -226,29 +245,33 @@ export class Agent {
             onObserverError: (err) => runtime.reportError(err),
           }),
       };
-      const tools = await prepareRunTools(runtime, runContext);
-      const result = await runLoop(
-        {
-          sessionId,
-          runId,
-          model,
-          modelName,
-          system: request.system ?? runtime.options.system,
-          stream: request.stream ?? true,
-          reasoningEffort: request.reasoningEffort,
-          limits,
-          catalog: tools.catalog,
-          policy: runtime.policy,
-          beforeTool: toList(runtime.options.hooks?.beforeTool),
-          afterTool: toList(runtime.options.hooks?.afterTool),
-          store,
-          signal,
-          emit,
-          onObserverError: (err) => runtime.reportError(err),
-          ...(tools.finishResult ? { finishResult: tools.finishResult } : {}),
-        },
-        session.transcript,
-      );
+      const tools = await prepareRunTools(runtime, runContext, store);
+      const result =
+        session.finalText !== undefined
+          ? { content: session.finalText, iterations: session.iterationsDone, usage: ZERO_USAGE }
+          : await runLoop(
+              {
+                sessionId,
+                runId,
+                model,
+                modelName,
+                system: request.system ?? runtime.options.system,
+                stream: request.stream ?? true,
+                reasoningEffort: request.reasoningEffort,
+                limits,
+                catalog: tools.catalog,
+                policy: runtime.policy,
+                beforeTool: toList(runtime.options.hooks?.beforeTool),
+                afterTool: toList(runtime.options.hooks?.afterTool),
+                store,
+                signal,
+                emit,
+                onObserverError: (err) => runtime.reportError(err),
+                iterationsDone: session.iterationsDone,
+                ...(tools.finishResult ? { finishResult: tools.finishResult } : {}),
+              },
+              session.transcript,
+            );
       await session.complete(result.content);
       emit({
         type: 'session.completed',
@@ -261,8 +284,10 @@ export class Agent {
       });
       return undefined;
     } catch (err) {
-      const error =
-        signal.aborted && !(MusterError.isInstance(err) && err.code === 'ABORTED')
+      // a lost lease ends the run with SESSION_ALREADY_RUNNING, whatever it was doing then
+      const error = claim.lost.aborted
+        ? claim.lost.reason
+        : signal.aborted && !(MusterError.isInstance(err) && err.code === 'ABORTED')
           ? abortedError('The run', signal.reason)
           : err;
       const failure = fail(error);

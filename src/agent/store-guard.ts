@@ -1,5 +1,5 @@
 import { MusterError, SessionError } from '../errors/index.js';
-import type { SessionStore } from '../session/index.js';
+import type { SessionStore, SessionWriteOptions } from '../session/index.js';
 
 /**
  * Runs one store operation. A store that fails with a Muster error (an unknown session, a
@@ -26,13 +26,19 @@ export async function guardStore<T>(
 
 /**
  * A view of `store` whose failures are typed by {@link guardStore}, handed to the run loop so
- * every write of a run reports `SESSION_STORE_FAILED` instead of an untyped error.
+ * every write of a run reports `SESSION_STORE_FAILED` instead of an untyped error. Every write
+ * names the run's lease (`write()`), so a store that offers leases can fence it off.
  */
-export function guardedStore(store: SessionStore): SessionStore {
+export function guardedStore(
+  store: SessionStore,
+  write: () => SessionWriteOptions = () => ({}),
+): SessionStore {
   return {
-    create: (state) => guardStore(state.id, 'create the session', () => store.create(state)),
+    create: (state) =>
+      guardStore(state.id, 'create the session', () => store.create(state, write())),
     get: (id) => guardStore(id, 'read the session', () => store.get(id)),
-    update: (id, patch) => guardStore(id, 'save the session', () => store.update(id, patch)),
+    update: (id, patch) =>
+      guardStore(id, 'save the session', () => store.update(id, patch, write())),
     delete: (id) => guardStore(id, 'delete the session', () => store.delete(id)),
   };
 }

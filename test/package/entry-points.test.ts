@@ -11,6 +11,8 @@ const HEAVY = [
   ['zod', /\/node_modules\/zod\//],
   ['ajv', /\/node_modules\/ajv(-formats)?\//],
   ['openai', /\/node_modules\/openai\//],
+  ['better-sqlite3', /\/node_modules\/better-sqlite3\//],
+  ['pg', /\/node_modules\/pg\//],
   ['node:child_process', /^node:child_process$/],
 ] as const;
 
@@ -50,6 +52,20 @@ describe('the built package', () => {
       built.dir,
     );
     expect(heavyIn(urls)).toContain('openai');
+  });
+
+  it('the sqlite and postgres entries load their drivers, and only theirs', () => {
+    for (const [subpath, driver] of [
+      ['./sqlite', 'better-sqlite3'],
+      ['./postgres', 'pg'],
+    ] as const) {
+      const entry = entryPoints(built.dir).find((e) => e.subpath === subpath)!;
+      const urls = modulesLoadedBy(
+        `await import(${JSON.stringify(pathToFileURL(entry.js).href)});`,
+        built.dir,
+      );
+      expect(heavyIn(urls)).toEqual([driver]);
+    }
   });
 
   it('the public exports of every entry point match the committed list', async () => {
