@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Pool, PoolClient } from 'pg';
+import { MusterError } from '../errors/index.js';
 import { addUsage } from '../model/index.js';
 import type { Usage } from '../model/index.js';
 import type { SessionArchive } from './session-archive.js';
@@ -34,6 +35,12 @@ export type PostgresSessionStoreOptions = (
   readonly schema?: string;
   /** Archived bytes kept per session (default 64 MiB); the oldest items go first. */
   readonly maxArchiveBytesPerSession?: number;
+  /**
+   * How long the server lets one of this store's transactions sit idle, in ms (default 5000).
+   * A replica paused or cut off inside a write then cannot block another replica's takeover
+   * of its lease for longer than this.
+   */
+  readonly idleTransactionTimeoutMs?: number;
 };
 
 interface LeaseCheck {
@@ -63,6 +70,7 @@ export class PostgresSessionStore implements SessionStore {
   readonly #ownsPool: boolean;
   readonly #schema: string;
   readonly #s: string;
+  readonly #begin: string;
   #ready: Promise<void> | undefined;
   /** The archive of large tool results, in the same database. */
   readonly archive: SessionArchive;
@@ -70,6 +78,13 @@ export class PostgresSessionStore implements SessionStore {
   constructor(options: PostgresSessionStoreOptions) {
     this.#schema = options.schema ?? 'public';
     this.#s = quoteSchema(this.#schema);
+    const idleMs = options.idleTransactionTimeoutMs ?? 5000;
+    if (!Number.isSafeInteger(idleMs) || idleMs < 1)
+      throw new MusterError(
+        'INVALID_CONFIGURATION',
+        `idleTransactionTimeoutMs must be a positive whole number of ms, not ${String(idleMs)}.`,
+      );
+    this.#begin = `BEGIN; SET LOCAL idle_in_transaction_session_timeout = ${idleMs}`;
     this.#ownsPool = options.pool === undefined;
     this.#pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString });
     // a pool we own must not crash the host when an idle connection drops (server restart)
@@ -235,8 +250,12 @@ export class PostgresSessionStore implements SessionStore {
     await this.#migrated();
     const client = await this.#pool.connect();
     let broken: Error | undefined;
+    // a connection the server drops while checked out reports here, not as an uncaught error;
+    // the query in flight fails and the connection is discarded on release
+    const onError = (err: Error) => (broken = err);
+    client.on('error', onError);
     try {
-      await client.query('BEGIN');
+      await client.query(this.#begin);
       const out = await body(client);
       await client.query('COMMIT');
       return out;
@@ -246,6 +265,7 @@ export class PostgresSessionStore implements SessionStore {
       });
       throw err;
     } finally {
+      client.off('error', onError);
       client.release(broken);
     }
   };
