@@ -162,6 +162,41 @@ describe('per-step commits', () => {
 });
 
 describe('leases during a run', () => {
+  it('a run longer than its lease keeps it by renewing; nobody can take the session meanwhile', async () => {
+    const store = new SqliteSessionStore({ path: dbPath() });
+    const inTool = deferred();
+    const finish = deferred();
+    const slow = tool({
+      name: 'slow',
+      description: 'Slow.',
+      input: z.object({}),
+      execute: async () => {
+        inTool.resolve();
+        await finish.promise;
+        return 'done';
+      },
+    });
+    const agent = createAgent({
+      model: scriptedModel([{ toolCalls: [{ name: 'slow', arguments: {} }] }, { text: 'ok' }]),
+      tools: [slow],
+      policy: { allow: ['*'] },
+      sessionStore: store,
+      sessionLeaseMs: 200,
+    });
+    const run = collect(agent.run({ input: 'x', sessionId: 'long' }));
+    await inTool.promise;
+    await wait(1_000); // five lease lifetimes
+    expect(await store.acquire('long', 'intruder', 200)).toBeUndefined();
+    finish.resolve();
+    const { error } = await run;
+    expect(error).toBeUndefined();
+    expect(await store.get('long')).toMatchObject({ status: 'completed', finalContent: 'ok' });
+    // the lease was released at the end: the session can be claimed at once
+    expect(await store.acquire('long', 'next', 200)).toBeDefined();
+    await agent.close();
+    store.close();
+  });
+
   it('a run that cannot renew its lease stops with SESSION_ALREADY_RUNNING; its late writes are fenced off', async () => {
     /** A real memory store whose renewals stop reaching it, like a replica cut off from the database. */
     class PartitionedStore extends MemorySessionStore {

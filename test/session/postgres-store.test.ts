@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { createAgent, scriptedModel } from '../../src/index.js';
+import { collect } from '../support/run-helpers.js';
 import { PostgresSessionStore, POSTGRES_SCHEMA_VERSION } from '../../src/session/postgres.js';
 import { describeStoreContract, newState } from './store-contract.js';
 import { databaseUrl } from '../support/database.js';
@@ -56,5 +58,24 @@ describe.skipIf(!url)('PostgreSQL', () => {
       await Promise.all(stores.map((s) => s.close()));
       await dropSchema(schema);
     }
+  });
+});
+
+describe('PostgresSessionStore failures', () => {
+  it('an unreachable server fails the run with SESSION_STORE_FAILED and never shows the password', async () => {
+    const CANARY = 'canary-pw-7d1f0c2a9b';
+    // port 1 on loopback: nothing listens there, the connection is refused at once
+    const store = new PostgresSessionStore({
+      connectionString: `postgres://muster:${CANARY}@127.0.0.1:1/none`,
+    });
+    const agent = createAgent({ model: scriptedModel([{ text: 'x' }]), sessionStore: store });
+    const { error, events } = await collect(agent.run({ input: 'hi' }));
+    expect(error?.code).toBe('SESSION_STORE_FAILED');
+    const cause = error?.cause as Error | undefined;
+    expect(JSON.stringify([events, error?.message, cause?.message, cause?.stack])).not.toContain(
+      CANARY,
+    );
+    await agent.close();
+    await store.close();
   });
 });
