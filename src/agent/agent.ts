@@ -1,12 +1,13 @@
 import { setMaxListeners } from 'node:events';
-import { MusterError, SessionError, abortedError, toMusterError } from '../errors/index.js';
-import type { SessionListQuery, SessionPage, SessionState } from '../session/index.js';
+import { MusterError, abortedError, toMusterError } from '../errors/index.js';
 import type { ExecutorEvent, ExecutorRunContext } from '../tools/index.js';
 import type { McpFacade } from '../mcp/index.js';
 import { callIsolated, newId, raceAbort } from '../util/index.js';
 import { ZERO_USAGE } from '../model/index.js';
 import type { AgentOptions, RunRequest, SendResult } from './agent-options.js';
 import { AgentRuntime } from './agent-runtime.js';
+import { agentSessions } from './agent-sessions.js';
+import type { AgentSessions } from './agent-sessions.js';
 import { EventQueue } from './event-queue.js';
 import type { AgentEvent } from './events.js';
 import { resolveLimits } from './limits.js';
@@ -16,17 +17,8 @@ import { claimSession } from './session-claim.js';
 import type { SessionClaim } from './session-claim.js';
 import { openSessionRun, resumeSessionRun } from './session-run.js';
 import type { SessionRun } from './session-run.js';
-import { guardedStore, guardStore } from './store-guard.js';
+import { guardedStore } from './store-guard.js';
 import { validateAgentOptions, validateRunRequest } from './validate-options.js';
-
-/** Read access to an agent's sessions. */
-export interface AgentSessions {
-  get(sessionId: string): Promise<SessionState | undefined>;
-  /** One page of sessions by id; pass `nextCursor` back as `cursor` for the next one. */
-  list(query?: SessionListQuery): Promise<SessionPage>;
-  /** Deletes a session; fails with `SESSION_ALREADY_RUNNING` while a run uses it. */
-  delete(sessionId: string): Promise<void>;
-}
 
 /**
  * The agent: a model, tool sources, a policy and a session store, running the model/tool loop.
@@ -50,25 +42,7 @@ export class Agent {
     const runtime = new AgentRuntime(validateAgentOptions(options));
     this.#runtime = runtime;
     this.mcp = runtime.mcp;
-    const store = guardedStore(runtime.store);
-    this.sessions = {
-      get: (id) => store.get(id),
-      list: async (query) => {
-        const list = runtime.store.list?.bind(runtime.store);
-        return list ? guardStore('', 'list the sessions', () => list(query)) : { sessions: [] };
-      },
-      delete: async (id) => {
-        if (runtime.running.has(id)) {
-          throw new SessionError(
-            'SESSION_ALREADY_RUNNING',
-            `Session '${id}' is running: wait for it (awaitIdle) before deleting it.`,
-            { sessionId: id },
-          );
-        }
-        await store.delete(id);
-        await runtime.archive.deleteSession?.(id);
-      },
-    };
+    this.sessions = agentSessions(runtime);
   }
 
   /**

@@ -1,6 +1,4 @@
-import pg from 'pg';
 import type { Pool, PoolClient } from 'pg';
-import { MusterError } from '../errors/index.js';
 import { addUsage } from '../model/index.js';
 import type { Usage } from '../model/index.js';
 import type { SessionArchive } from './session-archive.js';
@@ -20,7 +18,8 @@ import {
   notFoundError,
   pageSize,
 } from './session-rules.js';
-import { migratePostgres, quoteSchema } from './postgres-schema.js';
+import { quoteSchema } from './postgres-schema.js';
+import { PostgresConnection } from './postgres-connection.js';
 import { PostgresArchive } from './postgres-archive.js';
 import type { Transact } from './postgres-archive.js';
 import { rowToState, rowToSummary } from './stored-rows.js';
@@ -66,29 +65,21 @@ interface LeaseCheck {
  * ```
  */
 export class PostgresSessionStore implements SessionStore {
-  readonly #pool: Pool;
-  readonly #ownsPool: boolean;
-  readonly #schema: string;
+  readonly #db: PostgresConnection;
   readonly #s: string;
-  readonly #begin: string;
-  #ready: Promise<void> | undefined;
+  readonly #transact: Transact;
   /** The archive of large tool results, in the same database. */
   readonly archive: SessionArchive;
 
   constructor(options: PostgresSessionStoreOptions) {
-    this.#schema = options.schema ?? 'public';
-    this.#s = quoteSchema(this.#schema);
-    const idleMs = options.idleTransactionTimeoutMs ?? 5000;
-    if (!Number.isSafeInteger(idleMs) || idleMs < 1)
-      throw new MusterError(
-        'INVALID_CONFIGURATION',
-        `idleTransactionTimeoutMs must be a positive whole number of ms, not ${String(idleMs)}.`,
-      );
-    this.#begin = `BEGIN; SET LOCAL idle_in_transaction_session_timeout = ${idleMs}`;
-    this.#ownsPool = options.pool === undefined;
-    this.#pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString });
-    // a pool we own must not crash the host when an idle connection drops (server restart)
-    if (this.#ownsPool) this.#pool.on('error', () => undefined);
+    const schema = options.schema ?? 'public';
+    this.#s = quoteSchema(schema);
+    this.#db = new PostgresConnection(
+      options.pool ?? { connectionString: options.connectionString! },
+      schema,
+      options.idleTransactionTimeoutMs ?? 5000,
+    );
+    this.#transact = (body) => this.#db.transact(body);
     this.archive = new PostgresArchive(this.#s, this.#transact, options.maxArchiveBytesPerSession);
   }
 
@@ -243,46 +234,7 @@ export class PostgresSessionStore implements SessionStore {
 
   /** Ends the pool when the store made it (a pool passed in stays the host's). Idempotent. */
   async close(): Promise<void> {
-    if (this.#ownsPool && !this.#pool.ended) await this.#pool.end();
-  }
-
-  readonly #transact: Transact = async (body) => {
-    await this.#migrated();
-    const client = await this.#pool.connect();
-    let broken: Error | undefined;
-    // a connection the server drops while checked out reports here, not as an uncaught error;
-    // the query in flight fails and the connection is discarded on release
-    const onError = (err: Error) => (broken = err);
-    client.on('error', onError);
-    try {
-      await client.query(this.#begin);
-      const out = await body(client);
-      await client.query('COMMIT');
-      return out;
-    } catch (err) {
-      await client.query('ROLLBACK').catch((e: unknown) => {
-        broken = e instanceof Error ? e : new Error(String(e));
-      });
-      throw err;
-    } finally {
-      client.off('error', onError);
-      client.release(broken);
-    }
-  };
-
-  #migrated(): Promise<void> {
-    this.#ready ??= (async () => {
-      const client = await this.#pool.connect();
-      try {
-        await migratePostgres(client, this.#schema);
-      } finally {
-        client.release();
-      }
-    })().catch((err: unknown) => {
-      this.#ready = undefined;
-      throw err;
-    });
-    return this.#ready;
+    await this.#db.close();
   }
 
   async #lease(c: PoolClient, sessionId: string): Promise<LeaseCheck | undefined> {
