@@ -180,7 +180,7 @@ export class PostgresSessionStore implements SessionStore {
     const limit = pageSize(query);
     const rows = await this.#transact(async (c) =>
       c.query<SessionRow>(
-        `SELECT * FROM ${this.#s}.muster_sessions WHERE id > $1 AND ($2::text IS NULL OR status = $2)
+        `SELECT * FROM ${this.#s}.muster_sessions WHERE id COLLATE "C" > $1 AND ($2::text IS NULL OR status = $2)
          ORDER BY id COLLATE "C" LIMIT $3`,
         [query?.cursor ?? '', query?.status ?? null, limit + 1],
       ),
