@@ -49,7 +49,12 @@ export default tseslint.config(
   },
   {
     // tool configuration files must default-export their config
-    files: ['eslint.config.js', 'vitest.config.ts', '.dependency-cruiser.mjs'],
+    files: [
+      'eslint.config.js',
+      'vitest.config.ts',
+      'vitest.replicas.config.ts',
+      '.dependency-cruiser.mjs',
+    ],
     rules: { 'no-restricted-syntax': 'off' },
   },
   prettier,

@@ -1,9 +1,11 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 import { SummaryReporter } from './test/support/summary-reporter.js';
 
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    // slow suites with their own script: npm run test:replicas
+    exclude: [...configDefaults.exclude, 'test/replicas/**'],
     setupFiles: ['test/support/isolate-home.ts'],
     reporters: ['default', new SummaryReporter()],
     testTimeout: 90_000,

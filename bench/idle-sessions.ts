@@ -1,5 +1,5 @@
 import { createAgent } from '../src/index.js';
-import type { Agent } from '../src/index.js';
+import type { Agent, SessionStore } from '../src/index.js';
 import { BenchModel } from './bench-model.js';
 import type { ForcedGc } from './gc.js';
 
@@ -40,17 +40,21 @@ async function settledHeap(gc: ForcedGc): Promise<number> {
 export async function measureIdleSessions(
   count: number,
   gc: ForcedGc,
+  sessionStore?: SessionStore,
 ): Promise<IdleSessionsResult> {
   const warm = createAgent({ model: new BenchModel(1) });
   for (let i = 0; i < 200; i++) await runOneTurn(warm, `warm-${i}`);
   await warm.close();
 
-  const agent = createAgent({ model: new BenchModel(1) });
+  const agent = createAgent({
+    model: new BenchModel(1),
+    ...(sessionStore ? { sessionStore } : {}),
+  });
   try {
     const heapUsedBefore = await settledHeap(gc);
     for (let i = 0; i < count; i++) await runOneTurn(agent, `idle-${i}`);
     const heapUsedAfter = await settledHeap(gc);
-    const listed = await agent.sessions.list();
+    const listed = (await agent.sessions.list({ limit: 1000 })).sessions;
     if (listed.length !== count || listed.some((s) => s.status !== 'completed'))
       throw new Error(`expected ${count} completed sessions, found ${listed.length}`);
     const heapDeltaBytes = heapUsedAfter - heapUsedBefore;

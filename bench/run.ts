@@ -16,6 +16,7 @@ import { measureLoopOverhead } from './loop-overhead.js';
 import { formatMcpReport, measureMcp, mcpSummary } from './mcp-bench.js';
 import type { LoopOverheadResult } from './loop-overhead.js';
 import { measurePipelineOverhead } from './pipeline-overhead.js';
+import { measureSessionStores } from './session-stores.js';
 import { formatTable } from './stats.js';
 import type { Row } from './stats.js';
 
@@ -150,11 +151,17 @@ async function main(): Promise<void> {
   print();
   print(formatMcpReport(mcp));
 
+  gc.collect();
+  const stores = await measureSessionStores(scale > 0 ? scale : 1, gc);
+  print();
+  print('6. session stores');
+  for (const line of stores.lines) print(line);
+
   const headline = loop.find((r) => r.config.stream && r.config.turns === 10)!;
   print();
   print(`bench finished in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   print(
-    `bench: loop overhead ${headline.overheadPerTurnMs.median.toFixed(3)} ms/turn (target <= ${LOOP_TARGET_MS}), pipeline overhead ${pipeline.allowOverheadUs.toFixed(1)} µs/call, context manager ${context.cases[0]!.perRequestUs.median.toFixed(1)} µs/request (truncating ${context.cases[2]!.perRequestUs.median.toFixed(1)}), ${IDLE_SESSIONS} idle sessions ${(idle.heapDeltaBytes / MB).toFixed(1)} MB (target <= ${IDLE_TARGET_MB}), ${mcpSummary(mcp)}`,
+    `bench: loop overhead ${headline.overheadPerTurnMs.median.toFixed(3)} ms/turn (target <= ${LOOP_TARGET_MS}), pipeline overhead ${pipeline.allowOverheadUs.toFixed(1)} µs/call, context manager ${context.cases[0]!.perRequestUs.median.toFixed(1)} µs/request (truncating ${context.cases[2]!.perRequestUs.median.toFixed(1)}), ${IDLE_SESSIONS} idle sessions ${(idle.heapDeltaBytes / MB).toFixed(1)} MB (target <= ${IDLE_TARGET_MB}), ${mcpSummary(mcp)}, ${stores.summary}`,
   );
 }
 

@@ -180,8 +180,14 @@ export type {
   SessionState,
   SessionPatch,
   SessionSummary,
+  SessionListQuery,
+  SessionPage,
+  SessionLeaseRef,
+  SessionWriteOptions,
   SessionLease,
   SessionStore,
+  SessionArchive,
+  SessionArchiveItem,
 } from './session/index.js';
 
 // Context: request shaping to the context limits, and the archive of large tool results

@@ -65,6 +65,12 @@ export interface AgentOptions {
   readonly hooks?: Hooks;
   /** Where sessions live; defaults to a new `MemorySessionStore`. */
   readonly sessionStore?: SessionStore;
+  /**
+   * How long a run's store lease lasts unrenewed, in ms (default 30000). The run renews it
+   * every third of that; a run that cannot renew in time stops with `SESSION_ALREADY_RUNNING`,
+   * and another replica may take the session over once it expires.
+   */
+  readonly sessionLeaseMs?: number;
   readonly limits?: Partial<Limits>;
   /** Where archived tool results live, and how much of them a session keeps. */
   readonly context?: ContextOptions;

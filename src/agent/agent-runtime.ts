@@ -58,7 +58,9 @@ export class AgentRuntime {
     this.policy = new ToolPolicy(options.policy ?? {});
     this.limits = resolveLimits(DEFAULT_LIMITS, options.limits, 'limits');
     this.store = options.sessionStore ?? new MemorySessionStore();
+    // a store that keeps an archive keeps it with the sessions (paging survives restarts)
     this.archive =
+      this.store.archive ??
       options.context?.archiveStore ??
       new MemoryArchiveStore(
         options.context?.maxArchiveBytesPerSession !== undefined

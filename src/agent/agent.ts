@@ -1,12 +1,14 @@
 import { setMaxListeners } from 'node:events';
-import { MusterError, SessionError, abortedError, toMusterError } from '../errors/index.js';
-import type { SessionState, SessionSummary } from '../session/index.js';
+import { MusterError, abortedError, toMusterError } from '../errors/index.js';
 import type { ExecutorEvent, ExecutorRunContext } from '../tools/index.js';
 import type { McpFacade } from '../mcp/index.js';
 import { addUsage } from '../model/index.js';
 import { callIsolated, newId, raceAbort } from '../util/index.js';
+import { ZERO_USAGE } from '../model/index.js';
 import type { AgentOptions, RunRequest, SendResult } from './agent-options.js';
 import { AgentRuntime } from './agent-runtime.js';
+import { agentSessions } from './agent-sessions.js';
+import type { AgentSessions } from './agent-sessions.js';
 import { EventQueue } from './event-queue.js';
 import type { AgentEvent } from './events.js';
 import { resolveLimits } from './limits.js';
@@ -15,18 +17,10 @@ import { runLoop } from './run-loop.js';
 import { prepareRunTools } from './run-setup.js';
 import { claimSession } from './session-claim.js';
 import type { SessionClaim } from './session-claim.js';
-import { openSessionRun } from './session-run.js';
+import { openSessionRun, resumeSessionRun } from './session-run.js';
 import type { SessionRun } from './session-run.js';
-import { guardedStore, guardStore } from './store-guard.js';
+import { guardedStore } from './store-guard.js';
 import { validateAgentOptions, validateRunRequest } from './validate-options.js';
-
-/** Read access to an agent's sessions. */
-export interface AgentSessions {
-  get(sessionId: string): Promise<SessionState | undefined>;
-  list(): Promise<readonly SessionSummary[]>;
-  /** Deletes a session; fails with `SESSION_ALREADY_RUNNING` while a run uses it. */
-  delete(sessionId: string): Promise<void>;
-}
 
 /**
  * The agent: a model, tool sources, a policy and a session store, running the model/tool loop.
@@ -50,25 +44,7 @@ export class Agent {
     const runtime = new AgentRuntime(validateAgentOptions(options));
     this.#runtime = runtime;
     this.mcp = runtime.mcp;
-    const store = guardedStore(runtime.store);
-    this.sessions = {
-      get: (id) => store.get(id),
-      list: async () => {
-        const list = runtime.store.list?.bind(runtime.store);
-        return list ? guardStore('', 'list the sessions', () => list()) : [];
-      },
-      delete: async (id) => {
-        if (runtime.running.has(id)) {
-          throw new SessionError(
-            'SESSION_ALREADY_RUNNING',
-            `Session '${id}' is running: wait for it (awaitIdle) before deleting it.`,
-            { sessionId: id },
-          );
-        }
-        await store.delete(id);
-        await runtime.archive.deleteSession?.(id);
-      },
-    };
+    this.sessions = agentSessions(runtime);
   }
 
   /**
@@ -77,6 +53,20 @@ export class Agent {
    */
   run(request: RunRequest): AsyncIterable<AgentEvent> {
     return this.#runEvents(request);
+  }
+
+  /**
+   * Continues a session whose run died (its process crashed or lost its lease; status
+   * `running`), on any replica sharing the store: calls that were in flight are reported to
+   * the model as `TOOL_OUTCOME_UNKNOWN` (never replayed) and the run goes on. Yields events
+   * with the same failure rules as `run()`; fails with `SESSION_ALREADY_RUNNING` while the
+   * session's lease is live.
+   */
+  resume(
+    sessionId: string,
+    options: Omit<RunRequest, 'input' | 'inputContent' | 'sessionId'> = {},
+  ): AsyncIterable<AgentEvent> {
+    return this.#runEvents({ ...options, sessionId }, true);
   }
 
   /** Runs to the end and returns the final text with every event. */
@@ -127,7 +117,7 @@ export class Agent {
     return this.#runtime.close();
   }
 
-  async *#runEvents(request: RunRequest): AsyncGenerator<AgentEvent> {
+  async *#runEvents(request: RunRequest, resume = false): AsyncGenerator<AgentEvent> {
     const runId = newId('run');
     const queue = new EventQueue<AgentEvent>();
     const controller = new AbortController();
@@ -135,7 +125,7 @@ export class Agent {
       typeof request?.sessionId === 'string' && request.sessionId !== ''
         ? request.sessionId
         : newId('session');
-    const task = this.#execute(request, sessionId, runId, queue, controller).finally(() =>
+    const task = this.#execute(request, sessionId, runId, queue, controller, resume).finally(() =>
       queue.close(),
     );
     let drained = false;
@@ -157,6 +147,7 @@ export class Agent {
     runId: string,
     queue: EventQueue<AgentEvent>,
     controller: AbortController,
+    resume: boolean,
   ): Promise<MusterError | undefined> {
     const runtime = this.#runtime;
     const observability = runtime.options.observability;
@@ -184,15 +175,15 @@ export class Agent {
     } catch (err) {
       return fail(err);
     }
-    const signals = [controller.signal, runtime.closeSignal];
+    const signals = [controller.signal, runtime.closeSignal, claim.lost];
     if (raw?.signal instanceof AbortSignal) signals.push(raw.signal);
     const signal = AbortSignal.any(signals);
     // one run's signal fans out to every call in flight (and the MCP client adds its own)
     setMaxListeners(0, signal);
-    const store = guardedStore(runtime.store, sessionId);
+    const store = guardedStore(runtime.store, () => claim.writeOptions());
     let session: SessionRun | undefined;
     try {
-      const request = validateRunRequest(raw);
+      const request = validateRunRequest(resume ? { ...raw, input: '' } : raw);
       const limits = resolveLimits(runtime.limits, request.limits, 'run limits');
       const model = runtime.options.model;
       if (!model)
@@ -208,7 +199,9 @@ export class Agent {
         );
       await claim.lease(runtime.store, runId);
       await raceAbort(runtime.ensureInitialized(), signal, 'Initialization');
-      session = await openSessionRun(store, sessionId, request);
+      session = resume
+        ? await resumeSessionRun(store, sessionId)
+        : await openSessionRun(store, sessionId, request);
       emit({
         type: 'session.started',
         timestamp: session.startedAt,
@@ -228,38 +221,42 @@ export class Agent {
             onObserverError: (err) => runtime.reportError(err),
           }),
       };
-      const tools = await prepareRunTools(runtime, runContext);
+      const tools = await prepareRunTools(runtime, runContext, store);
       const mcpContext = request.mcpContext ?? runtime.options.mcpContext;
       const preloaded = mcpContext && (await preloadMcpContext(runtime.mcp, mcpContext, signal));
       if (preloaded) {
         await store.update(sessionId, { appendMessages: [preloaded] });
         session.transcript.push(preloaded);
       }
-      const result = await runLoop(
-        {
-          sessionId,
-          runId,
-          model,
-          modelName,
-          system: request.system ?? runtime.options.system,
-          stream: request.stream ?? true,
-          reasoningEffort: request.reasoningEffort,
-          modelRetry: request.modelRetry ?? runtime.options.modelRetry,
-          promptCacheKey: request.promptCacheKey ?? runtime.options.promptCacheKey,
-          limits,
-          context: runtime.context,
-          catalog: tools.catalog,
-          policy: runtime.policy,
-          beforeTool: toList(runtime.options.hooks?.beforeTool),
-          afterTool: toList(runtime.options.hooks?.afterTool),
-          store,
-          signal,
-          emit,
-          onObserverError: (err) => runtime.reportError(err),
-          ...(tools.finishResult ? { finishResult: tools.finishResult } : {}),
-        },
-        session.transcript,
-      );
+      const result =
+        session.finalText !== undefined
+          ? { content: session.finalText, iterations: session.iterationsDone, usage: ZERO_USAGE }
+          : await runLoop(
+              {
+                sessionId,
+                runId,
+                model,
+                modelName,
+                system: request.system ?? runtime.options.system,
+                stream: request.stream ?? true,
+                reasoningEffort: request.reasoningEffort,
+                modelRetry: request.modelRetry ?? runtime.options.modelRetry,
+                promptCacheKey: request.promptCacheKey ?? runtime.options.promptCacheKey,
+                limits,
+                context: runtime.context,
+                catalog: tools.catalog,
+                policy: runtime.policy,
+                beforeTool: toList(runtime.options.hooks?.beforeTool),
+                afterTool: toList(runtime.options.hooks?.afterTool),
+                store,
+                signal,
+                emit,
+                onObserverError: (err) => runtime.reportError(err),
+                iterationsDone: session.iterationsDone,
+                ...(tools.finishResult ? { finishResult: tools.finishResult } : {}),
+              },
+              session.transcript,
+            );
       const sampled = runtime.takeRunUsage(runId);
       if (sampled) await store.update(sessionId, { addUsage: sampled });
       await session.complete(result.content);
@@ -274,8 +271,10 @@ export class Agent {
       });
       return undefined;
     } catch (err) {
-      const error =
-        signal.aborted && !(MusterError.isInstance(err) && err.code === 'ABORTED')
+      // a lost lease ends the run with SESSION_ALREADY_RUNNING, whatever it was doing then
+      const error = claim.lost.aborted
+        ? claim.lost.reason
+        : signal.aborted && !(MusterError.isInstance(err) && err.code === 'ABORTED')
           ? abortedError('The run', signal.reason)
           : err;
       const failure = fail(error);

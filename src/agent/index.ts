@@ -1,5 +1,5 @@
 export { Agent, createAgent } from './agent.js';
-export type { AgentSessions } from './agent.js';
+export type { AgentSessions } from './agent-sessions.js';
 export type {
   AgentOptions,
   RunRequest,

@@ -1,11 +1,5 @@
 import { MusterError, abortedError } from '../errors/index.js';
-import type {
-  ModelClient,
-  ModelMessage,
-  ReasoningEffort,
-  ToolResultMessage,
-  Usage,
-} from '../model/index.js';
+import type { ModelClient, ModelMessage, ReasoningEffort, Usage } from '../model/index.js';
 import { addUsage, ZERO_USAGE } from '../model/index.js';
 import { eventBase, notRunOutcome, toolCompletedEvent } from '../tools/index.js';
 import type { ContextManager } from '../context/index.js';
@@ -24,6 +18,7 @@ import type { AgentEvent } from './events.js';
 import type { Limits } from './limits.js';
 import { takeModelTurn } from './model-turn.js';
 import { runTurnCalls } from './tool-scheduler.js';
+import { commitMessages as commit, stepCommits, toolMessage } from './step-commits.js';
 
 /** Everything one run needs, fixed when it starts. */
 export interface RunContext {
@@ -49,6 +44,8 @@ export interface RunContext {
   readonly signal: AbortSignal;
   readonly emit: (event: AgentEvent) => void;
   readonly onObserverError: (err: unknown) => void;
+  /** Model turns already taken by the run this one continues (`resume`); 0 when absent. */
+  readonly iterationsDone?: number;
   /** Archives large results (see ToolCallEnvironment.finishResult). */
   readonly finishResult?: ToolCallEnvironment['finishResult'];
 }
@@ -69,7 +66,7 @@ export interface RunResult {
 export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Promise<RunResult> {
   const tools = ctx.catalog.modelTools();
   let usage = ZERO_USAGE;
-  for (let iteration = 1; ; iteration++) {
+  for (let iteration = (ctx.iterationsDone ?? 0) + 1; ; iteration++) {
     if (iteration > ctx.limits.maxIterations) {
       throw new MusterError(
         'AGENT_LIMIT_EXCEEDED',
@@ -154,11 +151,13 @@ export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Prom
         onObserverError: ctx.onObserverError,
         ...(ctx.finishResult ? { finishResult: ctx.finishResult } : {}),
       },
+      stepCommits(ctx, transcript),
     );
-    const results: ModelMessage[] = outcomes.map(toolMessage);
-    for (const redirect of redirects(outcomes))
-      results.push({ role: 'user', content: [{ type: 'text', text: redirect }] });
-    await commit(ctx, transcript, results, {});
+    const notes: ModelMessage[] = redirects(outcomes).map((redirect) => ({
+      role: 'user',
+      content: [{ type: 'text', text: redirect }],
+    }));
+    if (notes.length > 0) await commit(ctx, transcript, notes, {});
     if (ctx.signal.aborted) throw abortError(ctx);
   }
 }
@@ -169,51 +168,4 @@ function abortError(ctx: RunContext): MusterError {
 
 function redirects(outcomes: readonly ToolCallOutcome[]): string[] {
   return outcomes.flatMap((o) => (o.redirect !== undefined ? [o.redirect] : []));
-}
-
-function toolMessage({ callId, toolName, result }: ToolCallOutcome): ToolResultMessage {
-  return {
-    role: 'tool',
-    callId,
-    toolName,
-    content: result.content,
-    isError: result.isError === true,
-    ...(result.media && result.media.length > 0 ? { media: result.media } : {}),
-  };
-}
-
-/** Appends to the live transcript and commits the same messages, without media, to the store. */
-async function commit(
-  ctx: RunContext,
-  transcript: ModelMessage[],
-  messages: readonly ModelMessage[],
-  patch: { iteration?: number; addUsage?: Usage },
-): Promise<void> {
-  await ctx.store.update(ctx.sessionId, { ...patch, appendMessages: messages.map(withoutMedia) });
-  transcript.push(...messages);
-}
-
-/** The stored form of a message: binary media is never persisted. */
-export function withoutMedia(message: ModelMessage): ModelMessage {
-  if (message.role === 'tool' && message.media) {
-    const { media, ...rest } = message;
-    return {
-      ...rest,
-      content: `${rest.content}\n[${media.length} image(s) were shown to the model and not stored]`,
-    };
-  }
-  if (
-    message.role === 'user' &&
-    message.content.some((p) => p.type === 'image' && p.data !== undefined)
-  ) {
-    return {
-      role: 'user',
-      content: message.content.map((p) =>
-        p.type === 'image' && p.data !== undefined
-          ? { type: 'text' as const, text: `[${p.mimeType} image not stored]` }
-          : p,
-      ),
-    };
-  }
-  return message;
 }

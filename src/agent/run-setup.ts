@@ -7,6 +7,7 @@ import type {
   ToolCallEnvironment,
   ToolExecutor,
 } from '../tools/index.js';
+import type { SessionStore } from '../session/index.js';
 import type { AgentRuntime } from './agent-runtime.js';
 import { guardStore } from './store-guard.js';
 
@@ -25,11 +26,13 @@ function isArchivedSource(entry: CatalogEntry): boolean {
 /**
  * Sets up the tools of one run: every executor prepares (MCP connects and refreshes), the
  * catalog is fixed, and the built-in tools the catalog calls for are added (the `context`
- * tool, when a source's results are archived).
+ * tool, when a source's results are archived). Archive references are recorded through
+ * `store`, the run's leased view of the session store.
  */
 export async function prepareRunTools(
   runtime: AgentRuntime,
   ctx: ExecutorRunContext,
+  store: SessionStore = runtime.store,
 ): Promise<RunTools> {
   for (const e of runtime.executors) if (e.prepareRun) await e.prepareRun(ctx);
   const isVisible = (e: CatalogEntry) =>
@@ -43,12 +46,13 @@ export async function prepareRunTools(
   if (!sources.entries().some(isArchivedSource)) return { catalog: sources };
   const builtins: ToolExecutor[] = [runtime.contextTool];
   const catalog = await sources.extend(builtins);
-  return { catalog, finishResult: archiver(runtime, ctx.sessionId) };
+  return { catalog, finishResult: archiver(runtime, ctx.sessionId, store) };
 }
 
 function archiver(
   runtime: AgentRuntime,
   sessionId: string,
+  store: SessionStore,
 ): NonNullable<ToolCallEnvironment['finishResult']> {
   return async (result, entry, call) => {
     if (entry.name === CONTEXT_TOOL_NAME && entry.info.source === 'builtin') return result;
@@ -61,7 +65,7 @@ function archiver(
     });
     if (archived.refs.length > 0) {
       await guardStore(sessionId, 'save the archive references', () =>
-        runtime.store.update(sessionId, { appendArchiveRefs: archived.refs }),
+        store.update(sessionId, { appendArchiveRefs: archived.refs }),
       );
     }
     return archived.result;

@@ -1,16 +1,23 @@
 import { SessionError } from '../errors/index.js';
-import type { SessionLease, SessionStore } from '../session/index.js';
+import type { SessionLease, SessionStore, SessionWriteOptions } from '../session/index.js';
 import type { AgentRuntime } from './agent-runtime.js';
 import { guardStore } from './store-guard.js';
 
-/** How long a store lease is taken for. Renewal and the agent's `sessionLeaseMs` come with durable stores. */
-const LEASE_TTL_MS = 5 * 60_000;
+/** The default of the agent's `sessionLeaseMs`: how long a store lease lasts unrenewed. */
+export const DEFAULT_SESSION_LEASE_MS = 30_000;
 
 /** A session claimed by one run: in this process, and in the store when it offers leases. */
 export interface SessionClaim {
-  /** Claims the store's lease (stores shared by replicas); fails when another owner runs it. */
+  /**
+   * Claims the store's lease (stores shared by replicas) and renews it every ttl/3 while the
+   * run lives; fails with `SESSION_ALREADY_RUNNING` when another owner holds a live lease.
+   */
   lease(store: SessionStore, runId: string): Promise<void>;
-  /** Ends the claim: releases the lease and marks the session idle here. Never throws. */
+  /** What every write of the run passes to the store: the lease, once held. */
+  writeOptions(): SessionWriteOptions;
+  /** Aborted, with a `SESSION_ALREADY_RUNNING` error as reason, when the lease is lost. */
+  readonly lost: AbortSignal;
+  /** Ends the claim: stops renewing, releases the lease, marks the session idle here. Never throws. */
   release(onError: (err: unknown) => void): Promise<void>;
 }
 
@@ -28,13 +35,28 @@ export function claimSession(runtime: AgentRuntime, sessionId: string): SessionC
     );
   }
   const end = runtime.startRun(sessionId);
+  const ttlMs = runtime.options.sessionLeaseMs ?? DEFAULT_SESSION_LEASE_MS;
+  const lostController = new AbortController();
   let held: SessionLease | undefined;
+  let heartbeat: ReturnType<typeof setInterval> | undefined;
+  const lose = () => {
+    if (lostController.signal.aborted) return;
+    lostController.abort(
+      new SessionError(
+        'SESSION_ALREADY_RUNNING',
+        `The lease on session '${sessionId}' was lost (not renewed within sessionLeaseMs, or taken over by another replica): this run stopped; resume the session to continue it.`,
+        { sessionId },
+      ),
+    );
+  };
   return {
+    lost: lostController.signal,
+    writeOptions: () => (held ? { lease: held } : {}),
     async lease(store, runId) {
       if (!store.acquire) return;
       const acquire = store.acquire.bind(store);
       held = await guardStore(sessionId, 'claim the session', () =>
-        acquire(sessionId, runId, LEASE_TTL_MS),
+        acquire(sessionId, runId, ttlMs),
       );
       if (!held) {
         throw new SessionError(
@@ -43,10 +65,40 @@ export function claimSession(runtime: AgentRuntime, sessionId: string): SessionC
           { sessionId },
         );
       }
+      const lease = held;
+      let renewedAt = Date.now();
+      let renewing = false;
+      heartbeat = setInterval(
+        () => {
+          if (renewing || lostController.signal.aborted) return;
+          renewing = true;
+          lease
+            .renew()
+            .then(
+              () => {
+                renewedAt = Date.now();
+              },
+              (err: unknown) => {
+                // a lease the store says is gone is lost; a store that cannot answer is retried
+                // until the lease would have expired unrenewed
+                if (
+                  (SessionError.isInstance(err) && err.code === 'SESSION_ALREADY_RUNNING') ||
+                  Date.now() - renewedAt >= ttlMs
+                )
+                  lose();
+                else runtime.reportError(err);
+              },
+            )
+            .finally(() => (renewing = false));
+        },
+        Math.max(1, Math.floor(ttlMs / 3)),
+      );
+      heartbeat.unref?.();
     },
     async release(onError) {
+      if (heartbeat) clearInterval(heartbeat);
       try {
-        if (held) {
+        if (held && !lostController.signal.aborted) {
           const lease = held;
           await guardStore(sessionId, 'release the session', () => lease.release());
         }

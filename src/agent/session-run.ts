@@ -1,8 +1,8 @@
 import type { ModelMessage, UserContentPart, UserMessage } from '../model/index.js';
-import type { SessionStore } from '../session/index.js';
-import type { MusterError } from '../errors/index.js';
+import type { SessionState, SessionStore } from '../session/index.js';
+import { MusterError, SessionError } from '../errors/index.js';
 import type { RunRequest } from './agent-options.js';
-import { withoutMedia } from './run-loop.js';
+import { withoutMedia } from './stored-form.js';
 import { unansweredCallResults } from './transcript-repair.js';
 
 /** A session opened for one run: the transcript the model sees, and how the run ends in the store. */
@@ -11,6 +11,13 @@ export interface SessionRun {
   readonly continued: boolean;
   /** The conversation so far, including the new user message; the loop appends to it. */
   readonly transcript: ModelMessage[];
+  /** Model turns already taken by the run being continued (0 for a new run). */
+  readonly iterationsDone: number;
+  /**
+   * The final answer, when a resumed run had committed it but died before completing: the
+   * run completes without another model turn.
+   */
+  readonly finalText?: string;
   /** When the session was opened, ISO 8601. */
   readonly startedAt: string;
   /** Records the final answer. */
@@ -22,7 +29,7 @@ export interface SessionRun {
 /**
  * Loads or creates the session, repairs calls a previous run left unanswered (they become
  * `TOOL_OUTCOME_UNKNOWN` results, never replays), and commits the new user message.
- * `store` is expected to type its failures (see `guardedStore`).
+ * `store` is expected to type its failures and name the run's lease (see `guardedStore`).
  */
 export async function openSessionRun(
   store: SessionStore,
@@ -32,7 +39,7 @@ export async function openSessionRun(
   const existing = await store.get(sessionId);
   const startedAt = new Date().toISOString();
   if (existing) {
-    await store.update(sessionId, { status: 'running', error: null });
+    await store.update(sessionId, { status: 'running', iteration: 0, error: null });
   } else {
     await store.create({
       id: sessionId,
@@ -43,15 +50,73 @@ export async function openSessionRun(
       updatedAt: startedAt,
       usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
       archiveRefs: [],
+      startedCalls: [],
     });
   }
   const user = userMessage(request);
-  const repairs = unansweredCallResults(existing?.messages ?? []);
+  const repairs = repairsOf(existing);
   await store.update(sessionId, { appendMessages: [...repairs, withoutMedia(user)] });
   return {
     continued: existing !== undefined,
     transcript: [...(existing?.messages ?? []), ...repairs, user],
+    iterationsDone: 0,
     startedAt,
+    ...ending(store, sessionId),
+  };
+}
+
+/**
+ * Opens a session whose run died (status `running` or `failed`) to continue that run: calls
+ * that were in flight become `TOOL_OUTCOME_UNKNOWN` results (never replays), and the loop
+ * goes on from the committed transcript.
+ */
+export async function resumeSessionRun(
+  store: SessionStore,
+  sessionId: string,
+): Promise<SessionRun> {
+  const existing = await store.get(sessionId);
+  if (!existing) {
+    throw new SessionError(
+      'SESSION_NOT_FOUND',
+      `Session '${sessionId}' does not exist: start it with run({ sessionId }).`,
+      { sessionId },
+    );
+  }
+  if (existing.status !== 'running' && existing.status !== 'failed') {
+    throw new MusterError(
+      'INVALID_CONFIGURATION',
+      `Session '${sessionId}' is ${existing.status}: it has no run to resume; continue it with run({ sessionId, input }).`,
+    );
+  }
+  const startedAt = new Date().toISOString();
+  const repairs = repairsOf(existing);
+  await store.update(sessionId, {
+    status: 'running',
+    error: null,
+    ...(repairs.length > 0 ? { appendMessages: repairs } : {}),
+  });
+  const transcript = [...existing.messages, ...repairs];
+  const last = transcript.at(-1);
+  const finalText =
+    last?.role === 'assistant' && !last.content.some((p) => p.type === 'tool-call')
+      ? last.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('')
+      : undefined;
+  return {
+    continued: true,
+    transcript,
+    iterationsDone: existing.iteration,
+    ...(finalText !== undefined ? { finalText } : {}),
+    startedAt,
+    ...ending(store, sessionId),
+  };
+}
+
+function repairsOf(existing: SessionState | undefined) {
+  return unansweredCallResults(existing?.messages ?? [], existing?.startedCalls);
+}
+
+function ending(store: SessionStore, sessionId: string): Pick<SessionRun, 'complete' | 'fail'> {
+  return {
     complete: (content) => store.update(sessionId, { status: 'completed', finalContent: content }),
     fail: (error) =>
       store.update(sessionId, {

@@ -1,5 +1,5 @@
 import { MusterError, SessionError } from '../errors/index.js';
-import type { SessionStore } from '../session/index.js';
+import type { SessionStore, SessionWriteOptions } from '../session/index.js';
 
 /**
  * Runs one store operation. A store that fails with a Muster error (an unknown session, a
@@ -34,24 +34,23 @@ function typedStoreError(err: unknown, sessionId: string, what: string): unknown
 
 /**
  * A view of `store` whose failures are typed by {@link guardStore}, handed to the run loop so
- * every write of a run reports `SESSION_STORE_FAILED` instead of an untyped error. With
- * `sessionId` (a run's view), the hot `update` path costs one extra promise and nothing else.
+ * every write of a run reports `SESSION_STORE_FAILED` instead of an untyped error. Every write
+ * names the run's lease (`write()`), so a store that offers leases can fence it off.
  */
-export function guardedStore(store: SessionStore, sessionId?: string): SessionStore {
-  const failUpdate =
-    sessionId === undefined
-      ? undefined
-      : (err: unknown): never => {
-          throw typedStoreError(err, sessionId, 'save the session');
-        };
+export function guardedStore(
+  store: SessionStore,
+  write: () => SessionWriteOptions = () => ({}),
+): SessionStore {
   return {
-    create: (state) => guardStore(state.id, 'create the session', () => store.create(state)),
+    create: (state) =>
+      guardStore(state.id, 'create the session', () => store.create(state, write())),
     get: (id) => guardStore(id, 'read the session', () => store.get(id)),
+    // no async frame: this wraps every commit of every run
     update: (id, patch) => {
-      if (!failUpdate || id !== sessionId)
-        return guardStore(id, 'save the session', () => store.update(id, patch));
       try {
-        return store.update(id, patch).then(undefined, failUpdate);
+        return store.update(id, patch, write()).then(undefined, (err: unknown) => {
+          throw typedStoreError(err, id, 'save the session');
+        });
       } catch (err) {
         return Promise.reject(typedStoreError(err, id, 'save the session'));
       }

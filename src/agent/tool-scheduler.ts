@@ -1,24 +1,57 @@
 import { notRunOutcome, runToolCall, toolCompletedEvent } from '../tools/index.js';
 import type { ToolCallEnvironment, ToolCallOutcome, ToolCallRequest } from '../tools/index.js';
 
+/** Commits around each call: its start before it runs, its outcome once it has one. */
+export interface CallCommits {
+  /** Resolves once the call's start is committed; a rejection means the call must not run. */
+  started(call: ToolCallRequest): Promise<void>;
+  /**
+   * Resolves once the outcome at `index` (response order) is committed, which waits for the
+   * outcomes before it. A rejection stops the turn: no later call starts.
+   */
+  finished(index: number, outcome: ToolCallOutcome): Promise<void>;
+}
+
 /**
  * Runs one turn's calls in response order. Consecutive calls to tools annotated read-only run
  * concurrently; any other call runs alone. Outcomes come back in response order. Once the run
- * is aborted, calls that had not started are recorded as not run.
+ * is aborted, calls that had not started are recorded as not run. With `commits`, each call's
+ * start and outcome are committed before the next batch begins; the first commit that fails
+ * is thrown once the batch in flight has settled.
  */
 export async function runTurnCalls(
   calls: readonly ToolCallRequest[],
   env: ToolCallEnvironment,
+  commits?: CallCommits,
 ): Promise<ToolCallOutcome[]> {
   const outcomes: ToolCallOutcome[] = [];
+  let failure: { error: unknown } | undefined;
+  const step = async (call: ToolCallRequest, index: number): Promise<ToolCallOutcome> => {
+    let outcome: ToolCallOutcome;
+    try {
+      if (commits && !env.signal.aborted) await commits.started(call);
+      outcome = await runOne(call, env);
+    } catch (error) {
+      failure ??= { error };
+      outcome = notRun(
+        call,
+        env,
+        'Error [SESSION_STORE_FAILED]: the start of this call could not be recorded; it was not executed.',
+      );
+    }
+    if (commits)
+      await commits.finished(index, outcome).catch((error: unknown) => (failure ??= { error }));
+    return outcome;
+  };
   let i = 0;
-  while (i < calls.length) {
+  while (i < calls.length && !failure) {
     let j = i + 1;
     if (isReadOnly(calls[i]!, env)) while (j < calls.length && isReadOnly(calls[j]!, env)) j++;
     const batch = calls.slice(i, j);
-    outcomes.push(...(await Promise.all(batch.map((c) => runOne(c, env)))));
+    outcomes.push(...(await Promise.all(batch.map((c, k) => step(c, i + k)))));
     i = j;
   }
+  if (failure) throw failure.error;
   return outcomes;
 }
 

@@ -2,27 +2,34 @@ import type { ModelMessage, ToolResultMessage } from '../model/index.js';
 
 /**
  * Results for tool calls that a transcript asked for but never answered (a run that died
- * between committing the model's turn and committing its results). Each is marked
- * `TOOL_OUTCOME_UNKNOWN` for the model and is never replayed. Append-only transcripts can only
- * have such calls at their end, so the results are appended.
+ * between committing the model's turn and committing its results). A call whose start was
+ * committed (`started`) was in flight: it is marked `TOOL_OUTCOME_UNKNOWN` for the model. A
+ * call that never started is reported as not run. Neither is ever replayed. Append-only
+ * transcripts can only have such calls at their end, so the results are appended.
  */
-export function unansweredCallResults(messages: readonly ModelMessage[]): ToolResultMessage[] {
+export function unansweredCallResults(
+  messages: readonly ModelMessage[],
+  started: readonly string[] | undefined,
+): ToolResultMessage[] {
   const answered = new Set<string>();
   for (const m of messages) if (m.role === 'tool') answered.add(m.callId);
+  // a store without call starts (a custom store) cannot tell: every unanswered call is unknown
+  const inFlight = started ? new Set(started) : undefined;
   const out: ToolResultMessage[] = [];
   for (const m of messages) {
     if (m.role !== 'assistant') continue;
     for (const part of m.content) {
-      if (part.type === 'tool-call' && !answered.has(part.callId)) {
-        out.push({
-          role: 'tool',
-          callId: part.callId,
-          toolName: part.name,
-          content:
-            'Error [TOOL_OUTCOME_UNKNOWN]: the run ended before the result of this call was recorded; it may or may not have run, and it was not retried.',
-          isError: true,
-        });
-      }
+      if (part.type !== 'tool-call' || answered.has(part.callId)) continue;
+      const unknown = inFlight === undefined || inFlight.has(part.callId);
+      out.push({
+        role: 'tool',
+        callId: part.callId,
+        toolName: part.name,
+        content: unknown
+          ? 'Error [TOOL_OUTCOME_UNKNOWN]: the run ended while this call was in flight, before its result was recorded; it may or may not have run, and it was not retried.'
+          : 'Error [ABORTED]: the run ended before this call started; it was not executed.',
+        isError: true,
+      });
     }
   }
   return out;

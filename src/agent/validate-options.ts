@@ -68,6 +68,7 @@ const agentOptions = shape({
       'a SessionStore with create, get, update and delete',
     ),
   ),
+  sessionLeaseMs: optional(positiveInteger),
   limits: optional(isObject),
   context: optional(
     shape({

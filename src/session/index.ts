@@ -4,7 +4,12 @@ export type {
   SessionState,
   SessionPatch,
   SessionSummary,
+  SessionListQuery,
+  SessionPage,
+  SessionLeaseRef,
+  SessionWriteOptions,
   SessionLease,
   SessionStore,
 } from './session-store.js';
+export type { SessionArchive, SessionArchiveItem } from './session-archive.js';
 export { MemorySessionStore } from './memory-session-store.js';

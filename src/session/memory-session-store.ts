@@ -1,57 +1,75 @@
-import { SessionError } from '../errors/index.js';
 import { addUsage } from '../model/index.js';
 import type {
   SessionLease,
+  SessionListQuery,
+  SessionPage,
   SessionPatch,
   SessionState,
   SessionStore,
-  SessionSummary,
+  SessionWriteOptions,
 } from './session-store.js';
+import type { LeaseRecord } from './session-rules.js';
+import {
+  existsError,
+  FIRST_TOKEN,
+  heldError,
+  isLive,
+  leaseLostError,
+  notFoundError,
+  pageSize,
+  patchedFields,
+  writeAllowed,
+} from './session-rules.js';
 
 interface MutableSession {
   state: SessionState;
   messages: SessionState['messages'][number][];
   archiveRefs: string[];
+  startedCalls: string[];
 }
 
 /**
  * Sessions in this process's memory. Values are copied in and out, so callers cannot change
- * stored state by accident. Leases make it safe to share one store between agents.
+ * stored state by accident. Leases carry fencing tokens, as in the durable stores, so one
+ * store can be shared between agents of a process.
  */
 export class MemorySessionStore implements SessionStore {
   readonly #sessions = new Map<string, MutableSession>();
-  readonly #leases = new Map<string, string>();
+  readonly #leases = new Map<string, LeaseRecord>();
 
-  async create(state: SessionState): Promise<void> {
-    if (this.#sessions.has(state.id)) {
-      throw new SessionError('SESSION_ALREADY_RUNNING', `Session '${state.id}' already exists.`, {
-        sessionId: state.id,
-      });
-    }
+  async create(state: SessionState, options?: SessionWriteOptions): Promise<void> {
+    if (this.#sessions.has(state.id)) throw existsError(state.id);
+    this.#checkWrite(state.id, options);
     const copy = structuredClone(state);
     this.#sessions.set(state.id, {
       state: copy,
       messages: [...copy.messages],
       archiveRefs: [...copy.archiveRefs],
+      startedCalls: [...(copy.startedCalls ?? [])],
     });
   }
 
   async get(sessionId: string): Promise<SessionState | undefined> {
     const s = this.#sessions.get(sessionId);
     if (!s) return undefined;
-    return structuredClone({ ...s.state, messages: s.messages, archiveRefs: s.archiveRefs });
+    return structuredClone({
+      ...s.state,
+      messages: s.messages,
+      archiveRefs: s.archiveRefs,
+      startedCalls: s.startedCalls,
+    });
   }
 
-  async update(sessionId: string, patch: SessionPatch): Promise<void> {
+  async update(
+    sessionId: string,
+    patch: SessionPatch,
+    options?: SessionWriteOptions,
+  ): Promise<void> {
     const s = this.#sessions.get(sessionId);
-    if (!s) {
-      throw new SessionError('SESSION_NOT_FOUND', `Session '${sessionId}' does not exist.`, {
-        sessionId,
-      });
-    }
-    if (patch.appendMessages)
-      for (const m of patch.appendMessages) s.messages.push(structuredClone(m));
-    if (patch.appendArchiveRefs) s.archiveRefs.push(...patch.appendArchiveRefs);
+    if (!s) throw notFoundError(sessionId);
+    this.#checkWrite(sessionId, options);
+    // copy everything first: a patch that cannot be copied changes nothing
+    const messages = structuredClone(patch.appendMessages ?? []);
     const { error: _e, ...prev } = s.state;
     const error =
       patch.error === undefined
@@ -59,46 +77,76 @@ export class MemorySessionStore implements SessionStore {
         : patch.error === null
           ? undefined
           : { ...patch.error };
+    s.messages.push(...messages);
+    if (patch.appendArchiveRefs) s.archiveRefs.push(...patch.appendArchiveRefs);
+    if (patch.appendStartedCalls) s.startedCalls.push(...patch.appendStartedCalls);
     s.state = {
       ...prev,
-      ...(patch.status !== undefined ? { status: patch.status } : {}),
-      ...(patch.iteration !== undefined ? { iteration: patch.iteration } : {}),
-      ...(patch.finalContent !== undefined ? { finalContent: patch.finalContent } : {}),
+      ...patchedFields(patch),
       ...(patch.addUsage !== undefined ? { usage: addUsage(s.state.usage, patch.addUsage) } : {}),
       ...(error !== undefined ? { error } : {}),
       updatedAt: new Date().toISOString(),
     };
   }
 
-  /** Deletes a session; fails with `SESSION_ALREADY_RUNNING` while a run holds its lease. */
   async delete(sessionId: string): Promise<void> {
-    if (this.#leases.has(sessionId)) {
-      throw new SessionError(
-        'SESSION_ALREADY_RUNNING',
-        `Session '${sessionId}' is running: wait for its run to end before deleting it.`,
-        { sessionId },
-      );
-    }
+    if (isLive(this.#leases.get(sessionId), Date.now())) throw heldError(sessionId);
     this.#sessions.delete(sessionId);
   }
 
-  async list(): Promise<readonly SessionSummary[]> {
-    return [...this.#sessions.values()].map((s) => ({
-      id: s.state.id,
-      status: s.state.status,
-      messageCount: s.messages.length,
-      createdAt: s.state.createdAt,
-      updatedAt: s.state.updatedAt,
-    }));
+  async list(query?: SessionListQuery): Promise<SessionPage> {
+    const limit = pageSize(query);
+    const ids = [...this.#sessions.keys()]
+      .filter((id) => query?.cursor === undefined || id > query.cursor)
+      .filter(
+        (id) =>
+          query?.status === undefined || this.#sessions.get(id)!.state.status === query.status,
+      )
+      .sort();
+    const page = ids.slice(0, limit).map((id) => {
+      const s = this.#sessions.get(id)!;
+      return {
+        id,
+        status: s.state.status,
+        messageCount: s.messages.length,
+        createdAt: s.state.createdAt,
+        updatedAt: s.state.updatedAt,
+      };
+    });
+    return ids.length > limit
+      ? { sessions: page, nextCursor: page.at(-1)!.id }
+      : { sessions: page };
   }
 
-  async acquire(sessionId: string, owner: string): Promise<SessionLease | undefined> {
-    if (this.#leases.has(sessionId)) return undefined;
-    this.#leases.set(sessionId, owner);
+  async acquire(
+    sessionId: string,
+    owner: string,
+    ttlMs: number,
+  ): Promise<SessionLease | undefined> {
+    const now = Date.now();
+    const current = this.#leases.get(sessionId);
+    if (isLive(current, now)) return undefined;
+    const token = (current?.token ?? FIRST_TOKEN - 1) + 1;
+    this.#leases.set(sessionId, { token, owner, expiresAt: now + ttlMs });
     return {
+      token,
+      owner,
+      renew: async () => {
+        const at = Date.now();
+        const rec = this.#leases.get(sessionId);
+        if (!isLive(rec, at) || rec!.token !== token) throw leaseLostError(sessionId);
+        this.#leases.set(sessionId, { token, owner, expiresAt: at + ttlMs });
+      },
       release: async () => {
-        if (this.#leases.get(sessionId) === owner) this.#leases.delete(sessionId);
+        const rec = this.#leases.get(sessionId);
+        if (rec?.token === token) this.#leases.set(sessionId, { token, expiresAt: 0 });
       },
     };
+  }
+
+  #checkWrite(sessionId: string, options: SessionWriteOptions | undefined): void {
+    const token = options?.lease?.token;
+    if (writeAllowed(this.#leases.get(sessionId), token, Date.now())) return;
+    throw token === undefined ? heldError(sessionId) : leaseLostError(sessionId);
   }
 }

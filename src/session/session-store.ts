@@ -1,6 +1,7 @@
 import type { ModelMessage, Usage } from '../model/index.js';
+import type { SessionArchive } from './session-archive.js';
 
-/** Where a session stands. */
+/** Where a session stands. `running` with no live lease means its run died: resume it. */
 export type SessionStatus = 'idle' | 'running' | 'completed' | 'failed';
 
 /** A failure recorded on a session: code and message only. */
@@ -25,6 +26,11 @@ export interface SessionState {
   readonly usage: Usage;
   /** References of archived tool results that belong to this session. */
   readonly archiveRefs: readonly string[];
+  /**
+   * Ids of tool calls whose execution started. A call here without a result in `messages`
+   * was in flight when its run died: its outcome is unknown and it is never replayed.
+   */
+  readonly startedCalls?: readonly string[];
   readonly error?: SessionErrorRecord;
 }
 
@@ -37,6 +43,8 @@ export interface SessionPatch {
   readonly addUsage?: Usage;
   readonly appendMessages?: readonly ModelMessage[];
   readonly appendArchiveRefs?: readonly string[];
+  /** Tool call ids whose execution starts now (see {@link SessionState.startedCalls}). */
+  readonly appendStartedCalls?: readonly string[];
   /** `null` clears a previous error. */
   readonly error?: SessionErrorRecord | null;
 }
@@ -50,24 +58,69 @@ export interface SessionSummary {
   readonly updatedAt: string;
 }
 
-/** Proof that one owner runs a session; release it when the run ends. */
-export interface SessionLease {
+/** What {@link SessionStore.list} takes. */
+export interface SessionListQuery {
+  /** The `nextCursor` of the previous page; absent for the first page. */
+  readonly cursor?: string;
+  /** Sessions per page (default 100, at most 1000). */
+  readonly limit?: number;
+  /** Only sessions with this status. */
+  readonly status?: SessionStatus;
+}
+
+/** One page of sessions, ordered by id. */
+export interface SessionPage {
+  readonly sessions: readonly SessionSummary[];
+  /** Pass it as `cursor` for the next page; absent on the last page. */
+  readonly nextCursor?: string;
+}
+
+/** What a write names: the lease of the run that makes it (its fencing token). */
+export interface SessionLeaseRef {
+  /** The fencing token: it grows each time the session's lease changes hands. */
+  readonly token: number;
+}
+
+/** Options of a session write. */
+export interface SessionWriteOptions {
+  /** The writing run's lease; a store that offers leases refuses it when it is not current. */
+  readonly lease?: SessionLeaseRef;
+}
+
+/**
+ * Proof that one owner runs a session, with a fencing token. Renew it well inside its TTL;
+ * once it is lost (expired, or taken over after expiring) every write naming it fails with
+ * `SESSION_ALREADY_RUNNING`.
+ */
+export interface SessionLease extends SessionLeaseRef {
+  readonly owner: string;
+  /** Extends the lease by its TTL; fails with `SESSION_ALREADY_RUNNING` when it is lost. */
+  renew(): Promise<void>;
+  /** Gives the lease up; a lost lease is left alone. */
   release(): Promise<void>;
 }
 
 /**
  * Where sessions live. Implementations: memory (default), SQLite, PostgreSQL. `update` must
- * fail with `SESSION_NOT_FOUND` for an unknown id.
+ * fail with `SESSION_NOT_FOUND` for an unknown id, and a store that offers `acquire` must
+ * refuse, with `SESSION_ALREADY_RUNNING`, any `update` whose lease is not the session's
+ * current live lease, and any write without a lease while a live lease is held.
  */
 export interface SessionStore {
-  create(state: SessionState): Promise<void>;
+  create(state: SessionState, options?: SessionWriteOptions): Promise<void>;
   get(sessionId: string): Promise<SessionState | undefined>;
-  update(sessionId: string, patch: SessionPatch): Promise<void>;
+  update(sessionId: string, patch: SessionPatch, options?: SessionWriteOptions): Promise<void>;
+  /** Deletes a session; fails with `SESSION_ALREADY_RUNNING` while a live lease holds it. */
   delete(sessionId: string): Promise<void>;
-  list?(): Promise<readonly SessionSummary[]>;
+  list?(query?: SessionListQuery): Promise<SessionPage>;
   /**
-   * Claims a session for one running owner; resolves `undefined` when another owner holds it.
-   * Stores shared by several processes implement it so only one replica runs a session.
+   * Claims a session for one running owner for `ttlMs`; resolves `undefined` while another
+   * owner holds a live lease. An expired lease is taken over, with a higher fencing token.
    */
   acquire?(sessionId: string, owner: string, ttlMs: number): Promise<SessionLease | undefined>;
+  /**
+   * The archive of large tool results kept with the sessions (SPEC 7.5); the agent uses it
+   * instead of `context.archiveStore` so paging works after a restart and on any replica.
+   */
+  readonly archive?: SessionArchive;
 }

@@ -8,15 +8,24 @@ import {
   sdkTool,
   tool,
 } from '../../src/index.js';
-import type { SessionPatch, SessionState, ToolExecutor } from '../../src/index.js';
+import type {
+  SessionPatch,
+  SessionState,
+  SessionWriteOptions,
+  ToolExecutor,
+} from '../../src/index.js';
 import { collect, ofType } from '../support/run-helpers.js';
 
 /** A real memory store whose writes start failing on demand, like a database that went away. */
 class FlakyStore extends MemorySessionStore {
   failUpdates: ((patch: SessionPatch) => boolean) | undefined;
-  override async update(id: string, patch: SessionPatch): Promise<void> {
+  override async update(
+    id: string,
+    patch: SessionPatch,
+    options?: SessionWriteOptions,
+  ): Promise<void> {
     if (this.failUpdates?.(patch)) throw new Error('connection to the store was lost');
-    return super.update(id, patch);
+    return super.update(id, patch, options);
   }
 }
 

@@ -161,7 +161,7 @@ describe('agent run', () => {
       }
     }
     expect(await b.send('z', { sessionId: 's' })).toMatchObject({ text: 'b' });
-    const lease = await store.acquire('s', 'someone-else');
+    const lease = await store.acquire('s', 'someone-else', 60_000);
     await expect(b.sessions.delete('s')).rejects.toMatchObject({ code: 'SESSION_ALREADY_RUNNING' });
     await lease?.release();
     await b.sessions.delete('s');
@@ -222,7 +222,7 @@ describe('agent run', () => {
     const idle = agent.awaitIdle();
     await Promise.all([run, idle]);
     await agent.send('y', { sessionId: 'two' });
-    expect((await agent.sessions.list()).map((s) => s.id).sort()).toEqual(['one', 'two']);
+    expect((await agent.sessions.list()).sessions.map((s) => s.id).sort()).toEqual(['one', 'two']);
     await agent.sessions.delete('one');
     expect(await agent.sessions.get('one')).toBeUndefined();
     await agent.awaitIdle();
@@ -240,7 +240,10 @@ describe('transcript repair', () => {
         { role: 'user', content: [{ type: 'text', text: 'pay' }] },
         {
           role: 'assistant',
-          content: [{ type: 'tool-call', callId: 'c1', name: 'charge', arguments: {} }],
+          content: [
+            { type: 'tool-call', callId: 'c1', name: 'charge', arguments: {} },
+            { type: 'tool-call', callId: 'c2', name: 'charge', arguments: {} },
+          ],
         },
       ],
       iteration: 1,
@@ -248,21 +251,28 @@ describe('transcript repair', () => {
       updatedAt: now,
       usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
       archiveRefs: [],
+      startedCalls: ['c1'], // c1 was in flight; c2 had not started
     });
     const model = scriptedModel([{ text: 'recovered' }]);
     const agent = createAgent({ model, sessionStore: store });
     await agent.send('what happened?', { sessionId: 'dead' });
     const sent = model.requests[0]!.messages;
-    expect(sent.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'user']);
+    expect(sent.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'user']);
     expect(sent[2]).toMatchObject({
       role: 'tool',
       callId: 'c1',
       isError: true,
       content: expect.stringMatching(/^Error \[TOOL_OUTCOME_UNKNOWN\]/),
     });
+    expect(sent[3]).toMatchObject({
+      callId: 'c2',
+      isError: true,
+      content: expect.stringMatching(/^Error \[ABORTED\]: the run ended before this call started/),
+    });
     expect((await store.get('dead'))?.messages.map((m) => m.role)).toEqual([
       'user',
       'assistant',
+      'tool',
       'tool',
       'user',
       'assistant',

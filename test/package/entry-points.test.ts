@@ -13,6 +13,8 @@ const HEAVY = [
   ['openai', /\/node_modules\/openai\//],
   ['@anthropic-ai/sdk', /\/node_modules\/@anthropic-ai\/sdk\//],
   ['the AI SDK', /\/node_modules\/@ai-sdk\//],
+  ['better-sqlite3', /\/node_modules\/better-sqlite3\//],
+  ['pg', /\/node_modules\/pg\//],
   ['node:child_process', /^node:child_process$/],
 ] as const;
 
@@ -73,6 +75,20 @@ describe('the built package', () => {
         built.dir,
       );
       expect(heavyIn(loaded)).toEqual([heavy]);
+    }
+  });
+
+  it('the sqlite and postgres entries load their drivers, and only theirs', () => {
+    for (const [subpath, driver] of [
+      ['./sqlite', 'better-sqlite3'],
+      ['./postgres', 'pg'],
+    ] as const) {
+      const entry = entryPoints(built.dir).find((e) => e.subpath === subpath)!;
+      const urls = modulesLoadedBy(
+        `await import(${JSON.stringify(pathToFileURL(entry.js).href)});`,
+        built.dir,
+      );
+      expect(heavyIn(urls)).toEqual([driver]);
     }
   });
 

@@ -1,0 +1,73 @@
+import type { ModelMessage, ToolResultMessage, Usage } from '../model/index.js';
+import type { ToolCallOutcome } from '../tools/index.js';
+import type { SessionStore } from '../session/index.js';
+import type { CallCommits } from './tool-scheduler.js';
+
+/** What committing needs of a run: its session and its (guarded, leased) store. */
+export interface CommitTarget {
+  readonly sessionId: string;
+  readonly store: SessionStore;
+}
+import { withoutMedia } from './stored-form.js';
+
+/** Appends to the live transcript and commits the same messages, without media, to the store. */
+export async function commitMessages(
+  ctx: CommitTarget,
+  transcript: ModelMessage[],
+  messages: readonly ModelMessage[],
+  patch: { iteration?: number; addUsage?: Usage },
+): Promise<void> {
+  await ctx.store.update(ctx.sessionId, { ...patch, appendMessages: messages.map(withoutMedia) });
+  // only after the store took them: a failed write leaves the live transcript as committed
+  transcript.push(...messages);
+}
+
+/** The transcript message of a call's outcome. */
+export function toolMessage({ callId, toolName, result }: ToolCallOutcome): ToolResultMessage {
+  return {
+    role: 'tool',
+    callId,
+    toolName,
+    content: result.content,
+    isError: result.isError === true,
+    ...(result.media && result.media.length > 0 ? { media: result.media } : {}),
+  };
+}
+
+/**
+ * The commits of one turn's calls: each start as it happens, and each result as soon as the
+ * results before it in response order are committed, one write at a time.
+ */
+export function stepCommits(ctx: CommitTarget, transcript: ModelMessage[]): CallCommits {
+  const ready = new Map<
+    number,
+    { outcome: ToolCallOutcome; done: () => void; fail: (e: unknown) => void }
+  >();
+  let next = 0;
+  let chain: Promise<void> = Promise.resolve();
+  let broken: { error: unknown } | undefined;
+  const flush = () => {
+    while (ready.has(next)) {
+      const entry = ready.get(next)!;
+      ready.delete(next);
+      next++;
+      chain = chain
+        .then(async () => {
+          if (broken) throw broken.error;
+          await commitMessages(ctx, transcript, [toolMessage(entry.outcome)], {});
+        })
+        .then(entry.done, (error: unknown) => {
+          broken ??= { error };
+          entry.fail(error);
+        });
+    }
+  };
+  return {
+    started: (call) => ctx.store.update(ctx.sessionId, { appendStartedCalls: [call.callId] }),
+    finished: (index, outcome) =>
+      new Promise<void>((done, fail) => {
+        ready.set(index, { outcome, done, fail });
+        flush();
+      }),
+  };
+}

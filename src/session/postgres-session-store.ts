@@ -1,0 +1,281 @@
+import type { Pool, PoolClient } from 'pg';
+import { addUsage } from '../model/index.js';
+import type { Usage } from '../model/index.js';
+import type { SessionArchive } from './session-archive.js';
+import type {
+  SessionLease,
+  SessionListQuery,
+  SessionPage,
+  SessionPatch,
+  SessionState,
+  SessionStore,
+  SessionWriteOptions,
+} from './session-store.js';
+import {
+  existsError,
+  heldError,
+  leaseLostError,
+  notFoundError,
+  pageSize,
+} from './session-rules.js';
+import { quoteSchema } from './postgres-schema.js';
+import { PostgresConnection } from './postgres-connection.js';
+import { PostgresArchive } from './postgres-archive.js';
+import type { Transact } from './postgres-archive.js';
+import { rowToState, rowToSummary } from './stored-rows.js';
+import type { SessionRow } from './stored-rows.js';
+
+/** Options of {@link PostgresSessionStore}: a connection string or a pool the host owns. */
+export type PostgresSessionStoreOptions = (
+  | { readonly connectionString: string; readonly pool?: undefined }
+  | { readonly pool: Pool; readonly connectionString?: undefined }
+) & {
+  /** The schema the tables live in (default `public`); created on first use. */
+  readonly schema?: string;
+  /** Archived bytes kept per session (default 64 MiB); the oldest items go first. */
+  readonly maxArchiveBytesPerSession?: number;
+  /**
+   * How long the server lets one of this store's transactions sit idle, in ms (default 5000).
+   * A replica paused or cut off inside a write then cannot block another replica's takeover
+   * of its lease for longer than this.
+   */
+  readonly idleTransactionTimeoutMs?: number;
+};
+
+interface LeaseCheck {
+  readonly token: string;
+  readonly owner: string | null;
+  readonly live: boolean;
+}
+
+/**
+ * Sessions in PostgreSQL, on `pg`, for many replicas: a lease row (with a fencing token) makes
+ * one replica own a running session, and every write names its lease. The schema is created
+ * and migrated on first use under an advisory lock. Large tool results live in the same
+ * database.
+ *
+ * @example
+ * ```ts
+ * import { PostgresSessionStore } from 'muster-agent/postgres';
+ * const store = new PostgresSessionStore({ connectionString: process.env.DATABASE_URL! });
+ * const agent = createAgent({ model, sessionStore: store });
+ * // ...
+ * await agent.close();
+ * await store.close();
+ * ```
+ */
+export class PostgresSessionStore implements SessionStore {
+  readonly #db: PostgresConnection;
+  readonly #s: string;
+  readonly #transact: Transact;
+  /** The archive of large tool results, in the same database. */
+  readonly archive: SessionArchive;
+
+  constructor(options: PostgresSessionStoreOptions) {
+    const schema = options.schema ?? 'public';
+    this.#s = quoteSchema(schema);
+    this.#db = new PostgresConnection(
+      options.pool ?? { connectionString: options.connectionString! },
+      schema,
+      options.idleTransactionTimeoutMs ?? 5000,
+    );
+    this.#transact = (body) => this.#db.transact(body);
+    this.archive = new PostgresArchive(this.#s, this.#transact, options.maxArchiveBytesPerSession);
+  }
+
+  async create(state: SessionState, options?: SessionWriteOptions): Promise<void> {
+    await this.#write(state.id, options, async (c, lease) => {
+      const inserted = await c.query(
+        `INSERT INTO ${this.#s}.muster_sessions (id, status, iteration, created_at, updated_at,
+           final_content, usage, error, archive_refs, started_calls, message_count)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (id) DO NOTHING`,
+        [
+          state.id,
+          state.status,
+          state.iteration,
+          state.createdAt,
+          state.updatedAt,
+          state.finalContent ?? null,
+          JSON.stringify(state.usage),
+          state.error ? JSON.stringify(state.error) : null,
+          JSON.stringify(state.archiveRefs),
+          JSON.stringify(state.startedCalls ?? []),
+          state.messages.length,
+        ],
+      );
+      if (inserted.rowCount !== 1) throw existsError(state.id);
+      await this.#append(c, state.id, state.messages, 0, lease);
+    });
+  }
+
+  async get(sessionId: string): Promise<SessionState | undefined> {
+    return this.#transact(async (c) => {
+      const row = await c.query<SessionRow>(
+        `SELECT * FROM ${this.#s}.muster_sessions WHERE id = $1`,
+        [sessionId],
+      );
+      if (row.rows.length === 0) return undefined;
+      const messages = await c.query<{ body: unknown }>(
+        `SELECT body FROM ${this.#s}.muster_messages WHERE session_id = $1 ORDER BY seq`,
+        [sessionId],
+      );
+      return rowToState(
+        row.rows[0]!,
+        messages.rows.map((r) => r.body),
+      );
+    });
+  }
+
+  async update(
+    sessionId: string,
+    patch: SessionPatch,
+    options?: SessionWriteOptions,
+  ): Promise<void> {
+    await this.#write(sessionId, options, async (c, lease) => {
+      const found = await c.query<SessionRow>(
+        `SELECT * FROM ${this.#s}.muster_sessions WHERE id = $1 FOR UPDATE`,
+        [sessionId],
+      );
+      const row = found.rows[0];
+      if (!row) throw notFoundError(sessionId);
+      const count = Number(row.message_count);
+      const usage = patch.addUsage ? addUsage(row.usage as Usage, patch.addUsage) : undefined;
+      await c.query(
+        `UPDATE ${this.#s}.muster_sessions SET
+           status = COALESCE($2, status), iteration = COALESCE($3, iteration),
+           final_content = COALESCE($4, final_content), usage = COALESCE($5::jsonb, usage),
+           error = CASE WHEN $6 THEN $7::jsonb ELSE error END,
+           archive_refs = archive_refs || $8::jsonb, started_calls = started_calls || $9::jsonb,
+           message_count = $10, updated_at = $11
+         WHERE id = $1`,
+        [
+          sessionId,
+          patch.status ?? null,
+          patch.iteration ?? null,
+          patch.finalContent ?? null,
+          usage ? JSON.stringify(usage) : null,
+          patch.error !== undefined,
+          patch.error ? JSON.stringify(patch.error) : null,
+          JSON.stringify(patch.appendArchiveRefs ?? []),
+          JSON.stringify(patch.appendStartedCalls ?? []),
+          count + (patch.appendMessages?.length ?? 0),
+          new Date().toISOString(),
+        ],
+      );
+      await this.#append(c, sessionId, patch.appendMessages ?? [], count, lease);
+    });
+  }
+
+  async delete(sessionId: string): Promise<void> {
+    await this.#transact(async (c) => {
+      const lease = await this.#lease(c, sessionId);
+      if (lease?.live) throw heldError(sessionId);
+      for (const table of ['muster_messages', 'muster_archive'])
+        await c.query(`DELETE FROM ${this.#s}.${table} WHERE session_id = $1`, [sessionId]);
+      await c.query(`DELETE FROM ${this.#s}.muster_sessions WHERE id = $1`, [sessionId]);
+    });
+  }
+
+  async list(query?: SessionListQuery): Promise<SessionPage> {
+    const limit = pageSize(query);
+    const rows = await this.#transact(async (c) =>
+      c.query<SessionRow>(
+        `SELECT * FROM ${this.#s}.muster_sessions WHERE id COLLATE "C" > $1 AND ($2::text IS NULL OR status = $2)
+         ORDER BY id COLLATE "C" LIMIT $3`,
+        [query?.cursor ?? '', query?.status ?? null, limit + 1],
+      ),
+    );
+    const sessions = rows.rows.slice(0, limit).map(rowToSummary);
+    return rows.rows.length > limit ? { sessions, nextCursor: sessions.at(-1)!.id } : { sessions };
+  }
+
+  async acquire(
+    sessionId: string,
+    owner: string,
+    ttlMs: number,
+  ): Promise<SessionLease | undefined> {
+    const got = await this.#transact((c) =>
+      c.query<{ token: string }>(
+        `INSERT INTO ${this.#s}.muster_leases AS l (session_id, token, owner, expires_at)
+         VALUES ($1, 1, $2, now() + $3 * interval '1 millisecond')
+         ON CONFLICT (session_id) DO UPDATE SET token = l.token + 1, owner = excluded.owner,
+           expires_at = excluded.expires_at
+         WHERE l.owner IS NULL OR l.expires_at <= now()
+         RETURNING token`,
+        [sessionId, owner, ttlMs],
+      ),
+    );
+    if (got.rows.length === 0) return undefined;
+    const token = Number(got.rows[0]!.token);
+    return {
+      token,
+      owner,
+      renew: async () => {
+        const renewed = await this.#transact((c) =>
+          c.query(
+            `UPDATE ${this.#s}.muster_leases SET expires_at = now() + $3 * interval '1 millisecond'
+             WHERE session_id = $1 AND token = $2 AND owner IS NOT NULL AND expires_at > now()`,
+            [sessionId, token, ttlMs],
+          ),
+        );
+        if (renewed.rowCount !== 1) throw leaseLostError(sessionId);
+      },
+      release: async () => {
+        await this.#transact((c) =>
+          c.query(
+            `UPDATE ${this.#s}.muster_leases SET owner = NULL, expires_at = now()
+             WHERE session_id = $1 AND token = $2`,
+            [sessionId, token],
+          ),
+        );
+      },
+    };
+  }
+
+  /** Ends the pool when the store made it (a pool passed in stays the host's). Idempotent. */
+  async close(): Promise<void> {
+    await this.#db.close();
+  }
+
+  async #lease(c: PoolClient, sessionId: string): Promise<LeaseCheck | undefined> {
+    const found = await c.query<LeaseCheck>(
+      `SELECT token, owner, (owner IS NOT NULL AND expires_at > now()) AS live
+       FROM ${this.#s}.muster_leases WHERE session_id = $1 FOR SHARE`,
+      [sessionId],
+    );
+    return found.rows[0];
+  }
+
+  /** Runs `body` in one transaction after checking (and share-locking) the write's lease. */
+  async #write(
+    sessionId: string,
+    options: SessionWriteOptions | undefined,
+    body: (c: PoolClient, lease: LeaseCheck | undefined) => Promise<void>,
+  ): Promise<void> {
+    await this.#transact(async (c) => {
+      const lease = await this.#lease(c, sessionId);
+      const token = options?.lease?.token;
+      if (token === undefined) {
+        if (lease?.live) throw heldError(sessionId);
+      } else if (!lease?.live || Number(lease.token) !== token) {
+        throw leaseLostError(sessionId);
+      }
+      await body(c, token === undefined ? undefined : lease);
+    });
+  }
+
+  async #append(
+    c: PoolClient,
+    sessionId: string,
+    messages: SessionState['messages'],
+    from: number,
+    lease: LeaseCheck | undefined,
+  ): Promise<void> {
+    if (messages.length === 0) return;
+    await c.query(
+      `INSERT INTO ${this.#s}.muster_messages (session_id, seq, body, lease_token, lease_owner)
+       SELECT $1, $2 + i - 1, m, $4, $5 FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS t(m, i)`,
+      [sessionId, from, JSON.stringify(messages), lease?.token ?? null, lease?.owner ?? null],
+    );
+  }
+}

@@ -1,0 +1,9 @@
+/**
+ * The `muster-agent/postgres` entry: a session store in PostgreSQL for many replicas, on `pg`,
+ * an optional peer dependency that only this entry imports. Any new export added here becomes
+ * public API.
+ */
+
+export { PostgresSessionStore } from './postgres-session-store.js';
+export type { PostgresSessionStoreOptions } from './postgres-session-store.js';
+export { POSTGRES_SCHEMA_VERSION } from './postgres-schema.js';

@@ -1,0 +1,88 @@
+import type { Database } from 'better-sqlite3';
+import type { SessionArchive, SessionArchiveItem } from './session-archive.js';
+import { archiveBound, assertFits, refsToEvict } from './archive-bound.js';
+import { newStoredRef } from './session-rules.js';
+import { rowToItem } from './stored-rows.js';
+import type { ArchiveRow } from './stored-rows.js';
+
+/** The archive of a {@link SqliteSessionStore}: items in the same file, binary data as blobs. */
+export class SqliteArchive implements SessionArchive {
+  readonly #db: Database;
+  readonly #max: number;
+
+  constructor(db: Database, maxBytesPerSession: number | undefined) {
+    this.#db = db;
+    this.#max = archiveBound(maxBytesPerSession);
+  }
+
+  async put(item: Omit<SessionArchiveItem, 'ref' | 'createdAt'>): Promise<SessionArchiveItem> {
+    assertFits(item.bytes, this.#max);
+    const stored: SessionArchiveItem = {
+      ...item,
+      ref: newStoredRef(),
+      createdAt: new Date().toISOString(),
+    };
+    this.#db
+      .transaction(() => {
+        const kept = this.#db
+          .prepare(
+            'SELECT ref, bytes FROM muster_archive WHERE session_id = ? AND evicted = 0 ORDER BY seq',
+          )
+          .all(item.sessionId) as { ref: string; bytes: number }[];
+        const evict = this.#db.prepare(
+          'UPDATE muster_archive SET evicted = 1, text = NULL, data = NULL WHERE ref = ?',
+        );
+        for (const ref of refsToEvict(kept, item.bytes, this.#max)) evict.run(ref);
+        const seq = this.#db
+          .prepare('SELECT COALESCE(MAX(seq), 0) + 1 FROM muster_archive WHERE session_id = ?')
+          .pluck()
+          .get(item.sessionId) as number;
+        this.#db
+          .prepare(
+            `INSERT INTO muster_archive (ref, session_id, seq, kind, mime_type, bytes, text, data,
+               tool_name, call_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          )
+          .run(
+            stored.ref,
+            stored.sessionId,
+            seq,
+            stored.kind,
+            stored.mimeType,
+            stored.bytes,
+            stored.text ?? null,
+            stored.data !== undefined ? Buffer.from(stored.data, 'base64') : null,
+            stored.toolName,
+            stored.callId,
+            stored.createdAt,
+          );
+      })
+      .immediate();
+    return stored;
+  }
+
+  async get(sessionId: string, ref: string): Promise<SessionArchiveItem | undefined> {
+    const row = this.#db
+      .prepare('SELECT * FROM muster_archive WHERE ref = ? AND session_id = ? AND evicted = 0')
+      .get(ref, sessionId) as ArchiveRow | undefined;
+    return row ? rowToItem(row) : undefined;
+  }
+
+  async list(sessionId: string): Promise<readonly SessionArchiveItem[]> {
+    const rows = this.#db
+      .prepare('SELECT * FROM muster_archive WHERE session_id = ? AND evicted = 0 ORDER BY seq')
+      .all(sessionId) as ArchiveRow[];
+    return rows.map(rowToItem);
+  }
+
+  async deleteSession(sessionId: string): Promise<void> {
+    this.#db.prepare('DELETE FROM muster_archive WHERE session_id = ?').run(sessionId);
+  }
+
+  async wasEvicted(sessionId: string, ref: string): Promise<boolean> {
+    return (
+      this.#db
+        .prepare('SELECT 1 FROM muster_archive WHERE ref = ? AND session_id = ? AND evicted = 1')
+        .get(ref, sessionId) !== undefined
+    );
+  }
+}

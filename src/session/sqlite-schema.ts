@@ -1,0 +1,69 @@
+import type { Database } from 'better-sqlite3';
+
+/** Schema migrations of the SQLite store, in order; `PRAGMA user_version` counts those applied. */
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE muster_sessions (
+     id TEXT PRIMARY KEY,
+     status TEXT NOT NULL,
+     iteration INTEGER NOT NULL,
+     created_at TEXT NOT NULL,
+     updated_at TEXT NOT NULL,
+     final_content TEXT,
+     usage TEXT NOT NULL,
+     error TEXT,
+     archive_refs TEXT NOT NULL DEFAULT '[]',
+     started_calls TEXT NOT NULL DEFAULT '[]',
+     message_count INTEGER NOT NULL DEFAULT 0
+   );
+   CREATE INDEX muster_sessions_status ON muster_sessions (status, id);
+   CREATE TABLE muster_messages (
+     session_id TEXT NOT NULL,
+     seq INTEGER NOT NULL,
+     body TEXT NOT NULL,
+     lease_token INTEGER,
+     lease_owner TEXT,
+     written_at INTEGER NOT NULL,
+     PRIMARY KEY (session_id, seq)
+   );
+   CREATE TABLE muster_leases (
+     session_id TEXT PRIMARY KEY,
+     token INTEGER NOT NULL,
+     owner TEXT,
+     expires_at INTEGER NOT NULL
+   );
+   CREATE TABLE muster_archive (
+     ref TEXT PRIMARY KEY,
+     session_id TEXT NOT NULL,
+     seq INTEGER NOT NULL,
+     kind TEXT NOT NULL,
+     mime_type TEXT NOT NULL,
+     bytes INTEGER NOT NULL,
+     text TEXT,
+     data BLOB,
+     tool_name TEXT NOT NULL,
+     call_id TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     evicted INTEGER NOT NULL DEFAULT 0
+   );
+   CREATE INDEX muster_archive_session ON muster_archive (session_id, seq);`,
+];
+
+/** The schema version this code writes. */
+export const SQLITE_SCHEMA_VERSION = MIGRATIONS.length;
+
+/**
+ * Brings the file's schema up to {@link SQLITE_SCHEMA_VERSION}, each migration in its own
+ * immediate transaction so two processes opening one new file apply it once.
+ */
+export function migrateSqlite(db: Database): void {
+  for (;;) {
+    const step = db.transaction(() => {
+      const version = db.pragma('user_version', { simple: true }) as number;
+      if (version >= MIGRATIONS.length) return false;
+      db.exec(MIGRATIONS[version]!);
+      db.pragma(`user_version = ${version + 1}`);
+      return true;
+    });
+    if (!step.immediate()) return;
+  }
+}

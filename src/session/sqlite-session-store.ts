@@ -1,0 +1,289 @@
+import Database from 'better-sqlite3';
+import type { Database as Db } from 'better-sqlite3';
+import { addUsage } from '../model/index.js';
+import type { Usage } from '../model/index.js';
+import type { SessionArchive } from './session-archive.js';
+import type {
+  SessionLease,
+  SessionListQuery,
+  SessionPage,
+  SessionPatch,
+  SessionState,
+  SessionStore,
+  SessionWriteOptions,
+} from './session-store.js';
+import type { LeaseRecord } from './session-rules.js';
+import {
+  existsError,
+  FIRST_TOKEN,
+  heldError,
+  isLive,
+  leaseLostError,
+  notFoundError,
+  pageSize,
+  writeAllowed,
+} from './session-rules.js';
+import { migrateSqlite } from './sqlite-schema.js';
+import { SqliteArchive } from './sqlite-archive.js';
+import { rowToState, rowToSummary } from './stored-rows.js';
+import type { SessionRow } from './stored-rows.js';
+
+/** Options of {@link SqliteSessionStore}. */
+export interface SqliteSessionStoreOptions {
+  /** The database file; created with its schema on first use. */
+  readonly path: string;
+  /** Archived bytes kept per session (default 64 MiB); the oldest items go first. */
+  readonly maxArchiveBytesPerSession?: number;
+  /** How long a write waits for another process's write, in ms (default 5000). */
+  readonly busyTimeoutMs?: number;
+}
+
+interface LeaseRow {
+  readonly token: number;
+  readonly owner: string | null;
+  readonly expires_at: number;
+}
+
+/**
+ * Sessions in one SQLite file (WAL, a versioned schema), on `better-sqlite3`. The CLI's
+ * default; several processes may share the file, and leases with fencing tokens make one of
+ * them own a running session. Large tool results are archived in the same file.
+ *
+ * @example
+ * ```ts
+ * import { SqliteSessionStore } from 'muster-agent/sqlite';
+ * const store = new SqliteSessionStore({ path: '.muster/sessions.db' });
+ * const agent = createAgent({ model, sessionStore: store });
+ * // ...
+ * await agent.close();
+ * store.close();
+ * ```
+ */
+export class SqliteSessionStore implements SessionStore {
+  readonly #db: Db;
+  /** The archive of large tool results, in the same file. */
+  readonly archive: SessionArchive;
+
+  constructor(options: SqliteSessionStoreOptions) {
+    this.#db = new Database(options.path, { timeout: options.busyTimeoutMs ?? 5000 });
+    this.#db.pragma('journal_mode = WAL');
+    this.#db.pragma('synchronous = NORMAL');
+    migrateSqlite(this.#db);
+    this.archive = new SqliteArchive(this.#db, options.maxArchiveBytesPerSession);
+  }
+
+  async create(state: SessionState, options?: SessionWriteOptions): Promise<void> {
+    this.#write(state.id, options, (lease) => {
+      const exists = this.#db.prepare('SELECT 1 FROM muster_sessions WHERE id = ?').get(state.id);
+      if (exists) throw existsError(state.id);
+      this.#db
+        .prepare(
+          `INSERT INTO muster_sessions (id, status, iteration, created_at, updated_at, final_content,
+             usage, error, archive_refs, started_calls, message_count)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(
+          state.id,
+          state.status,
+          state.iteration,
+          state.createdAt,
+          state.updatedAt,
+          state.finalContent ?? null,
+          JSON.stringify(state.usage),
+          state.error ? JSON.stringify(state.error) : null,
+          JSON.stringify(state.archiveRefs),
+          JSON.stringify(state.startedCalls ?? []),
+          state.messages.length,
+        );
+      this.#append(state.id, state.messages, 0, lease);
+    });
+  }
+
+  async get(sessionId: string): Promise<SessionState | undefined> {
+    const row = this.#db.prepare('SELECT * FROM muster_sessions WHERE id = ?').get(sessionId) as
+      | SessionRow
+      | undefined;
+    if (!row) return undefined;
+    const messages = this.#db
+      .prepare('SELECT body FROM muster_messages WHERE session_id = ? ORDER BY seq')
+      .pluck()
+      .all(sessionId);
+    return rowToState(row, messages);
+  }
+
+  async update(
+    sessionId: string,
+    patch: SessionPatch,
+    options?: SessionWriteOptions,
+  ): Promise<void> {
+    this.#write(sessionId, options, (lease) => {
+      const row = this.#db.prepare('SELECT * FROM muster_sessions WHERE id = ?').get(sessionId) as
+        | SessionRow
+        | undefined;
+      if (!row) throw notFoundError(sessionId);
+      const refs = [
+        ...(JSON.parse(row.archive_refs as string) as string[]),
+        ...(patch.appendArchiveRefs ?? []),
+      ];
+      const started = [
+        ...(JSON.parse(row.started_calls as string) as string[]),
+        ...(patch.appendStartedCalls ?? []),
+      ];
+      const usage = patch.addUsage
+        ? addUsage(JSON.parse(row.usage as string) as Usage, patch.addUsage)
+        : undefined;
+      const count = Number(row.message_count);
+      this.#db
+        .prepare(
+          `UPDATE muster_sessions SET
+             status = COALESCE(?, status), iteration = COALESCE(?, iteration),
+             final_content = COALESCE(?, final_content), usage = COALESCE(?, usage),
+             error = CASE WHEN ? THEN ? ELSE error END,
+             archive_refs = ?, started_calls = ?, message_count = ?, updated_at = ?
+           WHERE id = ?`,
+        )
+        .run(
+          patch.status ?? null,
+          patch.iteration ?? null,
+          patch.finalContent ?? null,
+          usage ? JSON.stringify(usage) : null,
+          patch.error !== undefined ? 1 : 0,
+          patch.error ? JSON.stringify(patch.error) : null,
+          JSON.stringify(refs),
+          JSON.stringify(started),
+          count + (patch.appendMessages?.length ?? 0),
+          new Date().toISOString(),
+          sessionId,
+        );
+      this.#append(sessionId, patch.appendMessages ?? [], count, lease);
+    });
+  }
+
+  async delete(sessionId: string): Promise<void> {
+    this.#db
+      .transaction(() => {
+        if (isLive(this.#lease(sessionId), Date.now())) throw heldError(sessionId);
+        for (const table of ['muster_messages', 'muster_archive'])
+          this.#db.prepare(`DELETE FROM ${table} WHERE session_id = ?`).run(sessionId);
+        this.#db.prepare('DELETE FROM muster_sessions WHERE id = ?').run(sessionId);
+      })
+      .immediate();
+  }
+
+  async list(query?: SessionListQuery): Promise<SessionPage> {
+    const limit = pageSize(query);
+    const rows = this.#db
+      .prepare(
+        `SELECT * FROM muster_sessions WHERE id > ? AND (? IS NULL OR status = ?) ORDER BY id LIMIT ?`,
+      )
+      .all(
+        query?.cursor ?? '',
+        query?.status ?? null,
+        query?.status ?? null,
+        limit + 1,
+      ) as SessionRow[];
+    const sessions = rows.slice(0, limit).map(rowToSummary);
+    return rows.length > limit ? { sessions, nextCursor: sessions.at(-1)!.id } : { sessions };
+  }
+
+  async acquire(
+    sessionId: string,
+    owner: string,
+    ttlMs: number,
+  ): Promise<SessionLease | undefined> {
+    const token = this.#db
+      .transaction(() => {
+        const now = Date.now();
+        const current = this.#lease(sessionId);
+        if (isLive(current, now)) return undefined;
+        const next = (current?.token ?? FIRST_TOKEN - 1) + 1;
+        this.#db
+          .prepare(
+            `INSERT INTO muster_leases (session_id, token, owner, expires_at) VALUES (?, ?, ?, ?)
+             ON CONFLICT (session_id) DO UPDATE SET token = excluded.token, owner = excluded.owner,
+               expires_at = excluded.expires_at`,
+          )
+          .run(sessionId, next, owner, now + ttlMs);
+        return next;
+      })
+      .immediate();
+    if (token === undefined) return undefined;
+    return {
+      token,
+      owner,
+      renew: async () => {
+        const now = Date.now();
+        const changed = this.#db
+          .prepare(
+            `UPDATE muster_leases SET expires_at = ? WHERE session_id = ? AND token = ?
+               AND owner IS NOT NULL AND expires_at > ?`,
+          )
+          .run(now + ttlMs, sessionId, token, now).changes;
+        if (changed !== 1) throw leaseLostError(sessionId);
+      },
+      release: async () => {
+        this.#db
+          .prepare(
+            'UPDATE muster_leases SET owner = NULL, expires_at = 0 WHERE session_id = ? AND token = ?',
+          )
+          .run(sessionId, token);
+      },
+    };
+  }
+
+  /** Closes the file. Idempotent. */
+  close(): void {
+    if (this.#db.open) this.#db.close();
+  }
+
+  #lease(sessionId: string): LeaseRecord | undefined {
+    const row = this.#db
+      .prepare('SELECT token, owner, expires_at FROM muster_leases WHERE session_id = ?')
+      .get(sessionId) as LeaseRow | undefined;
+    if (!row) return undefined;
+    return {
+      token: row.token,
+      ...(row.owner !== null ? { owner: row.owner } : {}),
+      expiresAt: row.expires_at,
+    };
+  }
+
+  /** Runs `body` in one immediate transaction after checking the write's lease. */
+  #write(
+    sessionId: string,
+    options: SessionWriteOptions | undefined,
+    body: (lease: LeaseRecord | undefined) => void,
+  ): void {
+    this.#db
+      .transaction(() => {
+        const lease = this.#lease(sessionId);
+        const token = options?.lease?.token;
+        if (!writeAllowed(lease, token, Date.now()))
+          throw token === undefined ? heldError(sessionId) : leaseLostError(sessionId);
+        body(token === undefined ? undefined : lease);
+      })
+      .immediate();
+  }
+
+  #append(
+    sessionId: string,
+    messages: SessionState['messages'],
+    from: number,
+    lease: LeaseRecord | undefined,
+  ): void {
+    const insert = this.#db.prepare(
+      `INSERT INTO muster_messages (session_id, seq, body, lease_token, lease_owner, written_at)
+       VALUES (?, ?, ?, ?, ?, ?)`,
+    );
+    const now = Date.now();
+    for (const [i, m] of messages.entries())
+      insert.run(
+        sessionId,
+        from + i,
+        JSON.stringify(m),
+        lease?.token ?? null,
+        lease?.owner ?? null,
+        now,
+      );
+  }
+}

@@ -1,0 +1,88 @@
+import type { ModelMessage } from '../model/index.js';
+import type { SessionArchiveItem } from './session-archive.js';
+import type { SessionState, SessionStatus, SessionSummary } from './session-store.js';
+
+// Conversions between database rows and session values, shared by the SQLite and PostgreSQL
+// stores. JSON columns arrive as text (SQLite) or parsed values (PostgreSQL jsonb).
+
+/** A session row, as both databases return it. */
+export interface SessionRow {
+  readonly id: string;
+  readonly status: string;
+  readonly iteration: number | string;
+  readonly created_at: string | Date;
+  readonly updated_at: string | Date;
+  readonly final_content: string | null;
+  readonly usage: unknown;
+  readonly error: unknown;
+  readonly archive_refs: unknown;
+  readonly started_calls: unknown;
+  readonly message_count: number | string;
+}
+
+/** An archive row. */
+export interface ArchiveRow {
+  readonly ref: string;
+  readonly session_id: string;
+  readonly kind: string;
+  readonly mime_type: string;
+  readonly bytes: number | string;
+  readonly text: string | null;
+  readonly data: Buffer | null;
+  readonly tool_name: string;
+  readonly call_id: string;
+  readonly created_at: string | Date;
+}
+
+function json<T>(value: unknown): T {
+  return (typeof value === 'string' ? JSON.parse(value) : value) as T;
+}
+
+function iso(value: string | Date): string {
+  return typeof value === 'string' ? value : value.toISOString();
+}
+
+/** The session a row and its messages describe. */
+export function rowToState(row: SessionRow, messages: readonly unknown[]): SessionState {
+  const error = json<SessionState['error'] | null>(row.error);
+  return {
+    id: row.id,
+    status: row.status as SessionStatus,
+    messages: messages.map((m) => json<ModelMessage>(m)),
+    iteration: Number(row.iteration),
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+    ...(row.final_content !== null ? { finalContent: row.final_content } : {}),
+    usage: json(row.usage),
+    archiveRefs: json(row.archive_refs),
+    startedCalls: json(row.started_calls),
+    ...(error ? { error } : {}),
+  };
+}
+
+/** The listing view of a row. */
+export function rowToSummary(row: SessionRow): SessionSummary {
+  return {
+    id: row.id,
+    status: row.status as SessionStatus,
+    messageCount: Number(row.message_count),
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+  };
+}
+
+/** The archived item a row holds. */
+export function rowToItem(row: ArchiveRow): SessionArchiveItem {
+  return {
+    ref: row.ref,
+    sessionId: row.session_id,
+    kind: row.kind as SessionArchiveItem['kind'],
+    mimeType: row.mime_type,
+    bytes: Number(row.bytes),
+    ...(row.text !== null ? { text: row.text } : {}),
+    ...(row.data !== null ? { data: row.data.toString('base64') } : {}),
+    toolName: row.tool_name,
+    callId: row.call_id,
+    createdAt: iso(row.created_at),
+  };
+}

@@ -1,0 +1,72 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { SqliteSessionStore, SQLITE_SCHEMA_VERSION } from '../../src/session/sqlite.js';
+import { describeStoreContract, newState } from './store-contract.js';
+
+function tempFile(): { path: string; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'muster-sqlite-'));
+  return {
+    path: join(dir, 'sessions.db'),
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+describeStoreContract(
+  'SQLite (a real file)',
+  async () => {
+    const file = tempFile();
+    const store = new SqliteSessionStore({ path: file.path });
+    return {
+      store,
+      cleanup: async () => {
+        store.close();
+        file.remove();
+      },
+      reopen: async () => {
+        const other = new SqliteSessionStore({ path: file.path });
+        return { store: other, cleanup: async () => other.close() };
+      },
+    };
+  },
+  { durable: true },
+);
+
+describe('SqliteSessionStore', () => {
+  it('uses one WAL file with a versioned schema, and reopening keeps everything', async () => {
+    const file = tempFile();
+    try {
+      const store = new SqliteSessionStore({ path: file.path });
+      await store.create(
+        newState('kept', { messages: [{ role: 'user', content: [{ type: 'text', text: 'x' }] }] }),
+      );
+      store.close();
+      const again = new SqliteSessionStore({ path: file.path });
+      expect((await again.get('kept'))!.messages).toHaveLength(1);
+      again.close();
+      const db = new Database(file.path, { readonly: true });
+      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(db.pragma('user_version', { simple: true })).toBe(SQLITE_SCHEMA_VERSION);
+      db.close();
+    } finally {
+      file.remove();
+    }
+  });
+
+  it('a failed write (disk or constraint) changes nothing and is an ordinary error the agent types', async () => {
+    const file = tempFile();
+    try {
+      const store = new SqliteSessionStore({ path: file.path });
+      await store.create(newState('f'));
+      // a message that cannot be serialized fails inside the transaction
+      const bad = { role: 'user', content: [{ type: 'text', text: 'x', n: 10n }] } as never;
+      await expect(store.update('f', { appendMessages: [bad], iteration: 3 })).rejects.toThrow();
+      expect(await store.get('f')).toMatchObject({ iteration: 0, messages: [] });
+      store.close();
+    } finally {
+      file.remove();
+    }
+  });
+});
