@@ -230,11 +230,8 @@ export class Agent {
       };
       const tools = await prepareRunTools(runtime, runContext);
       const mcpContext = request.mcpContext ?? runtime.options.mcpContext;
+      // sent with every request of this run, never stored (see ContextRequest.preamble)
       const preloaded = mcpContext && (await preloadMcpContext(runtime.mcp, mcpContext, signal));
-      if (preloaded) {
-        await store.update(sessionId, { appendMessages: [preloaded] });
-        session.transcript.push(preloaded);
-      }
       const result = await runLoop(
         {
           sessionId,
@@ -242,6 +239,7 @@ export class Agent {
           model,
           modelName,
           system: request.system ?? runtime.options.system,
+          ...(preloaded ? { preamble: [preloaded] } : {}),
           stream: request.stream ?? true,
           reasoningEffort: request.reasoningEffort,
           modelRetry: request.modelRetry ?? runtime.options.modelRetry,
