@@ -59,7 +59,7 @@ describe('ContextManager preamble', () => {
     ];
     const manager = new ContextManager({
       maxTokens: 250,
-      summarize: (messages) => {
+      summarize: async (messages) => {
         seen.push([...messages]);
         return 'short summary';
       },
