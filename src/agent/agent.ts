@@ -191,6 +191,7 @@ export class Agent {
     setMaxListeners(0, signal);
     const store = guardedStore(runtime.store, sessionId);
     let session: SessionRun | undefined;
+    runtime.openRunUsage(runId);
     try {
       const request = validateRunRequest(raw);
       const limits = resolveLimits(runtime.limits, request.limits, 'run limits');
@@ -278,9 +279,13 @@ export class Agent {
           : err;
       const failure = fail(error);
       // the run has failed already; a store that cannot record it is reported, not hidden
+      const sampled = runtime.takeRunUsage(runId);
+      if (session && sampled)
+        await store.update(sessionId, { addUsage: sampled }).catch((e) => runtime.reportError(e));
       if (session) await session.fail(failure).catch((e: unknown) => runtime.reportError(e));
       return failure;
     } finally {
+      runtime.takeRunUsage(runId);
       await claim.release((e) => runtime.reportError(e));
     }
   }
