@@ -1,7 +1,7 @@
 import { APICallError } from '@ai-sdk/provider';
 import { ModelError, MusterError, abortedError } from '../errors/index.js';
 import { redact } from '../util/index.js';
-import { sentence, statusAdvice } from './kit/index.js';
+import { isRetryableErrorType, sentence, statusAdvice } from './kit/index.js';
 
 /**
  * Turns anything an AI SDK model threw (or sent as an `error` stream part) into a Muster
@@ -38,21 +38,12 @@ export function toAiSdkFailure(err: unknown, provider: string, signal: AbortSign
     'MODEL_REQUEST_FAILED',
     `The ${provider} request failed${errorType ? ` (${errorType})` : ''}: ${sentence(redact(reason, undefined))}.`,
     {
-      isRetryable: errorType !== undefined && RETRYABLE_STREAM_ERRORS.has(errorType),
+      isRetryable: isRetryableErrorType(errorType),
       cause: err,
       details: { provider, ...(errorType ? { errorType } : {}) },
     },
   );
 }
-
-/** Error types of vendors' in-stream error events that a later attempt may cure. */
-const RETRYABLE_STREAM_ERRORS = new Set([
-  'overloaded_error',
-  'rate_limit_error',
-  'api_error',
-  'server_error',
-  'rate_limit_exceeded',
-]);
 
 function describe(value: unknown): string {
   if (typeof value === 'string') return value;

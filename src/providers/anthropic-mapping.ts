@@ -8,7 +8,7 @@ import type {
   ToolResultMessage,
 } from '../model/index.js';
 import { MusterError } from '../errors/index.js';
-import { THINKING_BUDGET, mergeProviderOptions, toolCallArgumentsText } from './kit/index.js';
+import { THINKING_BUDGET, mergeProviderOptions, toolCallInput } from './kit/index.js';
 
 /** The provider label of the Messages API client. */
 export const ANTHROPIC_PROVIDER = 'anthropic.messages';
@@ -221,22 +221,10 @@ function assistantBlocks(message: AssistantMessage): Block[] {
       type: 'tool_use',
       id: part.callId,
       name: part.name,
-      input: toolInput(toolCallArgumentsText(part)),
+      input: toolCallInput(part),
     });
   }
   return blocks;
-}
-
-/** The input object of a tool call; text that is not a JSON object is sent as `{}`. */
-function toolInput(text: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(text);
-    if (typeof value === 'object' && value !== null && !Array.isArray(value))
-      return value as Record<string, unknown>;
-  } catch {
-    // not JSON: fall through
-  }
-  return {};
 }
 
 function anthropicMetadata(
