@@ -8,7 +8,7 @@ import type { ContextOptions, ContextStrategy, ContextSummarizer } from './conte
 import { selectUnits, withinLimits } from './select-units.js';
 import type { ContextLimits } from './select-units.js';
 import { summarizeContext } from './summarize-strategy.js';
-import type { SummaryMemo } from './summarize-strategy.js';
+import { SummaryMemos } from './summary-memos.js';
 import { layoutTranscript } from './transcript-units.js';
 import type { TranscriptLayout } from './transcript-units.js';
 
@@ -61,8 +61,8 @@ export class ContextManager {
   readonly strategy: ContextStrategy;
   readonly #meter: MessageMeter;
   readonly #summarize: ContextSummarizer | undefined;
-  /** The latest summary of each live transcript (one per run), reused while it still fits. */
-  readonly #memos = new WeakMap<readonly ModelMessage[], SummaryMemo>();
+  /** The latest summary of each session, reused while it still fits and covers the same. */
+  readonly #memos = new SummaryMemos();
 
   constructor(options: ContextManagerOptions = {}) {
     for (const key of ['maxTokens', 'maxMessages', 'maxBytes'] as const) {
@@ -152,7 +152,7 @@ export class ContextManager {
     const layout = layoutTranscript(transcript, this.#meter, fixed, preamble.length);
     const shaped =
       this.strategy === 'summarize'
-        ? await this.#summarized(transcript, layout, request.signal)
+        ? await this.#summarized(transcript, layout, request)
         : this.#truncated(transcript, layout);
     request.emit({
       type: 'context.compacted',
@@ -182,7 +182,7 @@ export class ContextManager {
   async #summarized(
     transcript: readonly ModelMessage[],
     layout: TranscriptLayout,
-    signal: AbortSignal,
+    request: ContextRequest,
   ): Promise<Shaped> {
     const result = await summarizeContext({
       transcript,
@@ -190,10 +190,10 @@ export class ContextManager {
       limits: this.limits,
       meter: this.#meter,
       summarize: this.#summarize!,
-      signal,
-      memo: this.#memos.get(transcript),
+      signal: request.signal,
+      memo: this.#memos.get(request.sessionId, transcript),
     });
-    this.#memos.set(transcript, result.memo);
+    this.#memos.set(request.sessionId, transcript, result.memo);
     return result;
   }
 }
