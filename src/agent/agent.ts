@@ -1,7 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { MusterError, SessionError, abortedError, toMusterError } from '../errors/index.js';
 import type { SessionState, SessionSummary } from '../session/index.js';
-import type { ExecutorEvent, ExecutorRunContext } from '../tools/index.js';
 import type { McpFacade } from '../mcp/index.js';
 import { addUsage } from '../model/index.js';
 import { callIsolated, newId, raceAbort } from '../util/index.js';
@@ -10,7 +9,7 @@ import { AgentRuntime } from './agent-runtime.js';
 import { EventQueue } from './event-queue.js';
 import type { AgentEvent } from './events.js';
 import { resolveLimits } from './limits.js';
-import { preloadMcpContext } from './mcp-context.js';
+import { executorContext, loopContext, runModel } from './loop-context.js';
 import { runLoop } from './run-loop.js';
 import { prepareRunTools } from './run-setup.js';
 import { claimSession } from './session-claim.js';
@@ -195,18 +194,7 @@ export class Agent {
     try {
       const request = validateRunRequest(raw);
       const limits = resolveLimits(runtime.limits, request.limits, 'run limits');
-      const model = runtime.options.model;
-      if (!model)
-        throw new MusterError(
-          'INVALID_CONFIGURATION',
-          'This agent has no model: pass createAgent({ model }) to run it.',
-        );
-      const modelName = request.modelName ?? runtime.options.modelName ?? model.defaultModelName;
-      if (!modelName)
-        throw new MusterError(
-          'INVALID_CONFIGURATION',
-          'No model name: set createAgent({ modelName }) or run({ modelName }).',
-        );
+      const { model, modelName } = runModel(runtime, request);
       await claim.lease(runtime.store, runId);
       await raceAbort(runtime.ensureInitialized(), signal, 'Initialization');
       session = await openSessionRun(store, sessionId, request);
@@ -218,47 +206,17 @@ export class Agent {
         continued: session.continued,
         modelName,
       });
-      const runContext: ExecutorRunContext = {
-        sessionId,
-        runId,
-        signal,
-        emit: (ev: ExecutorEvent) => emit({ ...ev, sessionId, runId } as AgentEvent),
-        authorize: (req) =>
-          runtime.policy.authorize(req, {
-            signal,
-            onObserverError: (err) => runtime.reportError(err),
-          }),
-      };
-      const tools = await prepareRunTools(runtime, runContext);
-      const mcpContext = request.mcpContext ?? runtime.options.mcpContext;
-      // sent with every request of this run, never stored (see ContextRequest.preamble)
-      const preloaded = mcpContext && (await preloadMcpContext(runtime.mcp, mcpContext, signal));
-      const result = await runLoop(
-        {
-          sessionId,
-          runId,
-          model,
-          modelName,
-          system: request.system ?? runtime.options.system,
-          ...(preloaded ? { preamble: [preloaded] } : {}),
-          stream: request.stream ?? true,
-          reasoningEffort: request.reasoningEffort,
-          modelRetry: request.modelRetry ?? runtime.options.modelRetry,
-          promptCacheKey: request.promptCacheKey ?? runtime.options.promptCacheKey,
-          limits,
-          context: runtime.context,
-          catalog: tools.catalog,
-          policy: runtime.policy,
-          beforeTool: toList(runtime.options.hooks?.beforeTool),
-          afterTool: toList(runtime.options.hooks?.afterTool),
-          store,
-          signal,
-          emit,
-          onObserverError: (err) => runtime.reportError(err),
-          ...(tools.finishResult ? { finishResult: tools.finishResult } : {}),
-        },
-        session.transcript,
-      );
+      const run = { sessionId, runId, signal, emit };
+      const tools = await prepareRunTools(runtime, executorContext(runtime, run));
+      const loop = await loopContext(runtime, request, {
+        ...run,
+        model,
+        modelName,
+        limits,
+        tools,
+        store,
+      });
+      const result = await runLoop(loop, session.transcript);
       const sampled = runtime.takeRunUsage(runId);
       if (sampled) await store.update(sessionId, { addUsage: sampled });
       await session.complete(result.content);
@@ -289,11 +247,6 @@ export class Agent {
       await claim.release((e) => runtime.reportError(e));
     }
   }
-}
-
-function toList<T>(value: T | readonly T[] | undefined): readonly T[] {
-  if (value === undefined) return [];
-  return Array.isArray(value) ? [...(value as readonly T[])] : [value as T];
 }
 
 /** Creates an agent; the same as `new Agent(options)`. */
