@@ -14,15 +14,13 @@ import {
 } from '../context/index.js';
 import type { ArchiveStore } from '../context/index.js';
 import { callIsolated } from '../util/index.js';
-import { addUsage } from '../model/index.js';
+import { addUsage, ZERO_USAGE } from '../model/index.js';
 import type { Usage } from '../model/index.js';
 import type { AgentOptions } from './agent-options.js';
 import { agentSampler } from './agent-sampler.js';
 import type { AgentEvent } from './events.js';
 import { DEFAULT_LIMITS, resolveLimits } from './limits.js';
 import type { Limits } from './limits.js';
-
-const ZERO: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
 
 /**
  * What an agent and its future children share: the tool sources (host tools, the host's
@@ -45,7 +43,10 @@ export class AgentRuntime {
   readonly mcp: McpFacade;
   /** Sessions with a run in this process, each with the promise that settles when it ends. */
   readonly running = new Map<string, Promise<void>>();
-  /** Usage of sampling requests answered by the agent's model, by run (added when it ends). */
+  /**
+   * Usage of sampling requests answered by the agent's model, by run: an entry exists only
+   * from `openRunUsage` to `takeRunUsage`, so nothing is kept for a run that has ended.
+   */
   readonly #runUsage = new Map<string, Usage>();
   readonly #closeController = new AbortController();
   readonly #activities = new Set<Promise<unknown>>();
@@ -87,8 +88,10 @@ export class AgentRuntime {
         agentSampler: agentSampler({
           ...(options.model ? { model: options.model } : {}),
           ...(options.modelName ? { modelName: options.modelName } : {}),
-          addRunUsage: (runId, usage) =>
-            this.#runUsage.set(runId, addUsage(this.#runUsage.get(runId) ?? ZERO, usage)),
+          addRunUsage: (runId, usage) => {
+            const sofar = this.#runUsage.get(runId);
+            if (sofar) this.#runUsage.set(runId, addUsage(sofar, usage));
+          },
         }),
       },
       {
@@ -116,7 +119,14 @@ export class AgentRuntime {
   takeRunUsage(runId: string): Usage | undefined {
     const usage = this.#runUsage.get(runId);
     this.#runUsage.delete(runId);
-    return usage;
+    return usage && usage.totalTokens + usage.inputTokens + usage.outputTokens > 0
+      ? usage
+      : undefined;
+  }
+
+  /** Starts counting sampling usage for a run; pair it with `takeRunUsage` in a `finally`. */
+  openRunUsage(runId: string): void {
+    this.#runUsage.set(runId, ZERO_USAGE);
   }
 
   /** Aborted when the agent closes. */

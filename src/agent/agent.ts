@@ -1,6 +1,5 @@
 import { setMaxListeners } from 'node:events';
 import { MusterError, abortedError, toMusterError } from '../errors/index.js';
-import type { ExecutorEvent, ExecutorRunContext } from '../tools/index.js';
 import type { McpFacade } from '../mcp/index.js';
 import { addUsage } from '../model/index.js';
 import { callIsolated, newId, raceAbort } from '../util/index.js';
@@ -12,7 +11,7 @@ import type { AgentSessions } from './agent-sessions.js';
 import { EventQueue } from './event-queue.js';
 import type { AgentEvent } from './events.js';
 import { resolveLimits } from './limits.js';
-import { preloadMcpContext } from './mcp-context.js';
+import { executorContext, loopContext, runModel } from './loop-context.js';
 import { runLoop } from './run-loop.js';
 import { prepareRunTools } from './run-setup.js';
 import { claimSession } from './session-claim.js';
@@ -182,21 +181,11 @@ export class Agent {
     setMaxListeners(0, signal);
     const store = guardedStore(runtime.store, () => claim.writeOptions());
     let session: SessionRun | undefined;
+    runtime.openRunUsage(runId);
     try {
       const request = validateRunRequest(resume ? { ...raw, input: '' } : raw);
       const limits = resolveLimits(runtime.limits, request.limits, 'run limits');
-      const model = runtime.options.model;
-      if (!model)
-        throw new MusterError(
-          'INVALID_CONFIGURATION',
-          'This agent has no model: pass createAgent({ model }) to run it.',
-        );
-      const modelName = request.modelName ?? runtime.options.modelName ?? model.defaultModelName;
-      if (!modelName)
-        throw new MusterError(
-          'INVALID_CONFIGURATION',
-          'No model name: set createAgent({ modelName }) or run({ modelName }).',
-        );
+      const { model, modelName } = runModel(runtime, request);
       await claim.lease(runtime.store, runId);
       await raceAbort(runtime.ensureInitialized(), signal, 'Initialization');
       session = resume
@@ -210,51 +199,21 @@ export class Agent {
         continued: session.continued,
         modelName,
       });
-      const runContext: ExecutorRunContext = {
-        sessionId,
-        runId,
-        signal,
-        emit: (ev: ExecutorEvent) => emit({ ...ev, sessionId, runId } as AgentEvent),
-        authorize: (req) =>
-          runtime.policy.authorize(req, {
-            signal,
-            onObserverError: (err) => runtime.reportError(err),
-          }),
-      };
-      const tools = await prepareRunTools(runtime, runContext, store);
-      const mcpContext = request.mcpContext ?? runtime.options.mcpContext;
-      const preloaded = mcpContext && (await preloadMcpContext(runtime.mcp, mcpContext, signal));
-      if (preloaded) {
-        await store.update(sessionId, { appendMessages: [preloaded] });
-        session.transcript.push(preloaded);
-      }
+      const run = { sessionId, runId, signal, emit };
+      const tools = await prepareRunTools(runtime, executorContext(runtime, run), store);
       const result =
         session.finalText !== undefined
           ? { content: session.finalText, iterations: session.iterationsDone, usage: ZERO_USAGE }
           : await runLoop(
-              {
-                sessionId,
-                runId,
+              await loopContext(runtime, request, {
+                ...run,
                 model,
                 modelName,
-                system: request.system ?? runtime.options.system,
-                stream: request.stream ?? true,
-                reasoningEffort: request.reasoningEffort,
-                modelRetry: request.modelRetry ?? runtime.options.modelRetry,
-                promptCacheKey: request.promptCacheKey ?? runtime.options.promptCacheKey,
                 limits,
-                context: runtime.context,
-                catalog: tools.catalog,
-                policy: runtime.policy,
-                beforeTool: toList(runtime.options.hooks?.beforeTool),
-                afterTool: toList(runtime.options.hooks?.afterTool),
+                tools,
                 store,
-                signal,
-                emit,
-                onObserverError: (err) => runtime.reportError(err),
                 iterationsDone: session.iterationsDone,
-                ...(tools.finishResult ? { finishResult: tools.finishResult } : {}),
-              },
+              }),
               session.transcript,
             );
       const sampled = runtime.takeRunUsage(runId);
@@ -279,17 +238,16 @@ export class Agent {
           : err;
       const failure = fail(error);
       // the run has failed already; a store that cannot record it is reported, not hidden
+      const sampled = runtime.takeRunUsage(runId);
+      if (session && sampled)
+        await store.update(sessionId, { addUsage: sampled }).catch((e) => runtime.reportError(e));
       if (session) await session.fail(failure).catch((e: unknown) => runtime.reportError(e));
       return failure;
     } finally {
+      runtime.takeRunUsage(runId);
       await claim.release((e) => runtime.reportError(e));
     }
   }
-}
-
-function toList<T>(value: T | readonly T[] | undefined): readonly T[] {
-  if (value === undefined) return [];
-  return Array.isArray(value) ? [...(value as readonly T[])] : [value as T];
 }
 
 /** Creates an agent; the same as `new Agent(options)`. */

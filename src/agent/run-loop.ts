@@ -27,6 +27,8 @@ export interface RunContext {
   readonly model: ModelClient;
   readonly modelName: string;
   readonly system: string | undefined;
+  /** Sent before the newest user message of every request, never stored (preloaded context). */
+  readonly preamble?: readonly ModelMessage[] | undefined;
   readonly stream: boolean;
   readonly reasoningEffort: ReasoningEffort | undefined;
   /** Retries of model turns that failed before streaming anything; off when absent. */

@@ -42,6 +42,24 @@ const modelRetry = shape({
 
 const promptCacheKey = isString(/^.{1,200}$/s, '1-200 characters');
 
+const nonEmpty = isString(/^.+$/s, 'a non-empty string');
+
+const stringRecord: Check = (v) => {
+  const problem = isObject(v);
+  if (problem) return problem;
+  for (const [key, value] of Object.entries(v as object))
+    if (typeof value !== 'string') return `${key}: must be a string`;
+  return undefined;
+};
+
+const mcpContext = shape({
+  maxBytes: positiveInteger,
+  resources: optional(arrayOf(shape({ server: nonEmpty, uri: nonEmpty }))),
+  prompts: optional(
+    arrayOf(shape({ server: nonEmpty, name: nonEmpty, arguments: optional(stringRecord) })),
+  ),
+});
+
 const agentOptions = shape({
   model: optional(modelClient),
   modelName: optional(name),
@@ -85,7 +103,7 @@ const agentOptions = shape({
   observability: optional(shape({ onEvent: optional(isFunction), onError: optional(isFunction) })),
   modelRetry: optional(modelRetry),
   promptCacheKey: optional(promptCacheKey),
-  mcpContext: optional(isObject),
+  mcpContext: optional(mcpContext),
 });
 
 const imagePart = shape({
@@ -112,7 +130,7 @@ const runRequest = shape({
   reasoningEffort: optional(oneOf(['none', 'minimal', 'low', 'medium', 'high', 'xhigh'])),
   modelRetry: optional(modelRetry),
   promptCacheKey: optional(promptCacheKey),
-  mcpContext: optional(isObject),
+  mcpContext: optional(mcpContext),
 });
 
 /** Checks agent options; unknown keys and wrong types fail with `INVALID_CONFIGURATION`. */

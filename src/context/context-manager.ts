@@ -3,12 +3,12 @@ import type { ModelMessage } from '../model/index.js';
 import type { ContextCompactedEvent } from './context-events.js';
 import { contextLimitError } from './context-limit-error.js';
 import { MessageMeter } from './context-measure.js';
-import type { ContextMetrics } from './context-measure.js';
+import type { ContextMetrics, MessageSize } from './context-measure.js';
 import type { ContextOptions, ContextStrategy, ContextSummarizer } from './context-options.js';
 import { selectUnits, withinLimits } from './select-units.js';
 import type { ContextLimits } from './select-units.js';
 import { summarizeContext } from './summarize-strategy.js';
-import type { SummaryMemo } from './summarize-strategy.js';
+import { SummaryMemos } from './summary-memos.js';
 import { layoutTranscript } from './transcript-units.js';
 import type { TranscriptLayout } from './transcript-units.js';
 
@@ -29,6 +29,12 @@ export interface ContextRequest {
   readonly runId: string;
   /** The request's system prompt, counted against the limits. */
   readonly system?: string | undefined;
+  /**
+   * Messages every request of the run sends that are not part of the transcript (the
+   * preloaded MCP context): placed just before the newest user message, always sent (pinned
+   * like system messages), counted against the limits, never left out or summarized.
+   */
+  readonly preamble?: readonly ModelMessage[] | undefined;
   readonly signal: AbortSignal;
   readonly emit: (event: ContextCompactedEvent) => void;
 }
@@ -55,8 +61,8 @@ export class ContextManager {
   readonly strategy: ContextStrategy;
   readonly #meter: MessageMeter;
   readonly #summarize: ContextSummarizer | undefined;
-  /** The latest summary of each live transcript (one per run), reused while it still fits. */
-  readonly #memos = new WeakMap<readonly ModelMessage[], SummaryMemo>();
+  /** The latest summary of each session, reused while it still fits and covers the same. */
+  readonly #memos = new SummaryMemos();
 
   constructor(options: ContextManagerOptions = {}) {
     for (const key of ['maxTokens', 'maxMessages', 'maxBytes'] as const) {
@@ -96,17 +102,38 @@ export class ContextManager {
     this.#summarize = options.summarize;
   }
 
-  /** The size of a request carrying `messages` and the system prompt `system`. */
-  measure(messages: readonly ModelMessage[], system?: string): ContextMetrics {
-    let tokens = 0;
-    let bytes = 0;
-    if (system !== undefined && system !== '') ({ tokens, bytes } = this.#meter.text(system));
+  /**
+   * The size of a request carrying `messages`, the system prompt `system` and the `preamble`
+   * messages.
+   */
+  measure(
+    messages: readonly ModelMessage[],
+    system?: string,
+    preamble: readonly ModelMessage[] = [],
+  ): ContextMetrics {
+    return this.#total(messages, this.#fixedSize(system, preamble), preamble.length);
+  }
+
+  /** The size of what every request sends besides the transcript. */
+  #fixedSize(system: string | undefined, preamble: readonly ModelMessage[]): MessageSize {
+    let { tokens, bytes } =
+      system !== undefined && system !== '' ? this.#meter.text(system) : { tokens: 0, bytes: 0 };
+    for (const m of preamble) {
+      const size = this.#meter.message(m);
+      tokens += size.tokens;
+      bytes += size.bytes;
+    }
+    return { tokens, bytes };
+  }
+
+  #total(messages: readonly ModelMessage[], fixed: MessageSize, extra: number): ContextMetrics {
+    let { tokens, bytes } = fixed;
     for (const m of messages) {
       const size = this.#meter.message(m);
       tokens += size.tokens;
       bytes += size.bytes;
     }
-    return { messages: messages.length, tokens, bytes };
+    return { messages: messages.length + extra, tokens, bytes };
   }
 
   /**
@@ -118,12 +145,14 @@ export class ContextManager {
     transcript: readonly ModelMessage[],
     request: ContextRequest,
   ): Promise<ModelMessage[]> {
-    const before = this.measure(transcript, request.system);
-    if (withinLimits(before, this.limits)) return transcript.slice();
-    const layout = layoutTranscript(transcript, this.#meter, request.system);
+    const preamble = request.preamble ?? [];
+    const fixed = this.#fixedSize(request.system, preamble);
+    const before = this.#total(transcript, fixed, preamble.length);
+    if (withinLimits(before, this.limits)) return withPreamble(transcript.slice(), preamble);
+    const layout = layoutTranscript(transcript, this.#meter, fixed, preamble.length);
     const shaped =
       this.strategy === 'summarize'
-        ? await this.#summarized(transcript, layout, request.signal)
+        ? await this.#summarized(transcript, layout, request)
         : this.#truncated(transcript, layout);
     request.emit({
       type: 'context.compacted',
@@ -136,7 +165,7 @@ export class ContextManager {
       removedMessages: shaped.removed,
       ...(shaped.summarized !== undefined ? { summarized: shaped.summarized } : {}),
     });
-    return shaped.messages;
+    return withPreamble(shaped.messages, preamble);
   }
 
   #truncated(transcript: readonly ModelMessage[], layout: TranscriptLayout): Shaped {
@@ -153,7 +182,7 @@ export class ContextManager {
   async #summarized(
     transcript: readonly ModelMessage[],
     layout: TranscriptLayout,
-    signal: AbortSignal,
+    request: ContextRequest,
   ): Promise<Shaped> {
     const result = await summarizeContext({
       transcript,
@@ -161,12 +190,21 @@ export class ContextManager {
       limits: this.limits,
       meter: this.#meter,
       summarize: this.#summarize!,
-      signal,
-      memo: this.#memos.get(transcript),
+      signal: request.signal,
+      memo: this.#memos.get(request.sessionId, transcript),
     });
-    this.#memos.set(transcript, result.memo);
+    this.#memos.set(request.sessionId, transcript, result.memo);
     return result;
   }
+}
+
+/** `messages` with `preamble` just before the newest user message (or first, without one). */
+function withPreamble(messages: ModelMessage[], preamble: readonly ModelMessage[]): ModelMessage[] {
+  if (preamble.length === 0) return messages;
+  let at = messages.length - 1;
+  while (at >= 0 && messages[at]!.role !== 'user') at--;
+  messages.splice(Math.max(at, 0), 0, ...preamble);
+  return messages;
 }
 
 interface Shaped {

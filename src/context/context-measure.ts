@@ -21,6 +21,9 @@ export interface MessageSize {
   readonly bytes: number;
 }
 
+/** How many distinct texts (system prompts) a meter remembers the size of. */
+const TEXT_SIZES = 16;
+
 /** Bytes per token of the estimate used when no tokenizer is given. */
 export const BYTES_PER_TOKEN = 4;
 
@@ -37,6 +40,7 @@ export const IMAGE_TOKEN_ESTIMATE = 1_600;
 export class MessageMeter {
   readonly #tokenizer: ContextTokenizer | undefined;
   readonly #sizes = new WeakMap<ModelMessage, MessageSize>();
+  readonly #texts = new Map<string, MessageSize>();
 
   constructor(tokenizer?: ContextTokenizer) {
     this.#tokenizer = tokenizer;
@@ -52,10 +56,19 @@ export class MessageMeter {
     return size;
   }
 
-  /** The size of a plain text (the system prompt). */
+  /**
+   * The size of a plain text (the system prompt), remembered for the last few texts so the
+   * host tokenizer does not count the same system prompt before every request.
+   */
   text(text: string): MessageSize {
-    const bytes = utf8Bytes(text);
-    return { bytes, tokens: this.#tokens(text, bytes) };
+    let size = this.#texts.get(text);
+    if (size === undefined) {
+      const bytes = utf8Bytes(text);
+      size = { bytes, tokens: this.#tokens(text, bytes) };
+      if (this.#texts.size >= TEXT_SIZES) this.#texts.delete(this.#texts.keys().next().value!);
+      this.#texts.set(text, size);
+    }
+    return size;
   }
 
   #measure(message: ModelMessage): MessageSize {

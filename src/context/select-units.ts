@@ -47,7 +47,7 @@ export function selectUnits(
   const { units, newestUser } = layout;
   const last = units.length - 1;
   const base: ContextMetrics = {
-    messages: layout.pinned.length + reserve.messages,
+    messages: layout.pinnedMessages + reserve.messages,
     tokens: layout.pinnedSize.tokens + reserve.tokens,
     bytes: layout.pinnedSize.bytes + reserve.bytes,
   };

@@ -90,8 +90,8 @@ describe('ContextManager, summarize', () => {
       content: expect.stringContaining(`summary #${made}`),
     });
     expect(extended.slice(1)).toEqual(transcript.slice(covered, covered + extended.length - 1));
-    // another transcript (another run) gets its own summary
-    await manager.prepare(chat(6), request());
+    // another session gets its own summary
+    await manager.prepare(chat(6), { ...request(), sessionId: 'another' });
     expect(calls.length).toBeGreaterThan(made + 1);
   });
 

@@ -120,7 +120,7 @@ function withSummary(
 
 /** The size of a request sending the summary in place of the messages it covers. */
 function sentWith(layout: TranscriptLayout, memo: SummaryMemo): ContextMetrics {
-  let messages = layout.pinned.length + 1;
+  let messages = layout.pinnedMessages + 1;
   let tokens = layout.pinnedSize.tokens + memo.size.tokens;
   let bytes = layout.pinnedSize.bytes + memo.size.bytes;
   for (const unit of layout.units) {

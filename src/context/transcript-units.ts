@@ -18,7 +18,9 @@ export interface TranscriptUnit {
 export interface TranscriptLayout {
   /** System (and developer) messages: always sent, where they stand. */
   readonly pinned: readonly number[];
-  /** The system prompt plus the pinned messages. */
+  /** How many messages are always sent besides the units: the pinned ones and the preamble. */
+  readonly pinnedMessages: number;
+  /** The system prompt, the pinned messages and the preamble. */
   readonly pinnedSize: MessageSize;
   /** Every other message, in units, in transcript order. */
   readonly units: readonly TranscriptUnit[];
@@ -28,23 +30,21 @@ export interface TranscriptLayout {
 
 /**
  * Cuts a transcript into units. A tool result joins the assistant message that made its call
- * (wherever the result stands), so no unit ever separates a call from its result.
+ * (wherever the result stands), so no unit ever separates a call from its result. `fixed` is
+ * the size of what every request sends outside the transcript (the system prompt and the
+ * preamble messages, `fixedMessages` of them), counted as pinned.
  */
 export function layoutTranscript(
   messages: readonly ModelMessage[],
   meter: MessageMeter,
-  system: string | undefined,
+  fixed: MessageSize,
+  fixedMessages = 0,
 ): TranscriptLayout {
   const pinned: number[] = [];
   const units: TranscriptUnit[] = [];
   const byCall = new Map<string, TranscriptUnit>();
-  let pinnedTokens = 0;
-  let pinnedBytes = 0;
-  if (system !== undefined && system !== '') {
-    const size = meter.text(system);
-    pinnedTokens += size.tokens;
-    pinnedBytes += size.bytes;
-  }
+  let pinnedTokens = fixed.tokens;
+  let pinnedBytes = fixed.bytes;
   let newestUser = -1;
   for (const [i, m] of messages.entries()) {
     const size = meter.message(m);
@@ -75,6 +75,7 @@ export function layoutTranscript(
   }
   return {
     pinned,
+    pinnedMessages: pinned.length + fixedMessages,
     pinnedSize: { tokens: pinnedTokens, bytes: pinnedBytes },
     units,
     newestUser,

@@ -1,12 +1,15 @@
 import { APICallError } from '@ai-sdk/provider';
 import { ModelError, MusterError, abortedError } from '../errors/index.js';
-import { sentence, statusAdvice } from './kit/index.js';
+import { redact } from '../util/index.js';
+import { isRetryableErrorType, sentence, statusAdvice } from './kit/index.js';
 
 /**
  * Turns anything an AI SDK model threw (or sent as an `error` stream part) into a Muster
  * error: `ABORTED` when the signal fired; an `APICallError` keeps its status and its own
  * `isRetryable`; anything else is a non-retryable `MODEL_REQUEST_FAILED`. The request URL,
- * headers and body are never copied into the message or details.
+ * headers and body are never copied into the message or details, and every message passes
+ * through the package's redactor (the AI SDK model holds its key, so anything shaped like a
+ * credential is masked).
  */
 export function toAiSdkFailure(err: unknown, provider: string, signal: AbortSignal): MusterError {
   if (MusterError.isInstance(err)) return err;
@@ -15,7 +18,7 @@ export function toAiSdkFailure(err: unknown, provider: string, signal: AbortSign
     const status = err.statusCode;
     const details: Record<string, unknown> = { provider };
     if (status !== undefined) details['status'] = status;
-    const reason = sentence(err.message || 'no message');
+    const reason = sentence(redact(err.message || 'no message', undefined));
     const message =
       status === undefined
         ? `The ${provider} request failed: ${reason}. Check the network and baseURL, then retry.`
@@ -33,23 +36,14 @@ export function toAiSdkFailure(err: unknown, provider: string, signal: AbortSign
   const errorType = typeof type === 'string' && !(err instanceof Error) ? type : undefined;
   return new ModelError(
     'MODEL_REQUEST_FAILED',
-    `The ${provider} request failed${errorType ? ` (${errorType})` : ''}: ${sentence(reason)}.`,
+    `The ${provider} request failed${errorType ? ` (${errorType})` : ''}: ${sentence(redact(reason, undefined))}.`,
     {
-      isRetryable: errorType !== undefined && RETRYABLE_STREAM_ERRORS.has(errorType),
+      isRetryable: isRetryableErrorType(errorType),
       cause: err,
       details: { provider, ...(errorType ? { errorType } : {}) },
     },
   );
 }
-
-/** Error types of vendors' in-stream error events that a later attempt may cure. */
-const RETRYABLE_STREAM_ERRORS = new Set([
-  'overloaded_error',
-  'rate_limit_error',
-  'api_error',
-  'server_error',
-  'rate_limit_exceeded',
-]);
 
 function describe(value: unknown): string {
   if (typeof value === 'string') return value;

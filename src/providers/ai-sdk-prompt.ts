@@ -11,9 +11,8 @@ import type {
   ImagePart,
   ModelRequest,
   ProviderMetadata,
-  ToolCallPart,
 } from '../model/index.js';
-import { THINKING_BUDGET, toolCallArgumentsText, writeTranscript } from './kit/index.js';
+import { THINKING_BUDGET, toolCallInput, writeTranscript } from './kit/index.js';
 import type { TranscriptWriter } from './kit/index.js';
 
 /**
@@ -133,20 +132,11 @@ function assistantMessage(message: AssistantMessage): LanguageModelV3Message {
       type: 'tool-call',
       toolCallId: part.callId,
       toolName: part.name,
-      input: toolInput(part),
+      input: toolCallInput(part),
       ...extra,
     });
   }
   return { role: 'assistant', content };
-}
-
-function toolInput(part: ToolCallPart): unknown {
-  if (typeof part.arguments === 'object' && part.arguments !== null) return part.arguments;
-  try {
-    return JSON.parse(toolCallArgumentsText(part)) as unknown;
-  } catch {
-    return {};
-  }
 }
 
 /** The AI SDK metadata kept on a transcript part, if any. */

@@ -6,15 +6,7 @@ import {
 } from '@anthropic-ai/sdk';
 import { ModelError, MusterError, abortedError } from '../errors/index.js';
 import { redact } from '../util/index.js';
-import { isRetryableStatus, sentence, statusAdvice } from './kit/index.js';
-
-/** Error types the API sends (in a body or a stream `error` event) that a retry may cure. */
-const RETRYABLE_ERROR_TYPES = new Set([
-  'overloaded_error',
-  'rate_limit_error',
-  'api_error',
-  'timeout_error',
-]);
+import { isRetryableErrorType, isRetryableStatus, sentence, statusAdvice } from './kit/index.js';
 
 /**
  * Turns anything an Anthropic request or stream threw into a Muster error: `ABORTED` when the
@@ -70,7 +62,7 @@ function apiError(err: APIError, provider: string, apiKey: string | null | undef
       'MODEL_REQUEST_FAILED',
       `${provider} reported a failure${errorType ? ` (${errorType})` : ''}: ${reason}. Retry later if it persists.`,
       {
-        isRetryable: errorType !== undefined && RETRYABLE_ERROR_TYPES.has(errorType),
+        isRetryable: isRetryableErrorType(errorType),
         cause: err,
         details,
       },

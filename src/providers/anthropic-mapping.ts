@@ -7,7 +7,8 @@ import type {
   ProviderMetadata,
   ToolResultMessage,
 } from '../model/index.js';
-import { THINKING_BUDGET, mergeProviderOptions, toolCallArgumentsText } from './kit/index.js';
+import { MusterError } from '../errors/index.js';
+import { THINKING_BUDGET, mergeProviderOptions, toolCallInput } from './kit/index.js';
 
 /** The provider label of the Messages API client. */
 export const ANTHROPIC_PROVIDER = 'anthropic.messages';
@@ -67,10 +68,11 @@ export function toAnthropicRequestBody(
   }
   const effort = request.reasoningEffort;
   if (effort !== undefined && effort !== 'none') {
+    assertThinkingFits(request, effort);
     const wanted = THINKING_BUDGET[effort];
     if (request.maxOutputTokens === undefined)
       body.max_tokens = Math.max(body.max_tokens, wanted * 2);
-    const budget = Math.max(1024, Math.min(wanted, body.max_tokens - 1));
+    const budget = Math.max(MIN_THINKING_BUDGET, Math.min(wanted, body.max_tokens - 1));
     body.thinking = { type: 'enabled', budget_tokens: budget };
   }
   const choice = request.toolChoice;
@@ -82,6 +84,32 @@ export function toAnthropicRequestBody(
     RESERVED,
     ANTHROPIC_PROVIDER,
   );
+}
+
+/** The smallest thinking budget the Messages API accepts. */
+const MIN_THINKING_BUDGET = 1024;
+
+/**
+ * Refuses, before any request, what the Messages API rejects with thinking on: a budget
+ * (at least 1024 tokens) that is not below `max_tokens`, and a forced `tool_choice`.
+ */
+function assertThinkingFits(request: ModelRequest, effort: string): void {
+  const max = request.maxOutputTokens;
+  if (max !== undefined && max <= MIN_THINKING_BUDGET) {
+    throw new MusterError(
+      'INVALID_CONFIGURATION',
+      `reasoningEffort '${effort}' needs maxOutputTokens above ${MIN_THINKING_BUDGET} with ${ANTHROPIC_PROVIDER} (thinking takes at least ${MIN_THINKING_BUDGET} tokens of it); it is ${max}: raise maxOutputTokens or set reasoningEffort 'none'.`,
+      { details: { provider: ANTHROPIC_PROVIDER, option: 'maxOutputTokens' } },
+    );
+  }
+  const choice = request.toolChoice;
+  if (choice === 'required' || typeof choice === 'object') {
+    throw new MusterError(
+      'INVALID_CONFIGURATION',
+      `reasoningEffort '${effort}' cannot be combined with a forced toolChoice with ${ANTHROPIC_PROVIDER} (thinking allows only 'auto' or 'none'): use toolChoice 'auto' or set reasoningEffort 'none'.`,
+      { details: { provider: ANTHROPIC_PROVIDER, option: 'toolChoice' } },
+    );
+  }
 }
 
 function toToolChoice(choice: NonNullable<ModelRequest['toolChoice']>): Anthropic.ToolChoice {
@@ -193,22 +221,10 @@ function assistantBlocks(message: AssistantMessage): Block[] {
       type: 'tool_use',
       id: part.callId,
       name: part.name,
-      input: toolInput(toolCallArgumentsText(part)),
+      input: toolCallInput(part),
     });
   }
   return blocks;
-}
-
-/** The input object of a tool call; text that is not a JSON object is sent as `{}`. */
-function toolInput(text: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(text);
-    if (typeof value === 'object' && value !== null && !Array.isArray(value))
-      return value as Record<string, unknown>;
-  } catch {
-    // not JSON: fall through
-  }
-  return {};
 }
 
 function anthropicMetadata(

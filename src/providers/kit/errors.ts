@@ -48,3 +48,23 @@ export function withCause(error: ModelError, cause: unknown): ModelError {
     cause,
   });
 }
+
+/**
+ * Error types a vendor reports (in an error body or an in-stream error event) that a later
+ * attempt may cure: Anthropic's `overloaded_error`, `rate_limit_error`, `api_error`,
+ * `timeout_error`, and OpenAI's `server_error`, `rate_limit_exceeded` (whose streams the AI
+ * SDK passes on as they are).
+ */
+const RETRYABLE_ERROR_TYPES: ReadonlySet<string> = new Set([
+  'overloaded_error',
+  'rate_limit_error',
+  'api_error',
+  'timeout_error',
+  'server_error',
+  'rate_limit_exceeded',
+]);
+
+/** Whether a vendor-reported error type may succeed on a later attempt. */
+export function isRetryableErrorType(type: string | undefined): boolean {
+  return type !== undefined && RETRYABLE_ERROR_TYPES.has(type);
+}

@@ -14,7 +14,7 @@ export { writeTranscript, toolMediaCaption } from './tool-media.js';
 export type { TranscriptWriter } from './tool-media.js';
 export { imageUrl } from './image-url.js';
 export { assertNoImages, countImages } from './image-check.js';
-export { toolCallArgumentsText } from './tool-call-arguments.js';
+export { toolCallArgumentsText, toolCallInput } from './tool-call-arguments.js';
 export { THINKING_BUDGET } from './thinking-budget.js';
 
 // Responses.
@@ -28,6 +28,7 @@ export {
   truncatedStreamError,
   streamEndedEarlyError,
   isRetryableStatus,
+  isRetryableErrorType,
   statusAdvice,
   sentence,
   withCause,

@@ -1,0 +1,110 @@
+import { MusterError } from '../errors/index.js';
+import type { ModelClient } from '../model/index.js';
+import type { SessionStore } from '../session/index.js';
+import type { ExecutorEvent, ExecutorRunContext } from '../tools/index.js';
+import type { RunRequest } from './agent-options.js';
+import type { AgentRuntime } from './agent-runtime.js';
+import type { AgentEvent } from './events.js';
+import type { Limits } from './limits.js';
+import { preloadMcpContext } from './mcp-context.js';
+import type { RunContext } from './run-loop.js';
+import type { RunTools } from './run-setup.js';
+
+/** The model a run uses and its name: the run's name, else the agent's, else the model's. */
+export function runModel(
+  runtime: AgentRuntime,
+  request: RunRequest,
+): { readonly model: ModelClient; readonly modelName: string } {
+  const model = runtime.options.model;
+  if (!model)
+    throw new MusterError(
+      'INVALID_CONFIGURATION',
+      'This agent has no model: pass createAgent({ model }) to run it.',
+    );
+  const modelName = request.modelName ?? runtime.options.modelName ?? model.defaultModelName;
+  if (!modelName)
+    throw new MusterError(
+      'INVALID_CONFIGURATION',
+      'No model name: set createAgent({ modelName }) or run({ modelName }).',
+    );
+  return { model, modelName };
+}
+
+/** What one run is, for building its contexts. */
+export interface RunIdentity {
+  readonly sessionId: string;
+  readonly runId: string;
+  readonly signal: AbortSignal;
+  readonly emit: (event: AgentEvent) => void;
+}
+
+/** What the tool sources see of a run: its ids, its signal, its events, the policy. */
+export function executorContext(runtime: AgentRuntime, run: RunIdentity): ExecutorRunContext {
+  const { sessionId, runId, signal } = run;
+  return {
+    sessionId,
+    runId,
+    signal,
+    emit: (ev: ExecutorEvent) => run.emit({ ...ev, sessionId, runId } as AgentEvent),
+    authorize: (req) =>
+      runtime.policy.authorize(req, {
+        signal,
+        onObserverError: (err) => runtime.reportError(err),
+      }),
+  };
+}
+
+/** The parts of a run's loop context fixed before the loop starts. */
+export interface LoopRun extends RunIdentity {
+  readonly model: ModelClient;
+  readonly modelName: string;
+  readonly limits: Limits;
+  readonly tools: RunTools;
+  readonly store: SessionStore;
+  /** Model turns a resumed run's session already took. */
+  readonly iterationsDone?: number;
+}
+
+/**
+ * The loop context of one run: the agent's options with the run's overrides, and the run's
+ * `mcpContext` (else the agent's) preloaded as the preamble of every request: sent before
+ * the newest user message, never stored.
+ */
+export async function loopContext(
+  runtime: AgentRuntime,
+  request: RunRequest,
+  run: LoopRun,
+): Promise<RunContext> {
+  const options = runtime.options;
+  const mcpContext = request.mcpContext ?? options.mcpContext;
+  const preloaded = mcpContext && (await preloadMcpContext(runtime.mcp, mcpContext, run.signal));
+  return {
+    sessionId: run.sessionId,
+    runId: run.runId,
+    model: run.model,
+    modelName: run.modelName,
+    system: request.system ?? options.system,
+    ...(preloaded ? { preamble: [preloaded] } : {}),
+    stream: request.stream ?? true,
+    reasoningEffort: request.reasoningEffort,
+    modelRetry: request.modelRetry ?? options.modelRetry,
+    promptCacheKey: request.promptCacheKey ?? options.promptCacheKey,
+    limits: run.limits,
+    context: runtime.context,
+    catalog: run.tools.catalog,
+    policy: runtime.policy,
+    beforeTool: toList(options.hooks?.beforeTool),
+    afterTool: toList(options.hooks?.afterTool),
+    store: run.store,
+    signal: run.signal,
+    emit: run.emit,
+    onObserverError: (err) => runtime.reportError(err),
+    ...(run.iterationsDone !== undefined ? { iterationsDone: run.iterationsDone } : {}),
+    ...(run.tools.finishResult ? { finishResult: run.tools.finishResult } : {}),
+  };
+}
+
+function toList<T>(value: T | readonly T[] | undefined): readonly T[] {
+  if (value === undefined) return [];
+  return Array.isArray(value) ? [...(value as readonly T[])] : [value as T];
+}
