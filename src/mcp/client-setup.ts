@@ -56,7 +56,7 @@ export function clientSetup(server: string, f: ClientFeatures): ClientSetup {
   const h = f.handlers ?? {};
   const timeoutMs = f.handlerTimeoutMs ?? HANDLER_DEFAULTS.handlerTimeoutMs;
   const attribution = (signal?: AbortSignal) => {
-    const call = f.inFlight.current(server);
+    const call = f.inFlight.attributed(server);
     const signals = [f.lifetime, ...(call ? [call.signal] : []), ...(signal ? [signal] : [])];
     const origin: McpRequestOrigin = {
       server,

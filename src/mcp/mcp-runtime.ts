@@ -6,6 +6,7 @@ import type { McpOptions } from './config-types.js';
 import { McpFacade } from './mcp-facade.js';
 import type { McpFacadeHost } from './mcp-facade.js';
 import { MCP_DEFAULTS } from './mcp-defaults.js';
+import type { Emit } from './mcp-defaults.js';
 import type { McpEvent } from './mcp-events.js';
 import { McpManager } from './mcp-manager.js';
 import { McpToolExecutor } from './mcp-tool-executor.js';
@@ -83,20 +84,16 @@ export function createMcpRuntime(
   );
   const elicitation = options.handlers?.elicitation;
   const responder = elicitation
-    ? urlElicitationResponder((server) => {
-        const call = manager.inFlight.current(server);
-        return {
-          handler: elicitation,
-          hooks: input.hooks ?? {},
-          timeoutMs,
-          emit: call?.emit ?? (background as never),
-        };
-      })
+    ? urlElicitationResponder(() => ({
+        handler: elicitation,
+        hooks: input.hooks ?? {},
+        timeoutMs,
+      }))
     : undefined;
   const facade = new McpFacade(manager, { ...host, check });
   return {
     options,
-    executor: new McpToolExecutor(manager, responder),
+    executor: new McpToolExecutor(manager, responder, background as Emit),
     facade,
     ...(options.exposeResources
       ? { resourceTools: new McpResourceToolExecutor(facade, manager.registry) }

@@ -7,6 +7,7 @@ import type {
   ToolReturn,
 } from '../tools/index.js';
 import { ToolError } from '../errors/index.js';
+import type { Emit } from './mcp-defaults.js';
 import type { McpManager } from './mcp-manager.js';
 import { urlElicitationsOf } from './url-elicitation.js';
 import type { UrlElicitationResponder } from './url-elicitation.js';
@@ -24,6 +25,7 @@ export class McpToolExecutor implements ToolExecutor {
   constructor(
     private readonly manager: McpManager,
     private readonly onUrlElicitation?: UrlElicitationResponder,
+    private readonly background: Emit = () => undefined,
   ) {}
 
   listTools(): readonly ToolDefinition[] {
@@ -58,12 +60,13 @@ export class McpToolExecutor implements ToolExecutor {
       );
     }
     const run = this.#runs.get(ctx.runId);
+    const emit = run?.emit ?? this.background;
     const end = this.manager.inFlight.begin(address.server, {
       sessionId: ctx.sessionId,
       runId: ctx.runId,
       callId: ctx.callId,
       signal: ctx.signal,
-      emit: run?.emit ?? (() => undefined),
+      emit,
       ...(run ? { authorize: run.authorize } : {}),
     });
     try {
@@ -71,7 +74,7 @@ export class McpToolExecutor implements ToolExecutor {
     } catch (err) {
       const urls = urlElicitationsOf(err);
       if (!urls || !this.onUrlElicitation) throw err;
-      return this.onUrlElicitation(address.server, urls, ctx);
+      return this.onUrlElicitation(address.server, urls, ctx, emit);
     } finally {
       end();
     }

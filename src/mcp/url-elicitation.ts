@@ -2,12 +2,17 @@ import type { ToolExecutionContext, ToolReturn } from '../tools/index.js';
 import { answerElicitation } from './elicitation-handler.js';
 import type { ElicitationDeps } from './elicitation-handler.js';
 import { toElicitationRequest } from './client-setup.js';
+import type { Emit } from './mcp-defaults.js';
 
-/** Hands the URLs of a `-32042` error to the elicitation handler and tells the model. */
+/**
+ * Hands the URLs of a `-32042` error to the elicitation handler and tells the model. `emit` is
+ * the calling run's own event sink (the error came back to that call, so nothing is guessed).
+ */
 export type UrlElicitationResponder = (
   server: string,
   elicitations: readonly Readonly<Record<string, unknown>>[],
   ctx: ToolExecutionContext,
+  emit: Emit,
 ) => Promise<ToolReturn>;
 
 const URL_ELICITATION_REQUIRED = -32042;
@@ -32,10 +37,11 @@ export function urlElicitationsOf(err: unknown): Readonly<Record<string, unknown
  * that the call can be tried again once it is done.
  */
 export function urlElicitationResponder(
-  deps: (server: string) => ElicitationDeps | undefined,
+  deps: (server: string) => Omit<ElicitationDeps, 'emit'> | undefined,
 ): UrlElicitationResponder {
-  return async (server, elicitations, ctx) => {
-    const d = deps(server);
+  return async (server, elicitations, ctx, emit) => {
+    const found = deps(server);
+    const d = found && { ...found, emit };
     const actions: string[] = [];
     for (const raw of elicitations) {
       const request = toElicitationRequest(server, { ...raw, mode: 'url' });
