@@ -2,14 +2,12 @@ import { MusterError, ToolError } from '../errors/index.js';
 import type { McpErrorCode } from '../errors/index.js';
 import type { SecretRegistry } from '../util/index.js';
 import { ANSWERED_CODES, NOT_SENT_CODES, clientErrorOf } from './client-errors.js';
+import { findInCauseChain } from './cause-chain.js';
 import { failureReasonOf } from './failure-reasons.js';
 
 /** The innermost Muster error in a cause chain, if any (for example from the guarded fetch). */
 function musterCause(err: unknown): MusterError | undefined {
-  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as Error).cause, depth++) {
-    if (MusterError.isInstance(e)) return e;
-  }
-  return undefined;
+  return findInCauseChain(err, (e) => (MusterError.isInstance(e) ? e : undefined));
 }
 
 function messageOf(err: unknown): string {

@@ -1,6 +1,7 @@
 import type { ToolExecutionContext, ToolReturn } from '../tools/index.js';
 import { answerElicitation } from './elicitation-handler.js';
 import type { ElicitationDeps } from './elicitation-handler.js';
+import { findInCauseChain } from './cause-chain.js';
 import { toElicitationRequest } from './client-setup.js';
 import type { Emit } from './mcp-defaults.js';
 
@@ -19,16 +20,12 @@ const URL_ELICITATION_REQUIRED = -32042;
 
 /** The elicitations of a URL-elicitation-required error (`-32042`) in a cause chain, if any. */
 export function urlElicitationsOf(err: unknown): Readonly<Record<string, unknown>>[] | undefined {
-  for (
-    let e: unknown = err, depth = 0;
-    e && depth < 6;
-    e = (e as { cause?: unknown }).cause, depth++
-  ) {
+  return findInCauseChain(err, (e) => {
     const { code, data } = e as { code?: unknown; data?: { elicitations?: unknown } };
-    if (code === URL_ELICITATION_REQUIRED && Array.isArray(data?.elicitations))
-      return data.elicitations as Readonly<Record<string, unknown>>[];
-  }
-  return undefined;
+    return code === URL_ELICITATION_REQUIRED && Array.isArray(data?.elicitations)
+      ? (data.elicitations as Readonly<Record<string, unknown>>[])
+      : undefined;
+  });
 }
 
 /**

@@ -288,7 +288,8 @@ describe('agent MCP features', () => {
     });
     try {
       const err = await agent.mcp.listResources('everything').catch((e: unknown) => e);
-      expect(err).toMatchObject({ code: 'MCP_OPERATION_FAILED' });
+      // the refusal itself, not a misleading "not connected"
+      expect(err).toMatchObject({ code: 'TOOL_DENIED', details: { server: 'everything' } });
       expect(agent.mcp.getConnection('everything')).toMatchObject({
         status: 'disabled',
         error: { code: 'TOOL_DENIED' },
