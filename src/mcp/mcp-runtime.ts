@@ -1,4 +1,5 @@
 import { MusterError } from '../errors/index.js';
+import type { PolicySubject } from '../policy/index.js';
 import { parseMcpOptions } from './config-schema.js';
 import { collectDeclarations, musterHome, transportOf } from './config-sources.js';
 import type { ServerDeclaration } from './config-sources.js';
@@ -27,6 +28,8 @@ export interface McpRuntimeInput {
   readonly hooks?: McpElicitationHooks;
   /** The agent's own model, for `mcp.handlers.sampling: 'agent'`. */
   readonly agentSampler?: AgentSampler;
+  /** The policy's visibility (`policy.visibleTools`), for the resource tools' server check. */
+  readonly isVisible?: (subject: PolicySubject) => boolean;
 }
 
 /** The MCP side of an agent: its checked options, its tool source and `agent.mcp`. */
@@ -96,7 +99,14 @@ export function createMcpRuntime(
     executor: new McpToolExecutor(manager, responder, background as Emit),
     facade,
     ...(options.exposeResources
-      ? { resourceTools: new McpResourceToolExecutor(facade, manager.registry) }
+      ? {
+          resourceTools: new McpResourceToolExecutor(
+            facade,
+            manager.registry,
+            authorize,
+            input.isVisible,
+          ),
+        }
       : {}),
   };
 }

@@ -318,4 +318,42 @@ describe('agent MCP features', () => {
       await agent.close();
     }
   }, 30_000);
+
+  it('exposed resource tools cannot reach a server the policy denies', async () => {
+    const model = scriptedModel([
+      {
+        toolCalls: [
+          {
+            name: 'mcp_resources_read',
+            arguments: {
+              server: 'everything',
+              uri: 'demo://resource/static/document/architecture.md',
+            },
+          },
+          { id: 'list', name: 'mcp_resources_list', arguments: {} },
+        ],
+      },
+      { text: 'end' },
+    ]);
+    const agent = createAgent({
+      model,
+      modelName: 'scripted',
+      mcp: { strictConfig: true, exposeResources: true },
+      mcpServers: { everything: everythingStdioConfig() },
+      policy: {
+        allow: ['mcp_connect:everything', 'mcp_resources_read', 'mcp_resources_list'],
+        deny: ['mcp__everything'],
+      },
+    });
+    try {
+      const { events, error } = await collect(agent.run({ input: 'read' }));
+      expect(error).toBeUndefined();
+      const [read, list] = ofType(events, 'tool.completed');
+      expect(read).toMatchObject({ isError: true });
+      expect(read!.content).toContain('TOOL_DENIED');
+      expect(list).toMatchObject({ isError: false, content: '[]' });
+    } finally {
+      await agent.close();
+    }
+  }, 30_000);
 });
