@@ -49,11 +49,15 @@ export class McpOperations {
     }));
   }
 
-  /** Closes every connection; servers stay registered and reconnect on the next use. */
+  /**
+   * Closes every connection; servers stay registered and reconnect on the next use. A connect
+   * in progress is waited for first, then closed too, so no server shows connected after it.
+   */
   async disconnectAll(): Promise<void> {
     const ctx = this.contextFor('disconnectAll');
     await Promise.allSettled(
       this.manager.registry.entries().map(async (e) => {
+        if (e.busy) await e.busy.catch(() => undefined);
         const connection = e.connection;
         if (!connection) return;
         this.manager.index.drop(e);

@@ -204,6 +204,21 @@ describe('McpClientManager operations on the features fixture', () => {
     }
   }, 20_000);
 
+  it('disconnectAll during a connect waits for it, and the server does not show connected', async () => {
+    const m = new McpClientManager({ features: features() }, { strictConfig: true });
+    try {
+      const connecting = m.connectAll();
+      await m.disconnectAll();
+      await connecting;
+      expect(m.getConnection('features').status).toBe('pending');
+      expect(m.list()[0]!.tools).toEqual([]);
+      await m.ping('features');
+      expect(m.getConnection('features').status).toBe('connected');
+    } finally {
+      await m.close();
+    }
+  }, 20_000);
+
   it('reports the tasks extension as unsupported', async () => {
     const { getMcpExtensionSupport, assertMcpExtensionSupported } =
       await import('../../src/mcp/mcp-entry.js');
