@@ -66,10 +66,7 @@ export function classifyCallError(err: unknown, ctx: CallErrorContext): ToolErro
       { ...base, details: { server: ctx.server, reason: 'not-sent' } },
     );
   const disconnected = () =>
-    unknown(
-      'disconnected',
-      `Server '${ctx.server}' disconnected during the call to '${tool}'.`,
-    );
+    unknown('disconnected', `Server '${ctx.server}' disconnected during the call to '${tool}'.`);
   if (ctx.signal.aborted)
     return unknown('aborted', `The call to '${tool}' was cancelled by an abort.`);
 

@@ -11,6 +11,7 @@ import type {
   AuthorizationRequest,
   PolicySubject,
 } from '../policy/index.js';
+import { mcpTextOf } from './content-text.js';
 import type { McpOperations } from './mcp-operations.js';
 import type { ServerRegistry } from './server-registry.js';
 
@@ -110,11 +111,12 @@ export class McpResourceToolExecutor implements ToolExecutor {
       );
     const read = await this.ops.readResource(server, String(input['uri']), options);
     return {
-      content: read.contents.map((c) =>
-        'text' in c && typeof c.text === 'string'
-          ? { type: 'text', text: c.text }
-          : { type: 'resource', resource: { ...c } },
-      ),
+      content: read.contents.map((c) => {
+        const text = mcpTextOf(c);
+        return text !== undefined
+          ? { type: 'text', text }
+          : { type: 'resource', resource: { ...c } };
+      }),
     };
   }
 
