@@ -17,7 +17,8 @@ export interface InFlightCall {
  * during: its events go to that run, its approval names that call. A server's request names
  * no call on the wire, so attribution fails closed: a request is attributed only when every
  * call in flight on that server belongs to one session (then to that session's most recent
- * call); with calls of several sessions in flight, or none, it belongs to no run.
+ * call); with calls of several sessions in flight, or none, it belongs to no run. Calls whose
+ * signal aborted (their run ended by abort) are not counted.
  */
 export class InFlightCalls {
   readonly #byServer = new Map<string, InFlightCall[]>();
@@ -40,7 +41,8 @@ export class InFlightCalls {
    * server when all of them belong to one session, else none (the request goes to no run).
    */
   attributed(server: string): InFlightCall | undefined {
-    const calls = this.#byServer.get(server);
+    // a call whose run was aborted (or whose agent closed) belongs to no live run any more
+    const calls = this.#byServer.get(server)?.filter((c) => !c.signal.aborted);
     const last = calls?.at(-1);
     if (!calls || !last) return undefined;
     return calls.every((c) => c.sessionId === last.sessionId) ? last : undefined;

@@ -41,9 +41,21 @@ export class McpToolExecutor implements ToolExecutor {
 
   prepareRun(ctx: ExecutorRunContext): Promise<void> {
     this.#runs.delete(ctx.runId);
-    this.#runs.set(ctx.runId, ctx);
+    if (!ctx.signal.aborted) {
+      this.#runs.set(ctx.runId, ctx);
+      // a run ended by abort (or by the agent closing) lets go of its context at once
+      ctx.signal.addEventListener('abort', () => this.finishRun(ctx.runId, ctx), { once: true });
+    }
     while (this.#runs.size > RECENT_RUNS) this.#runs.delete(this.#runs.keys().next().value!);
     return this.manager.prepare(ctx);
+  }
+
+  /**
+   * Forgets a finished run's context (its event sink, signal and authorizer), so a server
+   * request that arrives later goes to the background, never into the finished run.
+   */
+  finishRun(runId: string, ctx?: ExecutorRunContext): void {
+    if (ctx === undefined || this.#runs.get(runId) === ctx) this.#runs.delete(runId);
   }
 
   async execute(

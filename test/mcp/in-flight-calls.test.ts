@@ -40,4 +40,15 @@ describe('InFlightCalls', () => {
     endA();
     expect(calls.attributed('s')).toBeUndefined();
   });
+
+  it('does not count a call whose run was aborted', () => {
+    const calls = new InFlightCalls();
+    const aborted = new AbortController();
+    const a = call('a', 'c1');
+    calls.begin('s', a);
+    calls.begin('s', { ...call('b', 'c2'), signal: aborted.signal });
+    expect(calls.attributed('s')).toBeUndefined();
+    aborted.abort();
+    expect(calls.attributed('s')).toBe(a);
+  });
 });
