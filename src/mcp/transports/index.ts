@@ -47,12 +47,7 @@ export function createTransport(
 
 export { validateRemoteConfig } from './remote-config.js';
 export type { CheckedRemoteConfig } from './remote-config.js';
-export {
-  checkServerUrl,
-  checkHeaders,
-  isLoopbackHost,
-  RESERVED_HEADER_NAMES,
-} from './url-policy.js';
+export { checkServerUrl, checkHeaders, RESERVED_HEADER_NAMES } from './url-policy.js';
 export { createGuardedFetch } from './guarded-fetch.js';
 export type { GuardedFetchOptions } from './guarded-fetch.js';
 export { limitResponseBody, responseTooLarge } from './body-limit.js';
