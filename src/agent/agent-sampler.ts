@@ -1,4 +1,5 @@
 import { MusterError } from '../errors/index.js';
+import { mcpContentText } from '../mcp/index.js';
 import type { AgentSampler } from '../mcp/index.js';
 import type { ModelClient, ModelMessage, Usage } from '../model/index.js';
 
@@ -25,13 +26,8 @@ export function agentSampler(host: SamplerHost): AgentSampler {
         "mcp.handlers.sampling is 'agent', but the agent has no model (or model name) to answer with.",
       );
     const messages: ModelMessage[] = request.messages.map((m) => {
-      const parts = (Array.isArray(m.content) ? m.content : [m.content]) as {
-        type: string;
-        text?: string;
-      }[];
-      const text = parts
-        .map((p) => (p.type === 'text' ? (p.text ?? '') : `[${p.type}]`))
-        .join('\n');
+      const parts: unknown[] = Array.isArray(m.content) ? m.content : [m.content];
+      const text = parts.map(mcpContentText).join('\n');
       return m.role === 'assistant'
         ? { role: 'assistant', content: [{ type: 'text', text }] }
         : { role: 'user', content: [{ type: 'text', text }] };

@@ -1,4 +1,5 @@
 import { MusterError } from '../errors/index.js';
+import { mcpContentText } from '../mcp/index.js';
 import type { McpFacade } from '../mcp/index.js';
 import type { UserMessage } from '../model/index.js';
 import { utf8Bytes } from '../util/index.js';
@@ -44,23 +45,12 @@ export async function preloadMcpContext(
   };
   for (const r of options.resources ?? []) {
     const read = await mcp.readResource(r.server, r.uri, { signal });
-    const body = read.contents
-      .map((c) =>
-        'text' in c && typeof c.text === 'string'
-          ? c.text
-          : `[binary ${c.mimeType ?? 'content'} omitted]`,
-      )
-      .join('\n');
+    const body = read.contents.map(mcpContentText).join('\n');
     add(`resource ${r.uri} from server '${r.server}'`, body);
   }
   for (const p of options.prompts ?? []) {
     const got = await mcp.getPrompt(p.server, p.name, p.arguments, { signal });
-    const body = got.messages
-      .map((m) => {
-        const c = m.content as { type: string; text?: string };
-        return `${m.role}: ${c.type === 'text' ? (c.text ?? '') : `[${c.type} omitted]`}`;
-      })
-      .join('\n');
+    const body = got.messages.map((m) => `${m.role}: ${mcpContentText(m.content)}`).join('\n');
     add(`prompt ${p.name} from server '${p.server}'`, body);
   }
   if (sections.length === 0) return undefined;

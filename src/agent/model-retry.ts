@@ -1,8 +1,22 @@
+import { backoffDelay, resolveBackoff } from '../util/index.js';
+import type { BackoffSettings } from '../util/index.js';
 import type { ModelRetryOptions } from './agent-options.js';
 
-/** Defaults of the fields `modelRetry` leaves out. */
-const DEFAULT_INITIAL_DELAY_MS = 500;
-const DEFAULT_MAX_DELAY_MS = 8000;
+/** Defaults of the fields `modelRetry` leaves out: 500 ms doubling to 8 s, jitter in the upper half. */
+export const MODEL_BACKOFF: BackoffSettings = Object.freeze({
+  initialDelayMs: 500,
+  maxDelayMs: 8000,
+  jitterRatio: 0.5,
+});
+
+/**
+ * Checks `modelRetry` and resolves its defaults.
+ *
+ * @throws MusterError `INVALID_CONFIGURATION` for `maxAttempts` outside 1 to 10 or a negative delay.
+ */
+export function modelBackoff(options: ModelRetryOptions): BackoffSettings {
+  return resolveBackoff('modelRetry', options, MODEL_BACKOFF);
+}
 
 /**
  * The wait before retry number `retry` (1 for the first retry): exponential from
@@ -14,23 +28,5 @@ export function retryDelayMs(
   retry: number,
   random: () => number = Math.random,
 ): number {
-  const initial = options.initialDelayMs ?? DEFAULT_INITIAL_DELAY_MS;
-  const max = options.maxDelayMs ?? DEFAULT_MAX_DELAY_MS;
-  const ceiling = Math.min(max, initial * 2 ** (retry - 1));
-  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
-}
-
-/** Waits `ms`; resolves false at once when `signal` fires. */
-export function waitUnlessAborted(ms: number, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const done = (ok: boolean) => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-      resolve(ok);
-    };
-    const onAbort = () => done(false);
-    const timer = setTimeout(() => done(true), ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
+  return backoffDelay(modelBackoff(options), retry, random);
 }

@@ -10,7 +10,8 @@ import type {
   Usage,
 } from '../model/index.js';
 import type { ModelRetryOptions } from './agent-options.js';
-import { retryDelayMs, waitUnlessAborted } from './model-retry.js';
+import { backoffDelay, sleepUnlessAborted } from '../util/index.js';
+import { modelBackoff } from './model-retry.js';
 
 /** A tool call as the model produced it, with its raw argument text. */
 export interface RequestedCall {
@@ -34,7 +35,10 @@ export interface ModelTurn {
  * An abort stops waiting at once (even on a model that ignores its signal); whatever text was
  * already produced is kept, marked incomplete. With `retry`, an attempt that failed with a
  * retryable `ModelError` before the model sent any part is tried again after a backoff; one
- * that sent a part never is.
+ * that sent a part never is. A `ModelError` returned after more than one attempt records the
+ * number of attempts in `details.attempts`.
+ *
+ * @throws MusterError `INVALID_CONFIGURATION` when `retry` is refused (`maxAttempts` over 10).
  */
 export async function takeModelTurn(
   model: ModelClient,
@@ -43,6 +47,7 @@ export async function takeModelTurn(
   onDelta: (kind: 'text' | 'reasoning', text: string) => void,
   retry?: ModelRetryOptions,
 ): Promise<ModelTurn> {
+  const backoff = retry && modelBackoff(retry);
   const maxAttempts = retry?.maxAttempts ?? 1;
   for (let attempt = 1; ; attempt++) {
     const turn = await attemptModelTurn(model, request, signal, onDelta);
@@ -53,11 +58,24 @@ export async function takeModelTurn(
       ModelError.isInstance(error) &&
       error.isRetryable &&
       attempt < maxAttempts;
-    if (!retryable || !retry) return withoutStarted(turn);
-    if (!(await waitUnlessAborted(retryDelayMs(retry, attempt), signal))) {
+    if (!retryable || !backoff) return withAttempts(withoutStarted(turn), attempt);
+    if (!(await sleepUnlessAborted(backoffDelay(backoff, attempt), signal))) {
       return { ...withoutStarted(turn), error: abortedError('The run', signal.reason) };
     }
   }
+}
+
+/** A model error after retries records how many attempts were made (`details.attempts`). */
+function withAttempts(turn: ModelTurn, attempts: number): ModelTurn {
+  const error = turn.error;
+  if (attempts < 2 || !ModelError.isInstance(error)) return turn;
+  const again = new ModelError(error.code, error.message, {
+    details: { ...error.details, attempts },
+    cause: error.cause,
+    isRetryable: error.isRetryable,
+    ...(error.status !== undefined ? { status: error.status } : {}),
+  });
+  return { ...turn, error: again };
 }
 
 function withoutStarted(turn: ModelTurn & { started: boolean }): ModelTurn {

@@ -56,7 +56,7 @@ export function clientSetup(server: string, f: ClientFeatures): ClientSetup {
   const h = f.handlers ?? {};
   const timeoutMs = f.handlerTimeoutMs ?? HANDLER_DEFAULTS.handlerTimeoutMs;
   const attribution = (signal?: AbortSignal) => {
-    const call = f.inFlight.current(server);
+    const call = f.inFlight.attributed(server);
     const signals = [f.lifetime, ...(call ? [call.signal] : []), ...(signal ? [signal] : [])];
     const origin: McpRequestOrigin = {
       server,
@@ -67,7 +67,12 @@ export function clientSetup(server: string, f: ClientFeatures): ClientSetup {
   };
   const handlers: ClientRequestHandler[] = [];
   const roots = h.roots;
-  if (roots !== undefined) handlers.push({ method: 'roots/list', handler: () => listRoots(roots) });
+  if (roots !== undefined)
+    handlers.push({
+      method: 'roots/list',
+      handler: (_request, ctx) =>
+        listRoots(roots, server, timeoutMs, attribution(signalOf(ctx)).origin.signal),
+    });
   const sampling = h.sampling;
   if (sampling !== undefined)
     handlers.push({

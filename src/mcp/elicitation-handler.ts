@@ -1,6 +1,7 @@
 import { McpError } from '../errors/index.js';
 import { formatIssues, validateJsonSchema } from '../tools/index.js';
 import { guardHandler } from './handler-guard.js';
+import { isLoopbackHost } from './transports/url-policy.js';
 import type {
   McpElicitationAnswer,
   McpElicitationHandler,
@@ -43,7 +44,15 @@ export async function answerElicitation(
     const early = await deps.hooks.onElicitation?.(request, { ...origin, signal });
     return early ?? deps.handler(request, { ...origin, signal });
   });
-  const after = await deps.hooks.onElicitationResult?.(request, answer, origin);
+  const hook = deps.hooks.onElicitationResult;
+  const after =
+    hook &&
+    (await guardHandler(
+      `The onElicitationResult hook for '${request.server}'`,
+      deps.timeoutMs,
+      origin.signal,
+      () => hook(request, answer, origin),
+    ));
   if (after === false) answer = { action: 'decline' };
   else if (after) answer = after;
   const final = await checkAnswer(request, answer);
@@ -91,7 +100,7 @@ export function checkElicitationUrl(server: string, url: string | undefined): vo
   } catch {
     parsed = undefined;
   }
-  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(parsed?.hostname ?? '');
+  const loopback = parsed !== undefined && isLoopbackHost(parsed.hostname);
   const ok = parsed?.protocol === 'https:' || (parsed?.protocol === 'http:' && loopback);
   if (!ok)
     throw new McpError(

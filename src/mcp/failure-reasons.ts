@@ -1,4 +1,5 @@
 import { MusterError } from '../errors/index.js';
+import { findInCauseChain } from './cause-chain.js';
 
 /**
  * Why Muster itself failed an MCP request, carried as `details.reason` on the `McpError`
@@ -14,11 +15,11 @@ export type McpFailureReason = 'response-too-large' | 'not-sent' | 'stream-lost'
 export function failureReasonOf(
   err: unknown,
 ): { readonly reason: McpFailureReason; readonly error: MusterError } | undefined {
-  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as Error).cause, depth++) {
-    if (!MusterError.isInstance(e)) continue;
+  return findInCauseChain(err, (e) => {
+    if (!MusterError.isInstance(e)) return undefined;
     const reason = e.details.reason;
-    if (reason === 'response-too-large' || reason === 'not-sent' || reason === 'stream-lost')
-      return { reason, error: e };
-  }
-  return undefined;
+    return reason === 'response-too-large' || reason === 'not-sent' || reason === 'stream-lost'
+      ? { reason, error: e }
+      : undefined;
+  });
 }

@@ -1,6 +1,9 @@
+import { abortedError } from '../errors/index.js';
+
 /**
- * Runs a host handler with a deadline: a handler that throws or runs past `timeoutMs`
- * rejects, and the server is answered with an error (the run goes on).
+ * Runs a host handler with a deadline: a handler that throws, runs past `timeoutMs` or is
+ * still running when `signal` aborts rejects (`ABORTED` for the abort), and the server is
+ * answered with an error (the run goes on). A handler is not started once `signal` aborted.
  */
 export function guardHandler<T>(
   what: string,
@@ -8,11 +11,16 @@ export function guardHandler<T>(
   signal: AbortSignal,
   run: (signal: AbortSignal) => T | Promise<T>,
 ): Promise<T> {
+  if (signal.aborted) return Promise.reject(abortedError(what, signal.reason));
   const controller = new AbortController();
-  const abort = () => controller.abort(signal.reason);
-  signal.addEventListener('abort', abort, { once: true });
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let abort = () => {};
   const deadline = new Promise<never>((_, reject) => {
+    abort = () => {
+      controller.abort(signal.reason);
+      reject(abortedError(what, signal.reason));
+    };
+    signal.addEventListener('abort', abort, { once: true });
     timer = setTimeout(() => {
       const err = new Error(
         `${what} did not answer within ${timeoutMs} ms (mcp.handlerTimeoutMs).`,

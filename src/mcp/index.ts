@@ -58,4 +58,5 @@ export type {
   McpRetryOptions,
 } from './operation-types.js';
 export { getMcpExtensionSupport, assertMcpExtensionSupported } from './extension-support.js';
+export { mcpContentText, mcpTextOf } from './content-text.js';
 export type { McpExtensionSupport } from './extension-support.js';

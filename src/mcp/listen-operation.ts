@@ -1,4 +1,6 @@
+import { McpError } from '../errors/index.js';
 import type { NotificationHub } from './notification-hub.js';
+import { NoticeQueue } from './notice-queue.js';
 import type { OperationContext } from './operation-context.js';
 import type {
   McpListenFilter,
@@ -12,6 +14,12 @@ import type {
  * is a `subscriptions/listen` subscription; on a legacy one the same notifications arrive
  * unsolicited (resource updates after `resources/subscribe`, done here for
  * `resourceSubscriptions`). Either way the stream yields what `filter` asks for.
+ *
+ * The stream ends normally when its listener closes it. When the connection goes away (lost,
+ * `disconnectAll()`, `unregister()`, `close()`), it yields what was queued, then throws
+ * `MCP_DISCONNECTED`; with more than 1000 notices unread it throws `MCP_OPERATION_FAILED`
+ * (`details.reason: 'queue-overflow'`) and the subscription is released. A legacy
+ * subscription that fails partway unsubscribes the URIs it had subscribed.
  */
 export async function listen(
   ops: OperationContext,
@@ -20,14 +28,18 @@ export async function listen(
   filter: McpListenFilter,
   options?: McpOperationOptions,
 ): Promise<McpListenSubscription> {
-  const queue = new NoticeQueue();
+  let closeStream = () => Promise.resolve();
+  const queue = new NoticeQueue(server, undefined, () => void closeStream());
   const stop = hub.subscribe((n) => {
     if (n.server === server && wanted(filter, n)) queue.push(n);
   });
+  let unwatch = () => {};
   let release: () => Promise<void>;
   try {
     release = await ops.run(server, 'Listening', 'read', options, (c, request) =>
       c.request(async (client) => {
+        unwatch();
+        unwatch = c.onClosed(() => queue.fail(disconnected(server)));
         if (c.era === 'modern') {
           // The client's own subscription (opened for list changes at connect) already
           // delivers what it honors; ask the server only for the rest, so nothing arrives twice.
@@ -51,27 +63,38 @@ export async function listen(
           void sub.closed.then(() => queue.end());
           return () => sub.close();
         }
-        const uris = filter.resourceSubscriptions ?? [];
-        for (const uri of uris) await client.subscribeResource({ uri }, request);
-        return async () => {
-          for (const uri of uris) await client.unsubscribeResource({ uri }).catch(() => undefined);
+        const subscribed: string[] = [];
+        const unsubscribe = async () => {
+          for (const uri of subscribed.splice(0))
+            await client.unsubscribeResource({ uri }).catch(() => undefined);
         };
+        try {
+          for (const uri of filter.resourceSubscriptions ?? []) {
+            await client.subscribeResource({ uri }, request);
+            subscribed.push(uri);
+          }
+        } catch (err) {
+          await unsubscribe();
+          throw err;
+        }
+        return unsubscribe;
       }),
     );
   } catch (err) {
     stop();
+    unwatch();
     throw err;
   }
   let closing: Promise<void> | undefined;
-  return {
-    events: queue,
-    close: () =>
-      (closing ??= (async () => {
-        stop();
-        queue.end();
-        await release().catch(() => undefined);
-      })()),
-  };
+  const finish = (end: boolean) =>
+    (closing ??= (async () => {
+      stop();
+      unwatch();
+      if (end) queue.end();
+      await release().catch(() => undefined);
+    })());
+  closeStream = () => finish(false);
+  return { events: queue, close: () => finish(true) };
 }
 
 function wanted(filter: McpListenFilter, n: McpNotice): boolean {
@@ -89,39 +112,10 @@ function wanted(filter: McpListenFilter, n: McpNotice): boolean {
   }
 }
 
-/** An unbounded async queue of notices that ends when the subscription closes. */
-class NoticeQueue implements AsyncIterable<McpNotice> {
-  readonly #items: McpNotice[] = [];
-  #waiters: ((r: IteratorResult<McpNotice>) => void)[] = [];
-  #ended = false;
-
-  push(n: McpNotice): void {
-    if (this.#ended) return;
-    const w = this.#waiters.shift();
-    if (w) w({ value: n, done: false });
-    else this.#items.push(n);
-  }
-
-  /** Ends the stream; what was not read yet is dropped (the listener closed it). */
-  end(): void {
-    this.#ended = true;
-    this.#items.length = 0;
-    for (const w of this.#waiters) w({ value: undefined, done: true });
-    this.#waiters = [];
-  }
-
-  [Symbol.asyncIterator](): AsyncIterator<McpNotice> {
-    return {
-      next: () => {
-        const item = this.#items.shift();
-        if (item) return Promise.resolve({ value: item, done: false });
-        if (this.#ended) return Promise.resolve({ value: undefined, done: true });
-        return new Promise((resolve) => this.#waiters.push(resolve));
-      },
-      return: () => {
-        this.end();
-        return Promise.resolve({ value: undefined, done: true });
-      },
-    };
-  }
+function disconnected(server: string): McpError {
+  return new McpError(
+    'MCP_DISCONNECTED',
+    `The listen() stream of '${server}' ended because the connection closed: listen again once it is connected.`,
+    { server, details: { server } },
+  );
 }

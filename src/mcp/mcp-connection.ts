@@ -6,6 +6,7 @@ import type {
   Transport,
 } from '@modelcontextprotocol/client';
 import { McpError } from '../errors/index.js';
+import { callIsolated } from '../util/index.js';
 import { loadClient } from './client-errors.js';
 import type { McpServerConfig } from './config-types.js';
 import type { McpFailureReason } from './failure-reasons.js';
@@ -78,6 +79,7 @@ const CLIENT_INFO = { name: 'muster', version: '0.1.0' };
  */
 export class McpConnection {
   #closed = false;
+  readonly #closeWatchers = new Set<() => void>();
   #released: Promise<void> | undefined;
   /** The calls in flight, by tag: each fails at once when its response can no longer come. */
   readonly #calls = new Map<object, (error: McpError) => void>();
@@ -142,6 +144,7 @@ export class McpConnection {
       if (!open || connection.#closed) return;
       connection.#closed = true;
       connection.#failAll();
+      connection.#notifyClosed();
       void connection.#release();
       spec.onUnexpectedClose(connection);
     };
@@ -259,11 +262,22 @@ export class McpConnection {
     return this.#closed;
   }
 
+  /** Calls `watcher` once when the connection closes (at once if closed); returns an unwatch. */
+  onClosed(watcher: () => void): () => void {
+    if (this.#closed) {
+      watcher();
+      return () => undefined;
+    }
+    this.#closeWatchers.add(watcher);
+    return () => this.#closeWatchers.delete(watcher);
+  }
+
   /** Closes the client, the transport and any in-process server end. Idempotent. */
   async close(): Promise<void> {
     if (!this.#closed) {
       this.#closed = true;
       this.#failAll();
+      this.#notifyClosed();
       await this.client.close().catch(() => undefined);
     }
     await this.#release();
@@ -277,6 +291,12 @@ export class McpConnection {
   #fail(tag: object, reason: McpFailureReason): void {
     this.#calls.get(tag)?.(this.#failure(reason));
     this.#calls.delete(tag);
+  }
+
+  #notifyClosed(): void {
+    const watchers = [...this.#closeWatchers];
+    this.#closeWatchers.clear();
+    for (const w of watchers) callIsolated(w, undefined);
   }
 
   #failAll(): void {

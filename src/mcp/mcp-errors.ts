@@ -2,14 +2,12 @@ import { MusterError, ToolError } from '../errors/index.js';
 import type { McpErrorCode } from '../errors/index.js';
 import type { SecretRegistry } from '../util/index.js';
 import { ANSWERED_CODES, NOT_SENT_CODES, clientErrorOf } from './client-errors.js';
+import { findInCauseChain } from './cause-chain.js';
 import { failureReasonOf } from './failure-reasons.js';
 
 /** The innermost Muster error in a cause chain, if any (for example from the guarded fetch). */
 function musterCause(err: unknown): MusterError | undefined {
-  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as Error).cause, depth++) {
-    if (MusterError.isInstance(e)) return e;
-  }
-  return undefined;
+  return findInCauseChain(err, (e) => (MusterError.isInstance(e) ? e : undefined));
 }
 
 function messageOf(err: unknown): string {
@@ -52,6 +50,8 @@ type UnknownReason = 'timeout' | 'disconnected' | 'aborted' | 'unknown';
  *   run: `TOOL_OUTCOME_UNKNOWN` (never replayed), `details.reason` telling which.
  */
 export function classifyCallError(err: unknown, ctx: CallErrorContext): ToolError {
+  // the tool name is host- or server-given: it is redacted like the rest of the message
+  const tool = ctx.secrets.redact(ctx.toolName);
   const base = { toolName: ctx.toolName, cause: err };
   const unknown = (reason: UnknownReason, text: string) =>
     new ToolError(
@@ -62,16 +62,13 @@ export function classifyCallError(err: unknown, ctx: CallErrorContext): ToolErro
   const notSent = () =>
     new ToolError(
       'TOOL_EXECUTION_FAILED',
-      `Server '${ctx.server}' is not connected: the call to '${ctx.toolName}' was not sent.`,
+      `Server '${ctx.server}' is not connected: the call to '${tool}' was not sent.`,
       { ...base, details: { server: ctx.server, reason: 'not-sent' } },
     );
   const disconnected = () =>
-    unknown(
-      'disconnected',
-      `Server '${ctx.server}' disconnected during the call to '${ctx.toolName}'.`,
-    );
+    unknown('disconnected', `Server '${ctx.server}' disconnected during the call to '${tool}'.`);
   if (ctx.signal.aborted)
-    return unknown('aborted', `The call to '${ctx.toolName}' was cancelled by an abort.`);
+    return unknown('aborted', `The call to '${tool}' was cancelled by an abort.`);
 
   const own = failureReasonOf(err);
   if (own?.reason === 'response-too-large') {
@@ -88,7 +85,7 @@ export function classifyCallError(err: unknown, ctx: CallErrorContext): ToolErro
   if (fact?.kind === 'protocol') {
     return new ToolError(
       'TOOL_EXECUTION_FAILED',
-      `Server '${ctx.server}' refused the call to '${ctx.toolName}': ${ctx.secrets.redact(messageOf(err))}`,
+      `Server '${ctx.server}' refused the call to '${tool}': ${ctx.secrets.redact(messageOf(err))}`,
       { ...base, details: { server: ctx.server, protocolCode: fact.code } },
     );
   }
@@ -96,7 +93,7 @@ export function classifyCallError(err: unknown, ctx: CallErrorContext): ToolErro
     if (fact.code === 'REQUEST_TIMEOUT') {
       return unknown(
         'timeout',
-        `The call to '${ctx.toolName}' timed out after ${ctx.timeoutMs} ms without a result or progress.`,
+        `The call to '${tool}' timed out after ${ctx.timeoutMs} ms without a result or progress.`,
       );
     }
     if (fact.code === 'CONNECTION_CLOSED') return disconnected();
@@ -104,13 +101,13 @@ export function classifyCallError(err: unknown, ctx: CallErrorContext): ToolErro
     if (ANSWERED_CODES.has(fact.code)) {
       return new ToolError(
         'TOOL_EXECUTION_FAILED',
-        `Server '${ctx.server}' answered the call to '${ctx.toolName}' with an unusable result: ${ctx.secrets.redact(messageOf(err))}`,
+        `Server '${ctx.server}' answered the call to '${tool}' with an unusable result: ${ctx.secrets.redact(messageOf(err))}`,
         { ...base, details: { server: ctx.server, sdkCode: fact.code } },
       );
     }
   }
   return unknown(
     'unknown',
-    `The call to '${ctx.toolName}' on server '${ctx.server}' failed: ${ctx.secrets.redact(messageOf(err))}.`,
+    `The call to '${tool}' on server '${ctx.server}' failed: ${ctx.secrets.redact(messageOf(err))}.`,
   );
 }

@@ -6,6 +6,7 @@ import type { McpServerConfig } from './config-types.js';
 import type { McpManager } from './mcp-manager.js';
 import { McpOperations } from './mcp-operations.js';
 import type { McpServerStatus } from './mcp-status.js';
+import { unknownServerError } from './server-registry.js';
 
 /** What the facade needs from its agent. */
 export interface McpFacadeHost {
@@ -55,8 +56,7 @@ export class McpFacade extends McpOperations {
   update(name: string, config: McpServerConfig): Promise<McpServerStatus> {
     return this.host.exclusive('update', async () => {
       const previous = this.#manager.declaration(name);
-      if (!previous)
-        throw new MusterError('INVALID_CONFIGURATION', `No MCP server is registered as '${name}'.`);
+      if (!previous) throw unknownServerError(name);
       const declaration = declare(name, config, 'runtime', 'agent.mcp.update()');
       this.host.check(declaration);
       await this.#manager.remove(name);

@@ -10,7 +10,6 @@ import type {
   ReadResourceResult,
   Tool,
 } from '@modelcontextprotocol/client';
-import { MusterError } from '../errors/index.js';
 import type { ExecutorRunContext } from '../tools/index.js';
 import { listen } from './listen-operation.js';
 import type { McpManager } from './mcp-manager.js';
@@ -24,6 +23,7 @@ import type {
 import * as prompts from './prompt-operations.js';
 import * as resources from './resource-operations.js';
 import * as server from './server-operations.js';
+import { unknownServerError } from './server-registry.js';
 
 /**
  * The operations `agent.mcp` and `McpClientManager` share (SPEC 7.6): lifecycle
@@ -49,11 +49,15 @@ export class McpOperations {
     }));
   }
 
-  /** Closes every connection; servers stay registered and reconnect on the next use. */
+  /**
+   * Closes every connection; servers stay registered and reconnect on the next use. A connect
+   * in progress is waited for first, then closed too, so no server shows connected after it.
+   */
   async disconnectAll(): Promise<void> {
     const ctx = this.contextFor('disconnectAll');
     await Promise.allSettled(
       this.manager.registry.entries().map(async (e) => {
+        if (e.busy) await e.busy.catch(() => undefined);
         const connection = e.connection;
         if (!connection) return;
         this.manager.index.drop(e);
@@ -68,10 +72,7 @@ export class McpOperations {
   /** Local facts about one server's connection: no I/O, no secrets. */
   getConnection(name: string): McpConnectionInfo {
     const e = this.manager.registry.get(name);
-    if (!e)
-      throw new MusterError('INVALID_CONFIGURATION', `No MCP server is registered as '${name}'.`, {
-        details: { server: name },
-      });
+    if (!e) throw unknownServerError(name);
     const c = e.connection;
     return {
       name,

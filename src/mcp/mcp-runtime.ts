@@ -1,4 +1,5 @@
 import { MusterError } from '../errors/index.js';
+import type { PolicySubject } from '../policy/index.js';
 import { parseMcpOptions } from './config-schema.js';
 import { collectDeclarations, musterHome, transportOf } from './config-sources.js';
 import type { ServerDeclaration } from './config-sources.js';
@@ -6,6 +7,7 @@ import type { McpOptions } from './config-types.js';
 import { McpFacade } from './mcp-facade.js';
 import type { McpFacadeHost } from './mcp-facade.js';
 import { MCP_DEFAULTS } from './mcp-defaults.js';
+import type { Emit } from './mcp-defaults.js';
 import type { McpEvent } from './mcp-events.js';
 import { McpManager } from './mcp-manager.js';
 import { McpToolExecutor } from './mcp-tool-executor.js';
@@ -26,6 +28,8 @@ export interface McpRuntimeInput {
   readonly hooks?: McpElicitationHooks;
   /** The agent's own model, for `mcp.handlers.sampling: 'agent'`. */
   readonly agentSampler?: AgentSampler;
+  /** The policy's visibility (`policy.visibleTools`), for the resource tools' server check. */
+  readonly isVisible?: (subject: PolicySubject) => boolean;
 }
 
 /** The MCP side of an agent: its checked options, its tool source and `agent.mcp`. */
@@ -83,23 +87,26 @@ export function createMcpRuntime(
   );
   const elicitation = options.handlers?.elicitation;
   const responder = elicitation
-    ? urlElicitationResponder((server) => {
-        const call = manager.inFlight.current(server);
-        return {
-          handler: elicitation,
-          hooks: input.hooks ?? {},
-          timeoutMs,
-          emit: call?.emit ?? (background as never),
-        };
-      })
+    ? urlElicitationResponder(() => ({
+        handler: elicitation,
+        hooks: input.hooks ?? {},
+        timeoutMs,
+      }))
     : undefined;
   const facade = new McpFacade(manager, { ...host, check });
   return {
     options,
-    executor: new McpToolExecutor(manager, responder),
+    executor: new McpToolExecutor(manager, responder, background as Emit),
     facade,
     ...(options.exposeResources
-      ? { resourceTools: new McpResourceToolExecutor(facade, manager.registry) }
+      ? {
+          resourceTools: new McpResourceToolExecutor(
+            facade,
+            manager.registry,
+            authorize,
+            input.isVisible,
+          ),
+        }
       : {}),
   };
 }

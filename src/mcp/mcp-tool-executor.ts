@@ -7,6 +7,7 @@ import type {
   ToolReturn,
 } from '../tools/index.js';
 import { ToolError } from '../errors/index.js';
+import type { Emit } from './mcp-defaults.js';
 import type { McpManager } from './mcp-manager.js';
 import { urlElicitationsOf } from './url-elicitation.js';
 import type { UrlElicitationResponder } from './url-elicitation.js';
@@ -24,6 +25,7 @@ export class McpToolExecutor implements ToolExecutor {
   constructor(
     private readonly manager: McpManager,
     private readonly onUrlElicitation?: UrlElicitationResponder,
+    private readonly background: Emit = () => undefined,
   ) {}
 
   listTools(): readonly ToolDefinition[] {
@@ -39,9 +41,21 @@ export class McpToolExecutor implements ToolExecutor {
 
   prepareRun(ctx: ExecutorRunContext): Promise<void> {
     this.#runs.delete(ctx.runId);
-    this.#runs.set(ctx.runId, ctx);
+    if (!ctx.signal.aborted) {
+      this.#runs.set(ctx.runId, ctx);
+      // a run ended by abort (or by the agent closing) lets go of its context at once
+      ctx.signal.addEventListener('abort', () => this.finishRun(ctx.runId, ctx), { once: true });
+    }
     while (this.#runs.size > RECENT_RUNS) this.#runs.delete(this.#runs.keys().next().value!);
     return this.manager.prepare(ctx);
+  }
+
+  /**
+   * Forgets a finished run's context (its event sink, signal and authorizer), so a server
+   * request that arrives later goes to the background, never into the finished run.
+   */
+  finishRun(runId: string, ctx?: ExecutorRunContext): void {
+    if (ctx === undefined || this.#runs.get(runId) === ctx) this.#runs.delete(runId);
   }
 
   async execute(
@@ -58,12 +72,13 @@ export class McpToolExecutor implements ToolExecutor {
       );
     }
     const run = this.#runs.get(ctx.runId);
+    const emit = run?.emit ?? this.background;
     const end = this.manager.inFlight.begin(address.server, {
       sessionId: ctx.sessionId,
       runId: ctx.runId,
       callId: ctx.callId,
       signal: ctx.signal,
-      emit: run?.emit ?? (() => undefined),
+      emit,
       ...(run ? { authorize: run.authorize } : {}),
     });
     try {
@@ -71,7 +86,7 @@ export class McpToolExecutor implements ToolExecutor {
     } catch (err) {
       const urls = urlElicitationsOf(err);
       if (!urls || !this.onUrlElicitation) throw err;
-      return this.onUrlElicitation(address.server, urls, ctx);
+      return this.onUrlElicitation(address.server, urls, ctx, emit);
     } finally {
       end();
     }

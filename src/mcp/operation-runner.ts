@@ -2,6 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/client';
 import { McpError } from '../errors/index.js';
 import { SecretRegistry, raceAbort } from '../util/index.js';
 import type { McpOptions } from './config-types.js';
+import { findInCauseChain } from './cause-chain.js';
 import type { Connector } from './connector.js';
 import type { CallOptions, McpConnection } from './mcp-connection.js';
 import { MCP_DEFAULTS } from './mcp-defaults.js';
@@ -78,7 +79,10 @@ export class OperationRunner {
     server: string,
     tool: string,
     args: Record<string, unknown>,
-    options: Omit<CallOptions, 'timeoutMs'> & { readonly toolName?: string },
+    options: Omit<CallOptions, 'timeoutMs'> & {
+      readonly toolName?: string;
+      readonly timeoutMs?: number;
+    },
   ): Promise<CallToolResult> {
     let timeoutMs: number = MCP_DEFAULTS.timeoutMs;
     try {
@@ -164,12 +168,7 @@ function notConnected(server: string): McpError {
 
 /** True for the client's answer to an expired Streamable HTTP session (HTTP 404). */
 function sessionExpired(err: unknown): boolean {
-  for (
-    let e: unknown = err, depth = 0;
-    e && depth < 5;
-    e = (e as { cause?: unknown }).cause, depth++
-  ) {
-    if ((e as { status?: unknown }).status === 404) return true;
-  }
-  return false;
+  return (
+    findInCauseChain(err, (e) => (e as { status?: unknown }).status === 404 || undefined) ?? false
+  );
 }

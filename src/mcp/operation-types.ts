@@ -1,14 +1,20 @@
-/** Retries of one MCP operation: off unless given; read/list operations only by default. */
-export interface McpRetryOptions {
-  /** Attempts in all, the first included (2 or more to retry at all). */
+import type { RetryOptions } from '../util/index.js';
+
+/**
+ * Retries of one MCP operation: off unless given; read/list operations only by default. Only
+ * failures a later try may fix are retried (transport failures, timeouts, requests not sent,
+ * JSON-RPC internal errors), never a definite refusal of the server.
+ */
+export interface McpRetryOptions extends RetryOptions {
+  /** Attempts in all, the first included (2 or more to retry at all); at most 10. */
   readonly maxAttempts: number;
   /** The wait before the first retry; doubled after each one. */
   readonly initialDelayMs: number;
   /** The longest wait between attempts. Default 10 000. */
   readonly maxDelayMs?: number;
-  /** How much of each wait is random (0 to 1). Default 0.2. */
+  /** How much of each wait is random (0 to 1): each wait is cut by up to this share. Default 0.2. */
   readonly jitterRatio?: number;
-  /** Lets `callTool` retry too (a tool may not be idempotent). Default false. */
+  /** Lets `callTool` retry a call whose outcome is unknown (a tool may not be idempotent). Default false. */
   readonly retryNonIdempotent?: boolean;
 }
 

@@ -6,6 +6,12 @@ import type {
   ToolReturn,
 } from '../tools/index.js';
 import { ToolError } from '../errors/index.js';
+import type {
+  AuthorizationDecision,
+  AuthorizationRequest,
+  PolicySubject,
+} from '../policy/index.js';
+import { mcpTextOf } from './content-text.js';
 import type { McpOperations } from './mcp-operations.js';
 import type { ServerRegistry } from './server-registry.js';
 
@@ -45,12 +51,17 @@ const DEFINITIONS: readonly ToolDefinition[] = [
  * Built-in tools that let the model list and read resources of connected servers. They go
  * through the same pipeline as every tool (visibility, policy, limits, archive for large or
  * binary content: their source is `mcp`). Reading asks the server; a `file://` URI never
- * reaches the host's files.
+ * reaches the host's files. A server is reached only when the policy lets the model reach its
+ * tools: visible to the run (`policy.visibleTools`) and authorized as the tool subject
+ * `mcp__<server>` (so `deny: ['mcp__secrets']` and rules apply; allowed unless denied, like
+ * every built-in tool); other servers are left out of lists and refused for reads.
  */
 export class McpResourceToolExecutor implements ToolExecutor {
   constructor(
     private readonly ops: McpOperations,
     private readonly registry: ServerRegistry,
+    private readonly authorize: (request: AuthorizationRequest) => Promise<AuthorizationDecision>,
+    private readonly isVisible: (subject: PolicySubject) => boolean = () => true,
   ) {}
 
   listTools(): readonly ToolDefinition[] {
@@ -76,6 +87,7 @@ export class McpResourceToolExecutor implements ToolExecutor {
         .filter((e) => e.connection?.serverCapabilities?.['resources'] !== undefined);
       const rows: unknown[] = [];
       for (const e of servers) {
+        if (!(await this.#reachable(e.name, name, ctx))) continue;
         const { resources } = await this.ops.listResources(e.name, options);
         for (const r of resources)
           rows.push({ server: e.name, uri: r.uri, name: r.name, mimeType: r.mimeType });
@@ -91,13 +103,38 @@ export class McpResourceToolExecutor implements ToolExecutor {
           toolName: name,
         },
       );
+    if (!(await this.#reachable(server, name, ctx)))
+      throw new ToolError(
+        'TOOL_DENIED',
+        `The policy does not let the model reach server '${server}': its resources cannot be read.`,
+        { toolName: name, details: { server } },
+      );
     const read = await this.ops.readResource(server, String(input['uri']), options);
     return {
-      content: read.contents.map((c) =>
-        'text' in c && typeof c.text === 'string'
-          ? { type: 'text', text: c.text }
-          : { type: 'resource', resource: { ...c } },
-      ),
+      content: read.contents.map((c) => {
+        const text = mcpTextOf(c);
+        return text !== undefined
+          ? { type: 'text', text }
+          : { type: 'resource', resource: { ...c } };
+      }),
     };
+  }
+
+  /** Whether the run's policy lets the model reach `server` (visible and not denied). */
+  async #reachable(server: string, tool: string, ctx: ToolExecutionContext): Promise<boolean> {
+    const subject = `mcp__${server}`;
+    if (!this.isVisible({ kind: 'tool', name: subject, server })) return false;
+    const decision = await this.authorize({
+      kind: 'tool',
+      capability: subject,
+      toolName: subject,
+      source: 'builtin',
+      server,
+      metadata: { via: tool },
+      sessionId: ctx.sessionId,
+      runId: ctx.runId,
+      callId: ctx.callId,
+    });
+    return decision.decision === 'allow';
   }
 }

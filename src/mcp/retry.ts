@@ -1,67 +1,115 @@
-import { MusterError } from '../errors/index.js';
+import { MusterError, abortedError } from '../errors/index.js';
+import { backoffDelay, resolveBackoff, sleepUnlessAborted } from '../util/index.js';
+import type { BackoffSettings } from '../util/index.js';
+import { findInCauseChain } from './cause-chain.js';
+import { clientErrorOf } from './client-errors.js';
+import { failureReasonOf } from './failure-reasons.js';
 import type { McpRetryOptions } from './operation-types.js';
 
 /** Whether an operation may be retried at all: reads and lists may, tool calls only on request. */
 export type OperationKind = 'read' | 'call';
 
+/** Defaults of `retry` (its `initialDelayMs` is required): at most 10 s, 20 % jitter. */
+export const MCP_BACKOFF: Omit<BackoffSettings, 'initialDelayMs'> = Object.freeze({
+  maxDelayMs: 10_000,
+  jitterRatio: 0.2,
+});
+
+/** JSON-RPC "internal error": the server failed on its side, a later try may work. */
+const INTERNAL_ERROR = -32603;
+/** Client error codes of a request that did not get through (or not in time). */
+const TRANSIENT_SDK_CODES: ReadonlySet<string> = new Set([
+  'REQUEST_TIMEOUT',
+  'CONNECTION_CLOSED',
+  'SEND_FAILED',
+  'NOT_CONNECTED',
+  'NOT_INITIALIZED',
+]);
+/** Muster codes that are final whatever caused them. */
+const FINAL_CODES: ReadonlySet<string> = new Set([
+  'ABORTED',
+  'INVALID_CONFIGURATION',
+  'MCP_AUTH_REQUIRED',
+  'TOOL_DENIED',
+  'TOOL_RESULT_TOO_LARGE',
+]);
+
 /**
  * Runs `attempt` again after a failure while `retry` allows it, with exponential backoff and
- * jitter, bounded by `maxDelayMs`. Never after the signal aborted (a cancellation is final),
- * never for a `call` unless `retryNonIdempotent` is set. Retries are off without `retry`.
+ * jitter, bounded by `maxDelayMs`. Only failures that a later try may fix are retried
+ * ({@link retryableFailure}); a `call` without `retryNonIdempotent` only when it was not sent.
+ * Never after the signal aborted: an abort during the backoff rejects with `ABORTED` (`what`
+ * names the operation). Retries are off without `retry`.
+ *
+ * @throws MusterError `INVALID_CONFIGURATION` for refused retry options.
  */
 export async function withRetry<T>(
   kind: OperationKind,
   retry: McpRetryOptions | undefined,
   signal: AbortSignal,
+  what: string,
   attempt: () => Promise<T>,
+  random: () => number = Math.random,
 ): Promise<T> {
-  const attempts = allowedAttempts(kind, retry);
-  let delay = retry?.initialDelayMs ?? 0;
+  const settings = retry && mcpBackoff(retry);
+  const attempts = retry?.maxAttempts ?? 1;
   for (let n = 1; ; n++) {
     try {
       return await attempt();
     } catch (err) {
-      if (n >= attempts || signal.aborted || !retryable(err)) throw err;
-      await sleep(
-        jittered(Math.min(delay, retry!.maxDelayMs ?? 10_000), retry!.jitterRatio),
-        signal,
-      );
-      if (signal.aborted) throw err;
-      delay *= 2;
+      if (!settings || n >= attempts || signal.aborted || !mayRetry(kind, retry, err)) throw err;
+      if (!(await sleepUnlessAborted(backoffDelay(settings, n, random), signal)))
+        throw abortedError(what, signal.reason);
     }
   }
 }
 
-function allowedAttempts(kind: OperationKind, retry: McpRetryOptions | undefined): number {
-  if (!retry) return 1;
-  if (!Number.isSafeInteger(retry.maxAttempts) || retry.maxAttempts < 1 || retry.maxAttempts > 10)
+function mcpBackoff(retry: McpRetryOptions): BackoffSettings {
+  if (!(retry.initialDelayMs >= 0))
     throw new MusterError(
       'INVALID_CONFIGURATION',
-      `retry.maxAttempts must be a whole number from 1 to 10 (got ${String(retry.maxAttempts)}).`,
+      `retry.initialDelayMs must be 0 or more (got ${String(retry.initialDelayMs)}): fix the option.`,
+      { details: { option: 'retry.initialDelayMs' } },
     );
-  if (!(retry.initialDelayMs >= 0))
-    throw new MusterError('INVALID_CONFIGURATION', 'retry.initialDelayMs must be 0 or more.');
-  return kind === 'call' && retry.retryNonIdempotent !== true ? 1 : retry.maxAttempts;
+  return resolveBackoff('retry', retry, { initialDelayMs: retry.initialDelayMs, ...MCP_BACKOFF });
 }
 
-/** Muster's own refusals (bad configuration, unknown server) are not worth a second try. */
-function retryable(err: unknown): boolean {
-  return !(MusterError.isInstance(err) && err.code === 'INVALID_CONFIGURATION');
+function mayRetry(kind: OperationKind, retry: McpRetryOptions | undefined, err: unknown): boolean {
+  if (kind === 'call' && retry?.retryNonIdempotent !== true)
+    return failureReasonOf(err)?.reason === 'not-sent' && retryableFailure(err);
+  return retryableFailure(err);
 }
 
-function jittered(ms: number, ratio = 0.2): number {
-  const r = Math.min(Math.max(ratio, 0), 1);
-  return Math.round(ms * (1 - r + Math.random() * r * 2));
+/**
+ * Whether a later try may succeed, on typed facts only: transport failures (the client's
+ * timeout, closed connection, failed send, a socket error), Muster's `not-sent` and
+ * `stream-lost`, a failed connect, a JSON-RPC internal error (-32603) and a call whose outcome
+ * is unknown after a timeout or disconnect. Never a definite answer of the server (any other
+ * JSON-RPC error: method not found, invalid params, resource not found), an unusable result,
+ * a response over the byte limit, an authorization need, a refusal or an abort.
+ */
+export function retryableFailure(err: unknown): boolean {
+  if (MusterError.isInstance(err)) {
+    if (FINAL_CODES.has(err.code)) return false;
+    if (err.code === 'MCP_CONNECTION_FAILED' || err.code === 'MCP_DISCONNECTED') return true;
+    if (err.code === 'TOOL_OUTCOME_UNKNOWN')
+      return err.details.reason === 'timeout' || err.details.reason === 'disconnected';
+    const own = failureReasonOf(err)?.reason;
+    if (own) return own !== 'response-too-large';
+    if (err.details.protocolCode !== undefined) return err.details.protocolCode === INTERNAL_ERROR;
+  }
+  const fact = findInCauseChain(err, clientErrorOf);
+  if (fact?.kind === 'protocol') return fact.code === INTERNAL_ERROR;
+  if (fact?.kind === 'sdk')
+    return (
+      TRANSIENT_SDK_CODES.has(fact.code) ||
+      (fact.status !== undefined && (fact.status >= 500 || fact.status === 429))
+    );
+  return findInCauseChain(err, (e) => socketError(e) || undefined) ?? false;
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
+/** A Node socket-level failure (`ECONNRESET`, `ECONNREFUSED`, `EPIPE`, `ETIMEDOUT`, …). */
+function socketError(e: unknown): boolean {
+  const code = (e as { code?: unknown }).code;
+  return typeof code === 'string' && /^E[A-Z]+$/.test(code);
 }

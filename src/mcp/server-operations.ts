@@ -41,7 +41,9 @@ export function listTools(
 
 /**
  * Calls a tool by its name on the server, outside the model's pipeline (the host asked for
- * it). Retried only with `retry.retryNonIdempotent`: a tool may not be safe to run twice.
+ * it). Failures are classified as for the model's calls (`TOOL_OUTCOME_UNKNOWN` when the call
+ * may have run). Retried only with `retry.retryNonIdempotent` (a tool may not be safe to run
+ * twice), or when it was not sent.
  */
 export function callTool(
   ops: OperationContext,
@@ -50,7 +52,5 @@ export function callTool(
   args: Readonly<Record<string, unknown>>,
   options?: McpOperationOptions,
 ): Promise<CallToolResult> {
-  return ops.run(server, `Calling '${tool}'`, 'call', options, (c, _request, bounds) =>
-    c.callTool(tool, { ...args }, bounds),
-  );
+  return ops.callTool(server, tool, args, options);
 }

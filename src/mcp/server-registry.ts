@@ -82,10 +82,7 @@ export class ServerRegistry {
   /** Removes a server's entry and returns it; an unknown name fails. */
   delete(name: string): ServerEntry {
     const e = this.#entries.get(name);
-    if (!e)
-      throw new MusterError('INVALID_CONFIGURATION', `No MCP server is registered as '${name}'.`, {
-        details: { server: name },
-      });
+    if (!e) throw unknownServerError(name);
     this.#entries.delete(name);
     return e;
   }
@@ -144,4 +141,13 @@ export class ServerRegistry {
       stale: false,
     };
   }
+}
+
+/** The error for a server name no registry entry has (`INVALID_CONFIGURATION`). */
+export function unknownServerError(name: string): MusterError {
+  return new MusterError(
+    'INVALID_CONFIGURATION',
+    `No MCP server is registered as '${name}': register it first, or check the name.`,
+    { details: { server: name } },
+  );
 }

@@ -1,29 +1,31 @@
 import type { ToolExecutionContext, ToolReturn } from '../tools/index.js';
 import { answerElicitation } from './elicitation-handler.js';
 import type { ElicitationDeps } from './elicitation-handler.js';
+import { findInCauseChain } from './cause-chain.js';
 import { toElicitationRequest } from './client-setup.js';
+import type { Emit } from './mcp-defaults.js';
 
-/** Hands the URLs of a `-32042` error to the elicitation handler and tells the model. */
+/**
+ * Hands the URLs of a `-32042` error to the elicitation handler and tells the model. `emit` is
+ * the calling run's own event sink (the error came back to that call, so nothing is guessed).
+ */
 export type UrlElicitationResponder = (
   server: string,
   elicitations: readonly Readonly<Record<string, unknown>>[],
   ctx: ToolExecutionContext,
+  emit: Emit,
 ) => Promise<ToolReturn>;
 
 const URL_ELICITATION_REQUIRED = -32042;
 
 /** The elicitations of a URL-elicitation-required error (`-32042`) in a cause chain, if any. */
 export function urlElicitationsOf(err: unknown): Readonly<Record<string, unknown>>[] | undefined {
-  for (
-    let e: unknown = err, depth = 0;
-    e && depth < 6;
-    e = (e as { cause?: unknown }).cause, depth++
-  ) {
+  return findInCauseChain(err, (e) => {
     const { code, data } = e as { code?: unknown; data?: { elicitations?: unknown } };
-    if (code === URL_ELICITATION_REQUIRED && Array.isArray(data?.elicitations))
-      return data.elicitations as Readonly<Record<string, unknown>>[];
-  }
-  return undefined;
+    return code === URL_ELICITATION_REQUIRED && Array.isArray(data?.elicitations)
+      ? (data.elicitations as Readonly<Record<string, unknown>>[])
+      : undefined;
+  });
 }
 
 /**
@@ -32,10 +34,11 @@ export function urlElicitationsOf(err: unknown): Readonly<Record<string, unknown
  * that the call can be tried again once it is done.
  */
 export function urlElicitationResponder(
-  deps: (server: string) => ElicitationDeps | undefined,
+  deps: (server: string) => Omit<ElicitationDeps, 'emit'> | undefined,
 ): UrlElicitationResponder {
-  return async (server, elicitations, ctx) => {
-    const d = deps(server);
+  return async (server, elicitations, ctx, emit) => {
+    const found = deps(server);
+    const d = found && { ...found, emit };
     const actions: string[] = [];
     for (const raw of elicitations) {
       const request = toElicitationRequest(server, { ...raw, mode: 'url' });

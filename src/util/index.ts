@@ -4,3 +4,5 @@ export { raceAbort } from './abort.js';
 export { callIsolated } from './isolate.js';
 export type { EventBase } from './event-base.js';
 export { redact, SecretRegistry, MIN_SECRET_LENGTH } from './redact.js';
+export { backoffDelay, resolveBackoff, sleepUnlessAborted, MAX_RETRY_ATTEMPTS } from './backoff.js';
+export type { BackoffSettings, RetryOptions } from './backoff.js';

@@ -288,7 +288,8 @@ describe('agent MCP features', () => {
     });
     try {
       const err = await agent.mcp.listResources('everything').catch((e: unknown) => e);
-      expect(err).toMatchObject({ code: 'MCP_OPERATION_FAILED' });
+      // the refusal itself, not a misleading "not connected"
+      expect(err).toMatchObject({ code: 'TOOL_DENIED', details: { server: 'everything' } });
       expect(agent.mcp.getConnection('everything')).toMatchObject({
         status: 'disabled',
         error: { code: 'TOOL_DENIED' },
@@ -313,6 +314,44 @@ describe('agent MCP features', () => {
     try {
       const { events } = await collect(agent.run({ input: 'read' }));
       expect(ofType(events, 'tool.completed')[0]).toMatchObject({ executed: false });
+    } finally {
+      await agent.close();
+    }
+  }, 30_000);
+
+  it('exposed resource tools cannot reach a server the policy denies', async () => {
+    const model = scriptedModel([
+      {
+        toolCalls: [
+          {
+            name: 'mcp_resources_read',
+            arguments: {
+              server: 'everything',
+              uri: 'demo://resource/static/document/architecture.md',
+            },
+          },
+          { id: 'list', name: 'mcp_resources_list', arguments: {} },
+        ],
+      },
+      { text: 'end' },
+    ]);
+    const agent = createAgent({
+      model,
+      modelName: 'scripted',
+      mcp: { strictConfig: true, exposeResources: true },
+      mcpServers: { everything: everythingStdioConfig() },
+      policy: {
+        allow: ['mcp_connect:everything', 'mcp_resources_read', 'mcp_resources_list'],
+        deny: ['mcp__everything'],
+      },
+    });
+    try {
+      const { events, error } = await collect(agent.run({ input: 'read' }));
+      expect(error).toBeUndefined();
+      const [read, list] = ofType(events, 'tool.completed');
+      expect(read).toMatchObject({ isError: true });
+      expect(read!.content).toContain('TOOL_DENIED');
+      expect(list).toMatchObject({ isError: false, content: '[]' });
     } finally {
       await agent.close();
     }

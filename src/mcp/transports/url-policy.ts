@@ -33,7 +33,7 @@ function invalid(server: string, message: string): MusterError {
 }
 
 /** True for `localhost`, `[::1]` and any address of 127.0.0.0/8. */
-function isLoopbackHost(hostname: string): boolean {
+export function isLoopbackHost(hostname: string): boolean {
   if (hostname === 'localhost' || hostname === '[::1]') return true;
   const octets = hostname.split('.');
   return (
