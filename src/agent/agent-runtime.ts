@@ -5,7 +5,9 @@ import type { SessionStore } from '../session/index.js';
 import { HostToolExecutor } from '../tools/index.js';
 import type { ExecutorEvent, ExecutorRunContext, ToolExecutor } from '../tools/index.js';
 import { createMcpRuntime } from '../mcp/index.js';
-import type { McpFacade } from '../mcp/index.js';
+import type { McpFacade, McpRuntime } from '../mcp/index.js';
+
+type McpToolExecutorHandle = Pick<McpRuntime['executor'], 'finishRun'>;
 import {
   ContextManager,
   ContextToolExecutor,
@@ -41,6 +43,7 @@ export class AgentRuntime {
   readonly contextTool: ContextToolExecutor;
   readonly executors: readonly ToolExecutor[];
   readonly mcp: McpFacade;
+  readonly #mcpExecutor: McpToolExecutorHandle;
   /** Sessions with a run in this process, each with the promise that settles when it ends. */
   readonly running = new Map<string, Promise<void>>();
   /**
@@ -79,6 +82,7 @@ export class AgentRuntime {
         mcpServers: options.mcpServers,
         mcp: options.mcp,
         workdir: options.workdir,
+        isVisible: (subject) => this.policy.isVisible(subject),
         hooks: {
           ...(options.hooks?.onElicitation ? { onElicitation: options.hooks.onElicitation } : {}),
           ...(options.hooks?.onElicitationResult
@@ -110,6 +114,7 @@ export class AgentRuntime {
     executors.push(mcp.executor);
     if (mcp.resourceTools) executors.push(mcp.resourceTools);
     this.mcp = mcp.facade;
+    this.#mcpExecutor = mcp.executor;
     this.archiveThresholdBytes =
       mcp.options.archiveThresholdBytes ?? DEFAULT_ARCHIVE_THRESHOLD_BYTES;
     this.executors = executors;
@@ -127,6 +132,11 @@ export class AgentRuntime {
   /** Starts counting sampling usage for a run; pair it with `takeRunUsage` in a `finally`. */
   openRunUsage(runId: string): void {
     this.#runUsage.set(runId, ZERO_USAGE);
+  }
+
+  /** Forgets what the MCP side kept about a run that ended (its attribution of server requests). */
+  finishRun(runId: string): void {
+    this.#mcpExecutor.finishRun(runId);
   }
 
   /** Aborted when the agent closes. */

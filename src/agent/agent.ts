@@ -245,6 +245,7 @@ export class Agent {
       return failure;
     } finally {
       runtime.takeRunUsage(runId);
+      runtime.finishRun(runId);
       await claim.release((e) => runtime.reportError(e));
     }
   }

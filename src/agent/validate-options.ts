@@ -34,8 +34,13 @@ const name = isString(/^.{1,200}$/s, '1-200 characters');
 const nonNegativeInteger: Check = (v) =>
   Number.isSafeInteger(v) && (v as number) >= 0 ? undefined : 'must be a whole number >= 0';
 
+const attempts: Check = (v) =>
+  Number.isSafeInteger(v) && (v as number) >= 1 && (v as number) <= 10
+    ? undefined
+    : 'must be a whole number from 1 to 10';
+
 const modelRetry = shape({
-  maxAttempts: positiveInteger,
+  maxAttempts: attempts,
   initialDelayMs: optional(nonNegativeInteger),
   maxDelayMs: optional(nonNegativeInteger),
 });

@@ -145,3 +145,14 @@ describe('awaitIdle', () => {
     await agent.close();
   });
 });
+
+describe('model retry options', () => {
+  it('refuses more than 10 attempts when the agent is created', () => {
+    expect(() =>
+      createAgent({ model: scriptedModel([]), modelRetry: { maxAttempts: 11 } }),
+    ).toThrow(expect.objectContaining({ code: 'INVALID_CONFIGURATION' }));
+    expect(() =>
+      createAgent({ model: scriptedModel([]), modelRetry: { maxAttempts: 10 } }),
+    ).not.toThrow();
+  });
+});
