@@ -39,6 +39,7 @@ export class McpConnection {
   #released: Promise<void> | undefined;
   /** The calls in flight, by tag: each fails at once when its response can no longer come. */
   readonly #calls = new Map<object, (error: McpError) => void>();
+  #watched = false;
 
   private constructor(
     readonly server: string,
@@ -90,9 +91,12 @@ export class McpConnection {
         );
     }
     const connection = new McpConnection(spec.server, client, link);
-    const onResponse = watchRequestStreams(link.transport, (tag) =>
-      connection.#fail(tag, 'stream-lost'),
-    );
+    // Only Streamable HTTP has per-request response streams that can end without an answer;
+    // over other transports a loss closes the connection, and the client fails its requests.
+    connection.#watched = spec.config.type === 'http';
+    const onResponse = connection.#watched
+      ? watchRequestStreams(link.transport, (tag) => connection.#fail(tag, 'stream-lost'))
+      : undefined;
     keepResponsesAfterNotifications(link.transport, onResponse);
     let open = false;
     client.onclose = () => {
@@ -189,21 +193,23 @@ export class McpConnection {
     options: CallOptions,
   ): Promise<CallToolResult> {
     if (this.#closed) throw this.#failure('not-sent');
+    const request = {
+      signal: options.signal,
+      timeout: options.timeoutMs,
+      resetTimeoutOnProgress: true,
+      ...(options.maxTotalTimeoutMs !== undefined
+        ? { maxTotalTimeout: options.maxTotalTimeoutMs }
+        : {}),
+      ...(options.onProgress ? { onprogress: options.onProgress } : {}),
+    };
+    if (!this.#watched)
+      return (await this.client.callTool({ name, arguments: args }, request)) as CallToolResult;
     const tag = {};
     const lost = new Promise<never>((_, reject) => this.#calls.set(tag, reject));
     lost.catch(() => undefined);
     const call = this.client.callTool(
       { name, arguments: args },
-      {
-        signal: options.signal,
-        timeout: options.timeoutMs,
-        resetTimeoutOnProgress: true,
-        headers: taggedHeaders(tag),
-        ...(options.maxTotalTimeoutMs !== undefined
-          ? { maxTotalTimeout: options.maxTotalTimeoutMs }
-          : {}),
-        ...(options.onProgress ? { onprogress: options.onProgress } : {}),
-      },
+      { ...request, headers: taggedHeaders(tag) },
     );
     call.catch(() => undefined);
     try {
