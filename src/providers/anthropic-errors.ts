@@ -6,7 +6,15 @@ import {
 } from '@anthropic-ai/sdk';
 import { ModelError, MusterError, abortedError } from '../errors/index.js';
 import { redact } from '../util/index.js';
-import { isRetryableErrorType, isRetryableStatus, sentence, statusAdvice } from './kit/index.js';
+import {
+  apiUnreachable,
+  isRetryableErrorType,
+  isRetryableStatus,
+  requestFailed,
+  requestTimedOut,
+  sentence,
+  statusAdvice,
+} from './kit/index.js';
 
 /**
  * Turns anything an Anthropic request or stream threw into a Muster error: `ABORTED` when the
@@ -24,27 +32,10 @@ export function toAnthropicFailure(
   if (signal.aborted || err instanceof APIUserAbortError) {
     return abortedError(`The ${provider} request`, signal.reason);
   }
-  if (err instanceof APIConnectionTimeoutError) {
-    return new ModelError(
-      'MODEL_REQUEST_FAILED',
-      `The ${provider} request timed out; retry it, or raise the client's timeout.`,
-      { isRetryable: true, cause: err, details: { provider } },
-    );
-  }
-  if (err instanceof APIConnectionError) {
-    return new ModelError(
-      'MODEL_REQUEST_FAILED',
-      `Could not reach the ${provider} API: ${redact(err.message, apiKey)}. Check the network and baseURL, then retry.`,
-      { isRetryable: true, cause: err, details: { provider } },
-    );
-  }
+  if (err instanceof APIConnectionTimeoutError) return requestTimedOut(provider, err);
+  if (err instanceof APIConnectionError) return apiUnreachable(provider, err.message, apiKey, err);
   if (err instanceof APIError) return apiError(err, provider, apiKey);
-  const reason = err instanceof Error ? err.message : String(err);
-  return new ModelError(
-    'MODEL_REQUEST_FAILED',
-    `The ${provider} request failed: ${redact(reason, apiKey)}`,
-    { isRetryable: false, cause: err, details: { provider } },
-  );
+  return requestFailed(provider, err, apiKey);
 }
 
 function apiError(err: APIError, provider: string, apiKey: string | null | undefined): ModelError {

@@ -1,7 +1,15 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { ModelError, MusterError, abortedError } from '../errors/index.js';
 import { redact } from '../util/index.js';
-import { isRetryableStatus, sentence, statusAdvice, withCause } from './kit/index.js';
+import {
+  apiUnreachable,
+  isRetryableStatus,
+  requestFailed,
+  requestTimedOut,
+  sentence,
+  statusAdvice,
+  withCause,
+} from './kit/index.js';
 
 const RETRYABLE_ERROR_CODES = new Set(['server_error', 'rate_limit_exceeded', 'timeout']);
 
@@ -41,20 +49,8 @@ export function toModelFailure(
   if (signal.aborted || err instanceof APIUserAbortError) {
     return abortedError(`The ${provider} request`, signal.reason);
   }
-  if (err instanceof APIConnectionTimeoutError) {
-    return new ModelError(
-      'MODEL_REQUEST_FAILED',
-      `The ${provider} request timed out; retry it, or raise the client's timeout.`,
-      { isRetryable: true, cause: err, details: { provider } },
-    );
-  }
-  if (err instanceof APIConnectionError) {
-    return new ModelError(
-      'MODEL_REQUEST_FAILED',
-      `Could not reach the ${provider} API: ${redact(err.message, apiKey)}. Check the network and baseURL, then retry.`,
-      { isRetryable: true, cause: err, details: { provider } },
-    );
-  }
+  if (err instanceof APIConnectionTimeoutError) return requestTimedOut(provider, err);
+  if (err instanceof APIConnectionError) return apiUnreachable(provider, err.message, apiKey, err);
   if (err instanceof APIError) {
     if (typeof err.status !== 'number') {
       return withCause(reportedError(provider, err.code, err.message, apiKey), err);
@@ -68,12 +64,7 @@ export function toModelFailure(
       { isRetryable: false, cause: err, details: { provider } },
     );
   }
-  const reason = err instanceof Error ? err.message : String(err);
-  return new ModelError(
-    'MODEL_REQUEST_FAILED',
-    `The ${provider} request failed: ${redact(reason, apiKey)}`,
-    { isRetryable: false, cause: err, details: { provider } },
-  );
+  return requestFailed(provider, err, apiKey);
 }
 
 function statusError(

@@ -33,3 +33,4 @@ export {
   sentence,
   withCause,
 } from './errors.js';
+export { requestTimedOut, apiUnreachable, requestFailed } from './client-failures.js';
