@@ -22,7 +22,7 @@ import { quoteSchema } from './postgres-schema.js';
 import { PostgresConnection } from './postgres-connection.js';
 import { PostgresArchive } from './postgres-archive.js';
 import type { Transact } from './postgres-archive.js';
-import { rowToState, rowToSummary } from './stored-rows.js';
+import { rowToState, rowToSummary, sessionRowValues } from './stored-rows.js';
 import type { SessionRow } from './stored-rows.js';
 
 /** Options of {@link PostgresSessionStore}: a connection string or a pool the host owns. */
@@ -89,19 +89,7 @@ export class PostgresSessionStore implements SessionStore {
         `INSERT INTO ${this.#s}.muster_sessions (id, status, iteration, created_at, updated_at,
            final_content, usage, error, archive_refs, started_calls, message_count)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (id) DO NOTHING`,
-        [
-          state.id,
-          state.status,
-          state.iteration,
-          state.createdAt,
-          state.updatedAt,
-          state.finalContent ?? null,
-          JSON.stringify(state.usage),
-          state.error ? JSON.stringify(state.error) : null,
-          JSON.stringify(state.archiveRefs),
-          JSON.stringify(state.startedCalls ?? []),
-          state.messages.length,
-        ],
+        sessionRowValues(state),
       );
       if (inserted.rowCount !== 1) throw existsError(state.id);
       await this.#append(c, state.id, state.messages, 0, lease);

@@ -1,7 +1,8 @@
 import Database from 'better-sqlite3';
-import type { Database as Db } from 'better-sqlite3';
+import type { Database as Db, Statement } from 'better-sqlite3';
 import { addUsage } from '../model/index.js';
 import type { Usage } from '../model/index.js';
+import { statementCache } from './sqlite-statements.js';
 import type { SessionArchive } from './session-archive.js';
 import type {
   SessionLease,
@@ -25,7 +26,7 @@ import {
 } from './session-rules.js';
 import { migrateSqlite } from './sqlite-schema.js';
 import { SqliteArchive } from './sqlite-archive.js';
-import { rowToState, rowToSummary } from './stored-rows.js';
+import { rowToState, rowToSummary, sessionRowValues } from './stored-rows.js';
 import type { SessionRow } from './stored-rows.js';
 
 /** Options of {@link SqliteSessionStore}. */
@@ -61,6 +62,7 @@ interface LeaseRow {
  */
 export class SqliteSessionStore implements SessionStore {
   readonly #db: Db;
+  readonly #sql: (sql: string) => Statement;
   /** The archive of large tool results, in the same file. */
   readonly archive: SessionArchive;
 
@@ -69,43 +71,29 @@ export class SqliteSessionStore implements SessionStore {
     this.#db.pragma('journal_mode = WAL');
     this.#db.pragma('synchronous = NORMAL');
     migrateSqlite(this.#db);
+    this.#sql = statementCache(this.#db);
     this.archive = new SqliteArchive(this.#db, options.maxArchiveBytesPerSession);
   }
 
   async create(state: SessionState, options?: SessionWriteOptions): Promise<void> {
     this.#write(state.id, options, (lease) => {
-      const exists = this.#db.prepare('SELECT 1 FROM muster_sessions WHERE id = ?').get(state.id);
+      const exists = this.#sql('SELECT 1 FROM muster_sessions WHERE id = ?').get(state.id);
       if (exists) throw existsError(state.id);
-      this.#db
-        .prepare(
-          `INSERT INTO muster_sessions (id, status, iteration, created_at, updated_at, final_content,
+      this.#sql(
+        `INSERT INTO muster_sessions (id, status, iteration, created_at, updated_at, final_content,
              usage, error, archive_refs, started_calls, message_count)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(
-          state.id,
-          state.status,
-          state.iteration,
-          state.createdAt,
-          state.updatedAt,
-          state.finalContent ?? null,
-          JSON.stringify(state.usage),
-          state.error ? JSON.stringify(state.error) : null,
-          JSON.stringify(state.archiveRefs),
-          JSON.stringify(state.startedCalls ?? []),
-          state.messages.length,
-        );
+      ).run(...sessionRowValues(state));
       this.#append(state.id, state.messages, 0, lease);
     });
   }
 
   async get(sessionId: string): Promise<SessionState | undefined> {
-    const row = this.#db.prepare('SELECT * FROM muster_sessions WHERE id = ?').get(sessionId) as
+    const row = this.#sql('SELECT * FROM muster_sessions WHERE id = ?').get(sessionId) as
       | SessionRow
       | undefined;
     if (!row) return undefined;
-    const messages = this.#db
-      .prepare('SELECT body FROM muster_messages WHERE session_id = ? ORDER BY seq')
+    const messages = this.#sql('SELECT body FROM muster_messages WHERE session_id = ? ORDER BY seq')
       .pluck()
       .all(sessionId);
     return rowToState(row, messages);
@@ -117,7 +105,7 @@ export class SqliteSessionStore implements SessionStore {
     options?: SessionWriteOptions,
   ): Promise<void> {
     this.#write(sessionId, options, (lease) => {
-      const row = this.#db.prepare('SELECT * FROM muster_sessions WHERE id = ?').get(sessionId) as
+      const row = this.#sql('SELECT * FROM muster_sessions WHERE id = ?').get(sessionId) as
         | SessionRow
         | undefined;
       if (!row) throw notFoundError(sessionId);
@@ -133,28 +121,26 @@ export class SqliteSessionStore implements SessionStore {
         ? addUsage(JSON.parse(row.usage as string) as Usage, patch.addUsage)
         : undefined;
       const count = Number(row.message_count);
-      this.#db
-        .prepare(
-          `UPDATE muster_sessions SET
+      this.#sql(
+        `UPDATE muster_sessions SET
              status = COALESCE(?, status), iteration = COALESCE(?, iteration),
              final_content = COALESCE(?, final_content), usage = COALESCE(?, usage),
              error = CASE WHEN ? THEN ? ELSE error END,
              archive_refs = ?, started_calls = ?, message_count = ?, updated_at = ?
            WHERE id = ?`,
-        )
-        .run(
-          patch.status ?? null,
-          patch.iteration ?? null,
-          patch.finalContent ?? null,
-          usage ? JSON.stringify(usage) : null,
-          patch.error !== undefined ? 1 : 0,
-          patch.error ? JSON.stringify(patch.error) : null,
-          JSON.stringify(refs),
-          JSON.stringify(started),
-          count + (patch.appendMessages?.length ?? 0),
-          new Date().toISOString(),
-          sessionId,
-        );
+      ).run(
+        patch.status ?? null,
+        patch.iteration ?? null,
+        patch.finalContent ?? null,
+        usage ? JSON.stringify(usage) : null,
+        patch.error !== undefined ? 1 : 0,
+        patch.error ? JSON.stringify(patch.error) : null,
+        JSON.stringify(refs),
+        JSON.stringify(started),
+        count + (patch.appendMessages?.length ?? 0),
+        new Date().toISOString(),
+        sessionId,
+      );
       this.#append(sessionId, patch.appendMessages ?? [], count, lease);
     });
   }
@@ -164,24 +150,22 @@ export class SqliteSessionStore implements SessionStore {
       .transaction(() => {
         if (isLive(this.#lease(sessionId), Date.now())) throw heldError(sessionId);
         for (const table of ['muster_messages', 'muster_archive'])
-          this.#db.prepare(`DELETE FROM ${table} WHERE session_id = ?`).run(sessionId);
-        this.#db.prepare('DELETE FROM muster_sessions WHERE id = ?').run(sessionId);
+          this.#sql(`DELETE FROM ${table} WHERE session_id = ?`).run(sessionId);
+        this.#sql('DELETE FROM muster_sessions WHERE id = ?').run(sessionId);
       })
       .immediate();
   }
 
   async list(query?: SessionListQuery): Promise<SessionPage> {
     const limit = pageSize(query);
-    const rows = this.#db
-      .prepare(
-        `SELECT * FROM muster_sessions WHERE id > ? AND (? IS NULL OR status = ?) ORDER BY id LIMIT ?`,
-      )
-      .all(
-        query?.cursor ?? '',
-        query?.status ?? null,
-        query?.status ?? null,
-        limit + 1,
-      ) as SessionRow[];
+    const rows = this.#sql(
+      `SELECT * FROM muster_sessions WHERE id > ? AND (? IS NULL OR status = ?) ORDER BY id LIMIT ?`,
+    ).all(
+      query?.cursor ?? '',
+      query?.status ?? null,
+      query?.status ?? null,
+      limit + 1,
+    ) as SessionRow[];
     const sessions = rows.slice(0, limit).map(rowToSummary);
     return rows.length > limit ? { sessions, nextCursor: sessions.at(-1)!.id } : { sessions };
   }
@@ -197,13 +181,11 @@ export class SqliteSessionStore implements SessionStore {
         const current = this.#lease(sessionId);
         if (isLive(current, now)) return undefined;
         const next = (current?.token ?? FIRST_TOKEN - 1) + 1;
-        this.#db
-          .prepare(
-            `INSERT INTO muster_leases (session_id, token, owner, expires_at) VALUES (?, ?, ?, ?)
+        this.#sql(
+          `INSERT INTO muster_leases (session_id, token, owner, expires_at) VALUES (?, ?, ?, ?)
              ON CONFLICT (session_id) DO UPDATE SET token = excluded.token, owner = excluded.owner,
                expires_at = excluded.expires_at`,
-          )
-          .run(sessionId, next, owner, now + ttlMs);
+        ).run(sessionId, next, owner, now + ttlMs);
         return next;
       })
       .immediate();
@@ -213,20 +195,16 @@ export class SqliteSessionStore implements SessionStore {
       owner,
       renew: async () => {
         const now = Date.now();
-        const changed = this.#db
-          .prepare(
-            `UPDATE muster_leases SET expires_at = ? WHERE session_id = ? AND token = ?
+        const changed = this.#sql(
+          `UPDATE muster_leases SET expires_at = ? WHERE session_id = ? AND token = ?
                AND owner IS NOT NULL AND expires_at > ?`,
-          )
-          .run(now + ttlMs, sessionId, token, now).changes;
+        ).run(now + ttlMs, sessionId, token, now).changes;
         if (changed !== 1) throw leaseLostError(sessionId);
       },
       release: async () => {
-        this.#db
-          .prepare(
-            'UPDATE muster_leases SET owner = NULL, expires_at = 0 WHERE session_id = ? AND token = ?',
-          )
-          .run(sessionId, token);
+        this.#sql(
+          'UPDATE muster_leases SET owner = NULL, expires_at = 0 WHERE session_id = ? AND token = ?',
+        ).run(sessionId, token);
       },
     };
   }
@@ -237,9 +215,9 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   #lease(sessionId: string): LeaseRecord | undefined {
-    const row = this.#db
-      .prepare('SELECT token, owner, expires_at FROM muster_leases WHERE session_id = ?')
-      .get(sessionId) as LeaseRow | undefined;
+    const row = this.#sql(
+      'SELECT token, owner, expires_at FROM muster_leases WHERE session_id = ?',
+    ).get(sessionId) as LeaseRow | undefined;
     if (!row) return undefined;
     return {
       token: row.token,
@@ -271,7 +249,7 @@ export class SqliteSessionStore implements SessionStore {
     from: number,
     lease: LeaseRecord | undefined,
   ): void {
-    const insert = this.#db.prepare(
+    const insert = this.#sql(
       `INSERT INTO muster_messages (session_id, seq, body, lease_token, lease_owner, written_at)
        VALUES (?, ?, ?, ?, ?, ?)`,
     );

@@ -86,3 +86,24 @@ export function rowToItem(row: ArchiveRow): SessionArchiveItem {
     createdAt: iso(row.created_at),
   };
 }
+
+/**
+ * The column values of a new session row, in the order both SQL stores insert them: id,
+ * status, iteration, created_at, updated_at, final_content, usage, error, archive_refs,
+ * started_calls, message_count.
+ */
+export function sessionRowValues(state: SessionState): unknown[] {
+  return [
+    state.id,
+    state.status,
+    state.iteration,
+    state.createdAt,
+    state.updatedAt,
+    state.finalContent ?? null,
+    JSON.stringify(state.usage),
+    state.error ? JSON.stringify(state.error) : null,
+    JSON.stringify(state.archiveRefs),
+    JSON.stringify(state.startedCalls ?? []),
+    state.messages.length,
+  ];
+}
