@@ -1,0 +1,51 @@
+import type {
+  OAuthDiscoveryState,
+  StoredOAuthClientInformation,
+  StoredOAuthTokens,
+} from '@modelcontextprotocol/client';
+
+/**
+ * What Muster keeps about one OAuth namespace (one user and one server): the tokens, the
+ * client registration (dynamic or pre-registered) and the cached discovery. Never the PKCE
+ * verifier, the `state` or an authorization code: those live in memory for one login only.
+ */
+export interface StoredOAuthState {
+  readonly tokens?: StoredOAuthTokens;
+  readonly clientInformation?: StoredOAuthClientInformation;
+  readonly discovery?: OAuthDiscoveryState;
+  /** When `tokens` were saved (epoch ms), to tell their age without trusting the server. */
+  readonly savedAt?: number;
+}
+
+/**
+ * Where OAuth state is kept between logins and processes. Keys are opaque namespace strings
+ * made by Muster (see {@link oauthNamespace}); values are JSON-serializable. Implementations
+ * must be safe for concurrent use by several agents of one process, and the file and keychain
+ * stores also across processes. A store never logs or echoes what it keeps.
+ */
+export interface TokenStore {
+  /** The state kept under `key`, or `undefined` when there is none. */
+  get(key: string): Promise<StoredOAuthState | undefined>;
+  /** Replaces the state kept under `key`. */
+  set(key: string, value: StoredOAuthState): Promise<void>;
+  /** Forgets `key`; forgetting a key that is not there is not an error. */
+  delete(key: string): Promise<void>;
+  /**
+   * Reads, changes and writes `key` as one step under the store's lock, so that two writers
+   * (in one process or two) never lose each other's update. Returns what was written; when
+   * `change` returns `undefined`, the key is deleted.
+   */
+  update(
+    key: string,
+    change: (current: StoredOAuthState | undefined) => StoredOAuthState | undefined,
+  ): Promise<StoredOAuthState | undefined>;
+}
+
+/**
+ * The namespace of one user and one server: `muster:<user>:<server>:<serverUrl>`. The user
+ * defaults to the operating-system account; the URL keeps two declarations of one name that
+ * point elsewhere from sharing tokens.
+ */
+export function oauthNamespace(server: string, serverUrl: string, user: string): string {
+  return `muster:${user}:${server}:${serverUrl}`;
+}
