@@ -4,11 +4,13 @@
  * MCP_CONFORMANCE_SCENARIO). It behaves as a host would, the same for every scenario:
  * connect the server with the standalone `McpClientManager` (`muster-agent/mcp`), then call
  * every tool the server offers once, with arguments made from each tool's input schema. The
- * host answers elicitations by accepting what the form proposes (its defaults). Exit code 0
- * means every step worked.
+ * host answers elicitations by accepting what the form proposes (its defaults); for `auth/*`
+ * scenarios it signs in through `mcp.oauth` (see oauth-host.ts). Exit code 0 means every
+ * step worked.
  */
 import { McpClientManager } from '../src/mcp/mcp-entry.js';
 import { exampleArguments } from './example-arguments.js';
+import { oauthFor } from './oauth-host.js';
 
 const url = process.argv[2];
 if (!url) {
@@ -16,10 +18,14 @@ if (!url) {
   process.exit(2);
 }
 
+const scenario = process.env['MCP_CONFORMANCE_SCENARIO'] ?? '';
+const oauth = scenario.startsWith('auth/') ? { server: await oauthFor(scenario, url) } : undefined;
+
 const manager = new McpClientManager(
   { server: { type: 'http', url } },
   {
     strictConfig: true,
+    ...(oauth ? { oauth } : {}),
     handlers: {
       // a host that accepts every form as proposed: Muster fills in the schema's defaults
       elicitation: async () => ({ action: 'accept', content: {} }),

@@ -215,6 +215,17 @@ export type {
   ContextOptions,
 } from './context/index.js';
 
+// Auth: OAuth for remote MCP servers (mcp.oauth) and where its tokens are kept
+export { memoryTokenStore, OAUTH_DEFAULTS } from './auth/index.js';
+export type {
+  McpOAuthServerOptions,
+  McpAuthenticateResult,
+  OAuthAuthorizeFunction,
+  OAuthPrivateKeyJwk,
+  TokenStore,
+  StoredOAuthState,
+} from './auth/index.js';
+
 // Errors
 export {
   MusterError,

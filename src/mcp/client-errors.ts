@@ -1,10 +1,13 @@
 import type * as ClientModule from '@modelcontextprotocol/client';
 import type { SdkErrorCode } from '@modelcontextprotocol/client';
+import { findInCauseChain } from './cause-chain.js';
 
 /** The official client's module. */
 export type McpClientModule = typeof ClientModule;
 
-let classes: Pick<McpClientModule, 'SdkError' | 'ProtocolError'> | undefined;
+let classes:
+  | Pick<McpClientModule, 'SdkError' | 'ProtocolError' | 'InsufficientScopeError'>
+  | undefined;
 
 /**
  * Loads the official client (once; the package root never imports it) and keeps its error
@@ -37,6 +40,27 @@ export function clientErrorOf(err: unknown): ClientErrorFact | undefined {
     };
   }
   return undefined;
+}
+
+/**
+ * The challenge of a `403 insufficient_scope` answer, when `err` (or its cause chain) is the
+ * client's `InsufficientScopeError`: the server refused the request before running it.
+ */
+export function insufficientScopeOf(
+  err: unknown,
+): { readonly scope?: string; readonly resourceMetadataUrl?: URL } | undefined {
+  const c = classes;
+  if (!c) return undefined;
+  return findInCauseChain(err, (e) =>
+    c.InsufficientScopeError.isInstance(e)
+      ? {
+          ...(e.requiredScope === undefined ? {} : { scope: e.requiredScope }),
+          ...(e.resourceMetadataUrl === undefined
+            ? {}
+            : { resourceMetadataUrl: e.resourceMetadataUrl }),
+        }
+      : undefined,
+  );
 }
 
 /** The client error codes raised before anything reached the transport. */

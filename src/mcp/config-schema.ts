@@ -107,8 +107,43 @@ function build(): Schemas {
     samplingMaxTokens: z.number().int().min(1).max(1_000_000).optional(),
     handlerTimeoutMs: z.number().int().positive().max(MAX_TIMER_MS).optional(),
   });
+  const store = z.custom<object>(
+    (v) =>
+      typeof v === 'object' &&
+      v !== null &&
+      ['get', 'set', 'delete', 'update'].every(
+        (m) => typeof (v as Record<string, unknown>)[m] === 'function',
+      ),
+    "must be 'memory', 'file', 'keychain' or a TokenStore (get, set, delete, update)",
+  );
+  const oauthProvider = z.custom<object>(
+    (v) =>
+      typeof v === 'object' &&
+      v !== null &&
+      typeof (v as Record<string, unknown>).tokens === 'function' &&
+      typeof (v as Record<string, unknown>).clientInformation === 'function',
+    'must be an OAuthClientProvider (tokens(), clientInformation())',
+  );
+  const oauthEntry = z.strictObject({
+    serverUrl: z.string().min(1),
+    allowedOrigins: z.array(z.string().min(1)),
+    provider: oauthProvider.optional(),
+    store: z.union([z.enum(['memory', 'file', 'keychain']), store]).optional(),
+    authorize: fn.optional(),
+    redirectUri: z.string().min(1).optional(),
+    clientId: z.string().min(1).optional(),
+    clientSecret: z.string().min(1).optional(),
+    clientMetadataUrl: z.string().min(1).optional(),
+    scope: z.string().min(1).optional(),
+    grant: z.enum(['authorization_code', 'client_credentials']).optional(),
+    privateKeyJwk: z.looseObject({ kty: z.string().min(1), alg: z.string().optional() }).optional(),
+    expectedIssuer: z.string().min(1).optional(),
+    stepUp: z.boolean().optional(),
+    timeoutMs: z.number().int().min(1).max(600_000).optional(),
+  });
+  const withAuth = withHandlers.extend({ oauth: z.record(z.string(), oauthEntry).optional() });
   const file = z.strictObject({ mcpServers: z.record(z.string(), z.unknown()) });
-  return { stdio, http, sse, sdk, httpFile, options: withHandlers, file };
+  return { stdio, http, sse, sdk, httpFile, options: withAuth, file };
 }
 
 function get(): Schemas {

@@ -1,3 +1,4 @@
+import type { McpOAuthServerOptions } from '../auth/index.js';
 import type { McpHandlers } from './handler-types.js';
 import type { SdkMcpServer } from './sdk-server.js';
 
@@ -104,4 +105,9 @@ export interface McpOptions {
   readonly samplingMaxTokens?: number;
   /** How long a handler may take before the server is answered with an error. Default 60 000. */
   readonly handlerTimeoutMs?: number;
+  /**
+   * OAuth per remote server name (SPEC section 8): an entry applies to the `http` server of
+   * that name, checked against its declaration when the server is registered.
+   */
+  readonly oauth?: Readonly<Record<string, McpOAuthServerOptions>>;
 }

@@ -1,4 +1,5 @@
 import type { ExecutorRunContext } from '../tools/index.js';
+import { needsSignIn, openSignedIn } from './auth-connect.js';
 import { mapWithConcurrency } from './concurrency.js';
 import type { McpOptions } from './config-types.js';
 import type { ClientSetup } from './client-setup.js';
@@ -34,6 +35,8 @@ export interface ConnectorOptions {
   };
   /** Per-server client features (handlers, capabilities, notifications); wins over `client`. */
   readonly clientFor?: (server: string) => ClientSetup;
+  /** Aborts when the owner closes: bounds pull-mode logins, which outlive their run. */
+  readonly lifetime?: AbortSignal;
 }
 
 /**
@@ -88,6 +91,8 @@ export class Connector {
         maxResponseBytes: options.maxResponseBytes ?? MCP_DEFAULTS.maxResponseBytes,
         ...(options.sandbox ? { sandbox: options.sandbox } : {}),
         stderrBytes: MCP_DEFAULTS.stderrBytes,
+        secrets: e.secrets,
+        ...(e.oauth ? { oauth: e.oauth } : {}),
       },
       connectTimeoutMs: MCP_DEFAULTS.connectTimeoutMs,
       signal,
@@ -172,13 +177,26 @@ export class Connector {
         this.registry.setStatus(e, 'pending', ctx.emit);
         return;
       }
+      // a sign-in waiting for its callback must not be replaced by the next run's connect
+      e.retry = needsSignIn(err) && !e.oauth?.waiting;
       this.registry.setStatus(
         e,
-        'failed',
+        needsSignIn(err) ? 'needs-auth' : 'failed',
         ctx.emit,
         describeError(err, e.name, 'MCP_CONNECTION_FAILED', e.secrets),
       );
     }
+  }
+
+  /** A server whose token no refresh could renew: its tools go until it is signed in again. */
+  authLost(e: ServerEntry, error: { code: string; message: string }): void {
+    if (!this.registry.isLive(e)) return;
+    const connection = e.connection;
+    this.index.drop(e);
+    delete e.connection;
+    e.retry = true;
+    void connection?.close();
+    this.registry.setStatus(e, 'needs-auth', this.config.background, error);
   }
 
   /** Opens with the remembered verdict; a stale one is forgotten and negotiation redone. */
@@ -190,16 +208,17 @@ export class Connector {
     let verdict = auto
       ? (e.verdict ?? (cacheKey ? await verdicts!.get(cacheKey) : undefined))
       : undefined;
+    const lifetime = this.config.lifetime ?? signal;
     let opened: Opened;
     try {
-      opened = await this.open(e, signal, verdict);
+      opened = await openSignedIn(e, () => this.open(e, signal, verdict), signal, lifetime);
     } catch (err) {
       // A remembered verdict may be stale (the server changed): forget it and negotiate again.
-      if (!verdict || signal.aborted) throw err;
+      if (!verdict || signal.aborted || needsSignIn(err)) throw err;
       verdict = undefined;
       delete e.verdict;
       if (cacheKey) await verdicts!.delete(cacheKey);
-      opened = await this.open(e, signal, undefined);
+      opened = await openSignedIn(e, () => this.open(e, signal, undefined), signal, lifetime);
     }
     const learned = opened.connection.verdict;
     if (learned && this.registry.isLive(e)) {

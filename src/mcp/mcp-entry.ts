@@ -35,4 +35,13 @@ export type {
   McpOptions,
 } from './config-types.js';
 export type { McpServerStatus } from './mcp-status.js';
+export { memoryTokenStore } from '../auth/index.js';
+export type {
+  McpOAuthServerOptions,
+  McpAuthenticateResult,
+  OAuthAuthorizeFunction,
+  OAuthPrivateKeyJwk,
+  TokenStore,
+  StoredOAuthState,
+} from '../auth/index.js';
 export type { McpEvent } from './mcp-events.js';

@@ -1,4 +1,4 @@
-import { MusterError, ToolError } from '../errors/index.js';
+import { McpError, MusterError, ToolError } from '../errors/index.js';
 import type { McpErrorCode } from '../errors/index.js';
 import type { SecretRegistry } from '../util/index.js';
 import { ANSWERED_CODES, NOT_SENT_CODES, clientErrorOf } from './client-errors.js';
@@ -49,7 +49,7 @@ type UnknownReason = 'timeout' | 'disconnected' | 'aborted' | 'unknown';
  * - otherwise (a timeout, a disconnect, an abort, anything unrecognized) the call may have
  *   run: `TOOL_OUTCOME_UNKNOWN` (never replayed), `details.reason` telling which.
  */
-export function classifyCallError(err: unknown, ctx: CallErrorContext): ToolError {
+export function classifyCallError(err: unknown, ctx: CallErrorContext): ToolError | McpError {
   // the tool name is host- or server-given: it is redacted like the rest of the message
   const tool = ctx.secrets.redact(ctx.toolName);
   const base = { toolName: ctx.toolName, cause: err };
@@ -69,6 +69,10 @@ export function classifyCallError(err: unknown, ctx: CallErrorContext): ToolErro
     unknown('disconnected', `Server '${ctx.server}' disconnected during the call to '${tool}'.`);
   if (ctx.signal.aborted)
     return unknown('aborted', `The call to '${tool}' was cancelled by an abort.`);
+
+  // refused for its credentials (401 or 403, before the tool ran): the sign-in error itself
+  const auth = musterCause(err);
+  if (auth?.code === 'MCP_AUTH_REQUIRED' && McpError.isInstance(auth)) return auth;
 
   const own = failureReasonOf(err);
   if (own?.reason === 'response-too-large') {

@@ -53,6 +53,7 @@ export class McpManager {
     this.connector = new Connector(this.registry, this.index, {
       options,
       background: this.#background,
+      lifetime: this.#lifetime.signal,
       ...(verdicts ? { verdicts } : {}),
       ...(client ? { client } : {}),
       ...(features

@@ -10,7 +10,9 @@ import type {
   ReadResourceResult,
   Tool,
 } from '@modelcontextprotocol/client';
+import type { McpAuthenticateResult } from '../auth/index.js';
 import type { ExecutorRunContext } from '../tools/index.js';
+import * as auth from './auth-operations.js';
 import { listen } from './listen-operation.js';
 import type { McpManager } from './mcp-manager.js';
 import type {
@@ -93,6 +95,25 @@ export class McpOperations {
         .entries()
         .map((e) => e.connection?.request((client) => client.sendRootsListChanged())),
     );
+  }
+
+  /**
+   * Signs an OAuth server in (SPEC 8): silent when stored tokens or a refresh suffice; push
+   * mode runs the host's `authorize`; pull mode returns the URL to open, finished by
+   * {@link submitOAuthCallback}.
+   */
+  authenticate(name: string): Promise<McpAuthenticateResult> {
+    return auth.authenticate(this.manager, this.contextFor, name);
+  }
+
+  /** Finishes a pull-mode sign-in with the callback URL, then connects the server. */
+  submitOAuthCallback(name: string, callbackUrl: string | URL): Promise<McpConnectionSummary> {
+    return auth.submitOAuthCallback(this.manager, this.contextFor, name, callbackUrl);
+  }
+
+  /** Forgets a server's local OAuth tokens (nothing is revoked remotely) and disconnects it. */
+  logout(name: string): Promise<void> {
+    return auth.logout(this.manager, this.contextFor, name);
   }
 
   /** Lists a server's tools under their own names. */

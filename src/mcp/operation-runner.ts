@@ -1,4 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
+import { OAUTH_DEFAULTS, authError, oauthReasonOf } from '../auth/index.js';
 import { McpError } from '../errors/index.js';
 import { SecretRegistry, raceAbort } from '../util/index.js';
 import type { McpOptions } from './config-types.js';
@@ -7,7 +8,8 @@ import type { Connector } from './connector.js';
 import type { CallOptions, McpConnection } from './mcp-connection.js';
 import { MCP_DEFAULTS } from './mcp-defaults.js';
 import type { Emit } from './mcp-defaults.js';
-import { classifyCallError } from './mcp-errors.js';
+import { insufficientScopeOf } from './client-errors.js';
+import { classifyCallError, describeError } from './mcp-errors.js';
 import type { ServerEntry } from './server-entry.js';
 import type { ServerRegistry } from './server-registry.js';
 import type { ToolIndex } from './tool-index.js';
@@ -58,7 +60,9 @@ export class OperationRunner {
     if (!entry || !connection || connection.closed) throw notConnected(server);
     const resolved = this.#resolve(entry, options);
     try {
-      return await operation(connection, resolved);
+      return entry.oauth
+        ? await this.#signedIn(entry, () => operation(connection, resolved), options.signal)
+        : await operation(connection, resolved);
     } catch (err) {
       // An expired HTTP session (404) means the server never saw the request: start a new
       // session and send it once more.
@@ -105,6 +109,42 @@ export class OperationRunner {
         timeoutMs,
         secrets: this.registry.get(server)?.secrets ?? NO_SECRETS,
       });
+    }
+  }
+
+  /**
+   * Runs one request of an OAuth server: a `403 insufficient_scope` (refused, so safe to send
+   * again) leads to step-up when the host allowed it, within the attempt limit; a token no
+   * refresh could renew takes the server to `needs-auth`. Never a login in pull mode.
+   */
+  async #signedIn<T>(entry: ServerEntry, send: () => Promise<T>, signal: AbortSignal): Promise<T> {
+    const session = entry.oauth!;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await send();
+      } catch (err) {
+        if (signal.aborted) throw err;
+        const challenge = insufficientScopeOf(err);
+        if (challenge !== undefined && attempt < OAUTH_DEFAULTS.stepUpAttempts) {
+          await session.stepUp(challenge, signal);
+          continue;
+        }
+        if (challenge !== undefined) {
+          throw authError(
+            entry.name,
+            'insufficient-scope',
+            `Server '${entry.name}' still refused the request for lack of scope after ${attempt} attempts; it was not run.`,
+            err,
+          );
+        }
+        if (oauthReasonOf(err) === 'login-required') {
+          this.connector.authLost(
+            entry,
+            describeError(err, entry.name, 'MCP_AUTH_REQUIRED', entry.secrets),
+          );
+        }
+        throw err;
+      }
     }
   }
 

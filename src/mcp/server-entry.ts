@@ -1,3 +1,4 @@
+import type { OAuthSession } from '../auth/index.js';
 import type { SecretRegistry } from '../util/index.js';
 import type { McpServerConfig, McpServerSource, McpTransportType } from './config-types.js';
 import type { McpConnection, ProtocolVerdict } from './mcp-connection.js';
@@ -31,6 +32,10 @@ export interface ServerEntry {
   verdict?: ProtocolVerdict;
   protocolVersion?: string;
   era?: 'modern' | 'legacy';
+  /** OAuth of this server (`mcp.oauth[name]`), when it has any. */
+  readonly oauth?: OAuthSession;
+  /** The URL a pull-mode sign-in waits on; never in a snapshot, an event or an error. */
+  authUrl?: string;
 }
 
 /** A snapshot of an entry for `list()`: no I/O, no secrets. */

@@ -1,3 +1,5 @@
+import { createOAuthSession, tokenStoreChoices } from '../auth/index.js';
+import type { TokenStoreChoices } from '../auth/index.js';
 import { MusterError } from '../errors/index.js';
 import { SecretRegistry } from '../util/index.js';
 import { transportOf } from './config-sources.js';
@@ -8,6 +10,7 @@ import type { Emit } from './mcp-defaults.js';
 import type { McpServerStatus } from './mcp-status.js';
 import { secretsOf } from './redact.js';
 import { snapshot } from './server-entry.js';
+import { createGuardedFetch } from './transports/guarded-fetch.js';
 import type { ServerEntry } from './server-entry.js';
 
 /**
@@ -17,6 +20,18 @@ import type { ServerEntry } from './server-entry.js';
 export class ServerRegistry {
   readonly #entries = new Map<string, ServerEntry>();
   readonly #options: McpOptions;
+  /** The token stores of this registry's OAuth servers (`memory` is this registry's own). */
+  readonly #stores: TokenStoreChoices = tokenStoreChoices(
+    () => {
+      throw new MusterError('INVALID_CONFIGURATION', 'The file token store is not available yet.');
+    },
+    () => {
+      throw new MusterError(
+        'INVALID_CONFIGURATION',
+        'The keychain token store is not available yet.',
+      );
+    },
+  );
   #closed = false;
 
   constructor(declarations: readonly ServerDeclaration[], options: McpOptions) {
@@ -29,9 +44,10 @@ export class ServerRegistry {
     return this.#closed;
   }
 
-  /** Marks the registry closed: nothing may connect from now on. */
+  /** Marks the registry closed: nothing may connect from now on; logins in progress end. */
   close(): void {
     this.#closed = true;
+    for (const e of this.#entries.values()) e.oauth?.close();
   }
 
   /** A local snapshot of every server. */
@@ -110,6 +126,10 @@ export class ServerRegistry {
     );
   }
 
+  #oauthFor(d: ServerDeclaration, type: string, secrets: SecretRegistry): ServerEntry['oauth'] {
+    return oauthSessionFor(d, type, secrets, this.#options, this.#stores);
+  }
+
   #create(d: ServerDeclaration): ServerEntry {
     const type = transportOf(d.config);
     const allowedTransports = this.#options.transports ?? MCP_DEFAULTS.transports;
@@ -119,13 +139,16 @@ export class ServerRegistry {
       blocked = `the ${type} transport is not in mcp.transports`;
     else if (type !== 'sdk' && allowed !== undefined && !allowed.includes(d.name))
       blocked = 'not in mcp.allowedServers';
+    const secrets = new SecretRegistry(secretsOf(d.config));
+    const oauth = this.#oauthFor(d, type, secrets);
     return {
       name: d.name,
       source: d.source,
       config: d.config,
       type,
       key: d.key,
-      secrets: new SecretRegistry(secretsOf(d.config)),
+      secrets,
+      ...(oauth ? { oauth } : {}),
       status: blocked ? 'disabled' : 'pending',
       ...(blocked
         ? {
@@ -141,6 +164,33 @@ export class ServerRegistry {
       stale: false,
     };
   }
+}
+
+/** The OAuth session of a declaration that has an `mcp.oauth` entry (checked against it). */
+function oauthSessionFor(
+  d: ServerDeclaration,
+  type: string,
+  secrets: SecretRegistry,
+  options: McpOptions,
+  stores: TokenStoreChoices,
+): ServerEntry['oauth'] {
+  const entry = options.oauth?.[d.name];
+  if (entry === undefined) return undefined;
+  const config = d.config as { url?: string; headers?: Record<string, string>; auth?: unknown };
+  const staticAuth =
+    config.auth !== undefined ||
+    Object.keys(config.headers ?? {}).some((h) => h.toLowerCase() === 'authorization');
+  return createOAuthSession({
+    server: d.name,
+    facts: { type, ...(config.url === undefined ? {} : { url: config.url }), staticAuth },
+    options: entry,
+    stores,
+    secrets,
+    fetch: createGuardedFetch({
+      server: d.name,
+      maxResponseBytes: options.maxResponseBytes ?? MCP_DEFAULTS.maxResponseBytes,
+    }),
+  });
 }
 
 /** The error for a server name no registry entry has (`INVALID_CONFIGURATION`). */

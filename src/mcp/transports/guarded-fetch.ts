@@ -96,7 +96,7 @@ export function createGuardedFetch(options: GuardedFetchOptions): FetchLike {
       const error = new McpError(
         'MCP_CONNECTION_FAILED',
         `Server "${server}" answered with a redirect, which Muster refuses: point url at the final address`,
-        { server, details: { server, status: response.status } },
+        { server, details: { server, status: response.status, reason: 'redirect' } },
       );
       options.onRefusal?.(error, method);
       throw error;

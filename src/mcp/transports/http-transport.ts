@@ -1,4 +1,6 @@
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { wrapAuthProvider } from '../../auth/index.js';
+import { SecretRegistry } from '../../util/index.js';
 import type { McpHttpServerConfig } from '../config-types.js';
 import { createGuardedFetch } from './guarded-fetch.js';
 import { validateRemoteConfig } from './remote-config.js';
@@ -11,7 +13,8 @@ import type { TransportContext, TransportHandle } from './transport-types.js';
  * headers and bearer token sent to the server's origin only). `redirectPolicy: 'follow'`
  * leaves redirects to that fetch, which refuses every one; with the default
  * `'same-origin'` the client would follow same-origin redirects itself. A provider `auth`
- * becomes the client's `authProvider`. A request whose response stream exceeds the limit
+ * becomes the client's `authProvider`; with `mcp.oauth`, the OAuth session's token source
+ * does, and its guard checks the origin of every request. A request whose response stream exceeds the limit
  * rejects with the guard's `McpError('MCP_OPERATION_FAILED')` instead of waiting for its
  * timeout.
  *
@@ -29,10 +32,14 @@ export function createHttpTransport(
     origin: checked.url,
     ...(checked.bearerToken === undefined ? {} : { bearerToken: checked.bearerToken }),
   });
+  const authProvider = ctx.oauth
+    ? ctx.oauth.authProvider()
+    : checked.authProvider &&
+      wrapAuthProvider(ctx.server, checked.authProvider, ctx.secrets ?? new SecretRegistry());
   const transport = new StreamableHTTPClientTransport(checked.url, {
-    fetch,
+    fetch: ctx.oauth ? ctx.oauth.guard(fetch) : fetch,
     redirectPolicy: 'follow',
-    ...(checked.authProvider === undefined ? {} : { authProvider: checked.authProvider }),
+    ...(authProvider === undefined ? {} : { authProvider }),
   });
   settleSendWithResponseBody(transport);
   return { transport };

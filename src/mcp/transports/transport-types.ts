@@ -1,4 +1,5 @@
-import type { Transport } from '@modelcontextprotocol/client';
+import type { AuthProvider, FetchLike, Transport } from '@modelcontextprotocol/client';
+import type { SecretRegistry } from '../../util/index.js';
 import type { McpSandbox } from '../config-types.js';
 
 /** What building a transport needs besides the server's own declaration. */
@@ -11,6 +12,18 @@ export interface TransportContext {
   readonly sandbox?: McpSandbox;
   /** Bytes of stderr kept per stdio server for diagnostics. */
   readonly stderrBytes: number;
+  /** The server's secret registry: tokens a provider hands out join it. */
+  readonly secrets?: SecretRegistry;
+  /** OAuth of an `http` server: its token source and the guard of its requests. */
+  readonly oauth?: TransportOAuth;
+}
+
+/** What an OAuth-protected transport takes from the server's OAuth session. */
+export interface TransportOAuth {
+  /** Wraps the transport's fetch: trusted origins only, 401 answers remembered. */
+  guard(fetch: FetchLike): FetchLike;
+  /** The token source, with one shared refresh on 401. */
+  authProvider(): AuthProvider;
 }
 
 /** A transport ready for `Client.connect`, with what Muster keeps about it. */

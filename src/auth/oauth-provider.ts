@@ -1,0 +1,174 @@
+import type {
+  OAuthClientMetadata,
+  OAuthClientProvider,
+  OAuthDiscoveryState,
+  StoredOAuthClientInformation,
+  StoredOAuthTokens,
+} from '@modelcontextprotocol/client';
+import type { SecretRegistry } from '../util/index.js';
+import type { CheckedOAuthOptions } from './oauth-config.js';
+import type { StoredOAuthState, TokenStore } from './token-store.js';
+
+/** What a provider asks of the login it serves: `state`, the PKCE verifier, the URL. */
+export interface LoginHooks {
+  readonly secrets: SecretRegistry;
+  /** A new single-use `state` for an authorization request. */
+  newState(): string;
+  /** Keeps the PKCE verifier of the authorization request being made. */
+  saveVerifier(verifier: string): void;
+  /** The verifier of the code being redeemed. */
+  verifier(): string;
+  /** The authorization URL of the request being made (never opened by the provider). */
+  onAuthorizationUrl(url: URL): void;
+}
+
+function remember(secrets: SecretRegistry, tokens: StoredOAuthTokens | undefined): void {
+  if (tokens) secrets.add(tokens.access_token, tokens.refresh_token, tokens.id_token);
+}
+
+/**
+ * Muster's own `OAuthClientProvider` for one server: tokens, the client registration and the
+ * discovery state live in a {@link TokenStore} under the server's namespace (and in memory);
+ * `state`, the verifier and the authorization URL go to the login ({@link LoginHooks}).
+ * A pre-registered client (`clientId`) is never replaced by a registration; with
+ * `client_credentials`, the official machine provider (`machine`) makes the token request.
+ */
+export async function createStoreProvider(
+  checked: CheckedOAuthOptions,
+  store: TokenStore,
+  key: string,
+  hooks: LoginHooks,
+  machine?: OAuthClientProvider,
+): Promise<OAuthClientProvider> {
+  const { options } = checked;
+  let state: StoredOAuthState = (await store.get(key)) ?? {};
+  remember(hooks.secrets, state.tokens);
+  hooks.secrets.add(state.clientInformation?.client_secret, options.clientSecret);
+  const save = async (patch: Partial<StoredOAuthState>): Promise<void> => {
+    state = { ...state, ...patch };
+    await store.update(key, (current) => ({ ...current, ...patch }));
+  };
+  const preRegistered: StoredOAuthClientInformation | undefined =
+    options.clientId === undefined
+      ? undefined
+      : {
+          client_id: options.clientId,
+          ...(options.clientSecret === undefined ? {} : { client_secret: options.clientSecret }),
+          ...(options.expectedIssuer === undefined ? {} : { issuer: options.expectedIssuer }),
+        };
+  const metadata: OAuthClientMetadata = machine?.clientMetadata ?? {
+    client_name: 'Muster',
+    redirect_uris: checked.redirectUri ? [checked.redirectUri.href] : [],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    ...(options.scope === undefined ? {} : { scope: options.scope }),
+  };
+  const provider: OAuthClientProvider = {
+    get redirectUrl() {
+      return checked.grant === 'client_credentials' ? undefined : checked.redirectUri?.href;
+    },
+    get clientMetadata() {
+      return metadata;
+    },
+    ...(options.clientMetadataUrl === undefined
+      ? {}
+      : { clientMetadataUrl: options.clientMetadataUrl }),
+    state: () => hooks.newState(),
+    clientInformation: () =>
+      machine ? machine.clientInformation() : (preRegistered ?? state.clientInformation),
+    tokens: () => state.tokens,
+    saveTokens: async (tokens) => {
+      remember(hooks.secrets, tokens);
+      await save({ tokens, savedAt: Date.now() });
+    },
+    redirectToAuthorization: (url) => hooks.onAuthorizationUrl(url),
+    saveCodeVerifier: (verifier) => hooks.saveVerifier(verifier),
+    codeVerifier: () => hooks.verifier(),
+    discoveryState: () => state.discovery,
+    saveDiscoveryState: (discovery: OAuthDiscoveryState) => save({ discovery }),
+    invalidateCredentials: async (scope) => {
+      if (scope === 'verifier') return;
+      const drop: Partial<StoredOAuthState> = {};
+      if (scope === 'all' || scope === 'tokens') Object.assign(drop, { tokens: undefined });
+      if (scope === 'all' || scope === 'client')
+        Object.assign(drop, { clientInformation: undefined });
+      if (scope === 'all' || scope === 'discovery') Object.assign(drop, { discovery: undefined });
+      await save(drop);
+    },
+  };
+  // A pre-registered or machine client must never be replaced by a dynamic registration
+  // (which would send the user to whatever authorization server the MCP server names).
+  if (preRegistered === undefined && machine === undefined) {
+    provider.saveClientInformation = async (clientInformation) => {
+      hooks.secrets.add(clientInformation.client_secret);
+      await save({ clientInformation });
+    };
+  }
+  if (machine?.prepareTokenRequest)
+    provider.prepareTokenRequest = machine.prepareTokenRequest.bind(machine);
+  if (machine?.addClientAuthentication)
+    provider.addClientAuthentication = machine.addClientAuthentication.bind(machine);
+  return provider;
+}
+
+const DELEGATED = [
+  'saveClientInformation',
+  'addClientAuthentication',
+  'dpop',
+  'validateResourceURL',
+  'scopeForRefresh',
+  'invalidateCredentials',
+  'prepareTokenRequest',
+  'saveAuthorizationServerUrl',
+  'authorizationServerUrl',
+  'saveResourceUrl',
+  'resourceUrl',
+  'saveDiscoveryState',
+  'discoveryState',
+] as const;
+
+/**
+ * Wraps a host's `OAuthClientProvider`: its storage, registration and grant stay its own, but
+ * `state`, the verifier and the authorization URL belong to Muster's login, so the host's
+ * provider never opens a browser itself and every token it hands out is redacted.
+ */
+export function wrapHostProvider(
+  host: OAuthClientProvider,
+  hooks: LoginHooks,
+): OAuthClientProvider {
+  const wrapped: OAuthClientProvider = {
+    get redirectUrl() {
+      return host.redirectUrl;
+    },
+    get clientMetadata() {
+      return host.clientMetadata;
+    },
+    ...(host.clientMetadataUrl === undefined ? {} : { clientMetadataUrl: host.clientMetadataUrl }),
+    state: () => hooks.newState(),
+    clientInformation: async (ctx) => {
+      const info = await host.clientInformation(ctx);
+      hooks.secrets.add(info?.client_secret);
+      return info;
+    },
+    tokens: async (ctx) => {
+      const tokens = await host.tokens(ctx);
+      remember(hooks.secrets, tokens);
+      return tokens;
+    },
+    saveTokens: (tokens, ctx) => {
+      remember(hooks.secrets, tokens);
+      return host.saveTokens(tokens, ctx);
+    },
+    redirectToAuthorization: (url) => hooks.onAuthorizationUrl(url),
+    saveCodeVerifier: (verifier) => hooks.saveVerifier(verifier),
+    codeVerifier: () => hooks.verifier(),
+  };
+  const target = wrapped as unknown as Record<string, unknown>;
+  const source = host as unknown as Record<string, unknown>;
+  for (const name of DELEGATED) {
+    const member = source[name];
+    if (typeof member === 'function')
+      target[name] = (member as (...a: unknown[]) => unknown).bind(host);
+  }
+  return wrapped;
+}

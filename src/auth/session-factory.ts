@@ -1,0 +1,74 @@
+import { userInfo } from 'node:os';
+import type { FetchLike } from '@modelcontextprotocol/client';
+import type { SecretRegistry } from '../util/index.js';
+import { checkOAuthOptions } from './oauth-config.js';
+import type { OAuthServerFacts } from './oauth-config.js';
+import type { McpOAuthServerOptions } from './oauth-options.js';
+import { OAuthSession } from './oauth-session.js';
+import { memoryTokenStore } from './memory-token-store.js';
+import { oauthNamespace } from './token-store.js';
+import type { TokenStore } from './token-store.js';
+
+/** Where the named stores come from; `memory` is one store per owner (agent or manager). */
+export interface TokenStoreChoices {
+  readonly memory: TokenStore;
+  readonly file: () => TokenStore;
+  readonly keychain: () => TokenStore;
+}
+
+function osUser(): string {
+  try {
+    return userInfo().username || 'default';
+  } catch {
+    return 'default';
+  }
+}
+
+/** Makes the stores of one owner: its own memory store; file and keychain made on first use. */
+export function tokenStoreChoices(
+  file: () => TokenStore,
+  keychain: () => TokenStore,
+): TokenStoreChoices {
+  let fileStore: TokenStore | undefined;
+  let keychainStore: TokenStore | undefined;
+  return {
+    memory: memoryTokenStore(),
+    file: () => (fileStore ??= file()),
+    keychain: () => (keychainStore ??= keychain()),
+  };
+}
+
+/**
+ * Checks an `mcp.oauth` entry against its server's declaration and makes its
+ * {@link OAuthSession}. No I/O: the store is first read at the first connect.
+ *
+ * @throws MusterError `INVALID_CONFIGURATION` for an entry that does not fit its server.
+ */
+export function createOAuthSession(input: {
+  readonly server: string;
+  readonly facts: OAuthServerFacts;
+  readonly options: McpOAuthServerOptions;
+  readonly stores: TokenStoreChoices;
+  readonly secrets: SecretRegistry;
+  readonly fetch: FetchLike;
+}): OAuthSession {
+  const checked = checkOAuthOptions(input.server, input.facts, input.options);
+  const { store: choice = 'memory' } = input.options;
+  const store =
+    choice === 'memory'
+      ? input.stores.memory
+      : choice === 'file'
+        ? input.stores.file()
+        : choice === 'keychain'
+          ? input.stores.keychain()
+          : choice;
+  input.secrets.add(input.options.clientSecret);
+  return new OAuthSession({
+    server: input.server,
+    checked,
+    store,
+    key: oauthNamespace(input.server, checked.serverUrl.href, osUser()),
+    secrets: input.secrets,
+    fetch: input.fetch,
+  });
+}
