@@ -56,6 +56,9 @@ export class OAuthSession {
   /** The scope asked for so far (the challenge's, widened by step-ups). */
   #scope: string | undefined;
   readonly #login: Login;
+  #wantsStepUp = false;
+  /** The last request the guard refused: the real reason when discovery falls back past it. */
+  #refusal: Error | undefined;
 
   constructor(input: OAuthSessionInput) {
     this.server = input.server;
@@ -88,6 +91,9 @@ export class OAuthSession {
     return guardOrigins(fetch, {
       server: this.server,
       origins: this.#input.checked.origins,
+      onRefusal: (error) => {
+        this.#refusal = error;
+      },
       onUnauthorizedResponse: (response, token) => this.#sentWith.set(response, token),
     });
   }
@@ -106,6 +112,7 @@ export class OAuthSession {
    * URL the user must open. Any earlier login still waiting is cancelled.
    */
   async authenticate(signal: AbortSignal, force = false): Promise<McpAuthenticateResult> {
+    this.#refusal = undefined;
     const provider = await this.#providerReady();
     const client = await this.#loadClient();
     this.#login.cancel();
@@ -123,7 +130,10 @@ export class OAuthSession {
     } finally {
       this.#login.endDraft(draft);
     }
-    if (result === 'AUTHORIZED') return { requiresUserAction: false };
+    if (result === 'AUTHORIZED') {
+      this.#wantsStepUp = false;
+      return { requiresUserAction: false };
+    }
     const url = this.#login.start(signal);
     const authorize = this.#input.checked.options.authorize;
     if (!authorize) return { authUrl: url, requiresUserAction: true };
@@ -137,6 +147,7 @@ export class OAuthSession {
    * `state`, errors), the login consumed, then the code redeemed (with the `iss` check).
    */
   async submitCallback(callbackUrl: string | URL): Promise<void> {
+    this.#refusal = undefined;
     const pending = this.#login.take((expected) => checkCallback(callbackUrl, expected));
     const provider = await this.#providerReady();
     const client = await this.#loadClient();
@@ -183,8 +194,17 @@ export class OAuthSession {
     if (challenge.resourceMetadataUrl)
       this.#challenge = { ...this.#challenge, resourceMetadataUrl: challenge.resourceMetadataUrl };
     const force = client.isStrictScopeSuperset(this.#scope, granted);
-    const result = await this.authenticate(signal, force);
-    if (result.requiresUserAction) throw insufficient;
+    if (!this.pushMode && this.#input.checked.grant === 'authorization_code') {
+      // pull mode: the wider login waits for the host's authenticate(), not for this call
+      this.#wantsStepUp = force;
+      throw insufficient;
+    }
+    await this.authenticate(signal, force);
+  }
+
+  /** True when a call asked for more scope than granted and a pull-mode login must widen it. */
+  get wantsStepUp(): boolean {
+    return this.#wantsStepUp;
   }
 
   /** Forgets this server's local tokens (the store entry, or the host provider's tokens). */
@@ -232,6 +252,7 @@ export class OAuthSession {
 
   /** A refresh (or machine grant) without any user step; false when a login is needed. */
   async #silent(fetchFn: FetchLike): Promise<boolean> {
+    this.#refusal = undefined;
     const provider = await this.#providerReady();
     const client = await this.#loadClient();
     const draft = this.#login.beginDraft();
@@ -262,6 +283,9 @@ export class OAuthSession {
     return guardOrigins(this.#input.fetch, {
       server: this.server,
       origins: this.#input.checked.origins,
+      onRefusal: (error) => {
+        this.#refusal = error;
+      },
     });
   }
 
@@ -296,8 +320,15 @@ export class OAuthSession {
     return createStoreProvider(checked, store, key, hooks, machine);
   }
 
-  /** Keeps Muster's own errors; makes every other failure a sanitized auth error. */
+  /**
+   * Keeps Muster's own errors; makes every other failure a sanitized auth error. A request
+   * the guard refused during this step wins: discovery may have fallen back past it and
+   * failed later for a reason that would hide the refusal.
+   */
   #wrap(err: unknown): MusterError {
+    const refusal = this.#refusal;
+    this.#refusal = undefined;
+    if (refusal && MusterError.isInstance(refusal)) return refusal;
     if (MusterError.isInstance(err)) return err;
     const found = findMuster(err);
     if (found) return found;

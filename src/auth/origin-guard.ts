@@ -8,6 +8,8 @@ export interface OriginGuardOptions {
   readonly server: string;
   /** Every origin requests may go to: the MCP server's and `allowedOrigins`. */
   readonly origins: ReadonlySet<string>;
+  /** Told of each request refused (origin, insecure URL, redirect) before it is thrown. */
+  readonly onRefusal?: (error: Error) => void;
   /** Told of each 401 answer with the bearer token its request carried. */
   readonly onUnauthorizedResponse?: (response: Response, token: string | undefined) => void;
 }
@@ -28,18 +30,26 @@ export function guardOrigins(base: FetchLike, options: OriginGuardOptions): Fetc
   const { server, origins } = options;
   return async (input, init) => {
     const url = urlOf(input as string | URL | Request);
+    const refuse = (error: Error): never => {
+      options.onRefusal?.(error);
+      throw error;
+    };
     if (!isSecureOrLoopback(url)) {
-      throw authError(
-        server,
-        'insecure-url',
-        `Server '${server}': OAuth refused a request to ${url.origin}, which is neither https:// nor loopback.`,
+      refuse(
+        authError(
+          server,
+          'insecure-url',
+          `Server '${server}': OAuth refused a request to ${url.origin}, which is neither https:// nor loopback.`,
+        ),
       );
     }
     if (!origins.has(url.origin)) {
-      throw authError(
-        server,
-        'origin-not-allowed',
-        `Server '${server}': OAuth refused a request to ${url.origin}, which is not in mcp.oauth.${server}.allowedOrigins: add it there if you trust it.`,
+      refuse(
+        authError(
+          server,
+          'origin-not-allowed',
+          `Server '${server}': OAuth refused a request to ${url.origin}, which is not in mcp.oauth.${server}.allowedOrigins: add it there if you trust it.`,
+        ),
       );
     }
     let response: Response;
@@ -47,11 +57,13 @@ export function guardOrigins(base: FetchLike, options: OriginGuardOptions): Fetc
       response = await base(input, init);
     } catch (err) {
       if (MusterError.isInstance(err) && err.details.reason === 'redirect') {
-        throw authError(
-          server,
-          'redirect-refused',
-          `Server '${server}': ${url.origin} answered an OAuth or MCP request with a redirect, which Muster refuses.`,
-          err,
+        refuse(
+          authError(
+            server,
+            'redirect-refused',
+            `Server '${server}': ${url.origin} answered an OAuth or MCP request with a redirect, which Muster refuses.`,
+            err,
+          ),
         );
       }
       throw err;

@@ -40,9 +40,13 @@ export async function authenticate(
 ): Promise<McpAuthenticateResult> {
   const e = oauthEntry(manager, name);
   if (e.busy) await e.busy.catch(() => undefined);
-  if (e.status === 'connected' && e.connection) return { requiresUserAction: false };
   const waiting = e.oauth.pendingUrl;
   if (waiting !== undefined) return { authUrl: waiting, requiresUserAction: true };
+  if (e.status === 'connected' && e.connection) {
+    // connected, but a call wanted more scope than granted: a wider login (pull mode)
+    if (!e.oauth.wantsStepUp) return { requiresUserAction: false };
+    return e.oauth.authenticate(manager.lifetime, true);
+  }
   await manager.connectOne(name, contextFor('authenticate'));
   if (e.status === 'connected') return { requiresUserAction: false };
   const url = e.oauth.pendingUrl;

@@ -79,6 +79,11 @@ export class McpManager {
     this.ops = new OperationContext(this.runner, this.registry, this.#lifetime.signal);
   }
 
+  /** Aborts when this manager closes (bounds work that outlives a run, like pull logins). */
+  get lifetime(): AbortSignal {
+    return this.#lifetime.signal;
+  }
+
   /** A local snapshot of every server. */
   list(): McpServerStatus[] {
     return this.registry.list();
