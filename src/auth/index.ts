@@ -9,3 +9,5 @@ export type { StoredOAuthState, TokenStore } from './token-store.js';
 
 // the stores
 export { memoryTokenStore } from './memory-token-store.js';
+export { fileTokenStore, CREDENTIALS_FILE_NAME } from './file-token-store.js';
+export type { FileTokenStoreOptions } from './file-token-store.js';
