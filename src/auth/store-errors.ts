@@ -5,8 +5,11 @@ import { redact } from '../util/index.js';
 // Every message here names the file, the key or the service, and never a stored value: the
 // stores build their errors only from these.
 
-/** File-system failures the user can fix by changing the path or its permissions. */
-const SETUP_ERRNOS = new Set(['EACCES', 'EPERM', 'EISDIR', 'ENOTDIR', 'EROFS', 'ELOOP']);
+/**
+ * File-system failures the user can fix by changing the path or its permissions (`EEXIST`:
+ * a file stands where the folder should be).
+ */
+const SETUP_ERRNOS = new Set(['EACCES', 'EPERM', 'EISDIR', 'ENOTDIR', 'EEXIST', 'EROFS', 'ELOOP']);
 
 /** The `code` of a Node.js system error (`ENOENT`, `EACCES`, ...), if `err` is one. */
 export function errnoOf(err: unknown): string | undefined {

@@ -194,6 +194,7 @@ describe('fileTokenStore', () => {
     const underFile = fileTokenStore({ path: join(file, 'credentials.json') });
     const write: unknown = await underFile.set(KEY, STATE).catch((e: unknown) => e);
     expect(MusterError.isInstance(write)).toBe(true);
+    expect((write as MusterError).code).toBe('INVALID_CONFIGURATION');
     expect(((write as MusterError).cause as NodeJS.ErrnoException).code).toMatch(/ENOTDIR|EEXIST/);
     expect(inspect(write, { depth: 10 })).not.toContain(CANARY);
   });
