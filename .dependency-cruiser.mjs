@@ -46,6 +46,7 @@ const config = {
     onlyImports('model', ['errors', 'util']),
     onlyImports('providers', ['model', 'errors', 'util']),
     onlyImports('session', ['model', 'errors', 'util']),
+    onlyImports('auth', ['errors', 'util']),
     {
       name: 'tools-not-mcp-agent-context-session-providers',
       comment:

@@ -216,7 +216,12 @@ export type {
 } from './context/index.js';
 
 // Auth: OAuth for remote MCP servers (mcp.oauth) and where its tokens are kept
-export { memoryTokenStore, OAUTH_DEFAULTS } from './auth/index.js';
+export {
+  memoryTokenStore,
+  fileTokenStore,
+  keychainTokenStore,
+  OAUTH_DEFAULTS,
+} from './auth/index.js';
 export type {
   McpOAuthServerOptions,
   McpAuthenticateResult,
@@ -224,6 +229,8 @@ export type {
   OAuthPrivateKeyJwk,
   TokenStore,
   StoredOAuthState,
+  FileTokenStoreOptions,
+  KeychainTokenStoreOptions,
 } from './auth/index.js';
 
 // Errors

@@ -1,4 +1,8 @@
-// The auth folder's face: OAuth for remote MCP servers (SPEC section 8) and token stores.
+// The auth folder's face: OAuth for remote MCP servers (SPEC section 8) and where its state is
+// kept between logins and processes. Any new export here becomes reachable by the rest of
+// Muster (and, through the root and `muster-agent/mcp`, by users).
+
+// the options
 export type {
   McpOAuthServerOptions,
   McpAuthenticateResult,
@@ -6,9 +10,17 @@ export type {
   OAuthPrivateKeyJwk,
 } from './oauth-options.js';
 export { OAUTH_DEFAULTS } from './oauth-options.js';
-export type { TokenStore, StoredOAuthState } from './token-store.js';
+
+// the store contract and the stores
 export { oauthNamespace } from './token-store.js';
+export type { StoredOAuthState, TokenStore } from './token-store.js';
 export { memoryTokenStore } from './memory-token-store.js';
+export { fileTokenStore, CREDENTIALS_FILE_NAME } from './file-token-store.js';
+export type { FileTokenStoreOptions } from './file-token-store.js';
+export { keychainTokenStore, DEFAULT_KEYCHAIN_SERVICE } from './keychain-token-store.js';
+export type { KeychainTokenStoreOptions } from './keychain-token-store.js';
+
+// the OAuth layer the MCP connections use
 export { OAuthSession } from './oauth-session.js';
 export type { OAuthChallenge } from './oauth-session.js';
 export { createOAuthSession, tokenStoreChoices } from './session-factory.js';

@@ -1,21 +1,51 @@
+import { KeyedQueue } from './keyed-queue.js';
 import type { StoredOAuthState, TokenStore } from './token-store.js';
 
-/** A token store in this process's memory (placeholder until the stores land). */
+/** A deep copy, so that neither the caller nor the store can change what the other holds. */
+const copy = <T>(value: T): T => structuredClone(value);
+
+/**
+ * A token store in this process's memory: the default when a host names no store, and the
+ * store of tests. Values are deep-copied on the way in and out (a caller that changes an
+ * object it passed or got back changes nothing stored), and the calls for one key run one at
+ * a time in the order they were made. Nothing survives the process.
+ *
+ * @example
+ * ```ts
+ * const store = memoryTokenStore();
+ * await store.set(key, { tokens: { access_token: 'at', token_type: 'Bearer' } });
+ * await store.update(key, (state) => ({ ...state, savedAt: Date.now() }));
+ * ```
+ */
 export function memoryTokenStore(): TokenStore {
   const entries = new Map<string, StoredOAuthState>();
+  const queue = new KeyedQueue();
   return {
-    get: async (key) => structuredClone(entries.get(key)),
-    set: async (key, value) => {
-      entries.set(key, structuredClone(value));
+    async get(key) {
+      return queue.run(key, () => copy(entries.get(key)));
     },
-    delete: async (key) => {
-      entries.delete(key);
+    async set(key, value) {
+      const stored = copy(value);
+      await queue.run(key, () => {
+        entries.set(key, stored);
+      });
     },
-    update: async (key, change) => {
-      const next = change(structuredClone(entries.get(key)));
-      if (next === undefined) entries.delete(key);
-      else entries.set(key, structuredClone(next));
-      return structuredClone(next);
+    async delete(key) {
+      await queue.run(key, () => {
+        entries.delete(key);
+      });
+    },
+    async update(key, change) {
+      return queue.run(key, () => {
+        const next = change(copy(entries.get(key)));
+        if (next === undefined) {
+          entries.delete(key);
+          return undefined;
+        }
+        const stored = copy(next);
+        entries.set(key, stored);
+        return copy(stored);
+      });
     },
   };
 }

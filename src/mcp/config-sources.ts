@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { MusterError } from '../errors/index.js';
 import { parseConfigFile, parseServerConfig } from './config-schema.js';
@@ -49,12 +48,6 @@ function canonical(value: unknown): string {
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
-}
-
-/** The folder of user-level Muster files: `MUSTER_HOME`, else `~/.muster`. */
-export function musterHome(env: NodeJS.ProcessEnv = process.env): string {
-  const override = env['MUSTER_HOME'];
-  return override && override.trim() !== '' ? override : join(homedir(), '.muster');
 }
 
 /** Reads one config file once; a missing file is no declarations. Variables are never expanded. */

@@ -1,9 +1,10 @@
 import { MusterError } from '../errors/index.js';
+import { musterHome } from '../util/index.js';
 import { ToolPolicy } from '../policy/index.js';
 import type { PolicyOptions } from '../policy/index.js';
 import type { ExecutorRunContext } from '../tools/index.js';
 import { parseMcpOptions } from './config-schema.js';
-import { collectDeclarations, musterHome } from './config-sources.js';
+import { collectDeclarations } from './config-sources.js';
 import type { McpOptions, McpServerConfig } from './config-types.js';
 import type { McpElicitationHooks } from './handler-types.js';
 import { McpFacade } from './mcp-facade.js';

@@ -35,7 +35,7 @@ export type {
   McpOptions,
 } from './config-types.js';
 export type { McpServerStatus } from './mcp-status.js';
-export { memoryTokenStore } from '../auth/index.js';
+export { memoryTokenStore, fileTokenStore, keychainTokenStore } from '../auth/index.js';
 export type {
   McpOAuthServerOptions,
   McpAuthenticateResult,
@@ -43,5 +43,7 @@ export type {
   OAuthPrivateKeyJwk,
   TokenStore,
   StoredOAuthState,
+  FileTokenStoreOptions,
+  KeychainTokenStoreOptions,
 } from '../auth/index.js';
 export type { McpEvent } from './mcp-events.js';

@@ -1,7 +1,8 @@
 import { MusterError } from '../errors/index.js';
+import { musterHome } from '../util/index.js';
 import type { PolicySubject } from '../policy/index.js';
 import { parseMcpOptions } from './config-schema.js';
-import { collectDeclarations, musterHome, transportOf } from './config-sources.js';
+import { collectDeclarations, transportOf } from './config-sources.js';
 import type { ServerDeclaration } from './config-sources.js';
 import type { McpOptions } from './config-types.js';
 import { McpFacade } from './mcp-facade.js';

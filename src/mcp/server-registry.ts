@@ -1,4 +1,9 @@
-import { createOAuthSession, tokenStoreChoices } from '../auth/index.js';
+import {
+  createOAuthSession,
+  fileTokenStore,
+  keychainTokenStore,
+  tokenStoreChoices,
+} from '../auth/index.js';
 import type { TokenStoreChoices } from '../auth/index.js';
 import { MusterError } from '../errors/index.js';
 import { SecretRegistry } from '../util/index.js';
@@ -22,15 +27,8 @@ export class ServerRegistry {
   readonly #options: McpOptions;
   /** The token stores of this registry's OAuth servers (`memory` is this registry's own). */
   readonly #stores: TokenStoreChoices = tokenStoreChoices(
-    () => {
-      throw new MusterError('INVALID_CONFIGURATION', 'The file token store is not available yet.');
-    },
-    () => {
-      throw new MusterError(
-        'INVALID_CONFIGURATION',
-        'The keychain token store is not available yet.',
-      );
-    },
+    () => fileTokenStore(),
+    () => keychainTokenStore(),
   );
   #closed = false;
 

@@ -1,5 +1,6 @@
 export { utf8Bytes } from './bytes.js';
 export { newId } from './ids.js';
+export { musterHome } from './muster-home.js';
 export { raceAbort } from './abort.js';
 export { callIsolated } from './isolate.js';
 export type { EventBase } from './event-base.js';

@@ -36,6 +36,11 @@ const TREE: Record<string, string> = {
     'export const go = (n: Name) => [a, pipe, n];',
   ].join('\n'),
   'src/model/index.ts': "import { pipe } from '../mcp/index.js';\nexport const m = pipe;\n",
+  'src/auth/index.ts': [
+    "import { fail } from '../util/index.js';",
+    "import { pipe } from '../mcp/index.js';",
+    'export const store = () => [fail, pipe];',
+  ].join('\n'),
   'src/index.ts': "export { go } from './agent/index.js';\n",
 };
 
@@ -80,6 +85,7 @@ describe('dependency rules (npm run lint)', () => {
         'no-circular: src/tools/a.ts -> src/tools/b.ts',
         'policy-imports-only-errors-util: src/policy/index.ts -> src/tools/index.ts',
         'model-imports-only-errors-util: src/model/index.ts -> src/mcp/index.ts',
+        'auth-imports-only-errors-util: src/auth/index.ts -> src/mcp/index.ts',
         'folder-internals-through-index: src/agent/index.ts -> src/tools/a.ts',
       ].sort(),
     );

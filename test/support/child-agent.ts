@@ -13,11 +13,23 @@ export interface ChildRun {
   stderr(): string;
 }
 
+/** How {@link startChild} starts the fixture, beyond its environment. */
+export interface ChildOptions {
+  /** Arguments after the script. */
+  readonly args?: readonly string[];
+  /** Whether the test writes to the child's stdin (`child.stdin`); ignored by default. */
+  readonly stdin?: boolean;
+}
+
 /** Starts `node --import tsx <script>` with `env` added to this process's environment. */
-export function startChild(script: string, env: Record<string, string>): ChildRun {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+export function startChild(
+  script: string,
+  env: Record<string, string>,
+  options: ChildOptions = {},
+): ChildRun {
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...(options.args ?? [])], {
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
   });
   let err = '';
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
