@@ -189,17 +189,36 @@ export class OAuthSession {
     );
     if (!options.stepUp) throw insufficient;
     const client = await this.#loadClient();
-    const granted = (await (await this.#providerReady()).tokens())?.scope;
+    const provider = await this.#providerReady();
+    const granted = (await provider.tokens())?.scope;
     this.#scope = client.computeScopeUnion(this.#scope, granted, challenge.scope);
     if (challenge.resourceMetadataUrl)
       this.#challenge = { ...this.#challenge, resourceMetadataUrl: challenge.resourceMetadataUrl };
     const force = client.isStrictScopeSuperset(this.#scope, granted);
+    await this.#widenRegistration(provider, this.#scope);
     if (!this.pushMode && this.#input.checked.grant === 'authorization_code') {
       // pull mode: the wider login waits for the host's authenticate(), not for this call
       this.#wantsStepUp = force;
       throw insufficient;
     }
     await this.authenticate(signal, force);
+  }
+
+  /**
+   * A client Muster registered itself may only ask for the scope it registered with: when a
+   * step-up needs more, the registration is dropped so the next login registers again.
+   */
+  async #widenRegistration(
+    provider: OAuthClientProvider,
+    scope: string | undefined,
+  ): Promise<void> {
+    const { options } = this.#input.checked;
+    if (options.provider || options.clientId !== undefined || !scope) return;
+    const registered = (await provider.clientInformation()) as { scope?: unknown } | undefined;
+    if (typeof registered?.scope !== 'string') return;
+    const have = new Set(registered.scope.split(' '));
+    if (scope.split(' ').every((s) => have.has(s))) return;
+    await provider.invalidateCredentials?.('client');
   }
 
   /** True when a call asked for more scope than granted and a pull-mode login must widen it. */

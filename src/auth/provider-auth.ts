@@ -1,7 +1,9 @@
 import type * as ClientExports from '@modelcontextprotocol/client';
 import type { AuthProvider, OAuthClientProvider } from '@modelcontextprotocol/client';
 import type { SecretRegistry } from '../util/index.js';
+import { randomBytes } from 'node:crypto';
 import { authError } from './oauth-errors.js';
+import { wrapHostProvider } from './oauth-provider.js';
 
 type UnauthorizedContext = Parameters<NonNullable<AuthProvider['onUnauthorized']>>[0];
 
@@ -44,17 +46,25 @@ export function wrapAuthProvider(
     };
   }
   // the host's provider must not open a browser from inside a request
-  const silent: OAuthClientProvider = Object.create(provider as object, {
-    redirectToAuthorization: {
-      value: () => {
-        throw authError(
-          server,
-          'login-required',
-          `Server '${server}' needs a new sign-in: its auth provider has no token that a refresh could renew.`,
-        );
-      },
+  const silent = wrapHostProvider(provider, {
+    secrets,
+    newState: () => randomBytes(32).toString('base64url'),
+    saveVerifier: () => undefined,
+    verifier: () => {
+      throw authError(
+        server,
+        'no-login',
+        `Server '${server}': no authorization code is being redeemed.`,
+      );
     },
-  }) as OAuthClientProvider;
+    onAuthorizationUrl: () => {
+      throw authError(
+        server,
+        'login-required',
+        `Server '${server}' needs a new sign-in: its auth provider has no token that a refresh could renew.`,
+      );
+    },
+  });
   return {
     token: async () => {
       const tokens = await provider.tokens();
