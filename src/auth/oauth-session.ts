@@ -137,8 +137,13 @@ export class OAuthSession {
     const url = this.#login.start(signal);
     const authorize = this.#input.checked.options.authorize;
     if (!authorize) return { authUrl: url, requiresUserAction: true };
-    const callback = await this.#login.push(authorize);
-    await this.submitCallback(callback);
+    try {
+      await this.submitCallback(await this.#login.push(authorize));
+    } catch (err) {
+      // a push login that failed does not stay waiting: the next connect starts a new one
+      this.#login.cancel();
+      throw err;
+    }
     return { requiresUserAction: false };
   }
 

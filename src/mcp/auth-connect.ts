@@ -57,6 +57,8 @@ export async function openSignedIn<T>(
         continue;
       }
       if (loggedIn || oauthReasonOf(err) !== 'login-required') throw err;
+      // a pull-mode login the person may be finishing is never replaced by another
+      if (!session.pushMode && session.waiting) throw err;
       loggedIn = true;
       const result = await session.authenticate(session.pushMode ? signal : lifetime);
       if (result.requiresUserAction) throw err;

@@ -43,6 +43,8 @@ type UnknownReason = 'timeout' | 'disconnected' | 'aborted' | 'unknown';
 /**
  * Maps what `callTool` threw to a tool-level error, on typed facts only (the client's
  * `ProtocolError` and `SdkError` codes, Muster's own failure reasons), never message text:
+ * - the server refused it for its credentials (HTTP 401 or 403, or Muster's own sign-in
+ *   failure): `McpError('MCP_AUTH_REQUIRED')`, not run;
  * - the server answered with a JSON-RPC error: `TOOL_EXECUTION_FAILED` with `protocolCode`;
  * - nothing was sent: `TOOL_EXECUTION_FAILED` with `details.reason: 'not-sent'`;
  * - the response was over the byte limit: `TOOL_RESULT_TOO_LARGE`;
@@ -86,6 +88,18 @@ export function classifyCallError(err: unknown, ctx: CallErrorContext): ToolErro
   if (own?.reason === 'stream-lost') return disconnected();
 
   const fact = clientErrorOf(err);
+  if (fact?.kind === 'sdk' && (fact.status === 401 || fact.status === 403)) {
+    // the HTTP layer refused the request for its credentials: the tool did not run
+    return new McpError(
+      'MCP_AUTH_REQUIRED',
+      `Server '${ctx.server}' refused the call to '${tool}' for its credentials (HTTP ${fact.status}); it was not run. Sign in again, or check the server's token.`,
+      {
+        server: ctx.server,
+        cause: err,
+        details: { server: ctx.server, reason: 'login-required', status: fact.status },
+      },
+    );
+  }
   if (fact?.kind === 'protocol') {
     return new ToolError(
       'TOOL_EXECUTION_FAILED',

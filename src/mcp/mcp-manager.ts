@@ -117,6 +117,7 @@ export class McpManager {
   /** Removes a server, withdrawing its tools and closing its connection. */
   async remove(name: string, emit: Emit = this.#background): Promise<void> {
     const e = this.registry.delete(name);
+    e.oauth?.close();
     this.index.unpublish(e);
     await e.connection?.close();
     emit(mcpEvent({ type: 'mcp.catalog.updated', server: name, reason: 'removed', toolCount: 0 }));

@@ -8,7 +8,7 @@ import type { Connector } from './connector.js';
 import type { CallOptions, McpConnection } from './mcp-connection.js';
 import { MCP_DEFAULTS } from './mcp-defaults.js';
 import type { Emit } from './mcp-defaults.js';
-import { insufficientScopeOf } from './client-errors.js';
+import { clientErrorOf, insufficientScopeOf } from './client-errors.js';
 import { classifyCallError, describeError } from './mcp-errors.js';
 import type { ServerEntry } from './server-entry.js';
 import type { ServerRegistry } from './server-registry.js';
@@ -137,7 +137,11 @@ export class OperationRunner {
             err,
           );
         }
-        if (oauthReasonOf(err) === 'login-required') {
+        const fact = clientErrorOf(err);
+        if (
+          oauthReasonOf(err) === 'login-required' ||
+          (fact?.kind === 'sdk' && fact.status === 401)
+        ) {
           this.connector.authLost(
             entry,
             describeError(err, entry.name, 'MCP_AUTH_REQUIRED', entry.secrets),
