@@ -22,7 +22,7 @@ export type { KeychainTokenStoreOptions } from './keychain-token-store.js';
 
 // the OAuth layer the MCP connections use
 export { OAuthSession } from './oauth-session.js';
-export type { OAuthChallenge } from './oauth-session.js';
+export type { OAuthChallenge } from './oauth-session-types.js';
 export { createOAuthSession, tokenStoreChoices } from './session-factory.js';
 export type { TokenStoreChoices } from './session-factory.js';
 export { authError, oauthReasonOf } from './oauth-errors.js';

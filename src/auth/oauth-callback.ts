@@ -10,6 +10,8 @@ export interface CallbackExpectation {
   /** The login's single-use `state`. */
   readonly state: string;
   readonly secrets: SecretRegistry;
+  /** Told once the state matched: from then on, a refusal spends the login. */
+  readonly onStateMatched?: () => void;
 }
 
 /** A callback that passed its checks: the code and the issuer it claims. */
@@ -83,6 +85,7 @@ export function checkCallback(
       `Server '${server}': the OAuth callback's state does not match this login; it was refused (start the sign-in again if it was yours).`,
     );
   }
+  expected.onStateMatched?.();
   const error = params.get('error');
   if (error !== null) {
     const code = sanitizeRemoteText(error, expected.secrets).slice(0, 60);

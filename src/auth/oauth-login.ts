@@ -18,6 +18,8 @@ interface Pending {
   readonly controller: AbortController;
   readonly timer: ReturnType<typeof setTimeout>;
   readonly unlink: () => void;
+  /** Told when the login ends without its callback being redeemed (timeout, cancel, error). */
+  readonly onAbandon?: () => void;
 }
 
 /** What {@link Login} needs. */
@@ -53,6 +55,16 @@ export class Login {
     return this.#pending?.url.href;
   }
 
+  /** The authorization URL of the last complete request, before it becomes a login. */
+  readyUrl(): URL | undefined {
+    return this.#ready?.url;
+  }
+
+  /** Forgets the last complete request (it was refused before becoming a login). */
+  dropReady(): void {
+    this.#ready = undefined;
+  }
+
   /** Starts gathering an authorization request (one `auth()` call). */
   beginDraft(): Draft {
     const draft: Draft = {};
@@ -85,7 +97,7 @@ export class Login {
    * Makes the last complete request the waiting login, with its deadline; `signal` cancels it.
    * Returns the authorization URL.
    */
-  start(signal: AbortSignal): string {
+  start(signal: AbortSignal, onAbandon?: () => void): string {
     const draft = this.#ready;
     this.#ready = undefined;
     const { server, checked } = this.#input;
@@ -120,9 +132,13 @@ export class Login {
       controller,
       timer,
       unlink: () => signal.removeEventListener('abort', onAbort),
+      ...(onAbandon ? { onAbandon } : {}),
     };
     this.#pending = pending;
-    if (signal.aborted) this.#end(pending, cancelled(server));
+    if (signal.aborted) {
+      this.#end(pending, cancelled(server));
+      throw cancelled(server);
+    }
     return draft.url.href;
   }
 
@@ -192,12 +208,23 @@ export class Login {
         `Server '${server}': this sign-in has no redirect URI, so it takes no callback.`,
       );
     }
-    const callback = check({
-      server,
-      redirectUri: checked.redirectUri,
-      state: pending.state,
-      secrets,
-    });
+    let stateMatched = false;
+    let callback: CheckedCallback;
+    try {
+      callback = check({
+        server,
+        redirectUri: checked.redirectUri,
+        state: pending.state,
+        secrets,
+        onStateMatched: () => {
+          stateMatched = true;
+        },
+      });
+    } catch (err) {
+      // the right state with an error answer (or no code) ends this login: its state is spent
+      if (stateMatched) this.#end(pending, err as Error);
+      throw err;
+    }
     this.#finish(pending);
     this.#exchanging = pending.verifier;
     return {
@@ -230,6 +257,7 @@ export class Login {
     if (this.#pending !== pending) return;
     this.#finish(pending);
     pending.controller.abort(reason);
+    pending.onAbandon?.();
   }
 
   #finish(pending: Pending): void {

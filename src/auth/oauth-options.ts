@@ -80,4 +80,8 @@ export const OAUTH_DEFAULTS = {
   maxTimeoutMs: 600_000,
   /** Attempts of one request when step-up is allowed (the first one included). */
   stepUpAttempts: 3,
+  /** The longest one OAuth request (metadata, registration, token) may take. */
+  requestTimeoutMs: 30_000,
+  /** The longest a 401 waits for its shared refresh (below the 60 s call timeout). */
+  refreshTimeoutMs: 45_000,
 } as const;

@@ -7,10 +7,13 @@ import type {
 } from '@modelcontextprotocol/client';
 import type { SecretRegistry } from '../util/index.js';
 import type { CheckedOAuthOptions } from './oauth-config.js';
+import { authError } from './oauth-errors.js';
 import type { StoredOAuthState, TokenStore } from './token-store.js';
 
 /** What a provider asks of the login it serves: `state`, the PKCE verifier, the URL. */
 export interface LoginHooks {
+  /** The server's registry name (for error messages). */
+  readonly server: string;
   readonly secrets: SecretRegistry;
   /** A new single-use `state` for an authorization request. */
   newState(): string;
@@ -39,14 +42,18 @@ export async function createStoreProvider(
   key: string,
   hooks: LoginHooks,
   machine?: OAuthClientProvider,
-): Promise<OAuthClientProvider> {
+): Promise<ProviderParts> {
   const { options } = checked;
-  let state: StoredOAuthState = (await store.get(key)) ?? {};
-  remember(hooks.secrets, state.tokens);
-  hooks.secrets.add(state.clientInformation?.client_secret, options.clientSecret);
+  let state: StoredOAuthState = {};
+  const adopt = (next: StoredOAuthState | undefined): void => {
+    state = next ?? {};
+    remember(hooks.secrets, state.tokens);
+    hooks.secrets.add(state.clientInformation?.client_secret);
+  };
+  adopt(await store.get(key));
+  hooks.secrets.add(options.clientSecret);
   const save = async (patch: Partial<StoredOAuthState>): Promise<void> => {
-    state = { ...state, ...patch };
-    await store.update(key, (current) => ({ ...current, ...patch }));
+    adopt(await store.update(key, (current) => ({ ...current, ...patch })));
   };
   const preRegistered: StoredOAuthClientInformation | undefined =
     options.clientId === undefined
@@ -85,15 +92,26 @@ export async function createStoreProvider(
     saveCodeVerifier: (verifier) => hooks.saveVerifier(verifier),
     codeVerifier: () => hooks.verifier(),
     discoveryState: () => state.discovery,
-    saveDiscoveryState: (discovery: OAuthDiscoveryState) => save({ discovery }),
+    saveDiscoveryState: async (discovery: OAuthDiscoveryState) => {
+      checkIssuer(hooks.server, checked, discovery);
+      await save({ discovery });
+    },
     invalidateCredentials: async (scope) => {
       if (scope === 'verifier') return;
-      const drop: Partial<StoredOAuthState> = {};
-      if (scope === 'all' || scope === 'tokens') Object.assign(drop, { tokens: undefined });
-      if (scope === 'all' || scope === 'client')
-        Object.assign(drop, { clientInformation: undefined });
-      if (scope === 'all' || scope === 'discovery') Object.assign(drop, { discovery: undefined });
-      await save(drop);
+      const held = state.tokens?.access_token;
+      adopt(
+        await store.update(key, (current) => {
+          const next: StoredOAuthState = { ...current };
+          // only the tokens this process holds: newer ones another process saved stay
+          if ((scope === 'all' || scope === 'tokens') && current?.tokens?.access_token === held)
+            delete (next as { tokens?: unknown }).tokens;
+          if (scope === 'all' || scope === 'client')
+            delete (next as { clientInformation?: unknown }).clientInformation;
+          if (scope === 'all' || scope === 'discovery')
+            delete (next as { discovery?: unknown }).discovery;
+          return next;
+        }),
+      );
     },
   };
   // A pre-registered or machine client must never be replaced by a dynamic registration
@@ -108,7 +126,35 @@ export async function createStoreProvider(
     provider.prepareTokenRequest = machine.prepareTokenRequest.bind(machine);
   if (machine?.addClientAuthentication)
     provider.addClientAuthentication = machine.addClientAuthentication.bind(machine);
-  return provider;
+  return { provider, reload: async () => adopt(await store.get(key)) };
+}
+
+/** A provider, and how to pick up what another process saved to its store since. */
+export interface ProviderParts {
+  readonly provider: OAuthClientProvider;
+  /** Re-reads the store (a no-op for host providers, which keep their own state). */
+  reload(): Promise<void>;
+}
+
+/**
+ * Refuses discovery that found another authorization server than `expectedIssuer`, before
+ * any registration, code or secret is sent to it.
+ */
+function checkIssuer(
+  server: string,
+  checked: CheckedOAuthOptions,
+  discovery: OAuthDiscoveryState,
+): void {
+  const expected = checked.options.expectedIssuer;
+  if (expected === undefined) return;
+  const found = discovery.authorizationServerMetadata?.issuer ?? discovery.authorizationServerUrl;
+  if (found.replace(/\/$/, '') !== expected.replace(/\/$/, '')) {
+    throw authError(
+      server,
+      'issuer-mismatch',
+      `Server '${server}': its authorization server is not mcp.oauth.${server}.expectedIssuer; nothing was sent to it.`,
+    );
+  }
 }
 
 const DELEGATED = [

@@ -47,6 +47,7 @@ export function wrapAuthProvider(
   }
   // the host's provider must not open a browser from inside a request
   const silent = wrapHostProvider(provider, {
+    server,
     secrets,
     newState: () => randomBytes(32).toString('base64url'),
     saveVerifier: () => undefined,

@@ -60,7 +60,9 @@ export async function openSignedIn<T>(
       // a pull-mode login the person may be finishing is never replaced by another
       if (!session.pushMode && session.waiting) throw err;
       loggedIn = true;
-      const result = await session.authenticate(session.pushMode ? signal : lifetime);
+      // a push login ends with the run or the owner; a pull login outlives the run
+      const bound = session.pushMode ? AbortSignal.any([signal, lifetime]) : lifetime;
+      const result = await session.authenticate(bound);
       if (result.requiresUserAction) throw err;
     }
   }

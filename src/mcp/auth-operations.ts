@@ -103,6 +103,13 @@ function failure(e: ServerEntry): McpError {
   return new McpError(
     code === 'MCP_AUTH_REQUIRED' ? code : 'MCP_CONNECTION_FAILED',
     e.error?.message ?? `Server '${e.name}' did not connect.`,
-    { server: e.name, details: { server: e.name, status: e.status } },
+    {
+      server: e.name,
+      details: {
+        server: e.name,
+        status: e.status,
+        ...(e.authReason === undefined ? {} : { reason: e.authReason }),
+      },
+    },
   );
 }

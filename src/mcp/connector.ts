@@ -1,4 +1,5 @@
 import type { ExecutorRunContext } from '../tools/index.js';
+import { oauthReasonOf } from '../auth/index.js';
 import { needsSignIn, openSignedIn } from './auth-connect.js';
 import { mapWithConcurrency } from './concurrency.js';
 import type { McpOptions } from './config-types.js';
@@ -179,6 +180,9 @@ export class Connector {
       }
       // a sign-in waiting for its callback must not be replaced by the next run's connect
       e.retry = needsSignIn(err) && !e.oauth?.waiting;
+      const reason = oauthReasonOf(err);
+      if (reason) e.authReason = reason;
+      else delete e.authReason;
       this.registry.setStatus(
         e,
         needsSignIn(err) ? 'needs-auth' : 'failed',

@@ -34,8 +34,8 @@ export interface ServerEntry {
   era?: 'modern' | 'legacy';
   /** OAuth of this server (`mcp.oauth[name]`), when it has any. */
   readonly oauth?: OAuthSession;
-  /** The URL a pull-mode sign-in waits on; never in a snapshot, an event or an error. */
-  authUrl?: string;
+  /** The `details.reason` of the last sign-in failure, for `authenticate()` to report. */
+  authReason?: string;
 }
 
 /** A snapshot of an entry for `list()`: no I/O, no secrets. */

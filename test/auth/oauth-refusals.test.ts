@@ -86,6 +86,20 @@ describe('callback checks', () => {
     }
   });
 
+  it('a refusal by the authorization server ends the login: its state is spent', async () => {
+    const { manager } = managerFor(world);
+    try {
+      await manager.connectAll();
+      const { authUrl } = await manager.authenticate('w');
+      const denied = await world.browse(authUrl!, { deny: true });
+      expect(new URL(denied).searchParams.get('error')).toBe('access_denied');
+      expect(await reasonOf(manager.submitOAuthCallback('w', denied))).toBe('authorization-denied');
+      expect(await reasonOf(manager.submitOAuthCallback('w', denied))).toBe('no-login');
+    } finally {
+      await manager.close();
+    }
+  });
+
   it('refuses a callback to another destination', async () => {
     const { manager, callback } = await pendingLogin();
     try {
