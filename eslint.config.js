@@ -53,6 +53,7 @@ export default tseslint.config(
       'eslint.config.js',
       'vitest.config.ts',
       'vitest.replicas.config.ts',
+      'vitest.faults.config.ts',
       '.dependency-cruiser.mjs',
     ],
     rules: { 'no-restricted-syntax': 'off' },
