@@ -1,17 +1,22 @@
 import type { CallToolResult, Client, Tool as McpTool } from '@modelcontextprotocol/client';
-import { McpError } from '../errors/index.js';
+import type { McpError } from '../errors/index.js';
 import { callIsolated } from '../util/index.js';
-import { clientErrorOf, loadClient } from './client-errors.js';
+import { loadClient } from './client-errors.js';
 import type { McpStdioServerConfig } from './config-types.js';
 import { totalDeadline } from './call-deadline.js';
 import { ConnectBound } from './connect-bound.js';
-import type { McpFailureReason } from './failure-reasons.js';
+import { createClient } from './connection-client.js';
+import {
+  closedByClient,
+  connectFailure,
+  lostError,
+  notSentError,
+  streamLostError,
+} from './connection-errors.js';
 import { keepResponsesAfterNotifications } from './response-order.js';
-import { FORWARDED, TOOLS_CHANGED, listChangedNotices } from './connection-notices.js';
 import { PendingRequests } from './pending-requests.js';
 import { openSdkLink } from './sdk-connection.js';
 import { probeStdioEra } from './stdio-probe.js';
-import { describeExit } from './transports/exit-status.js';
 import type { ProcessExit } from './transports/exit-status.js';
 
 export type {
@@ -24,7 +29,6 @@ export type {
   ProbeBounds,
   ServerProcess,
 } from './connection-types.js';
-import { CLIENT_INFO } from './connection-types.js';
 import type {
   ProtocolVerdict,
   ConnectionSpecOf,
@@ -117,34 +121,7 @@ export class McpConnection {
     bound: ConnectBound,
   ): Promise<McpConnection> {
     const { Client } = await bound.race(loadClient());
-    const client = new Client(CLIENT_INFO, {
-      capabilities: spec.capabilities ?? {},
-      versionNegotiation: {
-        mode: spec.mode as never,
-        ...(spec.probe ? { probe: probeOptions(spec.probe) } : {}),
-      },
-      listChanged: {
-        tools: {
-          autoRefresh: false,
-          debounceMs: 0,
-          onChanged: () => {
-            spec.onToolsChanged();
-            spec.onNotification?.(TOOLS_CHANGED, undefined);
-          },
-        },
-        ...(spec.onNotification ? listChangedNotices(spec.onNotification) : {}),
-      },
-    });
-    for (const h of spec.handlers ?? [])
-      client.setRequestHandler(h.method as never, h.handler as never);
-    const notify = spec.onNotification;
-    if (notify) {
-      for (const method of FORWARDED)
-        client.setNotificationHandler(
-          method as never,
-          ((n: { params?: unknown }) => notify(method, n.params)) as never,
-        );
-    }
+    const client = createClient(Client, spec);
     const connection = new McpConnection(spec.server, client, link);
     connection.#watch(spec, link);
     let open = false;
@@ -177,7 +154,7 @@ export class McpConnection {
         throw bound.failure;
       }
       await connection.close();
-      throw connection.#connectFailure(err);
+      throw connectFailure(spec.server, connection.exit, err);
     }
     open = true;
     return connection;
@@ -338,12 +315,7 @@ export class McpConnection {
       return await (passed ? Promise.race([run, passed]) : run);
     } catch (err) {
       // the client's own "Connection closed" of a process that exited says less than ours
-      if (
-        this.exit &&
-        clientErrorOf(err)?.kind === 'sdk' &&
-        clientErrorOf(err)?.code === 'CONNECTION_CLOSED'
-      )
-        throw this.#lost();
+      if (this.exit && closedByClient(err)) throw this.#lost();
       throw err;
     }
   }
@@ -359,44 +331,11 @@ export class McpConnection {
     for (const w of watchers) callIsolated(w, undefined);
   }
 
-  /** A request lost with the connection: the process's exit says why, when there is one. */
   #lost(): McpError {
-    const exit = this.exit;
-    if (!exit) return this.#failure('stream-lost');
-    return new McpError(
-      'MCP_DISCONNECTED',
-      `Server '${this.server}' ${describeExit(exit)} before answering the request.`,
-      { server: this.server, details: { server: this.server, reason: 'stream-lost', exit } },
-    );
+    return lostError(this.server, this.exit);
   }
 
-  /** A failed connect: a process that exited before answering says so, with its exit. */
-  #connectFailure(err: unknown): unknown {
-    const exit = this.exit;
-    if (!exit || !(clientErrorOf(err)?.kind === 'sdk')) return err;
-    return new McpError(
-      'MCP_CONNECTION_FAILED',
-      `Server '${this.server}' ${describeExit(exit)} before answering; its stderr is in diagnostics('${this.server}').`,
-      { server: this.server, cause: err, details: { server: this.server, exit } },
-    );
+  #failure(reason: 'not-sent' | 'stream-lost'): McpError {
+    return reason === 'not-sent' ? notSentError(this.server) : streamLostError(this.server);
   }
-
-  #failure(reason: McpFailureReason): McpError {
-    const text =
-      reason === 'not-sent'
-        ? `Server '${this.server}' is not connected: the request was not sent.`
-        : `Server '${this.server}' can no longer answer the request: its response stream was lost.`;
-    return new McpError(reason === 'not-sent' ? 'MCP_OPERATION_FAILED' : 'MCP_DISCONNECTED', text, {
-      server: this.server,
-      details: { server: this.server, reason },
-    });
-  }
-}
-
-/** The client's probe options from Muster's. */
-function probeOptions(probe: NonNullable<ConnectionSpec['probe']>): Record<string, number> {
-  return {
-    ...(probe.timeoutMs !== undefined ? { timeoutMs: probe.timeoutMs } : {}),
-    ...(probe.maxRetries !== undefined ? { maxRetries: probe.maxRetries } : {}),
-  };
 }
