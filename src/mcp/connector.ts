@@ -113,7 +113,8 @@ export class Connector {
       );
       return { connection, tools };
     } catch (err) {
-      await connection.close();
+      // an aborted run waits for no graceful exit
+      await connection.close({ force: signal.aborted });
       throw err;
     }
   }

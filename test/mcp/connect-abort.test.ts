@@ -81,6 +81,16 @@ describe('an abort during the first contact of a stdio server', () => {
     await expectReaped(server.pids());
   });
 
+  it('a server hung on its first listing: the run settles at once; neither process is left', async () => {
+    const server = scriptedServer(['--list=hang', '--ignore-sigterm']);
+    servers.push(server);
+    const { error, settledMs } = await abortDuring(server, 'tools/list');
+    expect(error?.code).toBe('ABORTED');
+    expect(settledMs).toBeLessThan(SETTLE_MS);
+    expect(server.pids()).toHaveLength(2);
+    await expectReaped(server.pids());
+  });
+
   it('a hung server that ignores SIGTERM is killed too', async () => {
     const server = scriptedServer(['--discover=hang', '--ignore-sigterm']);
     servers.push(server);

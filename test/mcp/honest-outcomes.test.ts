@@ -8,7 +8,7 @@ import type { McpServerConfig } from '../../src/mcp/config-types.js';
 import { wasNotSent } from '../../src/mcp/failure-reasons.js';
 import { McpManager } from '../../src/mcp/mcp-manager.js';
 import type { ExecutorRunContext } from '../../src/tools/index.js';
-import { startFaultyHttpPeer } from './support/faulty-http-peer.js';
+import { startCuttingSsePeer, startFaultyHttpPeer } from './support/faulty-http-peer.js';
 import type { FaultyHttpPeer, PeerCallPlan } from './support/faulty-http-peer.js';
 import { scriptedServer } from './support/stdio-scripted.js';
 
@@ -132,6 +132,29 @@ describe('a call that was sent and then lost is TOOL_OUTCOME_UNKNOWN, at once', 
     expect(wasNotSent(err)).toBe(false);
     expect(wasNotSent(err.cause)).toBe(false);
     // the server did receive it: replaying it could run it twice
+    expect(server.calls()).toBe(1);
+    expect(ms).toBeLessThan(PROMPT_MS);
+  });
+
+  it('a legacy SSE event stream cut during the call: unknown at once', async () => {
+    const server = await startCuttingSsePeer();
+    cleanups.push(() => server.stop());
+    const manager = new McpManager(
+      [declare('p', { type: 'sse', url: server.url }, 'options', 'test')],
+      {
+        transports: ['sse'],
+        protocol: { mode: 'legacy' },
+        operation: { timeoutMs: TIMEOUT_MS },
+      },
+      () => undefined,
+    );
+    cleanups.push(() => manager.close());
+    await manager.prepare(context());
+    expect(manager.list()[0]).toMatchObject({ status: 'connected' });
+    const { err, ms } = await failedCall(manager);
+    expect(err.code).toBe('TOOL_OUTCOME_UNKNOWN');
+    expect(err.details).toMatchObject({ reason: 'disconnected' });
+    expect(wasNotSent(err)).toBe(false);
     expect(server.calls()).toBe(1);
     expect(ms).toBeLessThan(PROMPT_MS);
   });

@@ -64,6 +64,8 @@ export class StdioProcessTransport implements Transport {
 
   #child: ChildProcess | undefined;
   #exit: ProcessExit | undefined;
+  /** Set by `terminate()`: the child is being stopped, `close()` does not wait for it. */
+  #terminated: Promise<void> | undefined;
   #ended = false;
   #exited: Promise<void> | undefined;
   readonly #ring: StderrRing;
@@ -150,7 +152,7 @@ export class StdioProcessTransport implements Transport {
   /** Closes gracefully: stdin closed, SIGTERM after a grace period, SIGKILL after another. */
   async close(): Promise<void> {
     const child = this.#child;
-    if (child && this.#exited && this.#exit === undefined) {
+    if (child && this.#exited && this.#exit === undefined && !this.#terminated) {
       child.stdin?.end();
       if (!(await this.#exitWithin(CLOSE_GRACE_MS))) {
         child.kill('SIGTERM');
@@ -166,19 +168,20 @@ export class StdioProcessTransport implements Transport {
   /**
    * Stops the child at once (an abort, a connect that gave up): stdin closed and SIGTERM now,
    * SIGKILL when it has not exited within a second. Reports the end at once; the returned
-   * promise settles when the child has exited.
+   * promise settles when the child has exited. A `close()` after it does not wait again.
    */
   terminate(): Promise<void> {
+    if (this.#terminated) return this.#terminated;
     const child = this.#child;
     this.#end();
     if (!child || !this.#exited || this.#exit !== undefined) return Promise.resolve();
-    child.stdin?.end();
     child.kill('SIGTERM');
-    return this.#exitWithin(KILL_GRACE_MS).then(async (exited) => {
+    this.#terminated = this.#exitWithin(KILL_GRACE_MS).then(async (exited) => {
       if (exited) return;
       child.kill('SIGKILL');
       await this.#exitWithin(KILL_GRACE_MS);
     });
+    return this.#terminated;
   }
 
   async #exitWithin(ms: number): Promise<boolean> {

@@ -124,3 +124,81 @@ export async function startFaultyHttpPeer(): Promise<FaultyHttpPeer> {
   const { port } = server.address() as AddressInfo;
   return Object.assign(peer, { url: `http://127.0.0.1:${port}/mcp` });
 }
+
+/** A legacy HTTP+SSE peer whose event stream is cut when a `tools/call` arrives. */
+export interface CuttingSsePeer {
+  /** `http://127.0.0.1:<port>/sse` */
+  readonly url: string;
+  /** How many `tools/call` requests arrived. */
+  readonly calls: () => number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a scripted legacy SSE peer: `GET /sse` opens the event stream (endpoint
+ * `/messages`); requests are answered on it, except `tools/call`, which is accepted (202) and
+ * then the stream is destroyed without an answer. Later streams are refused (503).
+ */
+export async function startCuttingSsePeer(): Promise<CuttingSsePeer> {
+  let calls = 0;
+  let stream: ServerResponse | undefined;
+  let cut = false;
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (req.method === 'GET') {
+        if (cut) {
+          res.writeHead(503).end();
+          return;
+        }
+        stream = res;
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write('event: endpoint\ndata: /messages\n\n');
+        return;
+      }
+      res.writeHead(202).end();
+      const msg = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+        id?: number;
+        method: string;
+        params?: { protocolVersion?: string };
+      };
+      if (msg.id === undefined) return;
+      if (msg.method === 'tools/call') {
+        calls += 1;
+        cut = true;
+        stream?.socket?.destroy();
+        return;
+      }
+      const result =
+        msg.method === 'initialize'
+          ? {
+              protocolVersion: msg.params?.protocolVersion,
+              capabilities: { tools: {} },
+              serverInfo: { name: 'cutting-sse', version: '1.0.0' },
+            }
+          : msg.method === 'tools/list'
+            ? { tools: [{ name: 'x', inputSchema: { type: 'object' } }] }
+            : {};
+      stream?.write(
+        `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: msg.id, result })}\n\n`,
+      );
+    });
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/sse`,
+    calls: () => calls,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
