@@ -113,6 +113,7 @@ export type {
   OnElicitationHook,
   OnElicitationResultHook,
   McpConnectionInfo,
+  McpServerDiagnostics,
   McpConnectionSummary,
   McpListenFilter,
   McpListenSubscription,

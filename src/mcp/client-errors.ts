@@ -43,6 +43,23 @@ export function clientErrorOf(err: unknown): ClientErrorFact | undefined {
 }
 
 /**
+ * The limit of the client's `REQUEST_TIMEOUT` error `err`, from its typed `data`: `timeout` when
+ * the per-request timer fired, `maxTotalTimeout` when progress came past the total deadline.
+ * Undefined for any other error, and for a timeout the client raised for an aborted signal
+ * (it carries no data).
+ */
+export function clientTimeoutOf(
+  err: unknown,
+): { readonly limit: 'timeout' | 'maxTotalTimeout'; readonly ms: number } | undefined {
+  if (!classes?.SdkError.isInstance(err) || err.code !== 'REQUEST_TIMEOUT') return undefined;
+  const data = err.data as { timeout?: unknown; maxTotalTimeout?: unknown } | undefined;
+  if (typeof data?.maxTotalTimeout === 'number')
+    return { limit: 'maxTotalTimeout', ms: data.maxTotalTimeout };
+  if (typeof data?.timeout === 'number') return { limit: 'timeout', ms: data.timeout };
+  return undefined;
+}
+
+/**
  * The challenge of a `403 insufficient_scope` answer, when `err` (or its cause chain) is the
  * client's `InsufficientScopeError`: the server refused the request before running it.
  */

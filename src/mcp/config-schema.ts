@@ -23,6 +23,7 @@ let schemas: Schemas | undefined;
 function build(): Schemas {
   const z = loadZod();
   const strings = z.record(z.string(), z.string());
+  const connectTimeout = z.number().int().positive().max(MAX_TIMER_MS).optional();
   const stdio = z.strictObject({
     type: z.literal('stdio').optional(),
     command: z.string().min(1),
@@ -30,6 +31,7 @@ function build(): Schemas {
     env: strings.optional(),
     cwd: z.string().min(1).optional(),
     maxBufferSize: z.number().int().positive().optional(),
+    connectTimeoutMs: connectTimeout,
   });
   const bearer = z.strictObject({ type: z.literal('bearer'), token: z.string().min(1) });
   const provider = z.strictObject({
@@ -44,6 +46,7 @@ function build(): Schemas {
     url: z.string().min(1),
     headers: strings.optional(),
     timeoutMs: z.number().int().positive().max(86_400_000).optional(),
+    connectTimeoutMs: connectTimeout,
   };
   const http = z.strictObject({
     ...httpShape,
@@ -54,6 +57,7 @@ function build(): Schemas {
     type: z.literal('sse'),
     url: z.string().min(1),
     headers: strings.optional(),
+    connectTimeoutMs: connectTimeout,
   });
   const sdk = z.strictObject({
     type: z.literal('sdk'),
@@ -71,12 +75,14 @@ function build(): Schemas {
           z.enum(['auto', 'legacy']),
           z.strictObject({ pin: z.string().regex(/^\d{4}-\d{2}-\d{2}$/) }),
         ]),
+        probeTimeoutMs: z.number().int().positive().max(MAX_TIMER_MS).optional(),
+        probeMaxRetries: z.number().int().min(0).max(10).optional(),
       })
       .optional(),
     names: z.enum(['safe', 'strict']).optional(),
     maxResponseBytes: z.number().int().min(1024).optional(),
     sandbox: z
-      .strictObject({ command: z.string().min(1), args: z.array(z.string()).optional() })
+      .strictObject({ command: z.string().trim().min(1), args: z.array(z.string()).optional() })
       .optional(),
     archiveThresholdBytes: z.number().int().min(256).optional(),
     operation: z

@@ -2,7 +2,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MusterError } from '../errors/index.js';
 import { parseConfigFile, parseServerConfig } from './config-schema.js';
-import type { McpServerConfig, McpServerSource, McpTransportType } from './config-types.js';
+import type {
+  McpServerConfig,
+  McpServerSource,
+  McpStdioServerConfig,
+  McpTransportType,
+} from './config-types.js';
+import { checkStdioConfig } from './stdio-checks.js';
 
 /** One validated server declaration and where it came from. */
 export interface ServerDeclaration {
@@ -77,7 +83,10 @@ export function readConfigFile(path: string, source: 'project' | 'user'): Server
   return Object.entries(servers).map(([name, value]) => declare(name, value, source, path));
 }
 
-/** Validates one declaration from a source. */
+/**
+ * Validates one declaration from a source: its shape, and for a stdio server what `spawn`
+ * would refuse only when it starts (see `checkStdioConfig`), so a bad declaration fails now.
+ */
 export function declare(
   name: string,
   value: unknown,
@@ -85,6 +94,17 @@ export function declare(
   where: string,
 ): ServerDeclaration {
   const config = parseServerConfig(name, value, source, where);
+  if (transportOf(config) === 'stdio') {
+    try {
+      checkStdioConfig(name, config as McpStdioServerConfig);
+    } catch (err) {
+      const e = err as MusterError;
+      throw new MusterError('INVALID_CONFIGURATION', `${where}: ${e.message}.`, {
+        cause: err,
+        details: { ...e.details, source },
+      });
+    }
+  }
   return { name, source, where, config, key: normalizedKey(config) };
 }
 

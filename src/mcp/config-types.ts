@@ -11,8 +11,10 @@ export interface McpStdioServerConfig {
   /** Variables added to the safe default environment; nothing else is inherited. */
   readonly env?: Readonly<Record<string, string>>;
   readonly cwd?: string;
-  /** The largest single message, in bytes, read from the child. */
+  /** The largest single message, in bytes, read from the child. Default `mcp.maxResponseBytes`. */
   readonly maxBufferSize?: number;
+  /** The bound of a connect (protocol probe, spawn, handshake), in ms. Default 30 000. */
+  readonly connectTimeoutMs?: number;
 }
 
 /** Static or provider-based authentication of an HTTP server. */
@@ -29,6 +31,8 @@ export interface McpHttpServerConfig {
   readonly auth?: McpAuth;
   /** Per-request timeout for this server, in milliseconds. */
   readonly timeoutMs?: number;
+  /** The bound of a connect (protocol probe, handshake), in ms. Default 30 000. */
+  readonly connectTimeoutMs?: number;
 }
 
 /** A remote server over the legacy HTTP+SSE transport (only when `mcp.transports` has `'sse'`). */
@@ -36,6 +40,8 @@ export interface McpSseServerConfig {
   readonly type: 'sse';
   readonly url: string;
   readonly headers?: Readonly<Record<string, string>>;
+  /** The bound of a connect (the event stream opened, the handshake), in ms. Default 30 000. */
+  readonly connectTimeoutMs?: number;
 }
 
 /** An in-process server made with `createSdkMcpServer`. */
@@ -61,6 +67,14 @@ export type McpServerSource = 'project' | 'user' | 'options' | 'runtime';
 export interface McpProtocolPolicy {
   /** `auto` (modern first, legacy fallback), `legacy`, or one pinned version. */
   readonly mode: 'auto' | 'legacy' | { readonly pin: string };
+  /**
+   * How long the protocol probe (`server/discover`) waits for an answer, in ms. Over stdio a
+   * silent server then counts as legacy; over HTTP the connect fails. Default 10 000, and
+   * never longer than what is left of the server's `connectTimeoutMs`.
+   */
+  readonly probeTimeoutMs?: number;
+  /** How many times a probe that got no answer is sent again before that verdict. Default 0. */
+  readonly probeMaxRetries?: number;
 }
 
 /** A launcher that wraps every stdio command (for example a sandbox). */
@@ -91,7 +105,10 @@ export interface McpOptions {
   readonly protocol?: McpProtocolPolicy;
   /** `safe` (default) gives tools that do not fit safe names; `strict` rejects the server. */
   readonly names?: 'safe' | 'strict';
-  /** Response bytes accepted per HTTP response before parsing. Default 8 MiB. */
+  /**
+   * Response bytes accepted before parsing: per HTTP response or SSE event, and per stdio
+   * message (a server's own `maxBufferSize` wins). Default 8 MiB.
+   */
   readonly maxResponseBytes?: number;
   readonly sandbox?: McpSandbox;
   /** Results larger than this (JSON projection, bytes) are archived. Default 16 KiB. */

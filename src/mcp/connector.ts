@@ -2,6 +2,7 @@ import type { ExecutorRunContext } from '../tools/index.js';
 import { oauthReasonOf } from '../auth/index.js';
 import { needsSignIn, openSignedIn } from './auth-connect.js';
 import { mapWithConcurrency } from './concurrency.js';
+import { connectOptionsFor } from './connect-options.js';
 import type { McpOptions } from './config-types.js';
 import type { ClientSetup } from './client-setup.js';
 import type { ClientRequestHandler, ProtocolVerdict } from './mcp-connection.js';
@@ -14,6 +15,7 @@ import { describeError } from './mcp-errors.js';
 import type { ServerEntry } from './server-entry.js';
 import type { ServerRegistry } from './server-registry.js';
 import type { ToolIndex } from './tool-index.js';
+import { describeExit } from './transports/exit-status.js';
 import { FileVerdictCache } from './verdict-cache.js';
 import type { VerdictCache } from './verdict-cache.js';
 
@@ -95,7 +97,7 @@ export class Connector {
         secrets: e.secrets,
         ...(e.oauth ? { oauth: e.oauth } : {}),
       },
-      connectTimeoutMs: MCP_DEFAULTS.connectTimeoutMs,
+      ...connectOptionsFor(e, options),
       signal,
       ...(capabilities ? { capabilities } : {}),
       ...(handlers ? { handlers } : {}),
@@ -112,7 +114,8 @@ export class Connector {
       );
       return { connection, tools };
     } catch (err) {
-      await connection.close();
+      // an aborted run waits for no graceful exit
+      await connection.close({ force: signal.aborted });
       throw err;
     }
   }
@@ -123,9 +126,10 @@ export class Connector {
     this.index.drop(e);
     delete e.connection;
     e.retry = true;
+    const exit = closed.exit;
     this.registry.setStatus(e, 'failed', this.config.background, {
       code: 'MCP_DISCONNECTED',
-      message: `Server '${e.name}' disconnected; it will be reconnected at the next run.`,
+      message: `Server '${e.name}' ${exit ? describeExit(exit) : 'disconnected'}; it will be reconnected at the next run.`,
     });
   }
 

@@ -50,6 +50,7 @@ export type {
 } from './handler-types.js';
 export type {
   McpConnectionInfo,
+  McpServerDiagnostics,
   McpConnectionSummary,
   McpListenFilter,
   McpListenSubscription,

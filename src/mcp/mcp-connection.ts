@@ -1,12 +1,23 @@
 import type { CallToolResult, Client, Tool as McpTool } from '@modelcontextprotocol/client';
-import { McpError } from '../errors/index.js';
+import type { McpError } from '../errors/index.js';
 import { callIsolated } from '../util/index.js';
 import { loadClient } from './client-errors.js';
-import type { McpFailureReason } from './failure-reasons.js';
+import type { McpStdioServerConfig } from './config-types.js';
+import { totalDeadline } from './call-deadline.js';
+import { ConnectBound } from './connect-bound.js';
+import { createClient } from './connection-client.js';
+import {
+  closedByClient,
+  connectFailure,
+  lostError,
+  notSentError,
+  streamLostError,
+} from './connection-errors.js';
 import { keepResponsesAfterNotifications } from './response-order.js';
-import { FORWARDED, TOOLS_CHANGED, listChangedNotices } from './connection-notices.js';
+import { PendingRequests } from './pending-requests.js';
 import { openSdkLink } from './sdk-connection.js';
-import { taggedHeaders, watchRequestStreams } from './stream-watch.js';
+import { probeStdioEra } from './stdio-probe.js';
+import type { ProcessExit } from './transports/exit-status.js';
 
 export type {
   ProtocolVerdict,
@@ -15,6 +26,8 @@ export type {
   ConnectionSpecOf,
   ConnectionLink,
   CallOptions,
+  ProbeBounds,
+  ServerProcess,
 } from './connection-types.js';
 import type {
   ProtocolVerdict,
@@ -26,20 +39,17 @@ import type {
 /** What opening a connection needs (see {@link ConnectionSpecOf}). */
 export type ConnectionSpec = ConnectionSpecOf<McpConnection>;
 
-const CLIENT_INFO = { name: 'muster', version: '0.1.0' };
-
 /**
  * One live connection to one MCP server through the official client. It owns the client,
  * its transport and (for in-process servers) the server end. Closed by us or by the peer,
- * it releases all of them and fails its calls in flight.
+ * it releases all of them and fails its requests in flight at once.
  */
 export class McpConnection {
   #closed = false;
   readonly #closeWatchers = new Set<() => void>();
   #released: Promise<void> | undefined;
-  /** The calls in flight, by tag: each fails at once when its response can no longer come. */
-  readonly #calls = new Map<object, (error: McpError) => void>();
-  #watched = false;
+  /** The requests in flight: each fails at once when its answer can no longer come. */
+  readonly #pending = new PendingRequests();
 
   private constructor(
     readonly server: string,
@@ -47,63 +57,79 @@ export class McpConnection {
     private readonly link: ConnectionLink,
   ) {}
 
-  /** Opens, negotiates and initializes a connection. Rejects with the client's error. */
+  /**
+   * Opens, negotiates and initializes a connection, within `spec.connectTimeoutMs` and
+   * `spec.signal` (an abort ends it at once, the protocol probe included). A stdio server in
+   * `auto` mode without a remembered verdict is probed first by Muster's own throwaway process
+   * (see `probeStdioEra`). Rejects with the client's error, or a Muster error that says more:
+   * `ABORTED`, the `connectTimeoutMs` timeout, a process that exited before answering.
+   */
   static async open(spec: ConnectionSpec): Promise<McpConnection> {
     if (spec.config.type === 'sdk') {
       const link = await openSdkLink(spec.config.server);
       return McpConnection.connect(spec, { transport: link.transport, release: link.close });
     }
-    const { createTransport } = await import('./transports/index.js');
-    const handle = createTransport(spec.config, spec.transport);
-    return McpConnection.connect(spec, {
-      transport: handle.transport,
-      release: async () => undefined,
-      ...(handle.stderrTail ? { stderr: handle.stderrTail.bind(handle) } : {}),
-    });
+    const bound = new ConnectBound(spec.server, spec.connectTimeoutMs, spec.signal);
+    try {
+      const stdio = spec.config.type === undefined || spec.config.type === 'stdio';
+      // Muster's own probe; a modern server is then probed again in place (it answers
+      // `server/discover`, and the client opens its change subscription only on that path)
+      const probed =
+        !spec.verdict && stdio && spec.mode === 'auto'
+          ? await probeStdioEra({ ...spec, config: spec.config as McpStdioServerConfig }, bound)
+          : undefined;
+      const verdict = spec.verdict ?? (probed?.kind === 'legacy' ? probed : undefined);
+      const { createTransport } = await bound.race(import('./transports/index.js'));
+      const handle = createTransport(spec.config, spec.transport);
+      const link: ConnectionLink = {
+        transport: handle.transport,
+        release: async () => undefined,
+        ...(handle.stderrTail ? { stderr: handle.stderrTail.bind(handle) } : {}),
+        ...(handle.exit ? { exit: handle.exit.bind(handle) } : {}),
+        ...(handle.terminate ? { terminate: handle.terminate.bind(handle) } : {}),
+      };
+      const { stderrTail, exit, pid } = handle;
+      if (stderrTail && exit && pid)
+        spec.onProcess?.({
+          stderrTail: stderrTail.bind(handle),
+          exit: exit.bind(handle),
+          pid: pid.bind(handle),
+        });
+      return await McpConnection.#connect(
+        { ...spec, ...(verdict ? { verdict } : {}) },
+        link,
+        bound,
+      );
+    } finally {
+      bound.dispose();
+    }
   }
 
   /** Connects a client over `link` (the transport of {@link open}, or any other). */
   static async connect(spec: ConnectionSpec, link: ConnectionLink): Promise<McpConnection> {
-    const { Client } = await loadClient();
-    const client = new Client(CLIENT_INFO, {
-      capabilities: spec.capabilities ?? {},
-      versionNegotiation: { mode: spec.mode as never },
-      listChanged: {
-        tools: {
-          autoRefresh: false,
-          debounceMs: 0,
-          onChanged: () => {
-            spec.onToolsChanged();
-            spec.onNotification?.(TOOLS_CHANGED, undefined);
-          },
-        },
-        ...(spec.onNotification ? listChangedNotices(spec.onNotification) : {}),
-      },
-    });
-    for (const h of spec.handlers ?? [])
-      client.setRequestHandler(h.method as never, h.handler as never);
-    const notify = spec.onNotification;
-    if (notify) {
-      for (const method of FORWARDED)
-        client.setNotificationHandler(
-          method as never,
-          ((n: { params?: unknown }) => notify(method, n.params)) as never,
-        );
+    const bound = new ConnectBound(spec.server, spec.connectTimeoutMs, spec.signal);
+    try {
+      return await McpConnection.#connect(spec, link, bound);
+    } finally {
+      bound.dispose();
     }
+  }
+
+  static async #connect(
+    spec: ConnectionSpec,
+    link: ConnectionLink,
+    bound: ConnectBound,
+  ): Promise<McpConnection> {
+    const { Client } = await bound.race(loadClient());
+    const client = createClient(Client, spec);
     const connection = new McpConnection(spec.server, client, link);
-    // Only Streamable HTTP has per-request response streams that can end without an answer;
-    // over other transports a loss closes the connection, and the client fails its requests.
-    connection.#watched = spec.config.type === 'http';
-    const onResponse = connection.#watched
-      ? watchRequestStreams(link.transport, (tag) => connection.#fail(tag, 'stream-lost'))
-      : undefined;
-    keepResponsesAfterNotifications(link.transport, onResponse);
+    connection.#watch(spec, link);
     let open = false;
     client.onclose = () => {
       // a handshake that fails closes the client too; only a connection that was open is "lost"
       if (!open || connection.#closed) return;
       connection.#closed = true;
-      connection.#failAll();
+      connection.#pending.failAll(() => connection.#lost());
       connection.#notifyClosed();
       void connection.#release();
       spec.onUnexpectedClose(connection);
@@ -112,17 +138,45 @@ export class McpConnection {
       if (!connection.#closed) spec.onError?.(error);
     };
     try {
-      await client.connect(link.transport, {
-        timeout: spec.connectTimeoutMs,
-        ...(spec.signal ? { signal: spec.signal } : {}),
-        ...(spec.verdict ? { prior: spec.verdict as never } : {}),
-      });
+      await bound.race(
+        client.connect(link.transport, {
+          timeout: bound.remainingMs(),
+          signal: bound.signal,
+          ...(spec.verdict ? { prior: spec.verdict as never } : {}),
+        }),
+      );
     } catch (err) {
+      if (bound.failure) {
+        // an abort or the deadline: nothing waits for a graceful close
+        connection.#closed = true;
+        void (link.terminate ? link.terminate() : client.close()).catch(() => undefined);
+        void connection.#release();
+        throw bound.failure;
+      }
       await connection.close();
-      throw err;
+      throw connectFailure(spec.server, connection.exit, err);
     }
     open = true;
     return connection;
+  }
+
+  /**
+   * Watches the transport for answers that can no longer come: a Streamable HTTP response
+   * stream that ended without the answer, a stdio message over the size bound (its request
+   * fails with `response-too-large`; the connection goes on).
+   */
+  #watch(spec: ConnectionSpec, link: ConnectionLink): void {
+    const transport = link.transport as typeof link.transport & {
+      onOversizedAnswer?: (id: number | string, error: McpError) => void;
+    };
+    this.#pending.watch(
+      transport,
+      spec.config.type === 'http'
+        ? { onStreamLost: () => this.#failure('stream-lost') }
+        : undefined,
+    );
+    transport.onOversizedAnswer = (id, error) => this.#pending.failId(id, error);
+    keepResponsesAfterNotifications(transport, (id) => this.#pending.answered(id));
   }
 
   /** The negotiated protocol version. */
@@ -157,13 +211,20 @@ export class McpConnection {
     return this.client.getInstructions?.() ?? undefined;
   }
 
+  /** How the server's process ended, once it has (stdio only). */
+  get exit(): ProcessExit | undefined {
+    return this.link.exit?.();
+  }
+
   /**
    * Runs a request on the official client. On a closed connection it fails without being
-   * sent (`details.reason: 'not-sent'`).
+   * sent (`details.reason: 'not-sent'`); one whose answer can no longer come (the peer
+   * closed, the transport gave up on its stream, its answer was over the size bound) fails
+   * at once rather than at its timeout.
    */
   async request<T>(send: (client: Client) => Promise<T>): Promise<T> {
     if (this.#closed) throw this.#failure('not-sent');
-    return send(this.client);
+    return this.#track(() => send(this.client));
   }
 
   /** The latest stderr text of a stdio server, for diagnostics only. */
@@ -173,19 +234,22 @@ export class McpConnection {
 
   /** Lists every tool (all pages), bypassing caches. */
   async listTools(timeoutMs: number, signal?: AbortSignal): Promise<McpTool[]> {
-    const result = await this.client.listTools(undefined, {
-      cacheMode: 'refresh',
-      timeout: timeoutMs,
-      ...(signal ? { signal } : {}),
-    } as never);
+    if (this.#closed) throw this.#failure('not-sent');
+    const result = await this.#track(() =>
+      this.client.listTools(undefined, {
+        cacheMode: 'refresh',
+        timeout: timeoutMs,
+        ...(signal ? { signal } : {}),
+      } as never),
+    );
     return result.tools;
   }
 
   /**
-   * Calls a tool by its name on the server. Progress resets the per-request timeout. A call
-   * on a closed connection fails without being sent (`details.reason: 'not-sent'`); one whose
-   * response can no longer arrive (the peer closed, the transport gave up on its stream)
-   * fails at once rather than at its timeout.
+   * Calls a tool by its name on the server. Progress resets the per-request timeout;
+   * `maxTotalTimeoutMs` is a hard deadline, progress or not (the request is cancelled when it
+   * passes). A call on a closed connection fails without being sent (`details.reason:
+   * 'not-sent'`); one whose answer can no longer come fails at once, as for {@link request}.
    */
   async callTool(
     name: string,
@@ -193,8 +257,9 @@ export class McpConnection {
     options: CallOptions,
   ): Promise<CallToolResult> {
     if (this.#closed) throw this.#failure('not-sent');
+    const deadline = totalDeadline(this.server, options.maxTotalTimeoutMs);
     const request = {
-      signal: options.signal,
+      signal: deadline ? AbortSignal.any([options.signal, deadline.signal]) : options.signal,
       timeout: options.timeoutMs,
       resetTimeoutOnProgress: true,
       ...(options.maxTotalTimeoutMs !== undefined
@@ -202,20 +267,13 @@ export class McpConnection {
         : {}),
       ...(options.onProgress ? { onprogress: options.onProgress } : {}),
     };
-    if (!this.#watched)
-      return (await this.client.callTool({ name, arguments: args }, request)) as CallToolResult;
-    const tag = {};
-    const lost = new Promise<never>((_, reject) => this.#calls.set(tag, reject));
-    lost.catch(() => undefined);
-    const call = this.client.callTool(
-      { name, arguments: args },
-      { ...request, headers: taggedHeaders(tag) },
-    );
-    call.catch(() => undefined);
     try {
-      return (await Promise.race([call, lost])) as CallToolResult;
+      return (await this.#track(
+        () => this.client.callTool({ name, arguments: args }, request),
+        deadline?.passed,
+      )) as CallToolResult;
     } finally {
-      this.#calls.delete(tag);
+      deadline?.dispose();
     }
   }
 
@@ -234,25 +292,37 @@ export class McpConnection {
     return () => this.#closeWatchers.delete(watcher);
   }
 
-  /** Closes the client, the transport and any in-process server end. Idempotent. */
-  async close(): Promise<void> {
+  /**
+   * Closes the client, the transport and any in-process server end. Idempotent. A stdio
+   * server is given time to exit (stdin closed, then SIGTERM, then SIGKILL); with `force`
+   * (the run that needed it was aborted) it is stopped at once and reaped in the background.
+   */
+  async close(options?: { readonly force?: boolean }): Promise<void> {
     if (!this.#closed) {
       this.#closed = true;
-      this.#failAll();
+      this.#pending.failAll(() => this.#failure('stream-lost'));
       this.#notifyClosed();
+      if (options?.force && this.link.terminate) void this.link.terminate().catch(() => undefined);
       await this.client.close().catch(() => undefined);
     }
     await this.#release();
   }
 
+  /** Runs one operation tracked by {@link PendingRequests}, raced against `passed` too. */
+  async #track<T>(work: () => Promise<T>, passed?: Promise<never>): Promise<T> {
+    const run = this.#pending.run(work);
+    try {
+      return await (passed ? Promise.race([run, passed]) : run);
+    } catch (err) {
+      // the client's own "Connection closed" of a process that exited says less than ours
+      if (this.exit && closedByClient(err)) throw this.#lost();
+      throw err;
+    }
+  }
+
   #release(): Promise<void> {
     this.#released ??= this.link.release().catch(() => undefined);
     return this.#released;
-  }
-
-  #fail(tag: object, reason: McpFailureReason): void {
-    this.#calls.get(tag)?.(this.#failure(reason));
-    this.#calls.delete(tag);
   }
 
   #notifyClosed(): void {
@@ -261,18 +331,11 @@ export class McpConnection {
     for (const w of watchers) callIsolated(w, undefined);
   }
 
-  #failAll(): void {
-    for (const tag of [...this.#calls.keys()]) this.#fail(tag, 'stream-lost');
+  #lost(): McpError {
+    return lostError(this.server, this.exit);
   }
 
-  #failure(reason: McpFailureReason): McpError {
-    const text =
-      reason === 'not-sent'
-        ? `Server '${this.server}' is not connected: the request was not sent.`
-        : `Server '${this.server}' can no longer answer the request: its response stream was lost.`;
-    return new McpError(reason === 'not-sent' ? 'MCP_OPERATION_FAILED' : 'MCP_DISCONNECTED', text, {
-      server: this.server,
-      details: { server: this.server, reason },
-    });
+  #failure(reason: 'not-sent' | 'stream-lost'): McpError {
+    return reason === 'not-sent' ? notSentError(this.server) : streamLostError(this.server);
   }
 }

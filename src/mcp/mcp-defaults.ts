@@ -9,6 +9,8 @@ export const MCP_DEFAULTS = Object.freeze({
   archiveThresholdBytes: 16 * 1024,
   timeoutMs: 60_000,
   connectTimeoutMs: 30_000,
+  /** How long the stdio protocol probe waits for an answer before the server counts as legacy. */
+  probeTimeoutMs: 10_000,
   stderrBytes: 8 * 1024,
   transports: ['stdio', 'http', 'sdk'] as readonly McpTransportType[],
 });

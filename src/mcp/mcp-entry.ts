@@ -6,6 +6,7 @@ export { getMcpExtensionSupport, assertMcpExtensionSupported } from './extension
 export type { McpExtensionSupport } from './extension-support.js';
 export type {
   McpConnectionInfo,
+  McpServerDiagnostics,
   McpConnectionSummary,
   McpListenFilter,
   McpListenSubscription,

@@ -21,9 +21,11 @@ import type {
   McpListenFilter,
   McpListenSubscription,
   McpOperationOptions,
+  McpServerDiagnostics,
 } from './operation-types.js';
 import * as prompts from './prompt-operations.js';
 import * as resources from './resource-operations.js';
+import { serverDiagnostics } from './server-diagnostics.js';
 import * as server from './server-operations.js';
 import { unknownServerError } from './server-registry.js';
 
@@ -69,6 +71,14 @@ export class McpOperations {
         await connection.close();
       }),
     );
+  }
+
+  /**
+   * The redacted stderr tail and exit of a stdio server's latest process, for the host only
+   * (never in events, statuses or errors). Local, no I/O; empty for other transports.
+   */
+  diagnostics(name: string): McpServerDiagnostics {
+    return serverDiagnostics(this.manager.registry, name);
   }
 
   /** Local facts about one server's connection: no I/O, no secrets. */

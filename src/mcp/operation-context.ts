@@ -1,7 +1,8 @@
 import type { CallToolResult, RequestOptions } from '@modelcontextprotocol/client';
 import { McpError, MusterError, abortedError } from '../errors/index.js';
 import type { McpErrorCode, MusterErrorCode } from '../errors/index.js';
-import { raceAbort } from '../util/index.js';
+import { SecretRegistry, raceAbort } from '../util/index.js';
+import { operationFailure } from './mcp-errors.js';
 import type { McpConnection } from './mcp-connection.js';
 import type { OperationRunner, ResolvedOperationOptions } from './operation-runner.js';
 import type { McpOperationOptions } from './operation-types.js';
@@ -149,19 +150,12 @@ export class OperationContext {
   #failure(server: string, what: string, err: unknown, signal: AbortSignal): MusterError {
     if (MusterError.isInstance(err)) return err;
     if (signal.aborted) return abortedError(this.#redact(server, `${what} on '${server}'`), err);
-    const raw = err instanceof Error ? err.message : String(err);
-    const protocolCode = (err as { code?: unknown } | null)?.code;
-    return new McpError(
-      'MCP_OPERATION_FAILED',
-      this.#redact(server, `${what} on '${server}' failed: ${raw}`),
-      {
-        server,
-        cause: err,
-        details: { server, ...(typeof protocolCode === 'number' ? { protocolCode } : {}) },
-      },
-    );
+    return operationFailure(server, what, err, this.registry.get(server)?.secrets ?? NO_SECRETS);
   }
 }
+
+/** For a server unregistered during the operation: token-like text is still masked. */
+const NO_SECRETS = new SecretRegistry();
 
 function live(e: ServerEntry | undefined): boolean {
   return e?.connection !== undefined && !e.connection.closed;

@@ -75,3 +75,15 @@ export interface McpListenSubscription {
   /** Ends the stream (and the server-side subscription on a modern connection). Idempotent. */
   close(): Promise<void>;
 }
+
+/**
+ * What `diagnostics(name)` reports about a stdio server's latest process, for the host only:
+ * never put into events, statuses or errors.
+ */
+export interface McpServerDiagnostics {
+  readonly name: string;
+  /** The last bytes the process wrote to stderr, redacted with the server's secrets. */
+  readonly stderrTail: string;
+  /** How the process ended, once it has. */
+  readonly exit?: { readonly code: number | null; readonly signal: string | null };
+}

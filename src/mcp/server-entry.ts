@@ -1,7 +1,7 @@
 import type { OAuthSession } from '../auth/index.js';
 import type { SecretRegistry } from '../util/index.js';
 import type { McpServerConfig, McpServerSource, McpTransportType } from './config-types.js';
-import type { McpConnection, ProtocolVerdict } from './mcp-connection.js';
+import type { McpConnection, ProtocolVerdict, ServerProcess } from './mcp-connection.js';
 import type { DiscoveredTool } from './mcp-discovery.js';
 import type { McpServerStatus, McpServerStatusValue } from './mcp-status.js';
 
@@ -36,6 +36,8 @@ export interface ServerEntry {
   readonly oauth?: OAuthSession;
   /** The `details.reason` of the last sign-in failure, for `authenticate()` to report. */
   authReason?: string;
+  /** The latest stdio process of this server (stderr, exit), for `diagnostics()` only. */
+  process?: ServerProcess;
 }
 
 /** A snapshot of an entry for `list()`: no I/O, no secrets. */

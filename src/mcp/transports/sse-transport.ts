@@ -1,4 +1,5 @@
-import { SSEClientTransport } from '@modelcontextprotocol/client';
+import { SSEClientTransport, SseError } from '@modelcontextprotocol/client';
+import type { Transport } from '@modelcontextprotocol/client';
 import type { McpError } from '../../errors/index.js';
 import type { McpSseServerConfig } from '../config-types.js';
 import { createGuardedFetch } from './guarded-fetch.js';
@@ -16,7 +17,10 @@ import type { TransportContext, TransportHandle } from './transport-types.js';
  * its own: a failed `start()` closes the transport and rejects with the guard's error
  * (a redirect or an oversized answer) when there was one; and an event over the limit on
  * the open stream reports the guard's error through `onerror` and closes the transport,
- * so pending requests fail at once (the client rejects them as `CONNECTION_CLOSED`).
+ * so pending requests fail at once (the client rejects them as `CONNECTION_CLOSED`). An
+ * event stream that breaks once open (cut, ended, refused on reconnect: the client's
+ * `SseError`) closes the transport the same way: the answers to requests in flight would have
+ * come on it, and a new stream is a new session, so they can no longer come.
  *
  * @throws MusterError `INVALID_CONFIGURATION` for a refused URL or header.
  */
@@ -41,6 +45,7 @@ export function createSseTransport(
     },
   });
   const transport = new SSEClientTransport(checked.url, { fetch, redirectPolicy: 'follow' });
+  closeOnStreamError(transport, () => started);
   const start = transport.start.bind(transport);
   const close = transport.close.bind(transport);
   transport.start = async () => {
@@ -55,4 +60,24 @@ export function createSseTransport(
   };
   settleSendWithResponseBody(transport);
   return { transport };
+}
+
+/**
+ * Wraps the `onerror` the client installs so that a broken event stream (an `SseError` once
+ * the transport has started) also closes the transport.
+ */
+function closeOnStreamError(transport: Transport, started: () => boolean): void {
+  let inner: Transport['onerror'];
+  const wrapped = (error: Error) => {
+    inner?.(error);
+    if (started() && error instanceof SseError) void transport.close().catch(() => {});
+  };
+  Object.defineProperty(transport, 'onerror', {
+    configurable: true,
+    enumerable: true,
+    get: () => (inner ? wrapped : undefined),
+    set: (fn: Transport['onerror']) => {
+      inner = fn;
+    },
+  });
 }

@@ -1,6 +1,7 @@
 import type { AuthProvider, FetchLike, Transport } from '@modelcontextprotocol/client';
 import type { SecretRegistry } from '../../util/index.js';
 import type { McpSandbox } from '../config-types.js';
+import type { ProcessExit } from './exit-status.js';
 
 /** What building a transport needs besides the server's own declaration. */
 export interface TransportContext {
@@ -31,4 +32,13 @@ export interface TransportHandle {
   readonly transport: Transport;
   /** The last bytes the child wrote to stderr (stdio only); never logged. */
   stderrTail?(): string;
+  /** The child's pid, once started (stdio only). */
+  pid?(): number | null;
+  /** How the child process ended, once it has (stdio only). */
+  exit?(): ProcessExit | undefined;
+  /**
+   * Stops the transport at once (an abort): for stdio, the child is stopped without the
+   * graceful wait of `close()`. Settles when it is gone.
+   */
+  terminate?(): Promise<void>;
 }

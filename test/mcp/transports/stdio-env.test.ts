@@ -7,6 +7,8 @@ import { Client } from '@modelcontextprotocol/client';
 import { DEFAULT_INHERITED_ENV_VARS } from '@modelcontextprotocol/client/stdio';
 import type { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { McpConnection } from '../../../src/mcp/mcp-connection.js';
+import type { ServerProcess } from '../../../src/mcp/mcp-connection.js';
 import { createTransport, stdioServerParameters } from '../../../src/mcp/transports/index.js';
 import type { TransportContext, TransportHandle } from '../../../src/mcp/transports/index.js';
 
@@ -181,33 +183,42 @@ describe('stdio sandbox', () => {
     ['legacy', 1],
     ['auto', 2],
   ] as const)(
-    '%s mode: every process runs through the launcher (the probe sibling too)',
+    '%s mode: every process runs through the launcher (the probe process too)',
     async (mode, runs) => {
       const marker = join(dir, `${mode}.log`);
-      const handle = createTransport(
-        { command: process.execPath, args: [ENV_SERVER], env: { DECLARED: 'sandboxed' } },
-        ctx({ sandbox: { command: process.execPath, args: [LAUNCHER, `--marker=${marker}`] } }),
-      );
-      const transport = handle.transport as StdioClientTransport;
-      const client = new Client(
-        { name: 'muster-test', version: '0.0.0' },
-        { versionNegotiation: { mode } },
-      );
-      await client.connect(transport);
+      let started: ServerProcess | undefined;
+      const connection = await McpConnection.open({
+        server: 'env',
+        config: { command: process.execPath, args: [ENV_SERVER], env: { DECLARED: 'sandboxed' } },
+        mode,
+        transport: ctx({
+          sandbox: { command: process.execPath, args: [LAUNCHER, `--marker=${marker}`] },
+        }),
+        connectTimeoutMs: 20_000,
+        onToolsChanged: () => undefined,
+        onUnexpectedClose: () => undefined,
+        onProcess: (p) => (started = p),
+      });
 
-      const env = await getEnv(client);
+      const result = await connection.request((c) =>
+        c.callTool({ name: 'get_env', arguments: {} }),
+      );
+      const [first] = result.content as Array<{ type: string; text: string }>;
+      const env = JSON.parse(first!.text) as Record<string, string>;
       expect(env.DECLARED).toBe('sandboxed');
       expect(env[CANARY]).toBeUndefined();
       const lines = readFileSync(marker, 'utf8').trim().split('\n');
       expect(lines).toHaveLength(runs);
       for (const line of lines) expect(JSON.parse(line)).toEqual([process.execPath, ENV_SERVER]);
 
-      await stderrArrived(handle);
-      const launcherPid = transport.pid!;
-      const server = serverPid(handle);
+      const deadline = Date.now() + 3000;
+      while (!connection.stderrTail().includes('env-server: started') && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      const launcherPid = started!.pid()!;
+      const server = Number(/env-server: started pid=(\d+)/.exec(connection.stderrTail())![1]);
       expect(server).not.toBe(launcherPid);
 
-      await client.close();
+      await connection.close();
 
       expect(isAlive(launcherPid)).toBe(false);
       expect(await gone(server)).toBe(true);

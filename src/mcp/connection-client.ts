@@ -1,0 +1,55 @@
+import type { Client } from '@modelcontextprotocol/client';
+import { FORWARDED, TOOLS_CHANGED, listChangedNotices } from './connection-notices.js';
+import { CLIENT_INFO } from './connection-types.js';
+import type { ConnectionSpecOf, ProbeBounds } from './connection-types.js';
+
+/**
+ * The official client of one connection, configured from its spec: the capabilities, the
+ * protocol mode and probe bounds, tool list changes reported (never auto-refreshed: the next
+ * run re-lists), the request handlers installed and the notifications forwarded.
+ */
+export function createClient(
+  ClientClass: typeof Client,
+  spec: Pick<
+    ConnectionSpecOf<unknown>,
+    'capabilities' | 'mode' | 'probe' | 'handlers' | 'onToolsChanged' | 'onNotification'
+  >,
+): Client {
+  const client = new ClientClass(CLIENT_INFO, {
+    capabilities: spec.capabilities ?? {},
+    versionNegotiation: {
+      mode: spec.mode as never,
+      ...(spec.probe ? { probe: probeOptions(spec.probe) } : {}),
+    },
+    listChanged: {
+      tools: {
+        autoRefresh: false,
+        debounceMs: 0,
+        onChanged: () => {
+          spec.onToolsChanged();
+          spec.onNotification?.(TOOLS_CHANGED, undefined);
+        },
+      },
+      ...(spec.onNotification ? listChangedNotices(spec.onNotification) : {}),
+    },
+  });
+  for (const h of spec.handlers ?? [])
+    client.setRequestHandler(h.method as never, h.handler as never);
+  const notify = spec.onNotification;
+  if (notify) {
+    for (const method of FORWARDED)
+      client.setNotificationHandler(
+        method as never,
+        ((n: { params?: unknown }) => notify(method, n.params)) as never,
+      );
+  }
+  return client;
+}
+
+/** The client's probe options from Muster's. */
+function probeOptions(probe: ProbeBounds): { timeoutMs?: number; maxRetries?: number } {
+  return {
+    ...(probe.timeoutMs !== undefined ? { timeoutMs: probe.timeoutMs } : {}),
+    ...(probe.maxRetries !== undefined ? { maxRetries: probe.maxRetries } : {}),
+  };
+}
