@@ -23,3 +23,21 @@ export function failureReasonOf(
       : undefined;
   });
 }
+
+/** Node errno codes of a connection that was never made (refused, no such host). */
+const NEVER_CONNECTED: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/**
+ * True when `err` says the request never left: Muster's `not-sent`, or a connection that was
+ * never made (`ECONNREFUSED`, `ENOTFOUND`, `EAI_AGAIN` in the cause chain). Such a request may
+ * be sent again; anything else may have reached the server.
+ */
+export function wasNotSent(err: unknown): boolean {
+  if (failureReasonOf(err)?.reason === 'not-sent') return true;
+  return (
+    findInCauseChain(err, (e) => {
+      const code = (e as { code?: unknown }).code;
+      return (typeof code === 'string' && NEVER_CONNECTED.has(code)) || undefined;
+    }) ?? false
+  );
+}
