@@ -85,6 +85,7 @@ export type {
   McpProtocolPolicy,
   McpSandbox,
   McpOperationDefaults,
+  McpReconnectOptions,
   McpOptions,
   SdkMcpServer,
   SdkToolDefinition,

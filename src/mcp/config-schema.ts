@@ -91,6 +91,17 @@ function build(): Schemas {
         maxTotalTimeoutMs: z.number().int().positive().max(MAX_TIMER_MS).optional(),
       })
       .optional(),
+    reconnect: z
+      .strictObject({
+        enabled: z.boolean().optional(),
+        maxAttempts: z.number().int().min(1).max(100).optional(),
+        initialDelayMs: z.number().int().min(0).max(MAX_TIMER_MS).optional(),
+        maxDelayMs: z.number().int().min(0).max(MAX_TIMER_MS).optional(),
+        jitterRatio: z.number().min(0).max(1).optional(),
+        healthCheckIntervalMs: z.number().int().min(100).max(MAX_TIMER_MS).optional(),
+        healthCheckTimeoutMs: z.number().int().positive().max(MAX_TIMER_MS).optional(),
+      })
+      .optional(),
   });
   const fn = z.custom<(...args: unknown[]) => unknown>(
     (v) => typeof v === 'function',

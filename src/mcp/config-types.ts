@@ -92,6 +92,34 @@ export interface McpOperationDefaults {
   readonly maxTotalTimeoutMs?: number;
 }
 
+/**
+ * What happens when a live connection is lost (SPEC 7.4). Without `enabled`, a lost server
+ * shows `failed` and is reconnected when it is next used (a run, an operation); with it, the
+ * server shows `reconnecting` and is reconnected in the background at once, with backoff.
+ */
+export interface McpReconnectOptions {
+  /**
+   * Reconnect in the background right after a loss (exponential backoff with jitter), and
+   * send a request that failed as not sent once more on the new connection. Default false.
+   */
+  readonly enabled?: boolean;
+  /** Background attempts before the server is `failed` (1 to 100). Default 5. */
+  readonly maxAttempts?: number;
+  /** The wait before the first attempt, doubled after each one. Default 250. */
+  readonly initialDelayMs?: number;
+  /** The longest wait between attempts. Default 10 000. */
+  readonly maxDelayMs?: number;
+  /** How much of each wait is random (0 to 1). Default 0.2. */
+  readonly jitterRatio?: number;
+  /**
+   * Ping idle connected servers this often (at least 100 ms), so a dead server is noticed
+   * before a run needs it. Default none: no health checks.
+   */
+  readonly healthCheckIntervalMs?: number;
+  /** How long a health check may take before the connection counts as lost. Default 5 000. */
+  readonly healthCheckTimeoutMs?: number;
+}
+
 /** MCP options of an agent (SPEC section 7). */
 export interface McpOptions {
   /** Skip the project and user files entirely. */
@@ -114,6 +142,8 @@ export interface McpOptions {
   /** Results larger than this (JSON projection, bytes) are archived. Default 16 KiB. */
   readonly archiveThresholdBytes?: number;
   readonly operation?: McpOperationDefaults;
+  /** Reconnects and health checks of lost connections. */
+  readonly reconnect?: McpReconnectOptions;
   /** Client-side handlers; the capabilities declared are derived from them. */
   readonly handlers?: McpHandlers;
   /** Offer the model built-in tools to list and read resources of connected servers. Default false. */

@@ -1,135 +1,143 @@
 import type { ExecutorRunContext } from '../tools/index.js';
-import { oauthReasonOf } from '../auth/index.js';
-import { needsSignIn, openSignedIn } from './auth-connect.js';
+import { needsSignIn } from './auth-connect.js';
 import { mapWithConcurrency } from './concurrency.js';
-import { connectOptionsFor } from './connect-options.js';
-import type { McpOptions } from './config-types.js';
-import type { ClientSetup } from './client-setup.js';
-import type { ClientRequestHandler, ProtocolVerdict } from './mcp-connection.js';
-import { McpConnection } from './mcp-connection.js';
-import { MCP_DEFAULTS, mcpEvent } from './mcp-defaults.js';
+import type { McpConnection, ProtocolVerdict } from './mcp-connection.js';
+import { MCP_DEFAULTS } from './mcp-defaults.js';
 import type { Emit } from './mcp-defaults.js';
 import { toDiscoveredTools } from './mcp-discovery.js';
-import type { DiscoveredTool } from './mcp-discovery.js';
 import { describeError } from './mcp-errors.js';
+import { ConnectionLoss } from './connection-loss.js';
+import { reconnectSettings } from './reconnect.js';
+import type { ReconnectSettings } from './reconnect.js';
 import type { ServerEntry } from './server-entry.js';
+import { emitDiagnostic, markStale } from './server-events.js';
+import { openServer } from './server-open.js';
+import type { ServerOpenOptions } from './server-open.js';
 import type { ServerRegistry } from './server-registry.js';
+import { restoreSession } from './session-state.js';
 import type { ToolIndex } from './tool-index.js';
-import { describeExit } from './transports/exit-status.js';
-import { FileVerdictCache } from './verdict-cache.js';
 import type { VerdictCache } from './verdict-cache.js';
+import { openWithVerdict } from './verdict-open.js';
+import type { Opened } from './verdict-open.js';
 
-/** A freshly opened connection and the tools it listed. */
-export interface Opened {
-  readonly connection: McpConnection;
-  readonly tools: DiscoveredTool[];
-}
+export type { Opened } from './verdict-open.js';
 
 /** What the connector needs besides the registry and the tool index. */
-export interface ConnectorOptions {
-  readonly options: McpOptions;
+export interface ConnectorOptions extends Pick<
+  ServerOpenOptions,
+  'options' | 'client' | 'clientFor' | 'onTransportError'
+> {
   /** Events outside any run (status changes of lost connections, diagnostics). */
   readonly background: Emit;
   readonly verdicts?: VerdictCache;
-  /** The client capabilities and request handlers every connection declares. */
-  readonly client?: {
-    readonly capabilities?: Record<string, unknown>;
-    readonly handlers?: readonly ClientRequestHandler[];
-  };
-  /** Per-server client features (handlers, capabilities, notifications); wins over `client`. */
-  readonly clientFor?: (server: string) => ClientSetup;
-  /** Aborts when the owner closes: bounds pull-mode logins, which outlive their run. */
+  /** Aborts when the owner closes: bounds pull-mode logins and background reconnects. */
   readonly lifetime?: AbortSignal;
+  /** A server got a new live connection (starts the health checks). */
+  readonly onConnected?: (e: ServerEntry) => void;
 }
+
+const NEVER = new AbortController().signal;
 
 /**
  * Brings servers online: authorizes `mcp_connect:<server>`, opens connections (bounded,
  * isolated, with remembered protocol verdicts), publishes their tools, refreshes stale
- * listings, and takes down what was lost.
+ * listings, and takes down what was lost: reconnected at the next use, or in the background
+ * with `mcp.reconnect.enabled` (see {@link ConnectionLoss}).
  */
 export class Connector {
+  /** `mcp.reconnect`, defaults applied. */
+  readonly settings: ReconnectSettings;
+  /** What happens to lost connections (and their background reconnects). */
+  readonly loss: ConnectionLoss;
+
   constructor(
     private readonly registry: ServerRegistry,
     private readonly index: ToolIndex,
     private readonly config: ConnectorOptions,
-  ) {}
+  ) {
+    this.settings = reconnectSettings(config.options.reconnect);
+    this.loss = new ConnectionLoss({
+      registry,
+      index,
+      settings: this.settings,
+      background: config.background,
+      lifetime: config.lifetime ?? NEVER,
+      reopen: (e, signal) => this.#reopen(e, signal),
+      diagnostic: (e, error) => this.#diagnostic(e, error),
+    });
+  }
 
-  /** Connects what is not connected yet and refreshes stale listings (one job per server). */
+  get #reconnector() {
+    return this.loss.reconnector;
+  }
+
+  /**
+   * Connects what is not connected yet and refreshes stale listings (one job per server). A
+   * server reconnecting in the background makes its next attempt now, and is waited for.
+   */
   async prepare(ctx: ExecutorRunContext): Promise<void> {
     const todo = this.registry
       .entries()
-      .filter((e) => !e.blocked && (e.busy || e.retry || (e.status === 'connected' && e.stale)));
+      .filter(
+        (e) =>
+          !e.blocked &&
+          (e.busy ||
+            e.retry ||
+            this.#reconnector.active(e) ||
+            (e.status === 'connected' && e.stale)),
+      );
     const limit = this.config.options.startupConcurrency ?? MCP_DEFAULTS.startupConcurrency;
     // One connect (or refresh) per server at a time: a second run waits for the one in flight.
     await mapWithConcurrency(todo, limit, (e) =>
-      this.#once(e, () =>
-        e.status === 'connected' && e.stale ? this.#refresh(e, ctx) : this.#connect(e, ctx),
-      ),
+      this.#reconnector.active(e)
+        ? this.#reconnector.nudge(e, ctx.signal)
+        : this.#once(e, () =>
+            e.status === 'connected' && e.stale ? this.#refresh(e, ctx) : this.#connect(e, ctx),
+          ),
     );
   }
 
-  /** Connects one server now (used by `register`). */
+  /** Connects one server now (used by `register` and operations on a server not connected). */
   async connectOne(name: string, ctx: ExecutorRunContext): Promise<void> {
     const e = this.registry.get(name);
-    if (e && !e.blocked) await this.#once(e, () => this.#connect(e, ctx));
+    if (!e || e.blocked) return;
+    if (this.#reconnector.active(e)) await this.#reconnector.nudge(e, ctx.signal);
+    else await this.#once(e, () => this.#connect(e, ctx));
   }
 
-  /** Opens a connection to a server and lists its tools; closes it again if listing fails. */
-  async open(
-    e: ServerEntry,
-    signal: AbortSignal,
-    verdict: ProtocolVerdict | undefined,
-  ): Promise<Opened> {
-    const { options, client } = this.config;
-    const setup = this.config.clientFor?.(e.name);
-    const capabilities = setup?.capabilities ?? client?.capabilities;
-    const handlers = setup?.handlers ?? client?.handlers;
-    const connection = await McpConnection.open({
-      server: e.name,
-      config: e.config,
-      mode: options.protocol?.mode ?? 'auto',
-      ...(verdict ? { verdict } : {}),
-      transport: {
-        server: e.name,
-        maxResponseBytes: options.maxResponseBytes ?? MCP_DEFAULTS.maxResponseBytes,
-        ...(options.sandbox ? { sandbox: options.sandbox } : {}),
-        stderrBytes: MCP_DEFAULTS.stderrBytes,
-        secrets: e.secrets,
-        ...(e.oauth ? { oauth: e.oauth } : {}),
-      },
-      ...connectOptionsFor(e, options),
-      signal,
-      ...(capabilities ? { capabilities } : {}),
-      ...(handlers ? { handlers } : {}),
-      ...(setup ? { onNotification: setup.onNotification } : {}),
+  /** Opens a connection to a server and lists its tools (see {@link openServer}). */
+  open(e: ServerEntry, signal: AbortSignal, verdict: ProtocolVerdict | undefined): Promise<Opened> {
+    return openServer(e, signal, verdict, {
+      ...this.config,
+      naming: this.index.naming,
       onToolsChanged: () => this.#markStale(e),
-      onUnexpectedClose: (closed) => this.lost(e, closed),
+      onLost: (closed) => this.lost(e, closed),
       onError: (error) => this.#diagnostic(e, error),
     });
-    try {
-      const tools = toDiscoveredTools(
-        e.name,
-        await connection.listTools(MCP_DEFAULTS.timeoutMs, signal),
-        this.index.naming,
-      );
-      return { connection, tools };
-    } catch (err) {
-      // an aborted run waits for no graceful exit
-      await connection.close({ force: signal.aborted });
-      throw err;
-    }
   }
 
-  /** Takes down a connection that closed on its own: its tools go, the next run reconnects. */
+  /** Takes down a connection that closed on its own (see {@link ConnectionLoss.lost}). */
   lost(e: ServerEntry, closed: McpConnection): void {
-    if (!this.registry.isLive(e) || e.connection !== closed) return;
-    this.index.drop(e);
-    delete e.connection;
-    e.retry = true;
-    const exit = closed.exit;
-    this.registry.setStatus(e, 'failed', this.config.background, {
-      code: 'MCP_DISCONNECTED',
-      message: `Server '${e.name}' ${exit ? describeExit(exit) : 'disconnected'}; it will be reconnected at the next run.`,
+    this.loss.lost(e, closed);
+  }
+
+  /** Cancels a background reconnect of `e` (unregister, update, disconnect); true if one ran. */
+  stopReconnect(e: ServerEntry): boolean {
+    return this.#reconnector.stop(e);
+  }
+
+  /** Cancels every background reconnect. */
+  close(): void {
+    this.#reconnector.close();
+  }
+
+  /**
+   * Tells a new connection what the host asked of the previous ones (subscriptions, logging
+   * level); failures become diagnostics.
+   */
+  restore(e: ServerEntry, connection: McpConnection, signal: AbortSignal): Promise<void> {
+    return restoreSession(e, connection, { signal, timeoutMs: MCP_DEFAULTS.timeoutMs }, (err) => {
+      if (!signal.aborted) this.#diagnostic(e, err);
     });
   }
 
@@ -163,18 +171,8 @@ export class Connector {
     e.retry = false;
     this.registry.setStatus(e, 'connecting', ctx.emit);
     try {
-      const { connection, tools } = await this.#openWithVerdict(e, ctx.signal);
-      if (!this.registry.isLive(e)) {
-        // closed or unregistered while connecting: nothing may keep this connection alive
-        await connection.close();
-        return;
-      }
-      e.connection = connection;
-      e.protocolVersion = connection.protocolVersion;
-      e.era = connection.era;
-      delete e.error;
-      this.registry.setStatus(e, 'connected', ctx.emit);
-      this.index.publish(e, tools, 'discovered', ctx.emit);
+      const opened = await this.#openWithVerdict(e, ctx.signal, true);
+      await this.#install(e, opened, ctx.signal, ctx.emit, 'discovered');
     } catch (err) {
       if (ctx.signal.aborted) {
         // the run was aborted, not the server: try again at the next run
@@ -184,9 +182,6 @@ export class Connector {
       }
       // a sign-in waiting for its callback must not be replaced by the next run's connect
       e.retry = needsSignIn(err) && !e.oauth?.waiting;
-      const reason = oauthReasonOf(err);
-      if (reason) e.authReason = reason;
-      else delete e.authReason;
       this.registry.setStatus(
         e,
         needsSignIn(err) ? 'needs-auth' : 'failed',
@@ -207,34 +202,68 @@ export class Connector {
     this.registry.setStatus(e, 'needs-auth', this.config.background, error);
   }
 
-  /** Opens with the remembered verdict; a stale one is forgotten and negotiation redone. */
-  async #openWithVerdict(e: ServerEntry, signal: AbortSignal): Promise<Opened> {
-    const { options, verdicts } = this.config;
-    const auto = (options.protocol?.mode ?? 'auto') === 'auto';
-    const cacheKey =
-      auto && e.type !== 'sdk' && verdicts ? FileVerdictCache.keyOf(e.key) : undefined;
-    let verdict = auto
-      ? (e.verdict ?? (cacheKey ? await verdicts!.get(cacheKey) : undefined))
-      : undefined;
-    const lifetime = this.config.lifetime ?? signal;
-    let opened: Opened;
-    try {
-      opened = await openSignedIn(e, () => this.open(e, signal, verdict), signal, lifetime);
-    } catch (err) {
-      // A remembered verdict may be stale (the server changed): forget it and negotiate again.
-      if (!verdict || signal.aborted || needsSignIn(err)) throw err;
-      verdict = undefined;
-      delete e.verdict;
-      if (cacheKey) await verdicts!.delete(cacheKey);
-      opened = await openSignedIn(e, () => this.open(e, signal, undefined), signal, lifetime);
+  /** Opens with the remembered verdict (see {@link openWithVerdict}). */
+  #openWithVerdict(e: ServerEntry, signal: AbortSignal, signIn: boolean): Promise<Opened> {
+    const { options, verdicts, lifetime } = this.config;
+    return openWithVerdict(
+      e,
+      {
+        registry: this.registry,
+        options,
+        ...(verdicts ? { verdicts } : {}),
+        open: (entry, s, verdict) => this.open(entry, s, verdict),
+        lifetime: lifetime ?? signal,
+      },
+      signal,
+      signIn,
+    );
+  }
+
+  /**
+   * Makes `opened` the live connection of `e`: subscriptions and logging level restored, then
+   * `connected` and its tools published (`refreshed`: a background reconnect). An entry closed
+   * or removed meanwhile gets nothing: the connection is closed (nothing may keep it alive).
+   */
+  async #install(
+    e: ServerEntry,
+    { connection, tools }: Opened,
+    signal: AbortSignal,
+    emit: Emit,
+    reason: 'discovered' | 'refreshed',
+  ): Promise<boolean> {
+    if (this.registry.isLive(e)) await this.restore(e, connection, signal);
+    // a background reconnect that was cancelled (disconnect, update) installs nothing either
+    if (!this.registry.isLive(e) || (reason === 'refreshed' && signal.aborted)) {
+      await connection.close();
+      return false;
     }
-    const learned = opened.connection.verdict;
-    if (learned && this.registry.isLive(e)) {
-      e.verdict = learned;
-      if (cacheKey && JSON.stringify(learned) !== JSON.stringify(verdict))
-        await verdicts!.set(cacheKey, learned);
-    }
-    return opened;
+    e.connection = connection;
+    e.protocolVersion = connection.protocolVersion;
+    e.era = connection.era;
+    delete e.error;
+    this.registry.setStatus(e, 'connected', emit);
+    this.index.publish(e, tools, reason, emit);
+    this.config.onConnected?.(e);
+    return true;
+  }
+
+  /**
+   * One background reconnect (no new authorization, no login: see the decisions): true when
+   * `e` is connected after it. Runs as the entry's one connect in flight.
+   */
+  async #reopen(e: ServerEntry, signal: AbortSignal): Promise<boolean> {
+    let failure: { error: unknown } | undefined;
+    await this.#once(e, async () => {
+      if (!this.registry.isLive(e) || (e.connection && !e.connection.closed)) return;
+      try {
+        const opened = await this.#openWithVerdict(e, signal, false);
+        await this.#install(e, opened, signal, this.config.background, 'refreshed');
+      } catch (error) {
+        failure = { error };
+      }
+    });
+    if (failure) throw failure.error;
+    return this.registry.isLive(e) && e.connection !== undefined && !e.connection.closed;
   }
 
   async #refresh(e: ServerEntry, ctx: ExecutorRunContext): Promise<void> {
@@ -264,31 +293,10 @@ export class Connector {
   }
 
   #markStale(e: ServerEntry): void {
-    if (e.stale || !this.registry.isLive(e)) return;
-    e.stale = true;
-    this.config.background(
-      mcpEvent({
-        type: 'mcp.catalog.updated',
-        server: e.name,
-        reason: 'stale',
-        toolCount: e.tools.length,
-      }),
-    );
+    if (this.registry.isLive(e)) markStale(e, this.config.background);
   }
 
-  /** Reports a transport or client error as a sanitized `mcp.diagnostic` event. */
   #diagnostic(e: ServerEntry, error: unknown): void {
-    if (!this.registry.isLive(e)) return;
-    const err = (error ?? {}) as { name?: unknown; code?: unknown };
-    const { message } = describeError(error, e.name, 'MCP_OPERATION_FAILED', e.secrets);
-    this.config.background(
-      mcpEvent({
-        type: 'mcp.diagnostic',
-        server: e.name,
-        errorName: typeof err.name === 'string' ? err.name : 'Error',
-        ...(typeof err.code === 'string' || typeof err.code === 'number' ? { code: err.code } : {}),
-        message,
-      }),
-    );
+    if (this.registry.isLive(e)) emitDiagnostic(e, error, this.config.background);
   }
 }

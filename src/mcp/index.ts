@@ -12,6 +12,7 @@ export type {
   McpProtocolPolicy,
   McpSandbox,
   McpOperationDefaults,
+  McpReconnectOptions,
   McpOptions,
 } from './config-types.js';
 export { createSdkMcpServer, sdkTool } from './sdk-server.js';

@@ -13,6 +13,15 @@ export const MCP_DEFAULTS = Object.freeze({
   probeTimeoutMs: 10_000,
   stderrBytes: 8 * 1024,
   transports: ['stdio', 'http', 'sdk'] as readonly McpTransportType[],
+  /** `mcp.reconnect` (health checks only with `healthCheckIntervalMs`). */
+  reconnect: Object.freeze({
+    enabled: false,
+    maxAttempts: 5,
+    initialDelayMs: 250,
+    maxDelayMs: 10_000,
+    jitterRatio: 0.2,
+    healthCheckTimeoutMs: 5_000,
+  }),
 });
 
 /** Where events go: the current run, or the agent's observers between runs. */

@@ -34,6 +34,7 @@ export type {
   McpSseServerConfig,
   McpSdkServerConfig,
   McpOptions,
+  McpReconnectOptions,
 } from './config-types.js';
 export type { McpServerStatus } from './mcp-status.js';
 export { memoryTokenStore, fileTokenStore, keychainTokenStore } from '../auth/index.js';

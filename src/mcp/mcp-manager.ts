@@ -4,6 +4,7 @@ import type { McpOptions } from './config-types.js';
 import { clientSetup } from './client-setup.js';
 import type { ClientFeatures } from './client-setup.js';
 import { Connector } from './connector.js';
+import { HealthChecks } from './health-check.js';
 import { InFlightCalls } from './in-flight-calls.js';
 import { NotificationHub } from './notification-hub.js';
 import { OperationContext } from './operation-context.js';
@@ -21,15 +22,18 @@ export { MCP_DEFAULTS } from './mcp-defaults.js';
 
 /**
  * The MCP side of an agent, assembled from its parts: the {@link ServerRegistry} (entries,
- * statuses, rules), the {@link Connector} (authorize, open, refresh, lost), the
- * {@link ToolIndex} (model-facing names) and the {@link OperationRunner} (calls on live
- * connections). It adds the registry mutations that touch several parts, and closing.
+ * statuses, rules), the {@link Connector} (authorize, open, refresh, lost, reconnect), the
+ * {@link ToolIndex} (model-facing names), the {@link OperationRunner} (calls on live
+ * connections) and the {@link HealthChecks}. It adds the registry mutations that touch
+ * several parts, and closing.
  */
 export class McpManager {
   readonly registry: ServerRegistry;
   readonly index: ToolIndex;
   readonly connector: Connector;
   readonly runner: OperationRunner;
+  /** Pings of idle connections, and checks of connections a request found failing. */
+  readonly health: HealthChecks;
   /** Operations of `agent.mcp` and `McpClientManager` (retries, bounds, redacted failures). */
   readonly ops: OperationContext;
   /** Server notifications, for `listen()` streams. */
@@ -54,6 +58,10 @@ export class McpManager {
       options,
       background: this.#background,
       lifetime: this.#lifetime.signal,
+      onConnected: () => this.health.start(),
+      // a cut stream or a failed send: check now whether the server is still there (a dead
+      // one fails its calls in flight at once instead of after the client's stream retries)
+      onTransportError: (e, connection) => void this.health.verify(e, connection),
       ...(verdicts ? { verdicts } : {}),
       ...(client ? { client } : {}),
       ...(features
@@ -69,12 +77,21 @@ export class McpManager {
           }
         : {}),
     });
+    this.health = new HealthChecks({
+      registry: this.registry,
+      settings: this.connector.settings,
+      lifetime: this.#lifetime.signal,
+      busy: (e) => this.runner.busy(e),
+      dead: (e, connection, error) => this.connector.loss.lost(e, connection, error),
+      renew: (e, expired) => this.runner.renewSession(e, expired),
+    });
     this.runner = new OperationRunner(
       this.registry,
       this.connector,
       this.index,
       options,
       this.#background,
+      this.health,
     );
     this.ops = new OperationContext(this.runner, this.registry, this.#lifetime.signal);
   }
@@ -114,9 +131,10 @@ export class McpManager {
     return this.connector.connectOne(name, ctx);
   }
 
-  /** Removes a server, withdrawing its tools and closing its connection. */
+  /** Removes a server, withdrawing its tools, ending its reconnect and closing its connection. */
   async remove(name: string, emit: Emit = this.#background): Promise<void> {
     const e = this.registry.delete(name);
+    this.connector.stopReconnect(e);
     e.oauth?.close();
     this.index.unpublish(e);
     await e.connection?.close();
@@ -127,6 +145,8 @@ export class McpManager {
   async close(): Promise<void> {
     if (this.registry.closed) return;
     this.registry.close();
+    this.health.close();
+    this.connector.close();
     this.runner.close();
     this.#lifetime.abort();
     await Promise.allSettled(this.registry.entries().map((e) => e.connection?.close()));

@@ -55,14 +55,20 @@ export class McpOperations {
 
   /**
    * Closes every connection; servers stay registered and reconnect on the next use. A connect
-   * in progress is waited for first, then closed too, so no server shows connected after it.
+   * in progress is waited for first, then closed too, so no server shows connected after it;
+   * a background reconnect is cancelled.
    */
   async disconnectAll(): Promise<void> {
     const ctx = this.contextFor('disconnectAll');
     await Promise.allSettled(
       this.manager.registry.entries().map(async (e) => {
+        const reconnecting = this.manager.connector.stopReconnect(e);
         if (e.busy) await e.busy.catch(() => undefined);
         const connection = e.connection;
+        if (!connection && reconnecting && this.manager.registry.isLive(e)) {
+          e.retry = true;
+          this.manager.registry.setStatus(e, 'pending', ctx.emit);
+        }
         if (!connection) return;
         this.manager.index.drop(e);
         delete e.connection;

@@ -63,7 +63,7 @@ export class McpToolExecutor implements ToolExecutor {
     input: Record<string, unknown>,
     ctx: ToolExecutionContext,
   ): Promise<ToolReturn> {
-    const address = this.manager.index.resolve(name);
+    const address = this.manager.index.resolve(name) ?? this.#reconnecting(name);
     if (!address) {
       throw new ToolError(
         'TOOL_EXECUTION_FAILED',
@@ -90,6 +90,17 @@ export class McpToolExecutor implements ToolExecutor {
     } finally {
       end();
     }
+  }
+
+  /**
+   * The address of a tool whose server is reconnecting in the background (with
+   * `mcp.reconnect.enabled`): its call waits for the reconnect and is sent once after it.
+   */
+  #reconnecting(name: string): { server: string; originalName: string } | undefined {
+    const lost = this.manager.index.lostAddress(name);
+    return lost && this.manager.runner.reconnecting(lost.entry)
+      ? { server: lost.entry.name, originalName: lost.originalName }
+      : undefined;
   }
 
   async #call(

@@ -35,6 +35,11 @@ export class OperationContext {
     private readonly lifetime: AbortSignal,
   ) {}
 
+  /** The registry entry of `server`, for the session state operations record. */
+  entry(server: string): ServerEntry | undefined {
+    return this.registry.get(server);
+  }
+
   /** Runs `op` on `server`; `kind` decides whether `options.retry` may apply. */
   run<T>(
     server: string,
@@ -96,8 +101,10 @@ export class OperationContext {
 
   /**
    * Connects `server` when it is not connected, waiting no longer than the caller's signal and
-   * `timeoutMs` allow (the connect itself goes on for later callers). Still not connected after
-   * it (denied, needs authorization, disabled, failed), the entry's recorded error is thrown.
+   * `timeoutMs` allow (the connect itself goes on for later callers; a background reconnect
+   * makes its next attempt now). Still not connected after it (denied, needs authorization,
+   * disabled, failed), the entry's recorded error is thrown; still reconnecting, the request
+   * goes on to wait for the reconnect.
    */
   async #connected(
     server: string,
@@ -121,7 +128,8 @@ export class OperationContext {
     if (signal.aborted) throw abortedError(label, signal.reason);
     const entry = this.registry.get(server);
     if (!entry) throw unknownServerError(server);
-    if (!live(entry)) throw this.#notConnected(entry);
+    // reconnecting in the background: the runner waits for it (within the request's bounds)
+    if (!live(entry) && !this.runner.reconnecting(entry)) throw this.#notConnected(entry);
   }
 
   #notConnected(e: ServerEntry): MusterError {

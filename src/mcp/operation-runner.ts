@@ -3,8 +3,10 @@ import { OAUTH_DEFAULTS, authError, oauthReasonOf } from '../auth/index.js';
 import { McpError } from '../errors/index.js';
 import { SecretRegistry, raceAbort } from '../util/index.js';
 import type { McpOptions } from './config-types.js';
-import { findInCauseChain } from './cause-chain.js';
 import type { Connector } from './connector.js';
+import { wasNotSent } from './failure-reasons.js';
+import { suspectsLoss } from './health-check.js';
+import type { HealthChecks } from './health-check.js';
 import type { CallOptions, McpConnection } from './mcp-connection.js';
 import { MCP_DEFAULTS } from './mcp-defaults.js';
 import type { Emit } from './mcp-defaults.js';
@@ -12,6 +14,7 @@ import { clientErrorOf, insufficientScopeOf } from './client-errors.js';
 import { classifyCallError, describeError } from './mcp-errors.js';
 import type { ServerEntry } from './server-entry.js';
 import type { ServerRegistry } from './server-registry.js';
+import { sessionGone } from './session-loss.js';
 import type { ToolIndex } from './tool-index.js';
 
 /** The bounds of one operation. */
@@ -29,13 +32,25 @@ export interface ResolvedOperationOptions {
   readonly maxTotalTimeoutMs?: number;
 }
 
+/** One request on a connection, with its bounds. */
+type Send<T> = (connection: McpConnection, options: ResolvedOperationOptions) => Promise<T>;
+
 /**
- * Runs operations on a server's live connection. An expired HTTP session (404: the server
- * never saw the request) is renewed once, without the caller noticing; concurrent callers
- * share one renewal, which belongs to no caller: one caller giving up stops only its wait.
+ * Runs operations on a server's live connection (SPEC 7.4):
+ * - a lost Streamable HTTP session ({@link sessionGone}: the server never ran the request) is
+ *   renewed once, without the caller noticing; concurrent callers share one renewal, which
+ *   belongs to no caller: one caller giving up stops only its wait;
+ * - a request that failed at the transport has its connection checked at once, so a dead
+ *   server stops showing `connected` ({@link HealthChecks.verify});
+ * - with `mcp.reconnect.enabled`, a request that was not sent ({@link wasNotSent}), or that
+ *   finds its server reconnecting, waits for the reconnect (within its signal and
+ *   `timeoutMs`) and is sent once on the new connection. A request that may have reached the
+ *   server is never sent again.
  */
 export class OperationRunner {
   readonly #lifetime = new AbortController();
+  /** Requests in flight per entry (no periodic health check meanwhile). */
+  readonly #requests = new WeakMap<ServerEntry, number>();
 
   constructor(
     private readonly registry: ServerRegistry,
@@ -43,7 +58,25 @@ export class OperationRunner {
     private readonly index: ToolIndex,
     private readonly options: McpOptions,
     private readonly background: Emit,
+    private readonly health: HealthChecks,
   ) {}
+
+  /**
+   * True while `e` is reconnecting in the background with `mcp.reconnect.enabled`: a request
+   * for it waits for the reconnect (within its bounds) instead of failing as not sent.
+   */
+  reconnecting(e: ServerEntry): boolean {
+    return (
+      this.connector.settings.enabled &&
+      this.registry.isLive(e) &&
+      this.connector.loss.reconnector.active(e)
+    );
+  }
+
+  /** True while a request is in flight on the server of `e`. */
+  busy(e: ServerEntry): boolean {
+    return (this.#requests.get(e) ?? 0) > 0;
+  }
 
   /**
    * Runs `operation` on the connection of `server`. Rejects with an `McpError` whose
@@ -52,27 +85,78 @@ export class OperationRunner {
    */
   async withConnection<T>(
     server: string,
-    operation: (connection: McpConnection, options: ResolvedOperationOptions) => Promise<T>,
+    operation: Send<T>,
     options: OperationOptions,
   ): Promise<T> {
     const entry = this.registry.get(server);
-    const connection = entry?.connection;
-    if (!entry || !connection || connection.closed) throw notConnected(server);
+    if (!entry) throw notConnected(server);
     const resolved = this.#resolve(entry, options);
+    let connection = entry.connection;
+    if (!connection || connection.closed)
+      connection = await this.#reconnected(entry, resolved, notConnected(server));
+    this.#requests.set(entry, (this.#requests.get(entry) ?? 0) + 1);
+    try {
+      return await this.#send(entry, connection, operation, resolved);
+    } catch (err) {
+      if (options.signal.aborted || !this.registry.isLive(entry)) throw err;
+      if (!wasNotSent(err)) {
+        if (suspectsLoss(err)) void this.health.verify(entry, connection);
+        throw err;
+      }
+      // known lost before the caller hears of it; then, with reconnect, sent once more
+      await this.health.verify(entry, connection);
+      if (!this.connector.settings.enabled) throw err;
+      const fresh = await this.#reconnected(entry, resolved, err);
+      return await this.#send(entry, fresh, operation, resolved);
+    } finally {
+      const left = (this.#requests.get(entry) ?? 1) - 1;
+      if (left > 0) this.#requests.set(entry, left);
+      else this.#requests.delete(entry);
+    }
+  }
+
+  /**
+   * The live connection of `e` once its background reconnect (if any, with reconnect
+   * enabled) completed within the caller's signal and `timeoutMs`; else `failure` is thrown.
+   */
+  async #reconnected(
+    e: ServerEntry,
+    bounds: ResolvedOperationOptions,
+    failure: unknown,
+  ): Promise<McpConnection> {
+    const live = () =>
+      this.registry.isLive(e) && e.connection && !e.connection.closed ? e.connection : undefined;
+    if (this.reconnecting(e)) {
+      const bound = AbortSignal.any([bounds.signal, AbortSignal.timeout(bounds.timeoutMs)]);
+      await this.connector.loss.reconnector.settled(e, bound);
+    }
+    const connection = live();
+    if (!connection) throw failure;
+    return connection;
+  }
+
+  /** Sends once; an expired HTTP session is renewed and the request sent on the new one. */
+  async #send<T>(
+    entry: ServerEntry,
+    connection: McpConnection,
+    operation: Send<T>,
+    resolved: ResolvedOperationOptions,
+  ): Promise<T> {
+    const { signal } = resolved;
     try {
       return entry.oauth
-        ? await this.#signedIn(entry, () => operation(connection, resolved), options.signal)
+        ? await this.#signedIn(entry, () => operation(connection, resolved), signal)
         : await operation(connection, resolved);
     } catch (err) {
-      // An expired HTTP session (404) means the server never saw the request: start a new
-      // session and send it once more.
-      if (entry.type !== 'http' || !sessionExpired(err) || options.signal.aborted) throw err;
+      // "this session is gone" means the server never ran the request: start a new session
+      // and send it once more
+      if (entry.type !== 'http' || !sessionGone(err) || signal.aborted) throw err;
       const fresh = await raceAbort(
         this.#renewSession(entry, connection),
-        options.signal,
-        `a call to '${server}'`,
+        signal,
+        `a call to '${entry.name}'`,
       ).catch((renewal: unknown) => {
-        throw options.signal.aborted ? renewal : err;
+        throw signal.aborted ? renewal : err;
       });
       return operation(fresh, resolved);
     }
@@ -172,6 +256,10 @@ export class OperationRunner {
   }
 
   /** Replaces a connection whose HTTP session expired; every caller shares the renewal. */
+  renewSession(e: ServerEntry, expired: McpConnection): Promise<McpConnection> {
+    return this.#renewSession(e, expired);
+  }
+
   #renewSession(e: ServerEntry, expired: McpConnection): Promise<McpConnection> {
     if (e.connection && e.connection !== expired) return Promise.resolve(e.connection);
     e.renewing ??= (async () => {
@@ -181,6 +269,8 @@ export class OperationRunner {
           this.#lifetime.signal,
           e.verdict,
         );
+        if (this.registry.isLive(e))
+          await this.connector.restore(e, connection, this.#lifetime.signal);
         if (!this.registry.isLive(e)) {
           await connection.close();
           throw notConnected(e.name);
@@ -207,12 +297,5 @@ function notConnected(server: string): McpError {
     'MCP_OPERATION_FAILED',
     `Server '${server}' is not connected: the request was not sent.`,
     { server, details: { server, reason: 'not-sent' } },
-  );
-}
-
-/** True for the client's answer to an expired Streamable HTTP session (HTTP 404). */
-function sessionExpired(err: unknown): boolean {
-  return (
-    findInCauseChain(err, (e) => (e as { status?: unknown }).status === 404 || undefined) ?? false
   );
 }

@@ -4,6 +4,7 @@ import type {
   ReadResourceResult,
 } from '@modelcontextprotocol/client';
 import type { OperationContext } from './operation-context.js';
+import { forgetSubscription, rememberSubscription } from './session-state.js';
 import type { McpOperationOptions } from './operation-types.js';
 
 /** Lists every resource of a server (all pages). */
@@ -42,7 +43,11 @@ export function readResource(
   );
 }
 
-/** Subscribes to `notifications/resources/updated` for one resource (legacy servers). */
+/**
+ * Subscribes to `notifications/resources/updated` for one resource (legacy servers). The
+ * subscription is remembered and made again on every new connection (a reconnect, a renewed
+ * HTTP session) until {@link unsubscribeResource}.
+ */
 export async function subscribeResource(
   ops: OperationContext,
   server: string,
@@ -52,6 +57,8 @@ export async function subscribeResource(
   await ops.run(server, `Subscribing to '${uri}'`, 'read', options, (c, request) =>
     c.request((client) => client.subscribeResource({ uri }, request)),
   );
+  const e = ops.entry(server);
+  if (e) rememberSubscription(e, uri);
 }
 
 /** Ends a subscription made with {@link subscribeResource}. */
@@ -61,6 +68,8 @@ export async function unsubscribeResource(
   uri: string,
   options?: McpOperationOptions,
 ): Promise<void> {
+  const e = ops.entry(server);
+  if (e) forgetSubscription(e, uri);
   await ops.run(server, `Unsubscribing from '${uri}'`, 'read', options, (c, request) =>
     c.request((client) => client.unsubscribeResource({ uri }, request)),
   );

@@ -1,9 +1,19 @@
+import type { LoggingLevel } from '@modelcontextprotocol/client';
 import type { OAuthSession } from '../auth/index.js';
 import type { SecretRegistry } from '../util/index.js';
 import type { McpServerConfig, McpServerSource, McpTransportType } from './config-types.js';
 import type { McpConnection, ProtocolVerdict, ServerProcess } from './mcp-connection.js';
 import type { DiscoveredTool } from './mcp-discovery.js';
 import type { McpServerStatus, McpServerStatusValue } from './mcp-status.js';
+
+/**
+ * What the host asked of a server's session through `subscribeResource` and
+ * `setLoggingLevel`: a new session (a reconnect, a renewed HTTP session) is told again.
+ */
+export interface RememberedSession {
+  readonly subscriptions: Set<string>;
+  loggingLevel?: LoggingLevel;
+}
 
 /** What the registry keeps about one server. */
 export interface ServerEntry {
@@ -38,6 +48,8 @@ export interface ServerEntry {
   authReason?: string;
   /** The latest stdio process of this server (stderr, exit), for `diagnostics()` only. */
   process?: ServerProcess;
+  /** Subscriptions and logging level to restore on every new connection of this entry. */
+  remembered?: RememberedSession;
 }
 
 /** A snapshot of an entry for `list()`: no I/O, no secrets. */

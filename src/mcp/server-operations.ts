@@ -1,6 +1,8 @@
 import type { CallToolResult, LoggingLevel, Tool } from '@modelcontextprotocol/client';
+import { pingOnce } from './health-check.js';
 import type { OperationContext } from './operation-context.js';
 import type { McpOperationOptions } from './operation-types.js';
+import { rememberLoggingLevel } from './session-state.js';
 
 /**
  * Checks that a server answers: `ping` on a legacy connection, `server/discover` on a modern
@@ -11,12 +13,13 @@ export async function ping(
   server: string,
   options?: McpOperationOptions,
 ): Promise<void> {
-  await ops.run(server, 'Ping', 'read', options, (c, request) =>
-    c.request((client) => (c.era === 'modern' ? client.discover(request) : client.ping(request))),
-  );
+  await ops.run(server, 'Ping', 'read', options, (c, request) => pingOnce(c, request));
 }
 
-/** Sets the lowest level of `notifications/message` the server should send. */
+/**
+ * Sets the lowest level of `notifications/message` the server should send. The level is
+ * remembered and set again on every new connection (a reconnect, a renewed HTTP session).
+ */
 export async function setLoggingLevel(
   ops: OperationContext,
   server: string,
@@ -26,6 +29,8 @@ export async function setLoggingLevel(
   await ops.run(server, 'Setting the logging level', 'read', options, (c, request) =>
     c.request((client) => client.setLoggingLevel(level, request)),
   );
+  const e = ops.entry(server);
+  if (e) rememberLoggingLevel(e, level);
 }
 
 /** Lists every tool of a server as the server names them (all pages, no cache). */

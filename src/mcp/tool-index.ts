@@ -16,6 +16,8 @@ export interface ToolAddress {
  */
 export class ToolIndex {
   readonly #byTool = new Map<string, { entry: ServerEntry; tool: DiscoveredTool }>();
+  /** Where the tools of lost connections led, until their server publishes again. */
+  readonly #lost = new Map<string, { entry: ServerEntry; originalName: string }>();
 
   constructor(readonly naming: NamingMode) {}
 
@@ -30,6 +32,14 @@ export class ToolIndex {
     return hit ? { server: hit.entry.name, originalName: hit.tool.originalName } : undefined;
   }
 
+  /**
+   * Where a tool led before its server's connection was lost ({@link drop}), with the entry,
+   * so that a call made during a background reconnect can wait for it.
+   */
+  lostAddress(name: string): { entry: ServerEntry; originalName: string } | undefined {
+    return this.#lost.get(name);
+  }
+
   /** Replaces a server's published tools with `tools` and reports each one and the catalog. */
   publish(
     e: ServerEntry,
@@ -41,6 +51,7 @@ export class ToolIndex {
     e.tools = tools;
     for (const tool of tools) {
       this.#byTool.set(tool.name, { entry: e, tool });
+      this.#lost.delete(tool.name);
       emit(
         mcpEvent({
           type: 'mcp.tool.discovered',
@@ -61,8 +72,11 @@ export class ToolIndex {
       if (this.#byTool.get(tool.name)?.entry === e) this.#byTool.delete(tool.name);
   }
 
-  /** Withdraws a server's tools and forgets its listing. */
+  /** Withdraws a server's tools and forgets its listing (their addresses stay known). */
   drop(e: ServerEntry): void {
+    for (const tool of e.tools)
+      if (this.#byTool.get(tool.name)?.entry === e)
+        this.#lost.set(tool.name, { entry: e, originalName: tool.originalName });
     this.unpublish(e);
     e.tools = [];
   }
