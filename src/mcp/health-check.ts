@@ -43,6 +43,8 @@ export interface HealthCheckOptions {
 export class HealthChecks {
   #timer: ReturnType<typeof setInterval> | undefined;
   readonly #checks = new WeakMap<McpConnection, Promise<boolean>>();
+  /** Every check in flight, for {@link settled}. */
+  readonly #inFlight = new Set<Promise<boolean>>();
 
   constructor(private readonly options: HealthCheckOptions) {}
 
@@ -67,9 +69,27 @@ export class HealthChecks {
   verify(e: ServerEntry, connection: McpConnection): Promise<boolean> {
     const running = this.#checks.get(connection);
     if (running) return running;
-    const check = this.#check(e, connection).finally(() => this.#checks.delete(connection));
+    const check: Promise<boolean> = this.#check(e, connection).finally(() => {
+      this.#checks.delete(connection);
+      this.#inFlight.delete(check);
+    });
     this.#checks.set(connection, check);
+    this.#inFlight.add(check);
     return check;
+  }
+
+  /** True while a check is in flight. */
+  get checking(): boolean {
+    return this.#inFlight.size > 0;
+  }
+
+  /**
+   * Resolves once every check in flight has its verdict: a run that starts while a suspect
+   * connection is being checked uses what the check decided (a reconnect when it was gone),
+   * not a connection about to be taken down under its calls.
+   */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.#inFlight]);
   }
 
   #tick(): void {

@@ -121,9 +121,14 @@ export class McpManager {
     this.registry.add(declaration);
   }
 
-  /** Connects what is not connected yet and refreshes stale listings. */
+  /**
+   * Connects what is not connected yet and refreshes stale listings, after the health checks
+   * in flight decided about the connections they suspect.
+   */
   prepare(ctx: ExecutorRunContext): Promise<void> {
-    return this.connector.prepare(ctx);
+    // without checks in flight the connects start now, so a connect is busy at once
+    if (!this.health.checking) return this.connector.prepare(ctx);
+    return this.health.settled().then(() => this.connector.prepare(ctx));
   }
 
   /** Connects one server now (used by `register`). */

@@ -52,8 +52,11 @@ export async function executeCall(
         true,
       );
     }
-    if (MusterError.isInstance(err) && err.code.startsWith('TOOL_'))
-      return refuse(err.code as ToolErrorCode, err.message, true);
+    if (MusterError.isInstance(err) && err.code.startsWith('TOOL_')) {
+      // an executor that proved the call never reached its target says so: it did not run
+      const ran = err.details.reason !== 'not-sent';
+      return refuse(err.code as ToolErrorCode, err.message, ran);
+    }
     return refuse('TOOL_EXECUTION_FAILED', `'${entry.name}' failed: ${describeFailure(err)}`, true);
   }
 }
