@@ -1,4 +1,5 @@
 import { OAUTH_DEFAULTS, oauthReasonOf } from '../auth/index.js';
+import type { OAuthSession } from '../auth/index.js';
 import type { OAuthFailureReason } from '../auth/index.js';
 import { insufficientScopeOf } from './client-errors.js';
 import type { ServerEntry } from './server-entry.js';
@@ -51,11 +52,7 @@ export async function openSignedIn<T>(
       return await open();
     } catch (err) {
       if (signal.aborted) throw err;
-      const challenge = insufficientScopeOf(err);
-      if (challenge !== undefined && attempt < OAUTH_DEFAULTS.stepUpAttempts) {
-        await session.stepUp(challenge, signal);
-        continue;
-      }
+      if (await steppedUp(session, err, attempt, signal)) continue;
       if (loggedIn || oauthReasonOf(err) !== 'login-required') throw err;
       // a pull-mode login the person may be finishing is never replaced by another
       if (!session.pushMode && session.waiting) throw err;
@@ -66,4 +63,21 @@ export async function openSignedIn<T>(
       if (result.requiresUserAction) throw err;
     }
   }
+}
+
+/**
+ * After a failed attempt of an OAuth server's request: when the server refused it for lack of
+ * scope (`403 insufficient_scope`, so it did not run) and attempts remain, a step-up; true
+ * when the request may be sent again.
+ */
+export async function steppedUp(
+  session: OAuthSession,
+  err: unknown,
+  attempt: number,
+  signal: AbortSignal,
+): Promise<boolean> {
+  const challenge = insufficientScopeOf(err);
+  if (challenge === undefined || attempt >= OAUTH_DEFAULTS.stepUpAttempts) return false;
+  await session.stepUp(challenge, signal);
+  return true;
 }

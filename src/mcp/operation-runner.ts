@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import { OAUTH_DEFAULTS, authError, oauthReasonOf } from '../auth/index.js';
+import { authError, oauthReasonOf } from '../auth/index.js';
+import { steppedUp } from './auth-connect.js';
 import { McpError } from '../errors/index.js';
 import { SecretRegistry, raceAbort } from '../util/index.js';
 import type { McpOptions } from './config-types.js';
@@ -208,17 +209,12 @@ export class OperationRunner {
         return await send();
       } catch (err) {
         if (signal.aborted) throw err;
-        const challenge = insufficientScopeOf(err);
-        if (challenge !== undefined && attempt < OAUTH_DEFAULTS.stepUpAttempts) {
-          await session.stepUp(challenge, signal);
-          continue;
-        }
-        if (challenge !== undefined) {
+        if (await steppedUp(session, err, attempt, signal)) continue;
+        if (insufficientScopeOf(err) !== undefined) {
           throw authError(
             entry.name,
             'insufficient-scope',
             `Server '${entry.name}' still refused the request for lack of scope after ${attempt} attempts; it was not run.`,
-            err,
           );
         }
         const fact = clientErrorOf(err);
