@@ -2,9 +2,9 @@ import type { CallToolResult, Client, Tool as McpTool } from '@modelcontextproto
 import type { McpError } from '../errors/index.js';
 import { callIsolated } from '../util/index.js';
 import { loadClient } from './client-errors.js';
-import type { McpStdioServerConfig } from './config-types.js';
 import { totalDeadline } from './call-deadline.js';
 import { ConnectBound } from './connect-bound.js';
+import { openConnection } from './connection-open.js';
 import { createClient } from './connection-client.js';
 import {
   closedByClient,
@@ -15,8 +15,6 @@ import {
 } from './connection-errors.js';
 import { keepResponsesAfterNotifications } from './response-order.js';
 import { PendingRequests } from './pending-requests.js';
-import { openSdkLink } from './sdk-connection.js';
-import { probeStdioEra } from './stdio-probe.js';
 import type { ProcessExit } from './transports/exit-status.js';
 
 export type {
@@ -64,45 +62,8 @@ export class McpConnection {
    * (see `probeStdioEra`). Rejects with the client's error, or a Muster error that says more:
    * `ABORTED`, the `connectTimeoutMs` timeout, a process that exited before answering.
    */
-  static async open(spec: ConnectionSpec): Promise<McpConnection> {
-    if (spec.config.type === 'sdk') {
-      const link = await openSdkLink(spec.config.server);
-      return McpConnection.connect(spec, { transport: link.transport, release: link.close });
-    }
-    const bound = new ConnectBound(spec.server, spec.connectTimeoutMs, spec.signal);
-    try {
-      const stdio = spec.config.type === undefined || spec.config.type === 'stdio';
-      // Muster's own probe; a modern server is then probed again in place (it answers
-      // `server/discover`, and the client opens its change subscription only on that path)
-      const probed =
-        !spec.verdict && stdio && spec.mode === 'auto'
-          ? await probeStdioEra({ ...spec, config: spec.config as McpStdioServerConfig }, bound)
-          : undefined;
-      const verdict = spec.verdict ?? (probed?.kind === 'legacy' ? probed : undefined);
-      const { createTransport } = await bound.race(import('./transports/index.js'));
-      const handle = createTransport(spec.config, spec.transport);
-      const link: ConnectionLink = {
-        transport: handle.transport,
-        release: async () => undefined,
-        ...(handle.stderrTail ? { stderr: handle.stderrTail.bind(handle) } : {}),
-        ...(handle.exit ? { exit: handle.exit.bind(handle) } : {}),
-        ...(handle.terminate ? { terminate: handle.terminate.bind(handle) } : {}),
-      };
-      const { stderrTail, exit, pid } = handle;
-      if (stderrTail && exit && pid)
-        spec.onProcess?.({
-          stderrTail: stderrTail.bind(handle),
-          exit: exit.bind(handle),
-          pid: pid.bind(handle),
-        });
-      return await McpConnection.#connect(
-        { ...spec, ...(verdict ? { verdict } : {}) },
-        link,
-        bound,
-      );
-    } finally {
-      bound.dispose();
-    }
+  static open(spec: ConnectionSpec): Promise<McpConnection> {
+    return openConnection(spec, (s2, link, bound) => McpConnection.#connect(s2, link, bound));
   }
 
   /** Connects a client over `link` (the transport of {@link open}, or any other). */
