@@ -19,6 +19,8 @@ type SendOptions = Parameters<Transport['send']>[1] & { onRequestStreamEnd?: () 
 export class PendingRequests {
   readonly #rejects = new Map<object, (error: McpError) => void>();
   readonly #tags = new Map<unknown, object>();
+  /** The request ids each operation sent, so its end forgets them without a scan. */
+  readonly #ids = new WeakMap<object, unknown[]>();
 
   /** Runs one operation; it fails with the error of `failId`/`failAll` as soon as one comes. */
   run<T>(work: () => Promise<T>): Promise<T> {
@@ -29,7 +31,8 @@ export class PendingRequests {
     done.catch(() => undefined);
     return Promise.race([done, lost]).finally(() => {
       this.#rejects.delete(tag);
-      for (const [id, t] of this.#tags) if (t === tag) this.#tags.delete(id);
+      for (const id of this.#ids.get(tag) ?? [])
+        if (this.#tags.get(id) === tag) this.#tags.delete(id);
     });
   }
 
@@ -46,6 +49,9 @@ export class PendingRequests {
       if (tag === undefined || id === undefined || !('method' in message))
         return send(message, options);
       this.#tags.set(id, tag);
+      const ids = this.#ids.get(tag);
+      if (ids) ids.push(id);
+      else this.#ids.set(tag, [id]);
       if (!streams) return send(message, options);
       const inner = options?.onRequestStreamEnd;
       const watched: SendOptions = {
