@@ -58,8 +58,7 @@ export class McpConnection {
   /**
    * Opens, negotiates and initializes a connection, within `spec.connectTimeoutMs` and
    * `spec.signal` (an abort ends it at once, the protocol probe included). A stdio server in
-   * `auto` mode without a remembered verdict is probed first by Muster's own throwaway process
-   * (see `probeStdioEra`). Rejects with the client's error, or a Muster error that says more:
+   * `auto` mode without a remembered verdict is negotiated in place (see `openConnection`). Rejects with the client's error, or a Muster error that says more:
    * `ABORTED`, the `connectTimeoutMs` timeout, a process that exited before answering.
    */
   static open(spec: ConnectionSpec): Promise<McpConnection> {

@@ -14,8 +14,8 @@ import { faultLog, faultyStdio, readFaultLog } from './support/faulty-servers.js
 import { diagnosticsOf } from './support/pending-options.js';
 
 // Stdio servers that fail before they are connected: they exit at start, never answer
-// `initialize`, start slowly, or are aborted while connecting (with and without the official
-// client's protocol probe, which runs on a throwaway sibling process).
+// `initialize`, start slowly, or are aborted while connecting (with and without the protocol
+// probe, which `auto` mode sends to the real process).
 
 const CANARY = 'CANARY-stderr-token-5b1e0c';
 const good = () => faultyStdio({ name: 'good' });
@@ -126,11 +126,11 @@ describe('a stdio server that starts slowly', () => {
 describe('an abort while a stdio server connects', () => {
   it.each([
     ['the initialize handshake', 'legacy' as const],
-    ["the official client's protocol probe", 'auto' as const],
+    ['the protocol probe', 'auto' as const],
   ])('during %s settles the run within 500 ms and leaves no process', async (_label, mode) => {
     const file = faultLog(`abort-${mode}`);
     const { agent, log } = faultAgent({
-      // the first process hangs (in `auto` mode that is the probe's throwaway sibling);
+      // the first process hangs (in `auto` mode on the `server/discover` probe);
       // later ones answer, so the next run shows the server is usable
       servers: { hung: faultyStdio({ mode: 'hang-init', restartMode: 'normal', log: file }) },
       mcp: { strictConfig: true, protocol: { mode } },
@@ -149,7 +149,7 @@ describe('an abort while a stdio server connects', () => {
       expect(error?.code).toBe('ABORTED');
       expect(settleMs).toBeLessThan(500);
       expect(eventsOf(log, 'session.failed')).toHaveLength(1);
-      // neither the probe's process nor the real one is left
+      // no process is left
       await allGone((await readFaultLog(file)).starts, 2_000);
       expect(agent.mcp.list()[0]?.status).not.toBe('connected');
       await stillAnswers(agent, 'hung');

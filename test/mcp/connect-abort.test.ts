@@ -56,7 +56,7 @@ async function expectReaped(pids: number[]): Promise<void> {
 }
 
 describe('an abort during the first contact of a stdio server', () => {
-  it('a server hung on the protocol probe: the run settles at once and the probe process is gone', async () => {
+  it('a server hung on the protocol probe: the run settles at once and its process is gone', async () => {
     const server = scriptedServer(['--discover=hang']);
     servers.push(server);
     const { error, settledMs, status } = await abortDuring(server, 'server/discover');
@@ -64,30 +64,30 @@ describe('an abort during the first contact of a stdio server', () => {
     expect(settledMs).toBeLessThan(SETTLE_MS);
     // the run was aborted, not the server: it connects again at the next run
     expect(status).toBe('pending');
-    // only the probe's process was started: the real server never was
+    // the probe went to the one process started
     expect(server.pids()).toHaveLength(1);
     await expectReaped(server.pids());
   });
 
-  it('a server hung on initialize after the probe: the run settles at once; neither process is left', async () => {
+  it('a server hung on initialize after the probe: the run settles at once; no process is left', async () => {
     const server = scriptedServer(['--initialize=hang']);
     servers.push(server);
     const { error, settledMs } = await abortDuring(server, 'initialize');
     expect(error?.code).toBe('ABORTED');
     expect(settledMs).toBeLessThan(SETTLE_MS);
-    // the probe's process, then the real server's
-    expect(server.pids()).toHaveLength(2);
+    // probed in place: one process got the probe, then `initialize`
+    expect(server.pids()).toHaveLength(1);
     expect(server.methods()).toEqual(['server/discover', 'initialize']);
     await expectReaped(server.pids());
   });
 
-  it('a server hung on its first listing: the run settles at once; neither process is left', async () => {
+  it('a server hung on its first listing: the run settles at once; no process is left', async () => {
     const server = scriptedServer(['--list=hang', '--ignore-sigterm']);
     servers.push(server);
     const { error, settledMs } = await abortDuring(server, 'tools/list');
     expect(error?.code).toBe('ABORTED');
     expect(settledMs).toBeLessThan(SETTLE_MS);
-    expect(server.pids()).toHaveLength(2);
+    expect(server.pids()).toHaveLength(1);
     await expectReaped(server.pids());
   });
 

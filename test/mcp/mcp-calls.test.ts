@@ -87,22 +87,52 @@ describe('MCP calls', () => {
 });
 
 describe('protocol verdicts', () => {
-  it('a second agent reuses the verdict saved in MUSTER_HOME: no probe process after the first contact', async () => {
+  it('the first contact in auto mode negotiates on the real process; a second agent reuses the saved verdict', async () => {
     const log = join(mkdtempSync(join(tmpdir(), 'muster-count-')), 'log');
     const config = { c: stdioConfig('counting-server.mjs', [`--log=${log}`]) };
     const first = createAgent(
       open({ model: scriptedModel([{ text: 'one' }]), mcpServers: config }),
     );
     await first.send('x');
+    expect(first.mcp.list()[0]).toMatchObject({ status: 'connected', era: 'modern' });
     await first.close();
-    expect((await readCountingLog(log)).filter((e) => e.event === 'start')).toHaveLength(2);
+    // one process: `server/discover` went to the real server, no throwaway probe process
+    expect((await readCountingLog(log)).filter((e) => e.event === 'start')).toHaveLength(1);
     const second = createAgent(
       open({ model: scriptedModel([{ text: 'two' }]), mcpServers: config }),
     );
     try {
       await second.send('y');
-      expect((await readCountingLog(log)).filter((e) => e.event === 'start')).toHaveLength(3);
+      expect((await readCountingLog(log)).filter((e) => e.event === 'start')).toHaveLength(2);
       expect(second.mcp.list()[0]).toMatchObject({ status: 'connected', era: 'modern' });
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('a legacy server that ends on the probe is started again and initialized plainly, once', async () => {
+    const { faultyStdio, faultLog, readFaultLog } =
+      await import('../faults/support/faulty-servers.js');
+    const file = faultLog('exit-on-probe');
+    const config = { p: faultyStdio({ mode: 'exit-on-probe', log: file }) };
+    const first = createAgent(
+      open({ model: scriptedModel([{ text: 'one' }]), mcpServers: config }),
+    );
+    try {
+      await first.send('x');
+      expect(first.mcp.list()[0]).toMatchObject({ status: 'connected', era: 'legacy' });
+      // the real process ended on `server/discover`; one more was started with `initialize`
+      expect((await readFaultLog(file)).starts).toHaveLength(2);
+    } finally {
+      await first.close();
+    }
+    const second = createAgent(
+      open({ model: scriptedModel([{ text: 'two' }]), mcpServers: config }),
+    );
+    try {
+      await second.send('y');
+      expect(second.mcp.list()[0]).toMatchObject({ status: 'connected', era: 'legacy' });
+      expect((await readFaultLog(file)).starts).toHaveLength(3); // the legacy verdict was saved
     } finally {
       await second.close();
     }
@@ -142,14 +172,14 @@ describe('protocol verdicts', () => {
     try {
       await agent.send('x');
       const first = (await readCountingLog(log)).filter((e) => e.event === 'start');
-      expect(first).toHaveLength(2); // auto: the client's throwaway probe, then the server
+      expect(first).toHaveLength(1); // auto negotiates on the real process
       const era = agent.mcp.list()[0]!.era;
       expect(era).toBe('modern');
       process.kill(first.at(-1)!.pid, 'SIGKILL');
       await expect.poll(() => agent.mcp.list()[0]!.status, { timeout: 15_000 }).toBe('failed');
       await agent.send('y');
       const all = (await readCountingLog(log)).filter((e) => e.event === 'start');
-      expect(all).toHaveLength(3); // the reconnect starts one process: the verdict was kept
+      expect(all).toHaveLength(2); // the reconnect starts one process: the verdict was kept
       expect(agent.mcp.list()[0]).toMatchObject({ status: 'connected', era });
     } finally {
       await agent.close();

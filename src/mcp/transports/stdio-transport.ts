@@ -35,16 +35,13 @@ export function stdioServerParameters(
  * {@link StdioProcessTransport}: stderr drained into a ring of `ctx.stderrBytes` bytes
  * (`stderrTail()`, never logged), each message bounded by the server's `maxBufferSize` or else
  * `ctx.maxResponseBytes`, the exit kept (`exit()`), and `terminate()` to stop the child at once.
- * With `ctx.sandbox`, the launcher wraps the command; Muster's protocol probe starts its
- * throwaway process from the same parameters (`probe: true`: stderr discarded), so the sandbox
- * wraps that process too. `close()` reaps the child.
+ * With `ctx.sandbox`, the launcher wraps the command. `close()` reaps the child.
  *
  * @throws MusterError `INVALID_CONFIGURATION` for a missing command, bad env or buffer size.
  */
 export function createStdioTransport(
   config: McpStdioServerConfig,
   ctx: TransportContext,
-  probe = false,
 ): TransportHandle {
   checkStdioConfig(ctx.server, config);
   if (ctx.sandbox !== undefined) {
@@ -68,7 +65,7 @@ export function createStdioTransport(
     ...(params.cwd === undefined ? {} : { cwd: params.cwd }),
     maxMessageBytes: config.maxBufferSize ?? ctx.maxResponseBytes,
     boundOption: config.maxBufferSize === undefined ? 'mcp.maxResponseBytes' : 'maxBufferSize',
-    stderrBytes: probe ? 0 : ctx.stderrBytes,
+    stderrBytes: ctx.stderrBytes,
   });
   return {
     transport,

@@ -181,47 +181,42 @@ describe('stdio sandbox', () => {
 
   it.each([
     ['legacy', 1],
-    ['auto', 2],
-  ] as const)(
-    '%s mode: every process runs through the launcher (the probe process too)',
-    async (mode, runs) => {
-      const marker = join(dir, `${mode}.log`);
-      let started: ServerProcess | undefined;
-      const connection = await McpConnection.open({
-        server: 'env',
-        config: { command: process.execPath, args: [ENV_SERVER], env: { DECLARED: 'sandboxed' } },
-        mode,
-        transport: ctx({
-          sandbox: { command: process.execPath, args: [LAUNCHER, `--marker=${marker}`] },
-        }),
-        connectTimeoutMs: 20_000,
-        onToolsChanged: () => undefined,
-        onUnexpectedClose: () => undefined,
-        onProcess: (p) => (started = p),
-      });
+    ['auto', 1],
+  ] as const)('%s mode: the server process runs through the launcher', async (mode, runs) => {
+    const marker = join(dir, `${mode}.log`);
+    let started: ServerProcess | undefined;
+    const connection = await McpConnection.open({
+      server: 'env',
+      config: { command: process.execPath, args: [ENV_SERVER], env: { DECLARED: 'sandboxed' } },
+      mode,
+      transport: ctx({
+        sandbox: { command: process.execPath, args: [LAUNCHER, `--marker=${marker}`] },
+      }),
+      connectTimeoutMs: 20_000,
+      onToolsChanged: () => undefined,
+      onUnexpectedClose: () => undefined,
+      onProcess: (p) => (started = p),
+    });
 
-      const result = await connection.request((c) =>
-        c.callTool({ name: 'get_env', arguments: {} }),
-      );
-      const [first] = result.content as Array<{ type: string; text: string }>;
-      const env = JSON.parse(first!.text) as Record<string, string>;
-      expect(env.DECLARED).toBe('sandboxed');
-      expect(env[CANARY]).toBeUndefined();
-      const lines = readFileSync(marker, 'utf8').trim().split('\n');
-      expect(lines).toHaveLength(runs);
-      for (const line of lines) expect(JSON.parse(line)).toEqual([process.execPath, ENV_SERVER]);
+    const result = await connection.request((c) => c.callTool({ name: 'get_env', arguments: {} }));
+    const [first] = result.content as Array<{ type: string; text: string }>;
+    const env = JSON.parse(first!.text) as Record<string, string>;
+    expect(env.DECLARED).toBe('sandboxed');
+    expect(env[CANARY]).toBeUndefined();
+    const lines = readFileSync(marker, 'utf8').trim().split('\n');
+    expect(lines).toHaveLength(runs);
+    for (const line of lines) expect(JSON.parse(line)).toEqual([process.execPath, ENV_SERVER]);
 
-      const deadline = Date.now() + 3000;
-      while (!connection.stderrTail().includes('env-server: started') && Date.now() < deadline)
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      const launcherPid = started!.pid()!;
-      const server = Number(/env-server: started pid=(\d+)/.exec(connection.stderrTail())![1]);
-      expect(server).not.toBe(launcherPid);
+    const deadline = Date.now() + 3000;
+    while (!connection.stderrTail().includes('env-server: started') && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    const launcherPid = started!.pid()!;
+    const server = Number(/env-server: started pid=(\d+)/.exec(connection.stderrTail())![1]);
+    expect(server).not.toBe(launcherPid);
 
-      await connection.close();
+    await connection.close();
 
-      expect(isAlive(launcherPid)).toBe(false);
-      expect(await gone(server)).toBe(true);
-    },
-  );
+    expect(isAlive(launcherPid)).toBe(false);
+    expect(await gone(server)).toBe(true);
+  });
 });
