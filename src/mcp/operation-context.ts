@@ -92,7 +92,8 @@ export class OperationContext {
     const signal = options?.signal
       ? AbortSignal.any([options.signal, this.lifetime])
       : this.lifetime;
-    const label = this.#redact(server, `${what} on '${server}'`);
+    // the label names the operation in errors only: made when one needs it
+    const label = () => this.#redact(server, `${what} on '${server}'`);
     return withRetry(kind, options?.retry, signal, label, async () => {
       await this.#connected(server, label, signal, options?.timeoutMs);
       return attempt(signal);
@@ -108,7 +109,7 @@ export class OperationContext {
    */
   async #connected(
     server: string,
-    label: string,
+    label: () => string,
     signal: AbortSignal,
     timeoutMs: number | undefined,
   ): Promise<void> {
@@ -116,7 +117,7 @@ export class OperationContext {
     const bound =
       timeoutMs !== undefined ? AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) : signal;
     try {
-      await raceAbort(this.connect(server), bound, label);
+      await raceAbort(this.connect(server), bound, label());
     } catch (err) {
       if (signal.aborted || !bound.aborted) throw err;
       throw new McpError(
@@ -125,7 +126,7 @@ export class OperationContext {
         { server, details: { server, reason: 'not-sent', timeoutMs } },
       );
     }
-    if (signal.aborted) throw abortedError(label, signal.reason);
+    if (signal.aborted) throw abortedError(label(), signal.reason);
     const entry = this.registry.get(server);
     if (!entry) throw unknownServerError(server);
     // reconnecting in the background: the runner waits for it (within the request's bounds)

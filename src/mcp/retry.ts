@@ -39,7 +39,7 @@ const FINAL_CODES: ReadonlySet<string> = new Set([
  * jitter, bounded by `maxDelayMs`. Only failures that a later try may fix are retried
  * ({@link retryableFailure}); a `call` without `retryNonIdempotent` only when it was not sent.
  * Never after the signal aborted: an abort during the backoff rejects with `ABORTED` (`what`
- * names the operation). Retries are off without `retry`.
+ * names the operation; a function is called only then). Retries are off without `retry`.
  *
  * @throws MusterError `INVALID_CONFIGURATION` for refused retry options.
  */
@@ -47,7 +47,7 @@ export async function withRetry<T>(
   kind: OperationKind,
   retry: McpRetryOptions | undefined,
   signal: AbortSignal,
-  what: string,
+  what: string | (() => string),
   attempt: () => Promise<T>,
   random: () => number = Math.random,
 ): Promise<T> {
@@ -59,7 +59,7 @@ export async function withRetry<T>(
     } catch (err) {
       if (!settings || n >= attempts || signal.aborted || !mayRetry(kind, retry, err)) throw err;
       if (!(await sleepUnlessAborted(backoffDelay(settings, n, random), signal)))
-        throw abortedError(what, signal.reason);
+        throw abortedError(typeof what === 'function' ? what() : what, signal.reason);
     }
   }
 }

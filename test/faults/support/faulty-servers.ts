@@ -28,12 +28,17 @@ export const FAULTY_HTTP = fileURLToPath(
 );
 
 /** How a faulty stdio process starts (see faulty-stdio.mjs). */
-export type StdioStartMode = 'normal' | 'exit-at-start' | 'hang-init' | 'slow-start';
+export type StdioStartMode =
+  | 'normal'
+  | 'exit-at-start'
+  | 'hang-init'
+  | 'slow-start'
+  | 'exit-on-probe';
 
 /** Options of {@link faultyStdio}. */
 export interface FaultyStdioOptions {
   readonly mode?: StdioStartMode;
-  /** The mode of every later process with the same log (a reconnect, the process after a probe). */
+  /** The mode of every later process with the same log (a reconnect, a start after the probe). */
   readonly restartMode?: StdioStartMode;
   readonly exitCode?: number;
   readonly delayMs?: number;
