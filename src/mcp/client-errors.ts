@@ -42,6 +42,11 @@ export function clientErrorOf(err: unknown): ClientErrorFact | undefined {
   return undefined;
 }
 
+/** The `data` of the client's `ProtocolError` `err` (a JSON-RPC error answer), else undefined. */
+export function protocolErrorDataOf(err: unknown): unknown {
+  return classes?.ProtocolError.isInstance(err) ? err.data : undefined;
+}
+
 /**
  * The limit of the client's `REQUEST_TIMEOUT` error `err`, from its typed `data`: `timeout` when
  * the per-request timer fired, `maxTotalTimeout` when progress came past the total deadline.

@@ -89,7 +89,8 @@ export class McpConnection {
       // a handshake that fails closes the client too; only a connection that was open is "lost"
       if (!open || connection.#closed) return;
       connection.#closed = true;
-      connection.#pending.failAll(() => connection.#lost());
+      // the client fails its requests in flight itself ("Connection closed"): see #track
+      connection.#pending.forgetAll();
       connection.#notifyClosed();
       void connection.#release();
       spec.onUnexpectedClose(connection);
@@ -114,7 +115,7 @@ export class McpConnection {
         throw bound.failure;
       }
       await connection.close();
-      throw connectFailure(spec.server, connection.exit, err);
+      throw connection.#pending.failureOf(err) ?? connectFailure(spec.server, connection.exit, err);
     }
     open = true;
     return connection;
@@ -268,14 +269,18 @@ export class McpConnection {
     await this.#release();
   }
 
-  /** Runs one operation tracked by {@link PendingRequests}, raced against `passed` too. */
+  /**
+   * Runs one operation, raced against `passed` too. A request {@link PendingRequests} failed
+   * throws Muster's error for it; the client's own "Connection closed" says less than ours
+   * (the process's exit, or that the stream was lost).
+   */
   async #track<T>(work: () => Promise<T>, passed?: Promise<never>): Promise<T> {
-    const run = this.#pending.run(work);
     try {
-      return await (passed ? Promise.race([run, passed]) : run);
+      return await (passed ? Promise.race([work(), passed]) : work());
     } catch (err) {
-      // the client's own "Connection closed" of a process that exited says less than ours
-      if (this.exit && closedByClient(err)) throw this.#lost();
+      const failure = this.#pending.failureOf(err);
+      if (failure) throw failure;
+      if ((this.exit || this.#closed) && closedByClient(err)) throw this.#lost();
       throw err;
     }
   }

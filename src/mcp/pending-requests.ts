@@ -1,64 +1,58 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Transport } from '@modelcontextprotocol/client';
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import type { McpError } from '../errors/index.js';
-
-/** The operation whose requests are being sent (each `run` has its own tag). */
-const CURRENT = new AsyncLocalStorage<object>();
+import { clientErrorOf, protocolErrorDataOf } from './client-errors.js';
 
 type SendOptions = Parameters<Transport['send']>[1] & { onRequestStreamEnd?: () => void };
 
 /**
+ * The JSON-RPC error code of the answers Muster hands the client itself for requests whose
+ * real answer can no longer come. The client never sends it to a server; it only reaches
+ * {@link PendingRequests.failureOf}, which turns it back into Muster's own error.
+ */
+const LOCAL_FAILURE_CODE = -32_099;
+/** The key, in that answer's `data`, of the failure it stands for. */
+const FAILURE_KEY = 'musterLocalFailure';
+
+/**
  * The requests in flight on one connection, so that each can fail at once when its answer can
- * no longer come, rather than at its timeout. Every operation runs inside {@link run}; the
- * requests it sends are recorded by JSON-RPC id (the wrapped `send` reads the operation from
- * the async context, so no request option is needed), until their answer arrives. Then:
- * - `failId` fails the operation of one request (its answer was too large to read, its
- *   response stream ended without it);
- * - `failAll` fails every operation (the connection is gone).
+ * no longer come, rather than at its timeout. The wrapped `send` records every request id
+ * until its answer arrives. Then:
+ * - `failId` fails one request (its answer was too large to read, its response stream ended
+ *   without it) by handing the client an error answer for that id, so the client settles the
+ *   request as it settles any answer (its timer, progress handler and abort listener go), and
+ *   {@link failureOf} turns that answer back into the Muster error it stands for;
+ * - `failAll` does so for every request in flight (the connection is being closed).
+ * No async context is needed to tell which operation sent a request: the answer goes to the
+ * request itself (`AsyncLocalStorage` would turn on Node's promise hooks for the whole host
+ * process, a cost every promise then pays).
  */
 export class PendingRequests {
-  readonly #rejects = new Map<object, (error: McpError) => void>();
-  readonly #tags = new Map<unknown, object>();
-  /** The request ids each operation sent, so its end forgets them without a scan. */
-  readonly #ids = new WeakMap<object, unknown[]>();
-
-  /** Runs one operation; it fails with the error of `failId`/`failAll` as soon as one comes. */
-  run<T>(work: () => Promise<T>): Promise<T> {
-    const tag = {};
-    const lost = new Promise<never>((_, reject) => this.#rejects.set(tag, reject));
-    lost.catch(() => undefined);
-    const done = CURRENT.run(tag, work);
-    done.catch(() => undefined);
-    return Promise.race([done, lost]).finally(() => {
-      this.#rejects.delete(tag);
-      for (const id of this.#ids.get(tag) ?? [])
-        if (this.#tags.get(id) === tag) this.#tags.delete(id);
-    });
-  }
+  /** The ids of requests sent and not yet answered. */
+  readonly #open = new Set<unknown>();
+  /** The failures handed to the client and not yet read back, by their key. */
+  readonly #failures = new Map<number, McpError>();
+  #nextKey = 0;
+  #deliver: ((message: JSONRPCMessage) => void) | undefined;
 
   /**
-   * Records the requests `transport` sends inside {@link run}. With `streams` (Streamable
-   * HTTP, which reports the end of each request's response stream), a stream that ended before
-   * the answer came fails that request with `onStreamLost()`: the transport gave up on it.
+   * Records the requests `transport` sends. With `streams` (Streamable HTTP, which reports the
+   * end of each request's response stream), a stream that ended before the answer came fails
+   * that request with `onStreamLost()`: the transport gave up on it.
    */
   watch(transport: Transport, streams?: { onStreamLost: () => McpError }): void {
+    this.#deliver = (message) => transport.onmessage?.(message);
     const send = transport.send.bind(transport);
     transport.send = (message, options?: SendOptions) => {
-      const tag = CURRENT.getStore();
       const id = (message as { id?: unknown }).id;
-      if (tag === undefined || id === undefined || !('method' in message))
-        return send(message, options);
-      this.#tags.set(id, tag);
-      const ids = this.#ids.get(tag);
-      if (ids) ids.push(id);
-      else this.#ids.set(tag, [id]);
+      if (id === undefined || !('method' in message)) return send(message, options);
+      this.#open.add(id);
       if (!streams) return send(message, options);
       const inner = options?.onRequestStreamEnd;
       const watched: SendOptions = {
         ...options,
         onRequestStreamEnd: () => {
           inner?.();
-          if (this.#tags.get(id) === tag) this.failId(id, streams.onStreamLost());
+          this.failId(id, streams.onStreamLost());
         },
       };
       return send(message, watched);
@@ -67,21 +61,39 @@ export class PendingRequests {
 
   /** The answer of request `id` arrived: it no longer waits. */
   answered(id: unknown): void {
-    this.#tags.delete(id);
+    this.#open.delete(id);
   }
 
-  /** Fails the operation that sent request `id`, if it still waits. */
+  /** Fails request `id` with `error`, if it still waits. */
   failId(id: unknown, error: McpError): void {
-    const tag = this.#tags.get(id);
-    this.#tags.delete(id);
-    if (tag) this.#rejects.get(tag)?.(error);
+    if (!this.#open.delete(id) || !this.#deliver) return;
+    const key = ++this.#nextKey;
+    this.#failures.set(key, error);
+    this.#deliver({
+      jsonrpc: '2.0',
+      id: id as string | number,
+      error: { code: LOCAL_FAILURE_CODE, message: error.message, data: { [FAILURE_KEY]: key } },
+    });
   }
 
-  /** Fails every operation in flight with the error `make()` returns. */
+  /** Fails every request in flight with the error `make()` returns. */
   failAll(make: () => McpError): void {
-    const rejects = [...this.#rejects.values()];
-    this.#rejects.clear();
-    this.#tags.clear();
-    for (const reject of rejects) reject(make());
+    for (const id of [...this.#open]) this.failId(id, make());
+  }
+
+  /** Forgets every request in flight (the client has failed them itself). */
+  forgetAll(): void {
+    this.#open.clear();
+  }
+
+  /** The Muster error that `err` (what the client threw) stands for, if {@link failId} made it. */
+  failureOf(err: unknown): McpError | undefined {
+    const fact = clientErrorOf(err);
+    if (fact?.kind !== 'protocol' || fact.code !== LOCAL_FAILURE_CODE) return undefined;
+    const key = (protocolErrorDataOf(err) as Record<string, unknown> | undefined)?.[FAILURE_KEY];
+    if (typeof key !== 'number') return undefined;
+    const failure = this.#failures.get(key);
+    this.#failures.delete(key);
+    return failure;
   }
 }
