@@ -63,11 +63,15 @@ export function createOAuthSession(input: {
           ? input.stores.keychain()
           : choice;
   input.secrets.add(input.options.clientSecret);
+  let key: string | undefined;
   return new OAuthSession({
     server: input.server,
     checked,
     store,
-    key: oauthNamespace(input.server, checked.serverUrl.href, osUser()),
+    // made on first use: the OS user name may be looked up in the user database (a file read)
+    get key() {
+      return (key ??= oauthNamespace(input.server, checked.serverUrl.href, osUser()));
+    },
     secrets: input.secrets,
     fetch: input.fetch,
   });

@@ -85,6 +85,18 @@ describe('archiveToolResult thresholds', () => {
     expect(result.content).toContain('bytes, application/json.');
   });
 
+  it('sniffs the type from the first and last non-space characters, without parsing', async () => {
+    const store = new MemoryArchiveStore();
+    const rows = JSON.stringify(Array.from({ length: 3000 }, (_, i) => ({ i })));
+    const typeOf = async (content: string) => {
+      const { refs } = await archiveToolResult({ content }, options(store));
+      return (await store.get('s1', refs[0] ?? ''))?.mimeType;
+    };
+    expect(await typeOf(`\n  ${rows}\n`)).toBe('application/json');
+    expect(await typeOf(`${rows} (truncated)`)).toBe('text/plain');
+    expect(await typeOf(`{${rows.slice(1, -1)}]`)).toBe('text/plain');
+  });
+
   it('cuts the preview on a character boundary', async () => {
     const store = new MemoryArchiveStore();
     const content = `a${'🙂'.repeat(100)}`; // 1 + 400 bytes

@@ -3,6 +3,7 @@ import type { NormalizedToolResult, ToolBlob, ToolResult } from '../tools/index.
 import { utf8Bytes } from '../util/index.js';
 import type { ArchiveStore } from './archive-store.js';
 import { CONTEXT_TOOL_NAME } from './context-tool.js';
+import { sniffTextMimeType } from './sniff-mime.js';
 import { utf8Prefix } from './utf8.js';
 
 /** The default size (UTF-8 bytes of the JSON projection) above which a result is archived. */
@@ -64,7 +65,7 @@ export async function archiveToolResult(
   const refs: string[] = [];
   const parts: string[] = [];
   if (archiveText) {
-    const mimeType = isJson(result.content) ? 'application/json' : 'text/plain';
+    const mimeType = sniffTextMimeType(result.content);
     const item = await options.store.put({
       ...base,
       kind: 'text',
@@ -111,15 +112,6 @@ export async function archiveToolResult(
 function blobNote(blob: ToolBlob, bytes: number, ref: string): string {
   const what = blob.uri === undefined ? blob.mimeType : `${blob.mimeType} (${blob.uri})`;
   return `[archived ${what}, ${bytes} bytes: ref=${ref}]`;
-}
-
-function isJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function checkSize(name: string, value: number): void {

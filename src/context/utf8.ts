@@ -13,10 +13,18 @@ export function characterBoundaryAtOrBefore(buf: Uint8Array, end: number): numbe
   return at;
 }
 
-/** The longest prefix of `text` of at most `maxBytes` UTF-8 bytes that ends on a character. */
+/**
+ * The longest prefix of `text` of at most `maxBytes` UTF-8 bytes that ends on a character.
+ * Only the first `maxBytes` UTF-16 units are encoded (each is at least one byte), so a
+ * megabyte of text costs what its preview does.
+ */
 export function utf8Prefix(text: string, maxBytes: number): string {
-  const buf = Buffer.from(text, 'utf8');
-  if (buf.length <= maxBytes) return text;
+  if (text.length <= maxBytes && Buffer.byteLength(text, 'utf8') <= maxBytes) return text;
+  // a pair cut at the end encodes as U+FFFD (3 bytes) from a byte offset of at least
+  // maxBytes - 1, so it never fits: the cut below drops it as it would drop the whole pair
+  const head = text.slice(0, maxBytes);
+  const buf = Buffer.from(head, 'utf8');
+  if (buf.length <= maxBytes) return head;
   return buf.subarray(0, characterBoundaryAtOrBefore(buf, maxBytes)).toString('utf8');
 }
 

@@ -48,6 +48,11 @@ export interface McpSseServerConfig {
 export interface McpSdkServerConfig {
   readonly type: 'sdk';
   readonly server: SdkMcpServer;
+  /**
+   * Call the server's tools directly, without a protocol round trip, when its definition needs
+   * nothing of the protocol. Default true; `false` always connects over the in-memory transport.
+   */
+  readonly fastPath?: boolean;
 }
 
 /** One server declaration, discriminated on `type` (`stdio` when absent). */
