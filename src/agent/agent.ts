@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { MusterError, abortedError, toMusterError } from '../errors/index.js';
 import type { McpFacade } from '../mcp/index.js';
 import { addUsage } from '../model/index.js';
-import { callIsolated, newId, raceAbort } from '../util/index.js';
+import { callIsolated, isoNow, newId, raceAbort } from '../util/index.js';
 import { ZERO_USAGE } from '../model/index.js';
 import type { AgentOptions, RunRequest, SendResult } from './agent-options.js';
 import { AgentRuntime } from './agent-runtime.js';
@@ -129,7 +129,13 @@ export class Agent {
     );
     let drained = false;
     try {
-      for await (const ev of queue.drain()) yield ev;
+      // the queue is read here directly (not through a second generator): one promise per
+      // wait for an empty queue, none per event
+      for (;;) {
+        for (let ev = queue.take(); ev !== undefined; ev = queue.take()) yield ev;
+        if (queue.done) break;
+        await queue.wait();
+      }
       drained = true;
     } finally {
       if (!drained)
@@ -159,7 +165,7 @@ export class Agent {
       const error = toMusterError(err, 'INTERNAL_ERROR', 'The run failed unexpectedly');
       emit({
         type: 'session.failed',
-        timestamp: new Date().toISOString(),
+        timestamp: isoNow(),
         sessionId,
         runId,
         error,
@@ -221,7 +227,7 @@ export class Agent {
       await session.complete(result.content);
       emit({
         type: 'session.completed',
-        timestamp: new Date().toISOString(),
+        timestamp: isoNow(),
         sessionId,
         runId,
         content: result.content,

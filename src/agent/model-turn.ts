@@ -10,7 +10,7 @@ import type {
   Usage,
 } from '../model/index.js';
 import type { ModelRetryOptions } from './agent-options.js';
-import { backoffDelay, sleepUnlessAborted } from '../util/index.js';
+import { backoffDelay, deepFreeze, raceAbort, sleepUnlessAborted } from '../util/index.js';
 import { modelBackoff } from './model-retry.js';
 
 /** A tool call as the model produced it, with its raw argument text. */
@@ -18,6 +18,8 @@ export interface RequestedCall {
   readonly callId: string;
   readonly name: string;
   readonly argumentsText: string;
+  /** `argumentsText` parsed (deep-frozen, shared with the transcript), or the raw text when it is not a JSON object. */
+  readonly arguments: unknown;
 }
 
 /** The outcome of one model turn. On failure, `message` holds what was produced before it. */
@@ -90,105 +92,31 @@ async function attemptModelTurn(
   signal: AbortSignal,
   onDelta: (kind: 'text' | 'reasoning', text: string) => void,
 ): Promise<ModelTurn & { started: boolean }> {
-  let started = false;
-  const parts: AssistantContentPart[] = [];
-  const calls: RequestedCall[] = [];
-  let text = '';
-  let pendingText = '';
-  let stopReason: StopReason = 'other';
-  let usage: Usage | undefined;
-  let metadata: ProviderMetadata | undefined;
-  let finished = false;
-  const flushText = () => {
-    if (pendingText) parts.push({ type: 'text', text: pendingText });
-    pendingText = '';
-  };
+  const t = new TurnAssembly();
   let iterator: AsyncIterator<ModelPart> | undefined;
-  // One abort listener for the whole turn (not one per part): it rejects whichever `next()`
-  // is pending, so a model that ignores its signal cannot hang the run.
-  let rejectPending: ((err: unknown) => void) | undefined;
-  const onAbort = () => rejectPending?.(abortedError('The model stream', signal.reason));
-  signal.addEventListener('abort', onAbort, { once: true });
   try {
     if (signal.aborted) throw abortedError('The model stream', signal.reason);
     const it = model.generate(request, { signal })[Symbol.asyncIterator]();
     iterator = it;
-    for (;;) {
-      const step = await new Promise<IteratorResult<ModelPart>>((resolve, reject) => {
-        if (signal.aborted) {
-          reject(abortedError('The model stream', signal.reason));
-          return;
-        }
-        rejectPending = reject;
-        it.next().then(resolve, reject);
-      });
-      if (step.done) break;
-      started = true;
-      const part = step.value;
-      if (finished) throw invalid('the model sent parts after its finish part');
-      switch (part?.type) {
-        case 'text-delta':
-          text += part.text;
-          pendingText += part.text;
-          onDelta('text', part.text);
-          break;
-        case 'reasoning-delta':
-          onDelta('reasoning', part.text);
-          break;
-        case 'reasoning':
-          flushText();
-          parts.push({
-            type: 'reasoning',
-            text: part.text,
-            ...(part.providerMetadata ? { providerMetadata: part.providerMetadata } : {}),
-          });
-          break;
-        case 'tool-call': {
-          if (
-            typeof part.callId !== 'string' ||
-            part.callId === '' ||
-            typeof part.name !== 'string'
-          ) {
-            throw invalid('a tool call has no callId or name');
-          }
-          if (calls.some((c) => c.callId === part.callId))
-            throw invalid(`two tool calls share the callId '${part.callId}'`);
-          flushText();
-          const argumentsText = typeof part.argumentsText === 'string' ? part.argumentsText : '';
-          calls.push({ callId: part.callId, name: part.name, argumentsText });
-          parts.push({
-            type: 'tool-call',
-            callId: part.callId,
-            name: part.name,
-            arguments: parseOrRaw(argumentsText),
-            ...(part.providerMetadata ? { providerMetadata: part.providerMetadata } : {}),
-          });
-          break;
-        }
-        case 'finish':
-          finished = true;
-          stopReason = part.stopReason;
-          usage = part.usage;
-          metadata = part.providerMetadata;
-          break;
-        default:
-          throw invalid(
-            `unknown part type ${JSON.stringify((part as { type?: unknown } | undefined)?.type)}`,
-          );
-      }
-    }
-    if (!finished) throw invalid('the model stream ended without a finish part');
-    signal.removeEventListener('abort', onAbort);
-    flushText();
-    const message: AssistantMessage = {
+    // One race for the whole turn (not a promise per part): an abort ends the wait at once,
+    // so a model that ignores its signal cannot hang the run.
+    await raceAbort(consume(it, t, signal, onDelta), signal, 'The model stream');
+    t.flushText();
+    const message: AssistantMessage = deepFreeze({
       role: 'assistant',
-      content: parts,
-      ...(metadata ? { providerMetadata: metadata } : {}),
+      content: t.parts,
+      ...(t.metadata ? { providerMetadata: structuredClone(t.metadata) } : {}),
+    });
+    return {
+      message,
+      text: t.text,
+      calls: t.calls,
+      stopReason: t.stopReason,
+      ...(t.usage ? { usage: t.usage } : {}),
+      started: t.started,
     };
-    return { message, text, calls, stopReason, ...(usage ? { usage } : {}), started };
   } catch (err) {
     iterator?.return?.()?.catch(() => undefined);
-    signal.removeEventListener('abort', onAbort);
     const error = signal.aborted
       ? abortedError('The run', signal.reason)
       : MusterError.isInstance(err)
@@ -198,19 +126,115 @@ async function attemptModelTurn(
             `The model request failed: ${err instanceof Error ? err.message : String(err)}`,
             { cause: err },
           );
-    flushText();
-    const partial = parts.filter((p) => p.type !== 'tool-call');
+    t.flushText();
+    const partial = t.parts.filter((p) => p.type !== 'tool-call');
     const message: AssistantMessage | undefined =
-      partial.length > 0 ? { role: 'assistant', content: partial, incomplete: true } : undefined;
+      partial.length > 0
+        ? deepFreeze({ role: 'assistant', content: partial, incomplete: true })
+        : undefined;
     return {
       message,
-      text,
+      text: t.text,
       calls: [],
       stopReason: 'other',
-      ...(usage ? { usage } : {}),
+      ...(t.usage ? { usage: t.usage } : {}),
       error,
-      started,
+      started: t.started,
     };
+  }
+}
+
+/**
+ * Reads the model's parts into `t` until the stream ends. Once `signal` aborts it stops
+ * touching `t` (the turn has already ended with what was there), whatever the model still sends.
+ */
+async function consume(
+  it: AsyncIterator<ModelPart>,
+  t: TurnAssembly,
+  signal: AbortSignal,
+  onDelta: (kind: 'text' | 'reasoning', text: string) => void,
+): Promise<void> {
+  for (;;) {
+    const step = await it.next();
+    if (signal.aborted) return;
+    if (step.done) break;
+    t.started = true;
+    t.add(step.value, onDelta);
+  }
+  if (!t.finished) throw invalid('the model stream ended without a finish part');
+}
+
+/** The parts of one turn as they come in. */
+class TurnAssembly {
+  started = false;
+  finished = false;
+  readonly parts: AssistantContentPart[] = [];
+  readonly calls: RequestedCall[] = [];
+  text = '';
+  pendingText = '';
+  stopReason: StopReason = 'other';
+  usage: Usage | undefined;
+  metadata: ProviderMetadata | undefined;
+
+  flushText(): void {
+    if (this.pendingText) this.parts.push({ type: 'text', text: this.pendingText });
+    this.pendingText = '';
+  }
+
+  add(part: ModelPart, onDelta: (kind: 'text' | 'reasoning', text: string) => void): void {
+    if (this.finished) throw invalid('the model sent parts after its finish part');
+    switch (part?.type) {
+      case 'text-delta':
+        this.text += part.text;
+        this.pendingText += part.text;
+        onDelta('text', part.text);
+        break;
+      case 'reasoning-delta':
+        onDelta('reasoning', part.text);
+        break;
+      case 'reasoning':
+        this.flushText();
+        this.parts.push({
+          type: 'reasoning',
+          text: part.text,
+          // the model's own object: copied, since the message is frozen and kept
+          ...(part.providerMetadata
+            ? { providerMetadata: structuredClone(part.providerMetadata) }
+            : {}),
+        });
+        break;
+      case 'tool-call': {
+        if (typeof part.callId !== 'string' || part.callId === '' || typeof part.name !== 'string')
+          throw invalid('a tool call has no callId or name');
+        if (this.calls.some((c) => c.callId === part.callId))
+          throw invalid(`two tool calls share the callId '${part.callId}'`);
+        this.flushText();
+        const argumentsText = typeof part.argumentsText === 'string' ? part.argumentsText : '';
+        // parsed once: the transcript and the call pipeline share this (deep-frozen) value
+        const args = deepFreeze(parseOrRaw(argumentsText));
+        this.calls.push({ callId: part.callId, name: part.name, argumentsText, arguments: args });
+        this.parts.push({
+          type: 'tool-call',
+          callId: part.callId,
+          name: part.name,
+          arguments: args,
+          ...(part.providerMetadata
+            ? { providerMetadata: structuredClone(part.providerMetadata) }
+            : {}),
+        });
+        break;
+      }
+      case 'finish':
+        this.finished = true;
+        this.stopReason = part.stopReason;
+        this.usage = part.usage;
+        this.metadata = part.providerMetadata;
+        break;
+      default:
+        throw invalid(
+          `unknown part type ${JSON.stringify((part as { type?: unknown } | undefined)?.type)}`,
+        );
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 import { MusterError, abortedError } from '../errors/index.js';
 import type { ModelClient, ModelMessage, ReasoningEffort, Usage } from '../model/index.js';
 import { addUsage, ZERO_USAGE } from '../model/index.js';
+import { deepFreeze } from '../util/index.js';
 import { eventBase, notRunOutcome, toolCompletedEvent } from '../tools/index.js';
 import type { ContextManager } from '../context/index.js';
 import type { ToolPolicy } from '../policy/index.js';
@@ -155,10 +156,9 @@ export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Prom
       },
       stepCommits(ctx, transcript),
     );
-    const notes: ModelMessage[] = redirects(outcomes).map((redirect) => ({
-      role: 'user',
-      content: [{ type: 'text', text: redirect }],
-    }));
+    const notes: ModelMessage[] = redirects(outcomes).map((redirect) =>
+      deepFreeze({ role: 'user', content: [{ type: 'text', text: redirect }] }),
+    );
     if (notes.length > 0) await commit(ctx, transcript, notes, {});
     if (ctx.signal.aborted) throw abortError(ctx);
   }

@@ -2,6 +2,7 @@ import type { ModelMessage, UserContentPart, UserMessage } from '../model/index.
 import type { SessionState, SessionStore } from '../session/index.js';
 import { MusterError, SessionError } from '../errors/index.js';
 import type { RunRequest } from './agent-options.js';
+import { deepFreeze, isoNow } from '../util/index.js';
 import { withoutMedia } from './stored-form.js';
 import { unansweredCallResults } from './transcript-repair.js';
 
@@ -37,7 +38,7 @@ export async function openSessionRun(
   request: RunRequest,
 ): Promise<SessionRun> {
   const existing = await store.get(sessionId);
-  const startedAt = new Date().toISOString();
+  const startedAt = isoNow();
   if (existing) {
     await store.update(sessionId, { status: 'running', iteration: 0, error: null });
   } else {
@@ -88,7 +89,7 @@ export async function resumeSessionRun(
       `Session '${sessionId}' is ${existing.status}: it has no run to resume; continue it with run({ sessionId, input }).`,
     );
   }
-  const startedAt = new Date().toISOString();
+  const startedAt = isoNow();
   const repairs = repairsOf(existing);
   await store.update(sessionId, {
     status: 'running',
@@ -126,9 +127,10 @@ function ending(store: SessionStore, sessionId: string): Pick<SessionRun, 'compl
   };
 }
 
+/** The run's user message: a deep-frozen copy, so the host changing its input later changes nothing. */
 function userMessage(request: RunRequest): UserMessage {
   const content: UserContentPart[] = request.inputContent
-    ? [...request.inputContent]
+    ? structuredClone([...request.inputContent])
     : [{ type: 'text', text: request.input ?? '' }];
-  return { role: 'user', content };
+  return deepFreeze({ role: 'user', content });
 }

@@ -1,6 +1,7 @@
 import type { ModelMessage, ToolResultMessage, Usage } from '../model/index.js';
 import type { ToolCallOutcome } from '../tools/index.js';
 import type { SessionStore } from '../session/index.js';
+import { deepFreeze } from '../util/index.js';
 import type { CallCommits } from './tool-scheduler.js';
 
 /** What committing needs of a run: its session and its (guarded, leased) store. */
@@ -22,16 +23,22 @@ export async function commitMessages(
   transcript.push(...messages);
 }
 
-/** The transcript message of a call's outcome. */
+/**
+ * The transcript message of a call's outcome, frozen. Without media it is deep-frozen, so the
+ * store can keep it without a copy; media (the tool's own objects) are left as they are, and
+ * never stored.
+ */
 export function toolMessage({ callId, toolName, result }: ToolCallOutcome): ToolResultMessage {
-  return {
+  const message: ToolResultMessage = {
     role: 'tool',
     callId,
     toolName,
     content: result.content,
     isError: result.isError === true,
-    ...(result.media && result.media.length > 0 ? { media: result.media } : {}),
   };
+  return result.media && result.media.length > 0
+    ? Object.freeze({ ...message, media: result.media })
+    : deepFreeze(message);
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { ModelMessage, ToolResultMessage } from '../model/index.js';
+import { deepFreeze } from '../util/index.js';
 
 /**
  * Results for tool calls that a transcript asked for but never answered (a run that died
@@ -21,15 +22,17 @@ export function unansweredCallResults(
     for (const part of m.content) {
       if (part.type !== 'tool-call' || answered.has(part.callId)) continue;
       const unknown = inFlight === undefined || inFlight.has(part.callId);
-      out.push({
-        role: 'tool',
-        callId: part.callId,
-        toolName: part.name,
-        content: unknown
-          ? 'Error [TOOL_OUTCOME_UNKNOWN]: the run ended while this call was in flight, before its result was recorded; it may or may not have run, and it was not retried.'
-          : 'Error [ABORTED]: the run ended before this call started; it was not executed.',
-        isError: true,
-      });
+      out.push(
+        deepFreeze({
+          role: 'tool',
+          callId: part.callId,
+          toolName: part.name,
+          content: unknown
+            ? 'Error [TOOL_OUTCOME_UNKNOWN]: the run ended while this call was in flight, before its result was recorded; it may or may not have run, and it was not retried.'
+            : 'Error [ABORTED]: the run ended before this call started; it was not executed.',
+          isError: true,
+        }),
+      );
     }
   }
   return out;

@@ -7,6 +7,7 @@ import type {
   ToolReturn,
 } from '../tools/index.js';
 import { ToolError } from '../errors/index.js';
+import { raceAbort } from '../util/index.js';
 import type { Emit } from './mcp-defaults.js';
 import type { McpManager } from './mcp-manager.js';
 import { urlElicitationsOf } from './url-elicitation.js';
@@ -19,6 +20,11 @@ const RECENT_RUNS = 256;
  * original name. Connecting and refreshing happen in `prepareRun`, before a run's catalog is fixed.
  */
 export class McpToolExecutor implements ToolExecutor {
+  /**
+   * A call rejects at once on abort: the official client rejects its request when the signal
+   * aborts, and every other wait on the way is bounded by the same signal.
+   */
+  readonly settlesOnAbort = true;
   /** The contexts of recent runs, so server requests during a call reach that run. */
   readonly #runs = new Map<string, ExecutorRunContext>();
 
@@ -86,7 +92,12 @@ export class McpToolExecutor implements ToolExecutor {
     } catch (err) {
       const urls = urlElicitationsOf(err);
       if (!urls || !this.onUrlElicitation) throw err;
-      return this.onUrlElicitation(address.server, urls, ctx, emit);
+      // the host's elicitation handler may not watch the signal: an abort still ends the call
+      return raceAbort(
+        this.onUrlElicitation(address.server, urls, ctx, emit),
+        ctx.signal,
+        `Tool '${name}'`,
+      );
     } finally {
       end();
     }

@@ -104,8 +104,13 @@ export class OperationRunner {
         if (suspectsLoss(err)) void this.health.verify(entry, connection);
         throw err;
       }
-      // known lost before the caller hears of it; then, with reconnect, sent once more
-      await this.health.verify(entry, connection);
+      // known lost before the caller hears of it; then, with reconnect, sent once more (an
+      // abort meanwhile ends the wait at once: callers rely on settling on abort)
+      await raceAbort(
+        this.health.verify(entry, connection),
+        options.signal,
+        `a call to '${server}'`,
+      );
       if (!this.connector.settings.enabled) throw err;
       const fresh = await this.#reconnected(entry, resolved, err);
       return await this.#send(entry, fresh, operation, resolved);
@@ -209,7 +214,14 @@ export class OperationRunner {
         return await send();
       } catch (err) {
         if (signal.aborted) throw err;
-        if (await steppedUp(session, err, attempt, signal)) continue;
+        if (
+          await raceAbort(
+            steppedUp(session, err, attempt, signal),
+            signal,
+            `a call to '${entry.name}'`,
+          )
+        )
+          continue;
         if (insufficientScopeOf(err) !== undefined) {
           throw authError(
             entry.name,

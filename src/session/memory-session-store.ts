@@ -1,4 +1,6 @@
 import { addUsage } from '../model/index.js';
+import type { ModelMessage } from '../model/index.js';
+import { deepFreeze, isDeepFrozen, isoNow } from '../util/index.js';
 import type {
   SessionLease,
   SessionListQuery,
@@ -22,16 +24,18 @@ import {
 } from './session-rules.js';
 
 interface MutableSession {
-  state: SessionState;
+  state: Omit<SessionState, 'messages'>;
   messages: SessionState['messages'][number][];
   archiveRefs: string[];
   startedCalls: string[];
 }
 
 /**
- * Sessions in this process's memory. Values are copied in and out, so callers cannot change
- * stored state by accident. Leases carry fencing tokens, as in the durable stores, so one
- * store can be shared between agents of a process.
+ * Sessions in this process's memory. What a caller hands in is copied and deep-frozen (a
+ * message already deep-frozen, as the agent loop builds them, is kept as it is, without a
+ * copy), and what `get` returns is frozen, so callers cannot change stored state by accident.
+ * Leases carry fencing tokens, as in the durable stores, so one store can be shared between
+ * agents of a process.
  */
 export class MemorySessionStore implements SessionStore {
   readonly #sessions = new Map<string, MutableSession>();
@@ -40,10 +44,12 @@ export class MemorySessionStore implements SessionStore {
   async create(state: SessionState, options?: SessionWriteOptions): Promise<void> {
     if (this.#sessions.has(state.id)) throw existsError(state.id);
     this.#checkWrite(state.id, options);
-    const copy = structuredClone(state);
+    const { messages, ...rest } = state;
+    const stored = messages.map(isolated);
+    const copy = deepFreeze(structuredClone(rest));
     this.#sessions.set(state.id, {
       state: copy,
-      messages: [...copy.messages],
+      messages: stored,
       archiveRefs: [...copy.archiveRefs],
       startedCalls: [...(copy.startedCalls ?? [])],
     });
@@ -52,11 +58,12 @@ export class MemorySessionStore implements SessionStore {
   async get(sessionId: string): Promise<SessionState | undefined> {
     const s = this.#sessions.get(sessionId);
     if (!s) return undefined;
-    return structuredClone({
+    // every stored value is deep-frozen: a frozen snapshot of the arrays is all a reader needs
+    return Object.freeze({
       ...s.state,
-      messages: s.messages,
-      archiveRefs: s.archiveRefs,
-      startedCalls: s.startedCalls,
+      messages: Object.freeze(s.messages.slice()),
+      archiveRefs: Object.freeze(s.archiveRefs.slice()),
+      startedCalls: Object.freeze(s.startedCalls.slice()),
     });
   }
 
@@ -69,24 +76,26 @@ export class MemorySessionStore implements SessionStore {
     if (!s) throw notFoundError(sessionId);
     this.#checkWrite(sessionId, options);
     // copy everything first: a patch that cannot be copied changes nothing
-    const messages = structuredClone(patch.appendMessages ?? []);
+    const messages = patch.appendMessages ? patch.appendMessages.map(isolated) : [];
     const { error: _e, ...prev } = s.state;
     const error =
       patch.error === undefined
         ? s.state.error
         : patch.error === null
           ? undefined
-          : { ...patch.error };
+          : Object.freeze({ ...patch.error });
     s.messages.push(...messages);
     if (patch.appendArchiveRefs) s.archiveRefs.push(...patch.appendArchiveRefs);
     if (patch.appendStartedCalls) s.startedCalls.push(...patch.appendStartedCalls);
-    s.state = {
+    s.state = Object.freeze({
       ...prev,
       ...patchedFields(patch),
-      ...(patch.addUsage !== undefined ? { usage: addUsage(s.state.usage, patch.addUsage) } : {}),
+      ...(patch.addUsage !== undefined
+        ? { usage: Object.freeze(addUsage(s.state.usage, patch.addUsage)) }
+        : {}),
       ...(error !== undefined ? { error } : {}),
-      updatedAt: new Date().toISOString(),
-    };
+      updatedAt: isoNow(),
+    });
   }
 
   async delete(sessionId: string): Promise<void> {
@@ -149,4 +158,9 @@ export class MemorySessionStore implements SessionStore {
     if (writeAllowed(this.#leases.get(sessionId), token, Date.now())) return;
     throw token === undefined ? heldError(sessionId) : leaseLostError(sessionId);
   }
+}
+
+/** A message the store may keep: shared when deep-frozen already, else a deep-frozen copy. */
+function isolated(message: ModelMessage): ModelMessage {
+  return isDeepFrozen(message) ? message : deepFreeze(structuredClone(message));
 }

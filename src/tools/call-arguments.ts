@@ -1,4 +1,4 @@
-import { utf8Bytes } from '../util/index.js';
+import { isDeepFrozen, utf8Bytes } from '../util/index.js';
 import { describeFailure, pass, refuse } from './call-stage.js';
 import type { StageResult } from './call-stage.js';
 import { formatIssues, validateJsonSchema } from './json-schema-validator.js';
@@ -10,9 +10,14 @@ export type CallArguments = Record<string, unknown>;
 
 /**
  * Parses the model's argument text (at most `maxBytes` UTF-8 bytes; blank text is `{}`).
- * Refuses with `TOOL_ARGUMENTS_INVALID`.
+ * `parsed`, a deep-frozen JSON object the caller already parsed from `text`, is used instead
+ * of parsing again (the size limit still applies). Refuses with `TOOL_ARGUMENTS_INVALID`.
  */
-export function parseArguments(text: string, maxBytes: number): StageResult<unknown> {
+export function parseArguments(
+  text: string,
+  maxBytes: number,
+  parsed?: unknown,
+): StageResult<unknown> {
   const size = utf8Bytes(text);
   if (size > maxBytes) {
     return refuse(
@@ -20,6 +25,7 @@ export function parseArguments(text: string, maxBytes: number): StageResult<unkn
       `The arguments are ${size} bytes, over the limit of ${maxBytes}. Send smaller arguments.`,
     );
   }
+  if (typeof parsed === 'object' && parsed !== null && isDeepFrozen(parsed)) return pass(parsed);
   if (text.trim() === '') return pass({});
   try {
     return pass(JSON.parse(text));
@@ -69,15 +75,43 @@ export async function checkArguments(
   return pass(out);
 }
 
-/** Parses and validates argument text: {@link parseArguments}, then {@link checkArguments}. */
+/**
+ * Parses (unless `parsed` is given, see {@link parseArguments}) and validates argument text:
+ * {@link parseArguments}, then {@link checkArguments}.
+ */
 export function readArguments(
   entry: CatalogEntry,
   text: string,
   maxBytes: number,
   signal: AbortSignal,
+  parsed?: unknown,
 ): Promise<StageResult<CallArguments>> | StageResult<CallArguments> {
-  const parsed = parseArguments(text, maxBytes);
-  return parsed.ok ? checkArguments(entry, parsed.value, signal) : parsed;
+  const read = parseArguments(text, maxBytes, parsed);
+  return read.ok ? checkArguments(entry, read.value, signal) : read;
+}
+
+/**
+ * The arguments as an executor or hook may hold them: `args` itself when nothing in it is
+ * frozen (a validator's fresh output), else a copy of its frozen parts (the transcript's
+ * parsed value is frozen and shared, and must not change). Values are JSON.
+ */
+export function ownArguments(args: CallArguments): CallArguments {
+  return thawed(args) as CallArguments;
+}
+
+function thawed(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Object.isFrozen(value)) return structuredClone(value);
+  let copy: Record<string, unknown> | unknown[] | undefined;
+  const source = value as Record<string, unknown>;
+  for (const key of Object.keys(source)) {
+    const child = source[key];
+    const own = thawed(child);
+    if (own === child) continue;
+    copy ??= Array.isArray(value) ? [...value] : { ...source };
+    (copy as Record<string, unknown>)[key] = own;
+  }
+  return copy ?? value;
 }
 
 function isJsonObject(value: unknown): value is CallArguments {

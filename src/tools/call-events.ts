@@ -1,6 +1,7 @@
 import type { ToolErrorCode } from '../errors/index.js';
 import type { AuthorizationDecision } from '../policy/index.js';
 import type { EventBase } from '../util/index.js';
+import { isoNow } from '../util/index.js';
 import type { Refusal } from './call-stage.js';
 import type { CatalogEntry } from './tool-catalog.js';
 import type {
@@ -14,9 +15,9 @@ import { errorResult } from './tool-result.js';
 import type { ToolCallOutcome, ToolCallRef, ToolEventScope } from './tool-call-types.js';
 import type { ToolProgress } from './tool-types.js';
 
-/** The fields every event carries: the time now, and the session and run ids. */
+/** The fields every event carries: the time now (see `isoNow`), and the session and run ids. */
 export function eventBase(scope: ToolEventScope): EventBase {
-  return { timestamp: new Date().toISOString(), sessionId: scope.sessionId, runId: scope.runId };
+  return { timestamp: isoNow(), sessionId: scope.sessionId, runId: scope.runId };
 }
 
 /** The outcome of a call a stage refused: an error result the model can read. */
@@ -60,7 +61,7 @@ export function toolCompletedEvent(
 ): ToolCompletedEvent {
   const event: Mutable<ToolCompletedEvent> = {
     type: 'tool.completed',
-    timestamp: new Date().toISOString(),
+    timestamp: isoNow(),
     sessionId: scope.sessionId,
     runId: scope.runId,
     callId: call.callId,
@@ -83,7 +84,7 @@ export function toolDecisionEvent(
 ): ToolDecisionEvent {
   const event: Mutable<ToolDecisionEvent> = {
     type: 'tool.decision',
-    timestamp: new Date().toISOString(),
+    timestamp: isoNow(),
     sessionId: scope.sessionId,
     runId: scope.runId,
     callId: call.callId,
@@ -106,7 +107,7 @@ export function toolApprovalRequestedEvent(
 ): ToolApprovalRequestedEvent {
   const event: Mutable<ToolApprovalRequestedEvent> = {
     type: 'tool.approval.requested',
-    timestamp: new Date().toISOString(),
+    timestamp: isoNow(),
     sessionId: scope.sessionId,
     runId: scope.runId,
     callId: call.callId,
@@ -128,7 +129,7 @@ export function toolCalledEvent(
 ): ToolCalledEvent {
   const event: Mutable<ToolCalledEvent> = {
     type: 'tool.called',
-    timestamp: new Date().toISOString(),
+    timestamp: isoNow(),
     sessionId: scope.sessionId,
     runId: scope.runId,
     callId: call.callId,
@@ -149,7 +150,7 @@ export function toolProgressEvent(
 ): ToolProgressEvent {
   const event: Mutable<ToolProgressEvent> = {
     type: 'tool.progress',
-    timestamp: new Date().toISOString(),
+    timestamp: isoNow(),
     sessionId: scope.sessionId,
     runId: scope.runId,
     callId: call.callId,

@@ -38,11 +38,12 @@ export async function executeCall(
     },
   };
   try {
-    const returned = await raceAbort(
-      Promise.resolve().then(() => entry.executor.execute(entry.name, args, ctx)),
-      env.signal,
-      `Tool '${entry.name}'`,
-    );
+    // called at once (a synchronous throw lands in the catch below), and raced against the
+    // signal only when the executor does not settle on abort by itself
+    const running = Promise.resolve(entry.executor.execute(entry.name, args, ctx));
+    const returned = await (entry.executor.settlesOnAbort === true
+      ? running
+      : raceAbort(running, env.signal, `Tool '${entry.name}'`));
     return pass(normalizeToolReturn(returned, entry.name));
   } catch (err) {
     if (env.signal.aborted) {

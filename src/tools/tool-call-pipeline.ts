@@ -1,4 +1,4 @@
-import { readArguments } from './call-arguments.js';
+import { ownArguments, readArguments } from './call-arguments.js';
 import { authorizeCall, findVisibleTool } from './call-authorization.js';
 import { refusedOutcome, toolCompletedEvent } from './call-events.js';
 import { executeCall } from './call-execution.js';
@@ -34,8 +34,20 @@ export async function runToolCall(
       ? hookContext(entry, call, env)
       : undefined;
 
-  const read = await readArguments(entry, call.argumentsText, env.maxToolArgumentBytes, env.signal);
-  if (!read.ok) return refused(read.refusal);
+  const checked = await readArguments(
+    entry,
+    call.argumentsText,
+    env.maxToolArgumentBytes,
+    env.signal,
+    call.arguments,
+  );
+  if (!checked.ok) return refused(checked.refusal);
+  // the parsed value is the transcript's (frozen): hooks and executors that may change their
+  // arguments get their own copy of what is frozen
+  const read =
+    hooks || entry.executor.readsInputOnly !== true
+      ? { ok: true as const, value: ownArguments(checked.value) }
+      : checked;
   const args =
     hooks && env.beforeTool.length > 0 ? await runBeforeHooks(entry, read.value, hooks, env) : read;
   if (!args.ok) return refused(args.refusal);

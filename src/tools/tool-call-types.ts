@@ -11,6 +11,12 @@ export interface ToolCallRequest {
   readonly name: string;
   /** The raw JSON text of the arguments, as the model produced it. */
   readonly argumentsText: string;
+  /**
+   * `argumentsText` already parsed by the caller (the run loop parses it once for the
+   * transcript): a deep-frozen JSON object, used instead of parsing the text again. Anything
+   * else (absent, or the raw text of arguments that are not a JSON object) is ignored.
+   */
+  readonly arguments?: unknown;
   readonly iteration: number;
 }
 

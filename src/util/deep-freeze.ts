@@ -1,0 +1,37 @@
+/** Roots frozen by {@link deepFreeze}: everything reachable from them is frozen too. */
+const frozenRoots = new WeakSet<object>();
+
+/**
+ * Freezes `value` and everything reachable from it (objects and arrays; typed arrays and
+ * other binary views stay as they are, since they cannot be frozen), and remembers the root
+ * so {@link isDeepFrozen} can tell later without walking it again. Only for values the caller
+ * built or copied: it changes the objects it is given. Returns `value`.
+ */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    freezeTree(value);
+    frozenRoots.add(value);
+  }
+  return value;
+}
+
+/**
+ * True when `value` is a primitive, or an object {@link deepFreeze} froze as a root: nothing in
+ * it can change. A value frozen by other means answers false (its children may be mutable).
+ */
+export function isDeepFrozen(value: unknown): boolean {
+  return typeof value !== 'object' || value === null || frozenRoots.has(value);
+}
+
+function freezeTree(value: object): void {
+  if (frozenRoots.has(value) || ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return;
+  if (Array.isArray(value)) {
+    for (const item of value) if (typeof item === 'object' && item !== null) freezeTree(item);
+  } else {
+    for (const key in value) {
+      const child = (value as Record<string, unknown>)[key];
+      if (typeof child === 'object' && child !== null) freezeTree(child);
+    }
+  }
+  Object.freeze(value);
+}
