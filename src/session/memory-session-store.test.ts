@@ -56,7 +56,7 @@ describe('MemorySessionStore isolation', () => {
     const read = (await store.get('s1'))!;
     expect(() => (read.messages as ModelMessage[]).push(userText('b'))).toThrow(TypeError);
     expect(() => {
-      (read.messages[0]!.content as { text: string }[])[0]!.text = 'x';
+      (read.messages[0]!.content as unknown as { text: string }[])[0]!.text = 'x';
     }).toThrow(TypeError);
     expect(() => {
       (read.usage as { inputTokens: number }).inputTokens = 9;

@@ -19,12 +19,14 @@ import {
   leaseLostError,
   notFoundError,
   pageSize,
-  patchedFields,
   writeAllowed,
 } from './session-rules.js';
 
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
 interface MutableSession {
-  state: Omit<SessionState, 'messages'>;
+  /** Private and changed in place; its `usage` and `error` are frozen (they are handed out). */
+  state: Mutable<Omit<SessionState, 'messages' | 'archiveRefs' | 'startedCalls'>>;
   messages: SessionState['messages'][number][];
   archiveRefs: string[];
   startedCalls: string[];
@@ -44,14 +46,16 @@ export class MemorySessionStore implements SessionStore {
   async create(state: SessionState, options?: SessionWriteOptions): Promise<void> {
     if (this.#sessions.has(state.id)) throw existsError(state.id);
     this.#checkWrite(state.id, options);
-    const { messages, ...rest } = state;
+    const { messages, archiveRefs, startedCalls, ...rest } = state;
     const stored = messages.map(isolated);
-    const copy = deepFreeze(structuredClone(rest));
+    const copy = structuredClone({ rest, archiveRefs, startedCalls: startedCalls ?? [] });
+    deepFreeze(copy.rest.usage);
+    if (copy.rest.error) deepFreeze(copy.rest.error);
     this.#sessions.set(state.id, {
-      state: copy,
+      state: copy.rest,
       messages: stored,
-      archiveRefs: [...copy.archiveRefs],
-      startedCalls: [...(copy.startedCalls ?? [])],
+      archiveRefs: copy.archiveRefs as string[],
+      startedCalls: copy.startedCalls as string[],
     });
   }
 
@@ -77,25 +81,22 @@ export class MemorySessionStore implements SessionStore {
     this.#checkWrite(sessionId, options);
     // copy everything first: a patch that cannot be copied changes nothing
     const messages = patch.appendMessages ? patch.appendMessages.map(isolated) : [];
-    const { error: _e, ...prev } = s.state;
     const error =
-      patch.error === undefined
-        ? s.state.error
-        : patch.error === null
-          ? undefined
-          : Object.freeze({ ...patch.error });
+      patch.error === undefined || patch.error === null
+        ? patch.error
+        : Object.freeze({ ...patch.error });
     s.messages.push(...messages);
     if (patch.appendArchiveRefs) s.archiveRefs.push(...patch.appendArchiveRefs);
     if (patch.appendStartedCalls) s.startedCalls.push(...patch.appendStartedCalls);
-    s.state = Object.freeze({
-      ...prev,
-      ...patchedFields(patch),
-      ...(patch.addUsage !== undefined
-        ? { usage: Object.freeze(addUsage(s.state.usage, patch.addUsage)) }
-        : {}),
-      ...(error !== undefined ? { error } : {}),
-      updatedAt: isoNow(),
-    });
+    const state = s.state;
+    if (patch.status !== undefined) state.status = patch.status;
+    if (patch.iteration !== undefined) state.iteration = patch.iteration;
+    if (patch.finalContent !== undefined) state.finalContent = patch.finalContent;
+    if (patch.addUsage !== undefined)
+      state.usage = Object.freeze(addUsage(state.usage, patch.addUsage));
+    if (error === null) delete state.error;
+    else if (error !== undefined) state.error = error;
+    state.updatedAt = isoNow();
   }
 
   async delete(sessionId: string): Promise<void> {
