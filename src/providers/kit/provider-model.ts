@@ -37,16 +37,62 @@ export function providerModel<Client>(spec: ProviderModelSpec<Client>): ModelCli
     provider,
     ...(spec.defaultModelName ? { defaultModelName: spec.defaultModelName } : {}),
     ...(spec.images === false ? { capabilities: { images: false } } : {}),
-    async *generate(request, { signal }) {
-      if (signal.aborted) throw abortedError(`The ${provider} request`, signal.reason);
-      if (spec.images === false) assertNoImages(request, provider);
-      const client = spec.client();
-      const modelName = resolveModelName(request.modelName, spec.defaultModelName);
-      try {
-        yield* spec.turn(client, request, modelName, signal);
-      } catch (err) {
-        throw spec.failure(err, signal, client);
+    generate(request, { signal }) {
+      return { [Symbol.asyncIterator]: () => turnIterator(spec, request, signal) };
+    },
+  };
+}
+
+/**
+ * One turn's parts: the vendor turn's own iterator, with every failure of the turn mapped by
+ * `spec.failure`. Written out rather than as an async generator delegating with `yield*`, so
+ * a part costs the vendor turn's promise only, not a second generator step around it. The
+ * checks before any I/O (abort, images, client, model name) fail on the first `next()`,
+ * unmapped, as the generator's body did.
+ */
+function turnIterator<Client>(
+  spec: ProviderModelSpec<Client>,
+  request: ModelRequest,
+  signal: AbortSignal,
+): AsyncIterator<ModelPart> {
+  let inner: AsyncIterator<ModelPart> | undefined;
+  let client: Client | undefined;
+  let ended = false;
+  const fail = (err: unknown): never => {
+    ended = true;
+    throw spec.failure(err, signal, client as Client);
+  };
+  const start = (): AsyncIterator<ModelPart> => {
+    const { provider } = spec;
+    if (signal.aborted) throw abortedError(`The ${provider} request`, signal.reason);
+    if (spec.images === false) assertNoImages(request, provider);
+    const c = spec.client();
+    client = c;
+    const modelName = resolveModelName(request.modelName, spec.defaultModelName);
+    try {
+      return spec.turn(c, request, modelName, signal)[Symbol.asyncIterator]();
+    } catch (err) {
+      return fail(err);
+    }
+  };
+  return {
+    next: () => {
+      if (ended) return Promise.resolve({ done: true, value: undefined });
+      if (inner === undefined) {
+        try {
+          inner = start();
+        } catch (err) {
+          ended = true;
+          return Promise.reject(err);
+        }
       }
+      return inner.next().then(undefined, fail);
+    },
+    return: async (value?: unknown) => {
+      ended = true;
+      const it = inner;
+      if (it?.return) await it.return(value).then(undefined, fail);
+      return { done: true, value };
     },
   };
 }
