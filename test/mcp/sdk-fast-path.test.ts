@@ -11,6 +11,9 @@ import {
 } from '../../src/index.js';
 import type {
   Agent,
+  ArchivedItem,
+  ArchiveItemInput,
+  ArchiveStore,
   AgentEvent,
   AgentOptions,
   ScriptedTurn,
@@ -90,6 +93,27 @@ const definition = server();
 /** The models of the agents made, so what each was shown can be compared. */
 const models: ReturnType<typeof scriptedModel>[] = [];
 
+/**
+ * A real memory archive whose refs are numbered (`ref_1`, `ref_2`…), so both paths see refs
+ * of the same length (random refs vary in length, and so would every preview cut after one).
+ */
+class NumberedArchive implements ArchiveStore {
+  readonly #inner = new MemoryArchiveStore();
+  readonly #real = new Map<string, string>();
+
+  async put(item: ArchiveItemInput): Promise<ArchivedItem> {
+    const stored = await this.#inner.put(item);
+    const ref = `ref_${this.#real.size + 1}`;
+    this.#real.set(ref, stored.ref);
+    return { ...stored, ref };
+  }
+
+  async get(sessionId: string, ref: string): Promise<ArchivedItem | undefined> {
+    const stored = await this.#inner.get(sessionId, this.#real.get(ref) ?? ref);
+    return stored && { ...stored, ref };
+  }
+}
+
 function agentWith(fastPath: boolean, turns: ScriptedTurn[], extra: Partial<AgentOptions> = {}) {
   const model = scriptedModel(turns);
   models.push(model);
@@ -98,7 +122,7 @@ function agentWith(fastPath: boolean, turns: ScriptedTurn[], extra: Partial<Agen
     modelName: 'm',
     mcpServers: { crm: { type: 'sdk', server: definition, ...(fastPath ? {} : { fastPath }) } },
     policy: { allow: ['mcp_connect:*', 'mcp__crm__*'] },
-    context: { archiveStore: new MemoryArchiveStore() },
+    context: { archiveStore: new NumberedArchive() },
     ...extra,
     mcp: { strictConfig: true, ...extra.mcp },
   });
@@ -121,7 +145,7 @@ function normalize(value: unknown, key = ''): unknown {
         .filter(([k]) => k !== 'cause')
         .map(([k, v]) => [k, normalize(v, k)]),
     );
-  return typeof value === 'string' ? value.replace(/ref_[a-z0-9]+/g, 'ref_<volatile>') : value;
+  return value;
 }
 
 async function runOnce(agent: Agent, request: Parameters<Agent['run']>[0]) {
