@@ -90,6 +90,8 @@ export type {
   SdkMcpServer,
   SdkToolDefinition,
   SdkToolContext,
+  SdkToolArgs,
+  SdkInputSchema,
   McpFacade,
   McpServerStatus,
   McpServerStatusValue,

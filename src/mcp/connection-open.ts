@@ -1,6 +1,7 @@
 import { ConnectBound } from './connect-bound.js';
 import type { ConnectionLink, ConnectionSpecOf } from './connection-types.js';
 import { openSdkLink } from './sdk-connection.js';
+import { openDirectLink, usesFastPath } from './sdk-fast-path.js';
 import type { TransportHandle } from './transports/index.js';
 
 /** Connects a client over a link within a connect bound (the connection's own step). */
@@ -23,10 +24,16 @@ export async function openConnection<C>(
   connect: ConnectOver<C>,
 ): Promise<C> {
   if (spec.config.type === 'sdk') {
-    const link = await openSdkLink(spec.config.server);
+    const config = spec.config;
+    const link: ConnectionLink = usesFastPath(config, spec.mode)
+      ? await openDirectLink({ ...spec, config })
+      : await openSdkLink(config.server).then((l) => ({
+          transport: l.transport,
+          release: l.close,
+        }));
     const bound = new ConnectBound(spec.server, spec.connectTimeoutMs, spec.signal);
     try {
-      return await connect(spec, { transport: link.transport, release: link.close }, bound);
+      return await connect(spec, link, bound);
     } finally {
       bound.dispose();
     }

@@ -1,5 +1,5 @@
 // The types of opening and using one connection (see mcp-connection.ts).
-import type { ClientCapabilities, Transport } from '@modelcontextprotocol/client';
+import type { Client, ClientCapabilities, Transport } from '@modelcontextprotocol/client';
 import type { McpServerConfig } from './config-types.js';
 import type { ProcessExit } from './transports/exit-status.js';
 import type { TransportContext } from './transports/transport-types.js';
@@ -79,6 +79,8 @@ export interface ConnectionLink {
   readonly exit?: () => ProcessExit | undefined;
   /** Stops the transport at once, without a graceful wait (an abort during the connect). */
   readonly terminate?: () => Promise<void>;
+  /** A link that brings its own client (an in-process server's fast path): used as is. */
+  readonly client?: Client;
 }
 
 /** Per-call options of `McpConnection.callTool`. */

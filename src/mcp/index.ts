@@ -16,7 +16,13 @@ export type {
   McpOptions,
 } from './config-types.js';
 export { createSdkMcpServer, sdkTool } from './sdk-server.js';
-export type { SdkMcpServer, SdkToolDefinition, SdkToolContext } from './sdk-server.js';
+export type {
+  SdkMcpServer,
+  SdkToolDefinition,
+  SdkToolContext,
+  SdkToolArgs,
+  SdkInputSchema,
+} from './sdk-server.js';
 export { createMcpRuntime } from './mcp-runtime.js';
 export type { McpRuntime, McpRuntimeInput } from './mcp-runtime.js';
 export { McpFacade } from './mcp-facade.js';

@@ -81,7 +81,7 @@ export class McpConnection {
     bound: ConnectBound,
   ): Promise<McpConnection> {
     const { Client } = await bound.race(loadClient());
-    const client = createClient(Client, spec);
+    const client = link.client ?? createClient(Client, spec);
     const connection = new McpConnection(spec.server, client, link);
     connection.#watch(spec, link);
     let open = false;

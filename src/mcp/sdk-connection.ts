@@ -57,15 +57,20 @@ function register(server: ServerLike, t: SdkToolDefinition): void {
     const token = ctx.mcpReq._meta?.progressToken;
     return t.handler(args as never, {
       signal: ctx.mcpReq.signal,
-      reportProgress: async (progress, total, message) => {
+      reportProgress: async (
+        update: number | { progress: number; total?: number; message?: string },
+        total?: number,
+        message?: string,
+      ) => {
         if (token === undefined) return;
+        const p = typeof update === 'object' ? update : { progress: update, total, message };
         await ctx.mcpReq.notify({
           method: 'notifications/progress',
           params: {
             progressToken: token,
-            progress,
-            ...(total !== undefined ? { total } : {}),
-            ...(message !== undefined ? { message } : {}),
+            progress: p.progress,
+            ...(p.total !== undefined ? { total: p.total } : {}),
+            ...(p.message !== undefined ? { message: p.message } : {}),
           },
         });
       },

@@ -1,5 +1,11 @@
 import { MusterError } from '../errors/index.js';
-import type { CallToolResultLike, ToolAnnotations } from '../tools/index.js';
+import type {
+  CallToolResultLike,
+  InferOutput,
+  StandardSchemaV1Like,
+  ToolAnnotations,
+  ToolProgress,
+} from '../tools/index.js';
 
 const SDK_SERVER = Symbol.for('muster.sdk-mcp-server');
 const SDK_TOOL = Symbol.for('muster.sdk-tool');
@@ -8,9 +14,37 @@ const SDK_TOOL = Symbol.for('muster.sdk-tool');
 export interface SdkToolContext {
   /** Fires when the caller cancels the call. */
   readonly signal: AbortSignal;
-  /** Reports progress to the caller (a `tool.progress` event in Muster). */
+  /**
+   * Reports progress to the caller (a `tool.progress` event in Muster), in the form of
+   * `tool()`'s `ctx.reportProgress({ progress, total?, message? })`.
+   */
+  reportProgress(progress: ToolProgress): Promise<void>;
+  /** @deprecated The positional form; use `reportProgress({ progress, total, message })`. */
   reportProgress(progress: number, total?: number, message?: string): Promise<void>;
 }
+
+/** What {@link sdkTool} takes as input schema: a Zod raw shape, or an object Standard Schema. */
+export type SdkInputSchema =
+  | StandardSchemaV1Like
+  | { readonly [key: string]: StandardSchemaV1Like };
+
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+
+/** The arguments of a raw shape: a field whose output admits `undefined` is optional. */
+type ShapeArgs<S> = Simplify<
+  {
+    [K in keyof S as undefined extends InferOutput<S[K]> ? never : K]: InferOutput<S[K]>;
+  } & {
+    [K in keyof S as undefined extends InferOutput<S[K]> ? K : never]?: InferOutput<S[K]>;
+  }
+>;
+
+/** The arguments a handler of {@link sdkTool} receives for input schema `S`. */
+export type SdkToolArgs<S> = S extends StandardSchemaV1Like
+  ? InferOutput<S>
+  : S extends { readonly [key: string]: StandardSchemaV1Like }
+    ? ShapeArgs<S>
+    : Record<string, unknown>;
 
 /** One tool of an in-process server, made by {@link sdkTool}. */
 export interface SdkToolDefinition {
@@ -35,7 +69,8 @@ export interface SdkMcpServer {
 }
 
 /**
- * Defines one tool of an in-process MCP server.
+ * Defines one tool of an in-process MCP server. The handler's arguments are typed from the
+ * schema (a Zod raw shape or an object Standard Schema), as `tool()` types them.
  *
  * @example
  * ```ts
@@ -44,11 +79,14 @@ export interface SdkMcpServer {
  * }), { annotations: { readOnlyHint: true } });
  * ```
  */
-export function sdkTool<Args = Record<string, unknown>>(
+export function sdkTool<S extends SdkInputSchema>(
   name: string,
   description: string,
-  inputSchema: object,
-  handler: (args: Args, ctx: SdkToolContext) => Promise<CallToolResultLike> | CallToolResultLike,
+  inputSchema: S,
+  handler: (
+    args: SdkToolArgs<S>,
+    ctx: SdkToolContext,
+  ) => Promise<CallToolResultLike> | CallToolResultLike,
   extras: { readonly annotations?: ToolAnnotations } = {},
 ): SdkToolDefinition {
   if (typeof name !== 'string' || name === '' || name.length > 128) {
