@@ -2,12 +2,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import {
-  SdkError,
-  SdkErrorCode,
-  deserializeMessage,
-  serializeMessage,
-} from '@modelcontextprotocol/client';
+import { SdkError, SdkErrorCode, serializeMessage } from '@modelcontextprotocol/client';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import { McpError } from '../../errors/index.js';
@@ -15,6 +10,7 @@ import type { McpFailureReason } from '../failure-reasons.js';
 import type { ProcessExit } from './exit-status.js';
 import { BoundedLineReader } from './line-reader.js';
 import type { OversizedLine } from './line-reader.js';
+import { decodeMessageLine } from './message-decode.js';
 import { StderrRing } from './stderr-ring.js';
 
 /** What starting a stdio server needs. */
@@ -208,7 +204,7 @@ export class StdioProcessTransport implements Transport {
   #line(line: string): void {
     let message: JSONRPCMessage;
     try {
-      message = deserializeMessage(line);
+      message = decodeMessageLine(line);
     } catch (error) {
       // a line that is not JSON (a log line on stdout) is skipped, as the official client does
       if (!(error instanceof SyntaxError)) this.onerror?.(error as Error);
