@@ -4,6 +4,7 @@ export interface Summary {
   readonly median: number;
   readonly p10: number;
   readonly p90: number;
+  readonly p99: number;
   readonly min: number;
   readonly max: number;
 }
@@ -22,7 +23,7 @@ export function percentile(sorted: readonly number[], p: number): number {
   return a + (b - a) * (rank - lo);
 }
 
-/** Summarizes samples as median, p10, p90, min and max. */
+/** Summarizes samples as median, p10, p90, p99, min and max. */
 export function summarize(samples: readonly number[]): Summary {
   const sorted = [...samples].sort((a, b) => a - b);
   return {
@@ -30,6 +31,7 @@ export function summarize(samples: readonly number[]): Summary {
     median: percentile(sorted, 50),
     p10: percentile(sorted, 10),
     p90: percentile(sorted, 90),
+    p99: percentile(sorted, 99),
     min: sorted[0] ?? Number.NaN,
     max: sorted[sorted.length - 1] ?? Number.NaN,
   };
@@ -42,6 +44,7 @@ export function scaleSummary(s: Summary, factor: number): Summary {
     median: s.median * factor,
     p10: s.p10 * factor,
     p90: s.p90 * factor,
+    p99: s.p99 * factor,
     min: s.min * factor,
     max: s.max * factor,
   };
@@ -59,14 +62,14 @@ export interface Row {
   readonly summary: Summary;
 }
 
-/** Renders rows as a fixed-width table of median, p10, p90 and sample count. */
+/** Renders rows as a fixed-width table of median, p10, p90, p99 and sample count. */
 export function formatTable(title: string, rows: readonly Row[], digits = 3): string {
   const width = Math.max(title.length, ...rows.map((r) => r.label.length)) + 2;
   const num = (v: number) => v.toFixed(digits).padStart(11);
-  const header = `${title.padEnd(width)}${'median'.padStart(11)}${'p10'.padStart(11)}${'p90'.padStart(11)}${'n'.padStart(7)}  unit`;
+  const header = `${title.padEnd(width)}${'median'.padStart(11)}${'p10'.padStart(11)}${'p90'.padStart(11)}${'p99'.padStart(11)}${'n'.padStart(7)}  unit`;
   const lines = rows.map(
     (r) =>
-      `${r.label.padEnd(width)}${num(r.summary.median)}${num(r.summary.p10)}${num(r.summary.p90)}${String(r.summary.n).padStart(7)}  ${r.unit}`,
+      `${r.label.padEnd(width)}${num(r.summary.median)}${num(r.summary.p10)}${num(r.summary.p90)}${num(r.summary.p99)}${String(r.summary.n).padStart(7)}  ${r.unit}`,
   );
   return [header, '-'.repeat(header.length), ...lines].join('\n');
 }

@@ -141,6 +141,20 @@ describe('stdio fixtures', () => {
     for (const name of SAFE_NAMES_TOOLS) expect(await callText(client, name)).toBe(name);
   });
 
+  it('many-tools-server: a catalog of --tools=N tools in one page, both eras', async () => {
+    const { client } = await connectStdio(stdioConfig('many-tools-server.mjs', ['--tools=12']));
+    expect(client.getProtocolEra()).toBe('modern');
+    const names = await toolNames(client);
+    expect(names).toEqual(
+      Array.from({ length: 12 }, (_, i) => `tool_${String(i).padStart(3, '0')}`),
+    );
+    expect(await callText(client, 'tool_011', { text: 'x' })).toBe('tool_011: x');
+    const { client: legacy } = await connectStdio(stdioConfig('many-tools-server.mjs'), 'legacy');
+    const { tools } = await legacy.listTools();
+    expect(tools).toHaveLength(500);
+    expect(tools.every((t) => t.annotations?.readOnlyHint === true)).toBe(true);
+  });
+
   it('big-result-server: exact, recomputable large results', async () => {
     const { client } = await connectStdio(stdioConfig('big-result-server.mjs'));
     const text = await callText(client, 'big', { kib: 300 });

@@ -47,7 +47,8 @@ export type StdioFixture =
   | 'exit-mid-call-server.mjs'
   | 'counting-server.mjs'
   | 'env-server.mjs'
-  | 'features-server.mjs';
+  | 'features-server.mjs'
+  | 'many-tools-server.mjs';
 
 /** Every file name under `test/fixtures/mcp/` (any other string is accepted too). */
 export type FixtureFile =
