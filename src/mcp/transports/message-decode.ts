@@ -9,14 +9,14 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 /**
  * True when `value` is a result response that the client's `JSONRPCMessageSchema` accepts
- * and returns unchanged: exactly `jsonrpc: "2.0"`, a string or integer `id` and a `result`
+ * and returns unchanged: exactly `jsonrpc: "2.0"`, a string or safe integer `id`, a `result`
  * object without `_meta` (whose server-info entry the schema may rewrite) or `__proto__`,
  * nothing else.
  */
 function isPlainResultResponse(value: unknown): value is JSONRPCMessage {
   if (!isPlainObject(value) || value.jsonrpc !== '2.0') return false;
   const { id, result } = value;
-  if (typeof id !== 'string' && !Number.isInteger(id)) return false;
+  if (typeof id !== 'string' && !Number.isSafeInteger(id)) return false;
   if (!isPlainObject(result) || Object.hasOwn(result, '_meta')) return false;
   // the schema copies the result's own keys, and a `__proto__` key would become its prototype
   if (Object.hasOwn(result, '__proto__')) return false;
