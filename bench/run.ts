@@ -165,11 +165,11 @@ async function main(): Promise<void> {
 
   gc.collect();
   const mcp = await measureMcp({
-    // sequential samples are 8 calls each, timed one by one (800 per-call samples at scale 1)
-    stdio: { warmupSamples: 5, samples: n(100), epochs: 4 },
-    http: { warmupSamples: 3, samples: n(30), epochs: 2 },
+    // sequential samples are 8 calls each, timed one by one (560 per-call samples at scale 1)
+    stdio: { warmupSamples: 5, samples: n(70), epochs: 4 },
+    http: { warmupSamples: 3, samples: n(24), epochs: 2 },
     sdk: { warmupSamples: 30, samples: n(200) },
-    big: { warmupSamples: 3, samples: n(20), epochs: 2 },
+    big: { warmupSamples: 3, samples: n(16), epochs: 2 },
     startup: { servers: 10, repetitions: 3 },
     catalog: { tools: CATALOG_TOOLS, repetitions: Math.max(3, Math.round(5 * scale)) },
     collect: gc.collect,
