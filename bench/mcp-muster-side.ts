@@ -24,6 +24,19 @@ export interface RunMeasure {
   readonly durationsMs: readonly number[];
 }
 
+/**
+ * Muster's protocol mode in the per-call comparisons: its default (`auto`), or
+ * `BENCH_MUSTER_PROTOCOL=legacy` to compare Muster and the raw client in the same era (the
+ * report names the era of every row).
+ */
+export function musterProtocol(): { protocol?: { mode: 'legacy' | 'auto' } } {
+  const mode = process.env.BENCH_MUSTER_PROTOCOL;
+  if (mode === undefined || mode === '') return {};
+  if (mode !== 'legacy' && mode !== 'auto')
+    throw new Error(`BENCH_MUSTER_PROTOCOL must be legacy or auto, not ${JSON.stringify(mode)}`);
+  return { protocol: { mode } };
+}
+
 /** An agent with the measured server `b` and a no-op host tool, connected and ready. */
 export class MusterSide {
   readonly model = new ScriptedRunModel();
@@ -42,7 +55,7 @@ export class MusterSide {
           execute: () => 'ok',
         }),
       ],
-      mcp: { strictConfig: true },
+      mcp: { strictConfig: true, ...musterProtocol() },
       mcpServers: { [SERVER]: spec.server },
       policy: { allow: ['mcp_connect:*', 'mcp__*', NOOP_TOOL] },
       limits: { maxToolCallsPerTurn: spec.batch, maxIterations: spec.batch + 1 },

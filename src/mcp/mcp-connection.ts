@@ -3,6 +3,7 @@ import type { McpError } from '../errors/index.js';
 import { callIsolated } from '../util/index.js';
 import { loadClient } from './client-errors.js';
 import { totalDeadline } from './call-deadline.js';
+import { callRequest } from './call-request.js';
 import { ConnectBound } from './connect-bound.js';
 import { openConnection } from './connection-open.js';
 import { createClient } from './connection-client.js';
@@ -13,8 +14,7 @@ import {
   notSentError,
   streamLostError,
 } from './connection-errors.js';
-import { keepResponsesAfterNotifications } from './response-order.js';
-import { PendingRequests } from './pending-requests.js';
+import { PendingRequests, watchTransport } from './pending-requests.js';
 import type { ProcessExit } from './transports/exit-status.js';
 
 export type {
@@ -48,6 +48,10 @@ export class McpConnection {
   #released: Promise<void> | undefined;
   /** The requests in flight: each fails at once when its answer can no longer come. */
   readonly #pending = new PendingRequests();
+  /** The tools of the latest listing, by name (forgotten when the server says they changed). */
+  readonly #tools = new Map<string, McpTool>();
+  /** A remote server (the client mirrors arguments into headers for it in the modern era). */
+  #remote = false;
 
   private constructor(
     readonly server: string,
@@ -81,9 +85,22 @@ export class McpConnection {
     bound: ConnectBound,
   ): Promise<McpConnection> {
     const { Client } = await bound.race(loadClient());
-    const client = link.client ?? createClient(Client, spec);
-    const connection = new McpConnection(spec.server, client, link);
-    connection.#watch(spec, link);
+    const onToolsChanged = () => {
+      connection.#tools.clear();
+      spec.onToolsChanged();
+    };
+    const client = link.client ?? createClient(Client, { ...spec, onToolsChanged });
+    const connection: McpConnection = new McpConnection(spec.server, client, link);
+    connection.#remote = spec.config.type === 'http' || spec.config.type === 'sse';
+    // answers that can no longer come: a Streamable HTTP response stream that ended without
+    // the answer, a stdio answer over the size bound (the connection goes on), a close
+    watchTransport(
+      connection.#pending,
+      link.transport,
+      spec.config.type === 'http'
+        ? { onStreamLost: () => connection.#failure('stream-lost') }
+        : undefined,
+    );
     let open = false;
     client.onclose = () => {
       // a handshake that fails closes the client too; only a connection that was open is "lost"
@@ -119,25 +136,6 @@ export class McpConnection {
     }
     open = true;
     return connection;
-  }
-
-  /**
-   * Watches the transport for answers that can no longer come: a Streamable HTTP response
-   * stream that ended without the answer, a stdio message over the size bound (its request
-   * fails with `response-too-large`; the connection goes on).
-   */
-  #watch(spec: ConnectionSpec, link: ConnectionLink): void {
-    const transport = link.transport as typeof link.transport & {
-      onOversizedAnswer?: (id: number | string, error: McpError) => void;
-    };
-    this.#pending.watch(
-      transport,
-      spec.config.type === 'http'
-        ? { onStreamLost: () => this.#failure('stream-lost') }
-        : undefined,
-    );
-    transport.onOversizedAnswer = (id, error) => this.#pending.failId(id, error);
-    keepResponsesAfterNotifications(transport, (id) => this.#pending.answered(id));
   }
 
   /** The negotiated protocol version. */
@@ -203,6 +201,8 @@ export class McpConnection {
         ...(signal ? { signal } : {}),
       } as never),
     );
+    this.#tools.clear();
+    for (const t of result.tools) this.#tools.set(t.name, t);
     return result.tools;
   }
 
@@ -219,15 +219,8 @@ export class McpConnection {
   ): Promise<CallToolResult> {
     if (this.#closed) throw this.#failure('not-sent');
     const deadline = totalDeadline(this.server, options.maxTotalTimeoutMs);
-    const request = {
-      signal: deadline ? AbortSignal.any([options.signal, deadline.signal]) : options.signal,
-      timeout: options.timeoutMs,
-      resetTimeoutOnProgress: true,
-      ...(options.maxTotalTimeoutMs !== undefined
-        ? { maxTotalTimeout: options.maxTotalTimeoutMs }
-        : {}),
-      ...(options.onProgress ? { onprogress: options.onProgress } : {}),
-    };
+    const definition = this.era === 'modern' && this.#remote ? undefined : this.#tools.get(name);
+    const request = callRequest(options, deadline, definition);
     try {
       return (await this.#track(
         () => this.client.callTool({ name, arguments: args }, request),

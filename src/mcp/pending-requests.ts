@@ -1,6 +1,7 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import type { McpError } from '../errors/index.js';
 import { clientErrorOf, protocolErrorDataOf } from './client-errors.js';
+import { keepResponsesAfterNotifications } from './response-order.js';
 
 type SendOptions = Parameters<Transport['send']>[1] & { onRequestStreamEnd?: () => void };
 
@@ -96,4 +97,21 @@ export class PendingRequests {
     this.#failures.delete(key);
     return failure;
   }
+}
+
+/**
+ * Records the requests `transport` sends in `pending` (see {@link PendingRequests.watch}),
+ * fails a request whose stdio answer was over the size bound (`onOversizedAnswer`, the
+ * connection goes on), and keeps responses behind the notifications that came before them.
+ */
+export function watchTransport(
+  pending: PendingRequests,
+  transport: Transport,
+  streams?: { onStreamLost: () => McpError },
+): void {
+  pending.watch(transport, streams);
+  (
+    transport as Transport & { onOversizedAnswer?: (id: number | string, e: McpError) => void }
+  ).onOversizedAnswer = (id, error) => pending.failId(id, error);
+  keepResponsesAfterNotifications(transport, (id) => pending.answered(id));
 }
