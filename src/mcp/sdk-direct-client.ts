@@ -12,7 +12,10 @@ import type { SdkMcpServer } from './sdk-server.js';
 /** The client's error classes, so failures read as they do over a transport. */
 export interface ClientErrors {
   readonly SdkError: new (code: string, message: string, data?: unknown) => Error;
-  readonly ProtocolError: new (code: number, message: string, data?: unknown) => Error;
+  readonly ProtocolError: (new (code: number, message: string, data?: unknown) => Error) & {
+    /** The error the client makes of a JSON-RPC error answer (a subclass for known codes). */
+    fromError(code: number, message: string, data?: unknown): Error;
+  };
   /** The client's result schemas: a result is read through `CallToolResult`, as it is there. */
   readonly specTypeSchemas: {
     readonly CallToolResult: {
@@ -36,6 +39,9 @@ interface RequestOptions {
 }
 
 const INVALID_PARAMS = -32602;
+const INTERNAL_ERROR = -32603;
+/** The JSON-RPC error of a tool that needs the user to open a URL first (legacy era). */
+const URL_ELICITATION_REQUIRED = -32042;
 
 /**
  * The client side of an in-process server's fast path: the subset of the official `Client`
@@ -205,8 +211,28 @@ export class DirectClient {
       });
       return this.#project(result as unknown as Record<string, unknown>);
     } catch (err) {
+      const code = (err as { code?: unknown } | null)?.code;
+      if (err instanceof Error && code === URL_ELICITATION_REQUIRED)
+        throw this.#urlElicitation(err);
       return this.#project(errorResult(err));
     }
+  }
+
+  /**
+   * What the official server answers when a handler throws `UrlElicitationRequiredError`
+   * (every other throw is an error result): on a legacy connection the JSON-RPC error itself,
+   * which the client reads back as its own error; on a modern one, where that error does not
+   * exist, an internal error that says what to return instead.
+   */
+  #urlElicitation(err: Error): Error {
+    if (this.negotiated.era === 'legacy') {
+      const { data } = err as Error & { data?: unknown };
+      return this.errors.ProtocolError.fromError(URL_ELICITATION_REQUIRED, err.message, data);
+    }
+    return new this.errors.ProtocolError(
+      INTERNAL_ERROR,
+      `URL elicitation cannot be signalled by throwing UrlElicitationRequiredError on protocol revision ${this.negotiated.protocolVersion}: return inputRequired({ inputRequests: { …: inputRequired.elicitUrl(...) } }) from the handler instead. The urlElicitationRequired error (-32042) of earlier revisions is not available on this revision.`,
+    );
   }
 
   /**

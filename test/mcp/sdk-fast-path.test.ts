@@ -1,6 +1,7 @@
 // The in-process fast path and the transport path (`fastPath: false`), run side by side on the
 // same scenarios: results, errors, progress and events must be the same.
 import { describe, expect, it } from 'vitest';
+import { UrlElicitationRequiredError } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import {
   createAgent,
@@ -59,6 +60,19 @@ function server() {
       })),
       sdkTool('boom', 'Throws.', {}, async () => {
         throw new Error('the database is down');
+      }),
+      sdkTool('link', 'Needs the user to sign in first.', {}, async () => {
+        throw new UrlElicitationRequiredError(
+          [
+            {
+              mode: 'url',
+              url: 'https://crm.example/connect',
+              elicitationId: 'connect-1',
+              message: 'Connect your CRM account.',
+            },
+          ],
+          'Sign in first.',
+        );
       }),
       sdkTool('count', 'Counts with progress.', { to: z.number() }, async ({ to }, ctx) => {
         for (let i = 1; i <= to; i++)
@@ -215,6 +229,7 @@ describe('the sdk fast path and the transport path', () => {
     ['structured content', 'mcp__crm__order_lookup', { id: 7 }],
     ['an isError result', 'mcp__crm__refuse', {}],
     ['a handler that throws', 'mcp__crm__boom', {}],
+    ['a URL elicitation the handler needs (modern era)', 'mcp__crm__link', {}],
     ['invalid arguments', 'mcp__crm__greet', { name: 3 }],
     ['progress with total and message', 'mcp__crm__count', { to: 3 }],
     ['non-object structured content', 'mcp__crm__scalar', {}],
@@ -224,6 +239,18 @@ describe('the sdk fast path and the transport path', () => {
       'go',
     );
     expect(outcome.events.some((e) => e.type === 'tool.completed')).toBe(true);
+  });
+
+  it('give the same run for a URL elicitation the handler needs (legacy era)', async () => {
+    const outcome = await bothWays(() => [call('mcp__crm__link', {}), echoLast], 'go', {
+      mcp: { protocol: { mode: 'legacy' } },
+    });
+    const done = outcome.events.find((e) => e.type === 'tool.completed') as
+      | { content?: string }
+      | undefined;
+    // the -32042 error itself reached Muster (the modern era refuses it with another text)
+    expect(done?.content).toContain('Sign in first.');
+    expect(done?.content).not.toContain('not available on this revision');
   });
 
   it('give the same run for an abort during a call', async () => {
