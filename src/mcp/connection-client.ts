@@ -1,6 +1,7 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { FORWARDED, TOOLS_CHANGED, listChangedNotices } from './connection-notices.js';
 import { CLIENT_INFO } from './connection-types.js';
+import { MCP_DEFAULTS } from './mcp-defaults.js';
 import type { ConnectionSpecOf, ProbeBounds } from './connection-types.js';
 
 /**
@@ -14,12 +15,13 @@ export function createClient(
     ConnectionSpecOf<unknown>,
     'capabilities' | 'mode' | 'probe' | 'handlers' | 'onToolsChanged' | 'onNotification'
   >,
+  remainingMs: number = MCP_DEFAULTS.timeoutMs,
 ): Client {
   const client = new ClientClass(CLIENT_INFO, {
     capabilities: spec.capabilities ?? {},
     versionNegotiation: {
       mode: spec.mode as never,
-      ...(spec.probe ? { probe: probeOptions(spec.probe) } : {}),
+      probe: probeOptions(spec.probe, remainingMs),
     },
     listChanged: {
       tools: {
@@ -46,10 +48,18 @@ export function createClient(
   return client;
 }
 
-/** The client's probe options from Muster's. */
-function probeOptions(probe: ProbeBounds): { timeoutMs?: number; maxRetries?: number } {
+/**
+ * The client's probe options from Muster's: a probe waits `probeTimeoutMs` (10 s unless set),
+ * never past what is left of the connect, and is not re-sent unless `probeMaxRetries` says so.
+ * (Without them the client would wait the whole connect timeout, so a silent legacy stdio
+ * server would time the connect out instead of being judged legacy.)
+ */
+function probeOptions(
+  probe: ProbeBounds | undefined,
+  remainingMs: number,
+): { timeoutMs: number; maxRetries: number } {
   return {
-    ...(probe.timeoutMs !== undefined ? { timeoutMs: probe.timeoutMs } : {}),
-    ...(probe.maxRetries !== undefined ? { maxRetries: probe.maxRetries } : {}),
+    timeoutMs: Math.min(probe?.timeoutMs ?? MCP_DEFAULTS.probeTimeoutMs, remainingMs),
+    maxRetries: probe?.maxRetries ?? 0,
   };
 }

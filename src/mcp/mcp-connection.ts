@@ -89,7 +89,8 @@ export class McpConnection {
       connection.#tools.clear();
       spec.onToolsChanged();
     };
-    const client = link.client ?? createClient(Client, { ...spec, onToolsChanged });
+    const client =
+      link.client ?? createClient(Client, { ...spec, onToolsChanged }, bound.remainingMs());
     const connection: McpConnection = new McpConnection(spec.server, client, link);
     connection.#remote = spec.config.type === 'http' || spec.config.type === 'sse';
     // answers that can no longer come: a Streamable HTTP response stream that ended without

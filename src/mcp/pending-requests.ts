@@ -45,7 +45,15 @@ export class PendingRequests {
     const send = transport.send.bind(transport);
     transport.send = (message, options?: SendOptions) => {
       const id = (message as { id?: unknown }).id;
-      if (id === undefined || !('method' in message)) return send(message, options);
+      if (!('method' in message)) return send(message, options);
+      // the client gives up on a request (timeout, abort) by cancelling it: it waits no more
+      if (message.method === 'notifications/cancelled') {
+        this.#open.delete((message.params as { requestId?: unknown } | undefined)?.requestId);
+        return send(message, options);
+      }
+      // only the client's own numbered requests: the streams and probes it names itself
+      // (`listen:1`, the discover probe) are settled by the client when their streams end
+      if (typeof id !== 'number') return send(message, options);
       this.#open.add(id);
       if (!streams) return send(message, options);
       const inner = options?.onRequestStreamEnd;
@@ -65,9 +73,18 @@ export class PendingRequests {
     this.#open.delete(id);
   }
 
-  /** Fails request `id` with `error`, if it still waits. */
-  failId(id: unknown, error: McpError): void {
-    if (!this.#open.delete(id) || !this.#deliver) return;
+  /**
+   * A stdio answer to `id` was too large to read: the request fails with `error` (as
+   * {@link failId}); a request not recorded here gets a plain error answer, so it never waits.
+   */
+  failAnswer(id: number | string, error: McpError): void {
+    if (this.failId(id, error)) return;
+    this.#deliver?.({ jsonrpc: '2.0', id, error: { code: -32_603, message: error.message } });
+  }
+
+  /** Fails request `id` with `error`, if it still waits; true when it did. */
+  failId(id: unknown, error: McpError): boolean {
+    if (!this.#open.delete(id) || !this.#deliver) return false;
     const key = ++this.#nextKey;
     this.#failures.set(key, error);
     this.#deliver({
@@ -75,6 +92,7 @@ export class PendingRequests {
       id: id as string | number,
       error: { code: LOCAL_FAILURE_CODE, message: error.message, data: { [FAILURE_KEY]: key } },
     });
+    return true;
   }
 
   /** Fails every request in flight with the error `make()` returns. */
@@ -112,6 +130,6 @@ export function watchTransport(
   pending.watch(transport, streams);
   (
     transport as Transport & { onOversizedAnswer?: (id: number | string, e: McpError) => void }
-  ).onOversizedAnswer = (id, error) => pending.failId(id, error);
+  ).onOversizedAnswer = (id, error) => pending.failAnswer(id, error);
   keepResponsesAfterNotifications(transport, (id) => pending.answered(id));
 }

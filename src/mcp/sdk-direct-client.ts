@@ -8,27 +8,8 @@ import {
   validateArguments,
 } from './sdk-direct-tools.js';
 import type { SdkMcpServer } from './sdk-server.js';
-
-/** The client's error classes, so failures read as they do over a transport. */
-export interface ClientErrors {
-  readonly SdkError: new (code: string, message: string, data?: unknown) => Error;
-  readonly ProtocolError: (new (code: number, message: string, data?: unknown) => Error) & {
-    /** The error the client makes of a JSON-RPC error answer (a subclass for known codes). */
-    fromError(code: number, message: string, data?: unknown): Error;
-  };
-  /** The client's result schemas: a result is read through `CallToolResult`, as it is there. */
-  readonly specTypeSchemas: {
-    readonly CallToolResult: {
-      safeParse(value: unknown): { success: boolean; data?: unknown; error?: unknown };
-    };
-  };
-}
-
-/** What the fast path reports as negotiated: what the transport path negotiates in that mode. */
-export interface DirectEra {
-  readonly era: 'modern' | 'legacy';
-  readonly protocolVersion: string;
-}
+import { urlElicitationAnswer } from './sdk-direct-errors.js';
+import type { ClientErrors, DirectEra } from './sdk-direct-errors.js';
 
 interface RequestOptions {
   readonly signal?: AbortSignal;
@@ -39,9 +20,6 @@ interface RequestOptions {
 }
 
 const INVALID_PARAMS = -32602;
-const INTERNAL_ERROR = -32603;
-/** The JSON-RPC error of a tool that needs the user to open a URL first (legacy era). */
-const URL_ELICITATION_REQUIRED = -32042;
 
 /**
  * The client side of an in-process server's fast path: the subset of the official `Client`
@@ -55,7 +33,8 @@ const URL_ELICITATION_REQUIRED = -32042;
 export class DirectClient {
   onclose: (() => void) | undefined = undefined;
   onerror: ((error: Error) => void) | undefined = undefined;
-  readonly #inFlight = new Set<AbortController>();
+  /** The calls in flight, and how to fail each (a close fails them as a lost connection). */
+  readonly #inFlight = new Map<AbortController, (error: unknown) => void>();
   #closed = false;
   #protocol: Promise<Client> | undefined;
 
@@ -122,7 +101,6 @@ export class DirectClient {
     const tool = this.tools.get(params.name);
     if (!tool) throw new this.errors.ProtocolError(INVALID_PARAMS, `Tool ${params.name} not found`);
     const controller = new AbortController();
-    this.#inFlight.add(controller);
     let settle!: { resolve: (v: Record<string, unknown>) => void; reject: (e: unknown) => void };
     const done = new Promise<Record<string, unknown>>((resolve, reject) => {
       settle = { resolve, reject };
@@ -133,6 +111,7 @@ export class DirectClient {
       controller.abort(error);
       settle.reject(error);
     };
+    this.#inFlight.set(controller, fail);
     const arm = () => {
       if (options.timeout === undefined) return;
       clearTimeout(timer);
@@ -184,9 +163,11 @@ export class DirectClient {
       if (options.resetTimeoutOnProgress) arm();
       callIsolated(() => onprogress(update), undefined);
     };
-    void this.#run(tool, params.arguments, controller.signal, reportProgress)
-      .then((result) => this.#read(result))
-      .then(settle.resolve, settle.reject);
+    // an already aborted call is refused before the handler runs, as the client refuses to send
+    if (!controller.signal.aborted)
+      void this.#run(tool, params.arguments, controller.signal, reportProgress)
+        .then((result) => this.#read(result))
+        .then(settle.resolve, settle.reject);
     try {
       return await done;
     } finally {
@@ -211,28 +192,10 @@ export class DirectClient {
       });
       return this.#project(result as unknown as Record<string, unknown>);
     } catch (err) {
-      const code = (err as { code?: unknown } | null)?.code;
-      if (err instanceof Error && code === URL_ELICITATION_REQUIRED)
-        throw this.#urlElicitation(err);
+      const refusal = urlElicitationAnswer(err, this.errors, this.negotiated);
+      if (refusal) throw refusal;
       return this.#project(errorResult(err));
     }
-  }
-
-  /**
-   * What the official server answers when a handler throws `UrlElicitationRequiredError`
-   * (every other throw is an error result): on a legacy connection the JSON-RPC error itself,
-   * which the client reads back as its own error; on a modern one, where that error does not
-   * exist, an internal error that says what to return instead.
-   */
-  #urlElicitation(err: Error): Error {
-    if (this.negotiated.era === 'legacy') {
-      const { data } = err as Error & { data?: unknown };
-      return this.errors.ProtocolError.fromError(URL_ELICITATION_REQUIRED, err.message, data);
-    }
-    return new this.errors.ProtocolError(
-      INTERNAL_ERROR,
-      `URL elicitation cannot be signalled by throwing UrlElicitationRequiredError on protocol revision ${this.negotiated.protocolVersion}: return inputRequired({ inputRequests: { …: inputRequired.elicitUrl(...) } }) from the handler instead. The urlElicitationRequired error (-32042) of earlier revisions is not available on this revision.`,
-    );
   }
 
   /**
@@ -302,7 +265,9 @@ export class DirectClient {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    for (const c of this.#inFlight) c.abort(new Error('Connection closed'));
+    // as over a transport: the calls in flight end at once, their outcome unknown
+    for (const fail of this.#inFlight.values())
+      fail(new this.errors.SdkError('CONNECTION_CLOSED', 'Connection closed'));
     this.#inFlight.clear();
     const protocol = this.#protocol;
     if (protocol) await protocol.then(() => this.#closeProtocol?.()).catch(() => undefined);

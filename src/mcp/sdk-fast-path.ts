@@ -4,7 +4,7 @@ import { createClient } from './connection-client.js';
 import type { McpSdkServerConfig } from './config-types.js';
 import type { ConnectionLink, ConnectionSpecOf, ConnectMode } from './connection-types.js';
 import { DirectClient } from './sdk-direct-client.js';
-import type { ClientErrors, DirectEra } from './sdk-direct-client.js';
+import type { ClientErrors, DirectEra } from './sdk-direct-errors.js';
 import { directToolsOf } from './sdk-direct-tools.js';
 import { openSdkLink } from './sdk-connection.js';
 import type { SdkMcpServer } from './sdk-server.js';

@@ -52,8 +52,9 @@ export async function checkArguments(
   }
   let outcome: ValidationOutcome;
   try {
+    // a host validator may fill in defaults in place: it gets its own copy of the frozen parse
     outcome = entry.executor.validateInput
-      ? await entry.executor.validateInput(entry.name, value)
+      ? await entry.executor.validateInput(entry.name, ownArguments(value as CallArguments))
       : await validateJsonSchema(entry.inputSchema, value);
   } catch (err) {
     if (signal.aborted) throw err;

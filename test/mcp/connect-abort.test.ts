@@ -149,6 +149,26 @@ describe('bounded connects', () => {
     }
   });
 
+  it('without probe options, a silent probe counts as legacy after 10 s, within the connect', async () => {
+    const server = scriptedServer(['--discover=silent']);
+    servers.push(server);
+    const agent = agentWith(
+      { ...server.config, connectTimeoutMs: 20_000 },
+      { protocol: { mode: 'auto' } },
+    );
+    try {
+      const started = performance.now();
+      await agent.initialize();
+      const elapsed = performance.now() - started;
+      expect(agent.mcp.list()[0]).toMatchObject({ status: 'connected', era: 'legacy' });
+      expect(server.methods().filter((m) => m === 'server/discover')).toHaveLength(1);
+      expect(elapsed).toBeGreaterThanOrEqual(10_000 - 50);
+      expect(elapsed).toBeLessThan(20_000);
+    } finally {
+      await agent.close();
+    }
+  }, 30_000);
+
   it('a server that exits on the probe is a legacy server, started once more for real', async () => {
     const server = scriptedServer(['--discover=exit']);
     servers.push(server);

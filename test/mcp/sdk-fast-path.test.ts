@@ -322,6 +322,27 @@ describe('the sdk fast path and the transport path', () => {
     expect(text).toContain('rewritten');
   });
 
+  it('end a call in flight the same way when the connection closes', async () => {
+    const failures: unknown[] = [];
+    for (const fastPath of [true, false]) {
+      const manager = new McpClientManager({ crm: { type: 'sdk', server: definition, fastPath } });
+      await manager.connectAll();
+      started = deferred();
+      const call = manager.callTool('crm', 'hang', {}).then(
+        () => 'resolved',
+        (err: { code?: string; details?: { reason?: string } }) => ({
+          code: err.code,
+          reason: err.details?.reason,
+        }),
+      );
+      await started.promise;
+      await manager.close();
+      failures.push(await call);
+    }
+    expect(failures[0]).toEqual(failures[1]);
+    expect(failures[0]).toMatchObject({ code: 'TOOL_OUTCOME_UNKNOWN' });
+  });
+
   it('give the same run for concurrent calls', async () => {
     await bothWays(
       () => [

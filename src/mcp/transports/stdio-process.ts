@@ -229,7 +229,8 @@ export class StdioProcessTransport implements Transport {
       }).catch(() => undefined);
       return;
     }
-    this.onOversizedAnswer?.(line.id, error);
+    // a watching connection fails the request itself (PendingRequests); else answer it here
+    if (this.onOversizedAnswer) return this.onOversizedAnswer(line.id, error);
     this.onmessage?.({
       jsonrpc: '2.0',
       id: line.id,
