@@ -62,14 +62,22 @@ describe.skipIf(!url)('four replicas sharing one PostgreSQL database', () => {
       );
       if (held.length === 0) paused.child.kill('SIGCONT');
     }
-    // stay stopped past the lease until the other replicas have taken every held session over
+    // stay stopped past the lease until the other replicas have taken every held session over,
+    // and one of them has started a run on one (under load, a claim r0 had on the wire may land
+    // after the snapshot above and renew its own lease first: that one is taken over later)
     const takenOver = async () => {
       const rows = await c.query<{ n: string }>(
         `SELECT count(*)::text AS n FROM ${s}.muster_leases l
            WHERE (l.session_id, l.token) IN (SELECT * FROM unnest($1::text[], $2::bigint[]))`,
         [held.map((h) => h.session_id), held.map((h) => h.token)],
       );
-      return rows[0]!.n === '0';
+      if (rows[0]!.n !== '0') return false;
+      const others = await c.query<{ n: string }>(
+        `SELECT count(*)::text AS n FROM ${s}.test_runs
+           WHERE session_id = ANY($1::text[]) AND replica <> 'r0'`,
+        [held.map((h) => h.session_id)],
+      );
+      return others[0]!.n !== '0';
     };
     for (let i = 0; !(await takenOver()); i++) {
       if (i > 1200)
