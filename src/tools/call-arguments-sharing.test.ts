@@ -118,6 +118,24 @@ describe('arguments parsed once and shared', () => {
   });
 });
 
+describe('a host validator', () => {
+  it('that fills in defaults in place gets its own copy; the shared value stays as it was', async () => {
+    const text = '{"item":{"id":1}}';
+    const shared = deepFreeze(JSON.parse(text) as Record<string, unknown>);
+    const executor = new MutatingExecutor(async (input) => JSON.stringify(input));
+    Object.assign(executor, {
+      validateInput: (_name: string, value: Record<string, unknown>) => {
+        value.tags ??= ['default'];
+        return { success: true as const, value };
+      },
+    });
+    const { outcome } = await run(executor, shared, text);
+    expect(outcome.errorCode).toBeUndefined();
+    expect(outcome.result.content).toBe('{"item":{"id":1},"tags":["default"]}');
+    expect(shared).toEqual({ item: { id: 1 } });
+  });
+});
+
 describe('execution', () => {
   it('calls execute at once after tool.called, with no microtask hop', async () => {
     const executor = new MutatingExecutor(async () => 'ok');
