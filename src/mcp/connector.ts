@@ -110,7 +110,9 @@ export class Connector {
     return openServer(e, signal, verdict, {
       ...this.config,
       naming: this.index.naming,
-      onToolsChanged: () => this.#markStale(e),
+      onToolsChanged: () => {
+        if (this.registry.isLive(e)) markStale(e, this.config.background);
+      },
       onLost: (closed) => this.lost(e, closed),
       onError: (error) => this.#diagnostic(e, error),
     });
@@ -290,10 +292,6 @@ export class Connector {
         describeError(err, e.name, 'MCP_OPERATION_FAILED', e.secrets),
       );
     }
-  }
-
-  #markStale(e: ServerEntry): void {
-    if (this.registry.isLive(e)) markStale(e, this.config.background);
   }
 
   #diagnostic(e: ServerEntry, error: unknown): void {

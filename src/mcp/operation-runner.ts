@@ -1,7 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { authError, oauthReasonOf } from '../auth/index.js';
 import { steppedUp } from './auth-connect.js';
-import { McpError } from '../errors/index.js';
 import { SecretRegistry, raceAbort } from '../util/index.js';
 import type { McpOptions } from './config-types.js';
 import type { Connector } from './connector.js';
@@ -16,22 +15,12 @@ import { classifyCallError, describeError } from './mcp-errors.js';
 import type { ServerEntry } from './server-entry.js';
 import type { ServerRegistry } from './server-registry.js';
 import { sessionGone } from './session-loss.js';
+import { notSentError } from './connection-errors.js';
+import { resolveBounds } from './operation-bounds.js';
+import type { OperationOptions, ResolvedOperationOptions } from './operation-bounds.js';
 import type { ToolIndex } from './tool-index.js';
 
-/** The bounds of one operation. */
-export interface OperationOptions {
-  readonly signal: AbortSignal;
-  /** Per-request timeout (reset by progress); default: the server's or `mcp.operation`'s. */
-  readonly timeoutMs?: number;
-  readonly maxTotalTimeoutMs?: number;
-}
-
-/** The bounds an operation runs with, defaults applied. */
-export interface ResolvedOperationOptions {
-  readonly signal: AbortSignal;
-  readonly timeoutMs: number;
-  readonly maxTotalTimeoutMs?: number;
-}
+export type { OperationOptions, ResolvedOperationOptions } from './operation-bounds.js';
 
 /** One request on a connection, with its bounds. */
 type Send<T> = (connection: McpConnection, options: ResolvedOperationOptions) => Promise<T>;
@@ -90,11 +79,11 @@ export class OperationRunner {
     options: OperationOptions,
   ): Promise<T> {
     const entry = this.registry.get(server);
-    if (!entry) throw notConnected(server);
-    const resolved = this.#resolve(entry, options);
+    if (!entry) throw notSentError(server);
+    const resolved = resolveBounds(entry, options, this.options.operation);
     let connection = entry.connection;
     if (!connection || connection.closed)
-      connection = await this.#reconnected(entry, resolved, notConnected(server));
+      connection = await this.#reconnected(entry, resolved, notSentError(server));
     this.#requests.set(entry, (this.#requests.get(entry) ?? 0) + 1);
     try {
       return await this.#send(entry, connection, operation, resolved);
@@ -249,20 +238,6 @@ export class OperationRunner {
     this.#lifetime.abort();
   }
 
-  #resolve(entry: ServerEntry, options: OperationOptions): ResolvedOperationOptions {
-    const timeoutMs =
-      options.timeoutMs ??
-      (entry.config.type === 'http' ? entry.config.timeoutMs : undefined) ??
-      this.options.operation?.timeoutMs ??
-      MCP_DEFAULTS.timeoutMs;
-    const maxTotal = options.maxTotalTimeoutMs ?? this.options.operation?.maxTotalTimeoutMs;
-    return {
-      signal: options.signal,
-      timeoutMs,
-      ...(maxTotal !== undefined ? { maxTotalTimeoutMs: maxTotal } : {}),
-    };
-  }
-
   /** Replaces a connection whose HTTP session expired; every caller shares the renewal. */
   renewSession(e: ServerEntry, expired: McpConnection): Promise<McpConnection> {
     return this.#renewSession(e, expired);
@@ -281,7 +256,7 @@ export class OperationRunner {
           await this.connector.restore(e, connection, this.#lifetime.signal);
         if (!this.registry.isLive(e)) {
           await connection.close();
-          throw notConnected(e.name);
+          throw notSentError(e.name);
         }
         e.connection = connection;
         await expired.close();
@@ -299,11 +274,3 @@ export class OperationRunner {
 
 /** For a server unregistered during the call: token-like text is still masked. */
 const NO_SECRETS = new SecretRegistry();
-
-function notConnected(server: string): McpError {
-  return new McpError(
-    'MCP_OPERATION_FAILED',
-    `Server '${server}' is not connected: the request was not sent.`,
-    { server, details: { server, reason: 'not-sent' } },
-  );
-}
