@@ -8,6 +8,8 @@
 export { Agent, createAgent, DEFAULT_LIMITS } from './agent/index.js';
 export type {
   AgentSessions,
+  ChildAgentOptions,
+  AgentToolOptions,
   AgentOptions,
   RunRequest,
   SendResult,
@@ -44,6 +46,7 @@ export type {
   ToolInfo,
   ToolProgress,
   ToolExecutionContext,
+  ToolRunLink,
   ToolResult,
   CallToolResultLike,
   ToolReturn,

@@ -4,6 +4,7 @@ import { MemorySessionStore } from '../session/index.js';
 import type { SessionStore } from '../session/index.js';
 import { HostToolExecutor } from '../tools/index.js';
 import type { ExecutorEvent, ExecutorRunContext, ToolExecutor } from '../tools/index.js';
+import type { AuthorizationDecision, AuthorizationRequest } from '../policy/index.js';
 import { createMcpRuntime } from '../mcp/index.js';
 import type { McpFacade, McpRuntime } from '../mcp/index.js';
 
@@ -20,17 +21,19 @@ import { addUsage, ZERO_USAGE } from '../model/index.js';
 import type { Usage } from '../model/index.js';
 import type { AgentOptions } from './agent-options.js';
 import { agentSampler } from './agent-sampler.js';
+import type { AgentScope } from './agent-scope.js';
 import type { AgentEvent } from './events.js';
 import { DEFAULT_LIMITS, resolveLimits } from './limits.js';
 import type { Limits } from './limits.js';
+import { UsageTally } from './usage-tally.js';
 
 /**
- * What an agent and its future children share: the tool sources (host tools, the host's
- * executor, MCP), the archive, the session store, the policy, and the tracking of everything
- * in flight (runs, registry changes, connects outside runs) that `awaitIdle()` and `close()`
- * wait for.
+ * The root agent's runtime, which its children borrow: the tool sources (host tools, the
+ * host's executor, MCP), the archive, the session store, the policy, and the tracking of
+ * everything in flight (runs, its children's included, registry changes, connects outside
+ * runs) that `awaitIdle()`, `REGISTRY_BUSY` and `close()` wait for.
  */
-export class AgentRuntime {
+export class AgentRuntime implements AgentScope {
   readonly options: AgentOptions;
   readonly policy: ToolPolicy;
   readonly limits: Limits;
@@ -50,7 +53,9 @@ export class AgentRuntime {
    * Usage of sampling requests answered by the agent's model, by run: an entry exists only
    * from `openRunUsage` to `takeRunUsage`, so nothing is kept for a run that has ended.
    */
-  readonly #runUsage = new Map<string, Usage>();
+  readonly #runUsage = new Map<string, { usage: Usage; tally: UsageTally }>();
+  /** `agent.usage`: every run of this agent and of its children. */
+  readonly usage = new UsageTally();
   readonly #closeController = new AbortController();
   readonly #activities = new Set<Promise<unknown>>();
   #idleWaiters: (() => void)[] = [];
@@ -92,10 +97,7 @@ export class AgentRuntime {
         agentSampler: agentSampler({
           ...(options.model ? { model: options.model } : {}),
           ...(options.modelName ? { modelName: options.modelName } : {}),
-          addRunUsage: (runId, usage) => {
-            const sofar = this.#runUsage.get(runId);
-            if (sofar) this.#runUsage.set(runId, addUsage(sofar, usage));
-          },
+          addRunUsage: (runId, usage) => this.addRunUsage(runId, usage, true),
         }),
       },
       {
@@ -122,16 +124,32 @@ export class AgentRuntime {
 
   /** Takes the sampling usage recorded for a run (undefined when there was none). */
   takeRunUsage(runId: string): Usage | undefined {
-    const usage = this.#runUsage.get(runId);
+    const usage = this.#runUsage.get(runId)?.usage;
     this.#runUsage.delete(runId);
     return usage && usage.totalTokens + usage.inputTokens + usage.outputTokens > 0
       ? usage
       : undefined;
   }
 
-  /** Starts counting sampling usage for a run; pair it with `takeRunUsage` in a `finally`. */
-  openRunUsage(runId: string): void {
-    this.#runUsage.set(runId, ZERO_USAGE);
+  /**
+   * Starts counting sampling (and delegated) usage for a run of this agent or of a child,
+   * whose `tally` the sampling counts toward; pair it with `takeRunUsage` in a `finally`.
+   */
+  openRunUsage(runId: string, tally: UsageTally = this.usage): void {
+    this.#runUsage.set(runId, { usage: ZERO_USAGE, tally });
+  }
+
+  /** Adds usage to an open run; `own` usage (sampling) also counts toward the agent's tally. */
+  addRunUsage(runId: string, usage: Usage, own: boolean): void {
+    const entry = this.#runUsage.get(runId);
+    if (!entry) return;
+    entry.usage = addUsage(entry.usage, usage);
+    if (own) entry.tally.add(usage);
+  }
+
+  /** Authorizes with the root's policy (connections, sampling and tools alike). */
+  authorize(request: AuthorizationRequest, signal: AbortSignal): Promise<AuthorizationDecision> {
+    return this.policy.authorize(request, { signal, onObserverError: (e) => this.reportError(e) });
   }
 
   /** Forgets what the MCP side kept about a run that ended (its attribution of server requests). */
@@ -205,7 +223,7 @@ export class AgentRuntime {
     if (!this.#idle()) {
       throw new MusterError(
         'REGISTRY_BUSY',
-        `agent.mcp.${operation}() needs an idle agent, but a run is in progress: call it after awaitIdle(), never from a hook.`,
+        `agent.mcp.${operation}() needs an idle agent, but a run (of this agent or of a child) is in progress: call it after awaitIdle(), never from a hook.`,
       );
     }
   }
@@ -232,8 +250,7 @@ export class AgentRuntime {
       runId: operation,
       signal,
       emit: (ev) => emit({ ...ev, runId: operation } as AgentEvent),
-      authorize: (req) =>
-        this.policy.authorize(req, { signal, onObserverError: (err) => this.reportError(err) }),
+      authorize: (req) => this.authorize(req, signal),
     };
   }
 

@@ -1,6 +1,6 @@
 import { SessionError } from '../errors/index.js';
 import type { SessionListQuery, SessionPage, SessionState } from '../session/index.js';
-import type { AgentRuntime } from './agent-runtime.js';
+import type { AgentScope } from './agent-scope.js';
 import { guardedStore, guardStore } from './store-guard.js';
 
 /** Read access to an agent's sessions. */
@@ -13,7 +13,7 @@ export interface AgentSessions {
 }
 
 /** The `agent.sessions` facade over the runtime's store; failures are typed like a run's. */
-export function agentSessions(runtime: AgentRuntime): AgentSessions {
+export function agentSessions(runtime: AgentScope): AgentSessions {
   const store = guardedStore(runtime.store);
   return {
     get: (id) => store.get(id),

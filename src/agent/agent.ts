@@ -2,24 +2,36 @@ import { setMaxListeners } from 'node:events';
 import { MusterError, abortedError, toMusterError } from '../errors/index.js';
 import type { McpFacade } from '../mcp/index.js';
 import { addUsage } from '../model/index.js';
+import type { Usage } from '../model/index.js';
+import type { Tool } from '../tools/index.js';
 import { callIsolated, isoNow, newId, raceAbort } from '../util/index.js';
 import { ZERO_USAGE } from '../model/index.js';
 import type { AgentOptions, RunRequest, SendResult } from './agent-options.js';
+import { agentAsTool } from './agent-as-tool.js';
+import type { AgentToolOptions } from './agent-as-tool.js';
 import { AgentRuntime } from './agent-runtime.js';
+import type { AgentScope } from './agent-scope.js';
 import { agentSessions } from './agent-sessions.js';
 import type { AgentSessions } from './agent-sessions.js';
 import { EventQueue } from './event-queue.js';
+import { sendResult } from './send-result.js';
 import type { AgentEvent } from './events.js';
 import { resolveLimits } from './limits.js';
 import { executorContext, loopContext, runModel } from './loop-context.js';
 import { runLoop } from './run-loop.js';
 import { prepareRunTools } from './run-setup.js';
+import { ChildRuntime } from './child-runtime.js';
+import { validateChildOptions } from './child-options.js';
+import type { ChildAgentOptions } from './child-options.js';
 import { claimSession } from './session-claim.js';
 import type { SessionClaim } from './session-claim.js';
 import { openSessionRun, resumeSessionRun } from './session-run.js';
 import type { SessionRun } from './session-run.js';
 import { guardedStore } from './store-guard.js';
 import { validateAgentOptions, validateRunRequest } from './validate-options.js';
+
+/** Set only while `child()` constructs a child agent over its own runtime. */
+let adopting: AgentScope | undefined;
 
 /**
  * The agent: a model, tool sources, a policy and a session store, running the model/tool loop.
@@ -33,14 +45,15 @@ import { validateAgentOptions, validateRunRequest } from './validate-options.js'
  * ```
  */
 export class Agent {
-  readonly #runtime: AgentRuntime;
+  readonly #runtime: AgentScope;
   /** Read access to sessions. */
   readonly sessions: AgentSessions;
   /** The MCP server registry (SPEC section 7). */
   readonly mcp: McpFacade;
 
   constructor(options: AgentOptions = {}) {
-    const runtime = new AgentRuntime(validateAgentOptions(options));
+    const runtime = adopting ?? new AgentRuntime(validateAgentOptions(options));
+    adopting = undefined;
     this.#runtime = runtime;
     this.mcp = runtime.mcp;
     this.sessions = agentSessions(runtime);
@@ -75,17 +88,7 @@ export class Agent {
   ): Promise<SendResult> {
     const events: AgentEvent[] = [];
     for await (const ev of this.run({ ...options, input: text })) events.push(ev);
-    const done = events.find((e) => e.type === 'session.completed');
-    const started = events.find((e) => e.type === 'session.started');
-    return {
-      text: done?.type === 'session.completed' ? done.content : '',
-      sessionId: started?.sessionId ?? '',
-      usage:
-        done?.type === 'session.completed'
-          ? done.usage
-          : { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
-      events,
-    };
+    return sendResult(events);
   }
 
   /** Prepares every tool source now (the first run does it otherwise). Returns its events. */
@@ -104,6 +107,30 @@ export class Agent {
         return events;
       })(),
     );
+  }
+
+  /**
+   * A narrower agent borrowing this one's tool sources (no new process, connection or
+   * discovery): its policy is asked before this one's, it sees at most what this one shows,
+   * and closing it leaves this agent's connections open (SPEC section 3).
+   */
+  child(options: ChildAgentOptions = {}): Agent {
+    adopting = new ChildRuntime(this.#runtime, validateChildOptions(options));
+    try {
+      return new Agent();
+    } finally {
+      adopting = undefined;
+    }
+  }
+
+  /** This agent as a tool another agent's model can call: a delegated run per call. */
+  asTool(options: AgentToolOptions): Tool {
+    return agentAsTool(this, options);
+  }
+
+  /** Usage of every run of this agent and of its children so far (each run counted once). */
+  get usage(): Usage {
+    return this.#runtime.usage.total;
   }
 
   /** Resolves when no run, registry change or connect outside a run is in flight. */
@@ -157,6 +184,7 @@ export class Agent {
     const runtime = this.#runtime;
     const observability = runtime.options.observability;
     const emit = (event: AgentEvent) => {
+      if (event.type === 'model.completed' && event.runId === runId) runtime.usage.add(event.usage);
       queue.push(event);
       const onEvent = observability?.onEvent;
       if (onEvent) callIsolated(() => onEvent(event), observability?.onError);
@@ -206,6 +234,10 @@ export class Agent {
         modelName,
       });
       const run = { sessionId, runId, signal, emit };
+      const link = {
+        forward: (ev: object) => queue.push(ev as AgentEvent),
+        addUsage: (usage: Usage) => runtime.addRunUsage(runId, usage, false),
+      };
       const tools = await prepareRunTools(runtime, executorContext(runtime, run), store);
       const result =
         session.finalText !== undefined
@@ -219,6 +251,7 @@ export class Agent {
                 tools,
                 store,
                 iterationsDone: session.iterationsDone,
+                link,
               }),
               session.transcript,
             );

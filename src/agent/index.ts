@@ -1,5 +1,7 @@
 export { Agent, createAgent } from './agent.js';
 export type { AgentSessions } from './agent-sessions.js';
+export type { ChildAgentOptions } from './child-options.js';
+export type { AgentToolOptions } from './agent-as-tool.js';
 export type {
   AgentOptions,
   RunRequest,

@@ -1,9 +1,9 @@
 import { MusterError } from '../errors/index.js';
 import type { ModelClient } from '../model/index.js';
 import type { SessionStore } from '../session/index.js';
-import type { ExecutorEvent, ExecutorRunContext } from '../tools/index.js';
+import type { ExecutorEvent, ExecutorRunContext, ToolRunLink } from '../tools/index.js';
 import type { RunRequest } from './agent-options.js';
-import type { AgentRuntime } from './agent-runtime.js';
+import type { AgentScope } from './agent-scope.js';
 import type { AgentEvent } from './events.js';
 import type { Limits } from './limits.js';
 import { preloadMcpContext } from './mcp-context.js';
@@ -12,7 +12,7 @@ import type { RunTools } from './run-setup.js';
 
 /** The model a run uses and its name: the run's name, else the agent's, else the model's. */
 export function runModel(
-  runtime: AgentRuntime,
+  runtime: AgentScope,
   request: RunRequest,
 ): { readonly model: ModelClient; readonly modelName: string } {
   const model = runtime.options.model;
@@ -39,18 +39,14 @@ export interface RunIdentity {
 }
 
 /** What the tool sources see of a run: its ids, its signal, its events, the policy. */
-export function executorContext(runtime: AgentRuntime, run: RunIdentity): ExecutorRunContext {
+export function executorContext(runtime: AgentScope, run: RunIdentity): ExecutorRunContext {
   const { sessionId, runId, signal } = run;
   return {
     sessionId,
     runId,
     signal,
     emit: (ev: ExecutorEvent) => run.emit({ ...ev, sessionId, runId } as AgentEvent),
-    authorize: (req) =>
-      runtime.policy.authorize(req, {
-        signal,
-        onObserverError: (err) => runtime.reportError(err),
-      }),
+    authorize: (req) => runtime.authorize(req, signal),
   };
 }
 
@@ -63,6 +59,8 @@ export interface LoopRun extends RunIdentity {
   readonly store: SessionStore;
   /** Model turns a resumed run's session already took. */
   readonly iterationsDone?: number;
+  /** What tools that run agents of their own (`asTool`) report into this run. */
+  readonly link?: ToolRunLink;
 }
 
 /**
@@ -71,7 +69,7 @@ export interface LoopRun extends RunIdentity {
  * the newest user message, never stored.
  */
 export async function loopContext(
-  runtime: AgentRuntime,
+  runtime: AgentScope,
   request: RunRequest,
   run: LoopRun,
 ): Promise<RunContext> {
@@ -101,6 +99,7 @@ export async function loopContext(
     onObserverError: (err) => runtime.reportError(err),
     ...(run.iterationsDone !== undefined ? { iterationsDone: run.iterationsDone } : {}),
     ...(run.tools.finishResult ? { finishResult: run.tools.finishResult } : {}),
+    ...(run.link ? { link: run.link } : {}),
   };
 }
 

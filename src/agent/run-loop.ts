@@ -4,7 +4,7 @@ import { addUsage, ZERO_USAGE } from '../model/index.js';
 import { deepFreeze } from '../util/index.js';
 import { eventBase, notRunOutcome, toolCompletedEvent } from '../tools/index.js';
 import type { ContextManager } from '../context/index.js';
-import type { ToolPolicy } from '../policy/index.js';
+import type { CallPolicy } from '../policy/index.js';
 import type { SessionStore } from '../session/index.js';
 import type {
   AfterToolHook,
@@ -13,6 +13,7 @@ import type {
   ToolCallEnvironment,
   ToolCallOutcome,
   ToolEvent,
+  ToolRunLink,
 } from '../tools/index.js';
 import type { ModelRetryOptions } from './agent-options.js';
 import type { AgentEvent } from './events.js';
@@ -40,7 +41,7 @@ export interface RunContext {
   /** Shapes each request's messages to the context limits (the transcript is not changed). */
   readonly context: ContextManager;
   readonly catalog: ToolCatalog;
-  readonly policy: ToolPolicy;
+  readonly policy: CallPolicy;
   readonly beforeTool: readonly BeforeToolHook[];
   readonly afterTool: readonly AfterToolHook[];
   readonly store: SessionStore;
@@ -51,6 +52,8 @@ export interface RunContext {
   readonly iterationsDone?: number;
   /** Archives large results (see ToolCallEnvironment.finishResult). */
   readonly finishResult?: ToolCallEnvironment['finishResult'];
+  /** What tools that run agents of their own report into this run. */
+  readonly link?: ToolRunLink;
 }
 
 /** How a run ended successfully. */
@@ -153,6 +156,7 @@ export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Prom
         emit: ctx.emit as (event: ToolEvent) => void,
         onObserverError: ctx.onObserverError,
         ...(ctx.finishResult ? { finishResult: ctx.finishResult } : {}),
+        ...(ctx.link ? { run: ctx.link } : {}),
       },
       stepCommits(ctx, transcript),
     );

@@ -8,7 +8,7 @@ import type {
   ToolExecutor,
 } from '../tools/index.js';
 import type { SessionStore } from '../session/index.js';
-import type { AgentRuntime } from './agent-runtime.js';
+import type { AgentScope } from './agent-scope.js';
 import { guardStore } from './store-guard.js';
 
 /** The tools of one run, fixed when it starts. */
@@ -30,7 +30,7 @@ function isArchivedSource(entry: CatalogEntry): boolean {
  * `store`, the run's leased view of the session store.
  */
 export async function prepareRunTools(
-  runtime: AgentRuntime,
+  runtime: AgentScope,
   ctx: ExecutorRunContext,
   store: SessionStore = runtime.store,
 ): Promise<RunTools> {
@@ -50,7 +50,7 @@ export async function prepareRunTools(
 }
 
 function archiver(
-  runtime: AgentRuntime,
+  runtime: AgentScope,
   sessionId: string,
   store: SessionStore,
 ): NonNullable<ToolCallEnvironment['finishResult']> {

@@ -1,6 +1,6 @@
 import { SessionError } from '../errors/index.js';
 import type { SessionLease, SessionStore, SessionWriteOptions } from '../session/index.js';
-import type { AgentRuntime } from './agent-runtime.js';
+import type { AgentScope } from './agent-scope.js';
 import { guardStore } from './store-guard.js';
 
 /** The default of the agent's `sessionLeaseMs`: how long a store lease lasts unrenewed. */
@@ -26,7 +26,7 @@ export interface SessionClaim {
  * when this agent already runs it; the store's lease is claimed later, once the request is
  * known to be valid.
  */
-export function claimSession(runtime: AgentRuntime, sessionId: string): SessionClaim {
+export function claimSession(runtime: AgentScope, sessionId: string): SessionClaim {
   if (runtime.running.has(sessionId)) {
     throw new SessionError(
       'SESSION_ALREADY_RUNNING',

@@ -2,6 +2,9 @@ export { compilePattern, compilePatterns } from './pattern.js';
 export type { Pattern, PolicySubject, PatternMatcher } from './pattern.js';
 export { ToolPolicy } from './tool-policy.js';
 export type { AuthorizeOptions } from './tool-policy.js';
+export type { CallPolicy } from './call-policy.js';
+export { LayeredPolicy } from './layered-policy.js';
+export type { PolicyLayer } from './layered-policy.js';
 export type {
   PolicyToolAnnotations,
   AuthorizationRequest,

@@ -36,6 +36,7 @@ export async function executeCall(
       if (env.signal.aborted || typeof p?.progress !== 'number') return;
       env.emit(toolProgressEvent(env, call, entry, p));
     },
+    ...(env.run ? { run: env.run } : {}),
   };
   try {
     // called at once (a synchronous throw lands in the catch below), and raced against the

@@ -10,6 +10,7 @@ export type {
   ToolInfo,
   ToolProgress,
   ToolExecutionContext,
+  ToolRunLink,
   ToolResult,
   CallToolResultLike,
   ToolReturn,

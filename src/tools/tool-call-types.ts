@@ -1,9 +1,9 @@
 import type { ToolErrorCode } from '../errors/index.js';
-import type { ToolPolicy } from '../policy/index.js';
+import type { CallPolicy } from '../policy/index.js';
 import type { CatalogEntry, ToolCatalog } from './tool-catalog.js';
 import type { ToolEvent } from './tool-events.js';
 import type { AfterToolHook, BeforeToolHook } from './tool-hooks.js';
-import type { ToolResult } from './tool-types.js';
+import type { ToolResult, ToolRunLink } from './tool-types.js';
 
 /** One call the model asked for. */
 export interface ToolCallRequest {
@@ -26,13 +26,15 @@ export interface ToolCallEnvironment {
   readonly runId: string;
   readonly signal: AbortSignal;
   readonly catalog: ToolCatalog;
-  readonly policy: ToolPolicy;
+  readonly policy: CallPolicy;
   readonly beforeTool: readonly BeforeToolHook[];
   readonly afterTool: readonly AfterToolHook[];
   readonly maxToolArgumentBytes: number;
   readonly maxToolResultBytes: number;
   readonly emit: (event: ToolEvent) => void;
   readonly onObserverError?: (err: unknown) => void;
+  /** The run's link for tools that run agents of their own (see {@link ToolRunLink}). */
+  readonly run?: ToolRunLink;
   /**
    * The last step before the result is reported, after the result limit: for example
    * archiving a large result and replacing it with a preview and a reference.

@@ -1,4 +1,4 @@
-import type { ImagePart } from '../model/index.js';
+import type { ImagePart, Usage } from '../model/index.js';
 import type { AuthorizationDecision, AuthorizationRequest } from '../policy/index.js';
 
 /** JSON Schema of a tool's input or output, as an object. */
@@ -60,6 +60,22 @@ export interface ToolExecutionContext {
   readonly maxResultBytes: number;
   /** Reports progress; each report becomes a `tool.progress` event. */
   reportProgress(progress: ToolProgress): void;
+  /** The calling run, for tools that run an agent of their own (`asTool`); absent outside a run. */
+  readonly run?: ToolRunLink;
+}
+
+/**
+ * What a tool that runs another agent (a child's `asTool`) reports into the run that called
+ * it: the other run's events, and the usage spent on the call.
+ */
+export interface ToolRunLink {
+  /**
+   * Adds an event of another run (its own `sessionId` and `runId` kept) to this run's event
+   * stream. Observers are not called again: the agent that ran it told its own.
+   */
+  forward(event: ExecutorEvent): void;
+  /** Counts usage spent for this call (a delegated run's) toward this run and its session. */
+  addUsage(usage: Usage): void;
 }
 
 /** The normalized result of a tool call. `content` is what the model reads. */

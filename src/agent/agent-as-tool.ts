@@ -1,0 +1,118 @@
+import { MusterError, ToolError, toMusterError } from '../errors/index.js';
+import { addUsage, ZERO_USAGE } from '../model/index.js';
+import type { Usage } from '../model/index.js';
+import { tool } from '../tools/index.js';
+import type { StandardSchemaV1Like, Tool, ToolAnnotations } from '../tools/index.js';
+import type { RunRequest } from './agent-options.js';
+import type { AgentEvent } from './events.js';
+import { assertValid, isObject, isString, optional, shape } from './option-checks.js';
+
+/** What `agent.asTool()` takes. */
+export interface AgentToolOptions {
+  /** The tool's model-facing name (`^[A-Za-z0-9_-]{1,64}$`). */
+  readonly name: string;
+  /** What the calling model reads about the agent: what to ask it for. */
+  readonly description: string;
+  readonly annotations?: ToolAnnotations;
+}
+
+/** What a delegated run needs of an agent. */
+interface Runnable {
+  run(request: RunRequest): AsyncIterable<AgentEvent>;
+}
+
+/** The input of an agent tool: `{ prompt }`, a non-empty string, nothing else. */
+const PROMPT_INPUT: StandardSchemaV1Like<{ prompt: string }> = Object.freeze({
+  '~standard': Object.freeze({
+    version: 1 as const,
+    vendor: 'muster',
+    validate: (value: unknown) => {
+      const v = value as { prompt?: unknown } | null;
+      if (typeof v !== 'object' || v === null || Array.isArray(v))
+        return { issues: [{ message: 'must be an object { prompt }' }] };
+      const extra = Object.keys(v).filter((k) => k !== 'prompt');
+      if (extra.length > 0)
+        return { issues: [{ message: `unknown key(s) ${extra.join(', ')}`, path: [extra[0]!] }] };
+      if (typeof v.prompt !== 'string' || v.prompt.trim() === '')
+        return { issues: [{ message: 'must be a non-empty string', path: ['prompt'] }] };
+      return { value: { prompt: v.prompt } };
+    },
+    jsonSchema: Object.freeze({
+      input: () => PROMPT_SCHEMA,
+      output: () => PROMPT_SCHEMA,
+    }),
+  }),
+});
+
+const PROMPT_SCHEMA = Object.freeze({
+  type: 'object',
+  properties: {
+    prompt: { type: 'string', minLength: 1, description: 'The task for the agent, in full.' },
+  },
+  required: ['prompt'],
+  additionalProperties: false,
+});
+
+const toolOptions = shape({
+  name: isString(),
+  description: isString(),
+  annotations: optional(isObject),
+});
+
+/**
+ * An agent as a tool another agent's model can call: each call is a delegated run of `agent`
+ * (a new session, the call's signal) whose final text is the tool result. The run's events
+ * are forwarded into the calling run's stream with their own `runId` and `sessionId`, and its
+ * usage counts toward the calling run. A failed run is a `TOOL_EXECUTION_FAILED` result
+ * naming the run's code. The call goes through the caller's pipeline like any host tool.
+ */
+export function agentAsTool(agent: Runnable, options: AgentToolOptions): Tool {
+  assertValid(options, toolOptions, 'asTool options');
+  return tool({
+    name: options.name,
+    description: options.description,
+    input: PROMPT_INPUT,
+    ...(options.annotations ? { annotations: options.annotations } : {}),
+    execute: async ({ prompt }, ctx) => {
+      let runId: string | undefined;
+      let sessionId: string | undefined;
+      let spent: Usage = ZERO_USAGE;
+      let answer: string | undefined;
+      try {
+        for await (const ev of agent.run({ input: prompt, signal: ctx.signal })) {
+          if (ev.type === 'session.started' && runId === undefined) {
+            runId = ev.runId;
+            sessionId = ev.sessionId;
+          }
+          ctx.run?.forward(ev);
+          if (ev.runId !== runId) continue; // a run this one delegated to: already in its usage
+          if (ev.type === 'model.completed') spent = addUsage(spent, ev.usage);
+          if (ev.type === 'session.completed') {
+            spent = ev.usage;
+            answer = ev.content;
+          }
+        }
+      } catch (err) {
+        const error = toMusterError(err, 'INTERNAL_ERROR', 'The delegated run failed');
+        throw new ToolError(
+          'TOOL_EXECUTION_FAILED',
+          `The delegated run of '${options.name}' failed [${error.code}]: ${error.message}`,
+          {
+            toolName: options.name,
+            cause: error,
+            details: {
+              code: error.code,
+              ...(runId !== undefined ? { runId } : {}),
+              ...(sessionId !== undefined ? { sessionId } : {}),
+            },
+          },
+        );
+      } finally {
+        ctx.run?.addUsage(spent);
+      }
+      if (answer === undefined)
+        throw new MusterError('INTERNAL_ERROR', `The delegated run of '${options.name}' ended without an answer.`);
+      return answer;
+    },
+  });
+}

@@ -1,0 +1,63 @@
+import type { ContextManager, ContextToolExecutor, ArchiveStore } from '../context/index.js';
+import type { McpFacade } from '../mcp/index.js';
+import type { Usage } from '../model/index.js';
+import type { AuthorizationDecision, AuthorizationRequest, CallPolicy } from '../policy/index.js';
+import type { SessionStore } from '../session/index.js';
+import type { ExecutorEvent, ExecutorRunContext, ToolExecutor } from '../tools/index.js';
+import type { AgentOptions } from './agent-options.js';
+import type { AgentEvent } from './events.js';
+import type { Limits } from './limits.js';
+import type { UsageTally } from './usage-tally.js';
+
+/**
+ * What an agent's runs, sessions and facade use of it: the root's `AgentRuntime`, or a child's
+ * `ChildRuntime`, which borrows the root's tool sources, store, archive and context.
+ */
+export interface AgentScope {
+  /** The agent's options (a child's: its own merged over its parent's). */
+  readonly options: AgentOptions;
+  /** The policy of tool calls (a child's: its layers, then its ancestors'). */
+  readonly policy: CallPolicy;
+  readonly limits: Limits;
+  readonly store: SessionStore;
+  readonly archive: ArchiveStore;
+  readonly archiveThresholdBytes: number;
+  readonly context: ContextManager;
+  readonly contextTool: ContextToolExecutor;
+  readonly executors: readonly ToolExecutor[];
+  readonly mcp: McpFacade;
+  /** Sessions with a run in this process, for the root and all its children together. */
+  readonly running: ReadonlyMap<string, Promise<void>>;
+  /** `agent.usage`. */
+  readonly usage: UsageTally;
+  /** Aborted when the agent (or an ancestor) closes. */
+  readonly closeSignal: AbortSignal;
+  /**
+   * Authorizes what a tool source asks during a run or outside one: connections by the root's
+   * policy (they are the root's), everything else by {@link policy}.
+   */
+  authorize(request: AuthorizationRequest, signal: AbortSignal): Promise<AuthorizationDecision>;
+  /**
+   * Starts counting a run's sampling and delegated usage (its sampling also toward `tally`,
+   * by default this agent's); pair with `takeRunUsage`.
+   */
+  openRunUsage(runId: string, tally?: UsageTally): void;
+  /** Adds usage to a run; `own` (sampling) also counts toward `agent.usage`. */
+  addRunUsage(runId: string, usage: Usage, own: boolean): void;
+  /** Takes a run's sampling and delegated usage (undefined when there was none). */
+  takeRunUsage(runId: string): Usage | undefined;
+  /** Forgets what the MCP side kept about a run that ended. */
+  finishRun(runId: string): void;
+  /** Keeps `awaitIdle()` and `close()` waiting for work outside runs. */
+  track<T>(work: Promise<T>): Promise<T>;
+  /** Marks a session as running (here and in every ancestor); the returned function ends it. */
+  startRun(sessionId: string): () => void;
+  awaitIdle(): Promise<void>;
+  ensureInitialized(): Promise<void>;
+  /** Throws `ABORTED` once the agent (or an ancestor) is closed. */
+  assertOpen(): void;
+  background(event: AgentEvent | ExecutorEvent): void;
+  reportError(err: unknown): void;
+  outsideRunContext(operation: string, emit: (ev: AgentEvent) => void): ExecutorRunContext;
+  close(): Promise<void>;
+}

@@ -1,0 +1,34 @@
+import { MusterError } from '../errors/index.js';
+import type { McpFacade } from '../mcp/index.js';
+
+/** What a child may not do to the registry and connections it borrows. */
+const ROOT_ONLY: ReadonlySet<string | symbol> = new Set([
+  'register',
+  'update',
+  'unregister',
+  'disconnectAll',
+  'logout',
+]);
+
+/**
+ * `child.mcp`: the root's registry and operations, read and used as they are, except what
+ * changes the registry or closes shared connections (`register`, `update`, `unregister`,
+ * `disconnectAll`, `logout`), which fails at once with `REGISTRY_BUSY`.
+ */
+export function childMcpFacade(root: McpFacade): McpFacade {
+  return new Proxy(root, {
+    get(target, key) {
+      if (ROOT_ONLY.has(key)) return (..._args: unknown[]) => Promise.reject(refusal(String(key)));
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
+    },
+  });
+}
+
+function refusal(operation: string): MusterError {
+  return new MusterError(
+    'REGISTRY_BUSY',
+    `mcp.${operation}() cannot be called on a child agent: the servers and their connections belong to the root agent; call root.mcp.${operation}() while the root and its children are idle.`,
+    { details: { operation } },
+  );
+}

@@ -1,0 +1,231 @@
+import { MusterError, abortedError } from '../errors/index.js';
+import type { McpFacade } from '../mcp/index.js';
+import type { Usage } from '../model/index.js';
+import { LayeredPolicy, ToolPolicy } from '../policy/index.js';
+import type {
+  AuthorizationDecision,
+  AuthorizationRequest,
+  CallPolicy,
+  PolicyOptions,
+} from '../policy/index.js';
+import { HostToolExecutor } from '../tools/index.js';
+import type { ExecutorEvent, ExecutorRunContext, ToolExecutor } from '../tools/index.js';
+import type { AgentOptions, Hooks } from './agent-options.js';
+import type { AgentScope } from './agent-scope.js';
+import { childMcpFacade } from './child-mcp.js';
+import type { ChildAgentOptions } from './child-options.js';
+import type { AgentEvent } from './events.js';
+import { resolveLimits } from './limits.js';
+import type { Limits } from './limits.js';
+import { UsageTally } from './usage-tally.js';
+
+/**
+ * A child agent's runtime: it borrows its parent's tool sources (the same executor objects:
+ * no new process, connection or discovery), store, archive and context, and adds only its
+ * own host tools and its own policy layer. Its runs count as its parent's activity; closing
+ * it cancels only its own runs (and its children's); closing an ancestor closes it.
+ */
+export class ChildRuntime implements AgentScope {
+  readonly options: AgentOptions;
+  readonly policy: CallPolicy;
+  readonly limits: Limits;
+  readonly executors: readonly ToolExecutor[];
+  readonly mcp: McpFacade;
+  readonly usage: UsageTally;
+  readonly closeSignal: AbortSignal;
+  readonly #parent: AgentScope;
+  readonly #own: readonly ToolExecutor[];
+  readonly #closeController = new AbortController();
+  readonly #mine = new Set<string>();
+  readonly #activities = new Set<Promise<unknown>>();
+  #idleWaiters: (() => void)[] = [];
+  #closing: Promise<void> | undefined;
+
+  constructor(parent: AgentScope, options: ChildAgentOptions) {
+    parent.assertOpen();
+    this.#parent = parent;
+    const own = options.tools && options.tools.length > 0 ? new HostToolExecutor(options.tools) : undefined;
+    const ownNames = new Set(own ? own.listTools().map((d) => d.name) : []);
+    checkNames(ownNames, parent.executors);
+    this.#own = own ? [own] : [];
+    this.executors = [...this.#own, ...parent.executors];
+    this.policy = new LayeredPolicy([
+      { policy: new ToolPolicy(childPolicy(options.policy)), owns: (name) => ownNames.has(name) },
+      { policy: parent.policy },
+    ]);
+    this.limits = resolveLimits(parent.limits, options.limits, 'child limits');
+    this.options = childAgentOptions(parent.options, options);
+    this.mcp = childMcpFacade(parent.mcp);
+    this.usage = new UsageTally(parent.usage);
+    this.closeSignal = AbortSignal.any([this.#closeController.signal, parent.closeSignal]);
+  }
+
+  get store() {
+    return this.#parent.store;
+  }
+  get archive() {
+    return this.#parent.archive;
+  }
+  get archiveThresholdBytes() {
+    return this.#parent.archiveThresholdBytes;
+  }
+  get context() {
+    return this.#parent.context;
+  }
+  get contextTool() {
+    return this.#parent.contextTool;
+  }
+  get running() {
+    return this.#parent.running;
+  }
+
+  /** Connections are the root's: only its policy decides them. The rest passes every layer. */
+  authorize(request: AuthorizationRequest, signal: AbortSignal): Promise<AuthorizationDecision> {
+    if (request.kind === 'connection') return this.#parent.authorize(request, signal);
+    return this.policy.authorize(request, {
+      signal,
+      onObserverError: (e) => this.reportError(e),
+    });
+  }
+
+  /** The root keeps every run's usage; a child's run's own usage counts toward this tally. */
+  openRunUsage(runId: string, tally: UsageTally = this.usage): void {
+    this.#parent.openRunUsage(runId, tally);
+  }
+  addRunUsage(runId: string, usage: Usage, own: boolean): void {
+    this.#parent.addRunUsage(runId, usage, own);
+  }
+  takeRunUsage(runId: string): Usage | undefined {
+    return this.#parent.takeRunUsage(runId);
+  }
+  finishRun(runId: string): void {
+    this.#parent.finishRun(runId);
+  }
+
+  track<T>(work: Promise<T>): Promise<T> {
+    this.#activities.add(work);
+    const done = () => {
+      this.#activities.delete(work);
+      this.#wakeIfIdle();
+    };
+    work.then(done, done);
+    return this.#parent.track(work);
+  }
+
+  startRun(sessionId: string): () => void {
+    const endParent = this.#parent.startRun(sessionId);
+    this.#mine.add(sessionId);
+    return () => {
+      this.#mine.delete(sessionId);
+      endParent();
+      this.#wakeIfIdle();
+    };
+  }
+
+  awaitIdle(): Promise<void> {
+    if (this.#idle()) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  #idle(): boolean {
+    return this.#mine.size === 0 && this.#activities.size === 0;
+  }
+
+  #wakeIfIdle(): void {
+    if (!this.#idle()) return;
+    const waiters = this.#idleWaiters;
+    this.#idleWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  ensureInitialized(): Promise<void> {
+    return this.#parent.ensureInitialized();
+  }
+
+  assertOpen(): void {
+    if (this.closeSignal.aborted)
+      throw abortedError('The agent', new Error('the child agent (or its root) is closed'));
+  }
+
+  background(event: AgentEvent | ExecutorEvent): void {
+    this.#parent.background(event);
+  }
+
+  reportError(err: unknown): void {
+    this.#parent.reportError(err);
+  }
+
+  outsideRunContext(operation: string, emit: (ev: AgentEvent) => void): ExecutorRunContext {
+    const signal = this.closeSignal;
+    return {
+      sessionId: '',
+      runId: operation,
+      signal,
+      emit: (ev) => emit({ ...ev, runId: operation } as AgentEvent),
+      authorize: (req) => this.authorize(req, signal),
+    };
+  }
+
+  /** Cancels this child's runs (and its children's); the borrowed sources stay open. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#closeController.abort(abortedError('The agent', new Error('the child agent was closed')));
+      const runs = [...this.#mine].flatMap((id) => {
+        const p = this.running.get(id);
+        return p ? [p] : [];
+      });
+      await Promise.allSettled([...runs, ...this.#activities]);
+      await Promise.allSettled(this.#own.map((e) => e.close?.()));
+    })();
+    return this.#closing;
+  }
+}
+
+/** A child's layer defers to its parent unless it says otherwise (or brings an approver). */
+function childPolicy(options: PolicyOptions | undefined): PolicyOptions {
+  const policy = options ?? {};
+  return policy.default !== undefined
+    ? policy
+    : { ...policy, default: policy.approve ? 'ask' : 'allow' };
+}
+
+/** The child's tools may not share a name with a host tool it borrows (`TOOL_NAME_CONFLICT`). */
+function checkNames(own: ReadonlySet<string>, borrowed: readonly ToolExecutor[]): void {
+  for (const e of borrowed) {
+    if (!(e instanceof HostToolExecutor)) continue;
+    for (const d of e.listTools()) {
+      if (own.has(d.name))
+        throw new MusterError(
+          'TOOL_NAME_CONFLICT',
+          `The child's tool '${d.name}' has the name of a tool it borrows from its parent: rename it.`,
+          { details: { tool: d.name } },
+        );
+    }
+  }
+}
+
+function childAgentOptions(parent: AgentOptions, child: ChildAgentOptions): AgentOptions {
+  const modelName = child.modelName ?? (child.model ? undefined : parent.modelName);
+  const { modelName: _inherited, ...rest } = parent;
+  return {
+    ...rest,
+    ...(child.model ? { model: child.model } : {}),
+    ...(modelName !== undefined ? { modelName } : {}),
+    ...(child.system !== undefined ? { system: child.system } : {}),
+    hooks: childHooks(parent.hooks, child.hooks),
+  };
+}
+
+/** The child's tool hooks first, then its parent's (which a child cannot skip). */
+function childHooks(parent: Hooks | undefined, child: ChildAgentOptions['hooks']): Hooks {
+  return {
+    ...parent,
+    beforeTool: [...list(child?.beforeTool), ...list(parent?.beforeTool)],
+    afterTool: [...list(child?.afterTool), ...list(parent?.afterTool)],
+  };
+}
+
+function list<T>(value: T | readonly T[] | undefined): readonly T[] {
+  if (value === undefined) return [];
+  return Array.isArray(value) ? (value as readonly T[]) : [value as T];
+}

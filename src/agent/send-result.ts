@@ -1,0 +1,15 @@
+import { ZERO_USAGE } from '../model/index.js';
+import type { SendResult } from './agent-options.js';
+import type { AgentEvent } from './events.js';
+
+/** What `send()` resolves with, from the events of its run (in order). */
+export function sendResult(events: readonly AgentEvent[]): SendResult {
+  const started = events.find((e) => e.type === 'session.started');
+  const done = events.find((e) => e.type === 'session.completed' && e.runId === started?.runId);
+  return {
+    text: done?.type === 'session.completed' ? done.content : '',
+    sessionId: started?.sessionId ?? '',
+    usage: done?.type === 'session.completed' ? done.usage : ZERO_USAGE,
+    events,
+  };
+}
