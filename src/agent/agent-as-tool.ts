@@ -111,7 +111,10 @@ export function agentAsTool(agent: Runnable, options: AgentToolOptions): Tool {
         ctx.run?.addUsage(spent);
       }
       if (answer === undefined)
-        throw new MusterError('INTERNAL_ERROR', `The delegated run of '${options.name}' ended without an answer.`);
+        throw new MusterError(
+          'INTERNAL_ERROR',
+          `The delegated run of '${options.name}' ended without an answer.`,
+        );
       return answer;
     },
   });

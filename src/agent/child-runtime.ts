@@ -44,7 +44,8 @@ export class ChildRuntime implements AgentScope {
   constructor(parent: AgentScope, options: ChildAgentOptions) {
     parent.assertOpen();
     this.#parent = parent;
-    const own = options.tools && options.tools.length > 0 ? new HostToolExecutor(options.tools) : undefined;
+    const own =
+      options.tools && options.tools.length > 0 ? new HostToolExecutor(options.tools) : undefined;
     const ownNames = new Set(own ? own.listTools().map((d) => d.name) : []);
     checkNames(ownNames, parent.executors);
     this.#own = own ? [own] : [];
@@ -169,7 +170,9 @@ export class ChildRuntime implements AgentScope {
   /** Cancels this child's runs (and its children's); the borrowed sources stay open. */
   close(): Promise<void> {
     this.#closing ??= (async () => {
-      this.#closeController.abort(abortedError('The agent', new Error('the child agent was closed')));
+      this.#closeController.abort(
+        abortedError('The agent', new Error('the child agent was closed')),
+      );
       const runs = [...this.#mine].flatMap((id) => {
         const p = this.running.get(id);
         return p ? [p] : [];

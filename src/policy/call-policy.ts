@@ -13,7 +13,10 @@ export interface CallPolicy {
   /** True when the model may see (and so call) the tool. Connections are always "visible". */
   isVisible(subject: PolicySubject): boolean;
   /** Decides one request; rejects with `ABORTED` only when the signal aborts. */
-  authorize(request: AuthorizationRequest, options: AuthorizeOptions): Promise<AuthorizationDecision>;
+  authorize(
+    request: AuthorizationRequest,
+    options: AuthorizeOptions,
+  ): Promise<AuthorizationDecision>;
   /** Tells the observer(s) about a decision made elsewhere (for example by a hook). */
   notify(
     request: AuthorizationRequest,

@@ -39,7 +39,8 @@ function logLines(log: string): string[][] {
 
 function count(log: string, what: string): Record<string, number> {
   const counts: Record<string, number> = {};
-  for (const [name, , kind] of logLines(log)) if (kind === what) counts[name!] = (counts[name!] ?? 0) + 1;
+  for (const [name, , kind] of logLines(log))
+    if (kind === what) counts[name!] = (counts[name!] ?? 0) + 1;
   return counts;
 }
 
