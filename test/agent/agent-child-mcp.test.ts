@@ -28,7 +28,10 @@ describe('child agents and MCP connections and sampling', () => {
       },
     });
     const strict = root.child({
-      model: scriptedModel([{ toolCalls: [SAMPLE], usage: u(1) }, { text: 'strict done', usage: u(0) }]),
+      model: scriptedModel([
+        { toolCalls: [SAMPLE], usage: u(1) },
+        { text: 'strict done', usage: u(0) },
+      ]),
       policy: { deny: ['mcp_connect:*', 'mcp_sampling:everything'] },
     });
     const open = root.child({

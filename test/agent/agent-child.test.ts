@@ -215,6 +215,41 @@ describe('child agents over shared stdio servers', () => {
     }
   }, 60_000);
 
+  it('a grandchild sees the intersection of every ancestor; closing a child closes its children', async () => {
+    const make = (name: string) =>
+      tool({ name, description: name, input: z.object({}), execute: () => name });
+    const root = createAgent({
+      model: scriptedModel([]),
+      tools: [make('t1'), make('t2'), make('t3')],
+      policy: { visibleTools: ['t1', 't2'], default: 'allow' },
+    });
+    const grandModel = scriptedModel([
+      {
+        toolCalls: [
+          { name: 't1', arguments: {} },
+          { name: 't2', arguments: {} },
+        ],
+      },
+      { text: 'grand done' },
+    ]);
+    const child = root.child({ policy: { visibleTools: ['t1', 't2', 't3'] } });
+    const grand = child.child({ model: grandModel, policy: { visibleTools: ['t2', 't3'] } });
+    try {
+      const reply = await grand.send('go');
+      expect(toolNames(grandModel.requests[0]!)).toEqual(['t2']);
+      expect(ofType(reply.events, 'tool.completed').map((e) => e.errorCode ?? 'ok')).toEqual([
+        'TOOL_NOT_FOUND',
+        'ok',
+      ]);
+      await child.close();
+      await expect(collect(grand.run({ input: 'again' }))).resolves.toMatchObject({
+        error: { code: 'ABORTED' },
+      });
+    } finally {
+      await root.close();
+    }
+  });
+
   it('one run per session across the root and its children; name conflicts and bad options fail', async () => {
     const shared = tool({
       name: 'shared',
