@@ -44,6 +44,8 @@ export interface QueryOptions {
   readonly controlRequestTimeoutMs?: number;
   /** OAuth per remote server (`mcp.oauth`). */
   readonly mcpOAuth?: McpOptions['oauth'];
+  /** Muster's protocol choice (`mcp.protocol`; default `auto`). */
+  readonly mcpProtocol?: McpOptions['protocol'];
   /** Model turns per user turn (`limits.maxIterations`). */
   readonly maxTurns?: number;
   /** Aborting it ends the query (the current turn fails with `ABORTED`). */
@@ -69,6 +71,7 @@ const KNOWN: readonly (keyof QueryOptions)[] = [
   'onElicitation',
   'controlRequestTimeoutMs',
   'mcpOAuth',
+  'mcpProtocol',
   'maxTurns',
   'abortController',
   'resume',
@@ -196,6 +199,11 @@ export function resolveQueryOptions(
     ...(o.strictMcpConfig !== undefined ? { strictConfig: o.strictMcpConfig } : {}),
     ...(o.allowedMcpServerNames ? { allowedServers: o.allowedMcpServerNames } : {}),
     ...(o.mcpOAuth ? { oauth: o.mcpOAuth } : {}),
+    ...(o.mcpProtocol ? { protocol: o.mcpProtocol } : {}),
+    // the reference SDKs take legacy SSE servers as they are: allow the transport when one is declared
+    ...(Object.values(mcpServers).some((c) => c.type === 'sse')
+      ? { transports: ['stdio', 'http', 'sdk', 'sse'] as const }
+      : {}),
     ...(onElicitation
       ? {
           handlers: {
