@@ -238,9 +238,10 @@ export function resolveQueryOptions(
       ...(o.disallowedTools ? { deny: o.disallowedTools } : {}),
       allow: [...(o.allowedTools ?? []), ...servers.map(([n]) => `mcp_connect:${n}`)],
       default: 'ask',
-      approve: permissions.approve,
+      // without canUseTool, `ask` has no approver: such calls fail with TOOL_APPROVAL_REQUIRED
+      ...(o.canUseTool ? { approve: permissions.approve } : {}),
     },
-    hooks: { beforeTool: permissions.beforeTool },
+    ...(o.canUseTool ? { hooks: { beforeTool: permissions.beforeTool } } : {}),
     ...(o.maxTurns ? { limits: { maxIterations: o.maxTurns } } : {}),
   };
   const sessionId = o.sessionId ?? o.resume;

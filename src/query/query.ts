@@ -155,7 +155,7 @@ class QueryStream implements Query {
     this.#current?.abort(new MusterError('ABORTED', 'The turn was interrupted.'));
   }
 
-  streamInput(stream: AsyncIterable<QueryUserMessage>): Promise<void> {
+  async streamInput(stream: AsyncIterable<QueryUserMessage>): Promise<void> {
     return this.#input.add(stream);
   }
 
