@@ -54,6 +54,8 @@ export interface QueryOptions {
   readonly resume?: string;
   /** The session id of the query; a new one when absent. */
   readonly sessionId?: string;
+  /** Where sessions live (`sessionStore`; default a new in-memory store per query). */
+  readonly sessionStore?: AgentOptions['sessionStore'];
 }
 
 const KNOWN: readonly (keyof QueryOptions)[] = [
@@ -76,6 +78,7 @@ const KNOWN: readonly (keyof QueryOptions)[] = [
   'abortController',
   'resume',
   'sessionId',
+  'sessionStore',
 ];
 
 const MAX_TIMER_MS = 2_147_483_647;
@@ -243,6 +246,7 @@ export function resolveQueryOptions(
     },
     ...(o.canUseTool ? { hooks: { beforeTool: permissions.beforeTool } } : {}),
     ...(o.maxTurns ? { limits: { maxIterations: o.maxTurns } } : {}),
+    ...(o.sessionStore ? { sessionStore: o.sessionStore } : {}),
   };
   const sessionId = o.sessionId ?? o.resume;
   return {

@@ -9,7 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { MusterError, createSdkMcpServer, scriptedModel, sdkTool } from '../../src/index.js';
+import {
+  MemorySessionStore,
+  MusterError,
+  createSdkMcpServer,
+  scriptedModel,
+  sdkTool,
+} from '../../src/index.js';
 import type { ScriptedTurn } from '../../src/index.js';
 import { query } from '../../src/query/index.js';
 import type { QueryMessage, QueryOptions, QueryResultMessage } from '../../src/query/index.js';
@@ -268,6 +274,50 @@ describe('control methods', () => {
     const texts = JSON.stringify(model.requests[1]?.messages);
     expect(texts).toContain('first');
     expect(texts).toContain('second');
+  });
+
+  it('resume continues a stored session in a new query', async () => {
+    const sessionStore = new MemorySessionStore();
+    const first = query({
+      prompt: 'remember the word kiwi',
+      options: { model: scriptedModel([{ text: 'noted' }]), sessionStore, strictMcpConfig: true },
+    });
+    let sessionId = '';
+    for await (const m of first) sessionId = m.session_id ?? sessionId;
+    const model = scriptedModel([{ text: 'kiwi' }]);
+    const second = query({
+      prompt: 'which word?',
+      options: { model, sessionStore, resume: sessionId, strictMcpConfig: true },
+    });
+    const messages: QueryMessage[] = [];
+    for await (const m of second) messages.push(m);
+    expect(messages.every((m) => m.session_id === sessionId)).toBe(true);
+    expect(JSON.stringify(model.requests[0]?.messages)).toContain('remember the word kiwi');
+  });
+
+  it('aborting options.abortController ends the turn with an error result and the query', async () => {
+    const abortController = new AbortController();
+    const q = query({
+      prompt: (async function* () {
+        yield { type: 'user' as const, message: { role: 'user' as const, content: 'wait' } };
+        yield { type: 'user' as const, message: { role: 'user' as const, content: 'never' } };
+      })(),
+      options: {
+        model: scriptedModel([{ toolCalls: [{ name: 'mcp__kit__wait', arguments: {} }] }]),
+        mcpServers: { kit },
+        strictMcpConfig: true,
+        allowedTools: ['mcp__kit__wait'],
+        abortController,
+      },
+    });
+    const messages: QueryMessage[] = [];
+    for await (const m of q) {
+      messages.push(m);
+      if (m.type === 'assistant') abortController.abort();
+    }
+    expect(messages.filter((m) => m.type === 'result')).toMatchObject([
+      { subtype: 'error_during_execution', error_code: 'ABORTED' },
+    ]);
   });
 
   it('close() ends a query that waits for more input and stops its server processes', async () => {
