@@ -91,7 +91,9 @@ class QueryStream implements Query {
     this.#input = new QueryInput(params.prompt);
     this.#agent = createAgent(this.#options.agent);
     this.#sessionId = this.#options.sessionId ?? randomUUID();
-    this.#options.abortSignal?.addEventListener('abort', () => void this.close(), { once: true });
+    // a close that fails after an abort has nowhere else to go: the abort stands
+    const onAbort = () => void this.close().catch(() => undefined);
+    this.#options.abortSignal?.addEventListener('abort', onAbort, { once: true });
     this.#messages = this.#generate();
   }
 
