@@ -270,6 +270,14 @@ describe('control methods', () => {
       'second answer',
     ]);
     expect(new Set(messages.map((m) => m.session_id)).size).toBe(1);
+    // one init for the whole query, before the first turn's messages
+    expect(messages.map((m) => m.type)).toEqual([
+      'system',
+      'assistant',
+      'result',
+      'assistant',
+      'result',
+    ]);
     // the second turn continued the conversation
     const texts = JSON.stringify(model.requests[1]?.messages);
     expect(texts).toContain('first');
