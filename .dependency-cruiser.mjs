@@ -47,6 +47,7 @@ const config = {
     onlyImports('providers', ['model', 'errors', 'util']),
     onlyImports('session', ['model', 'errors', 'util']),
     onlyImports('auth', ['errors', 'util']),
+    onlyImports('query', ['agent', 'mcp', 'tools', 'policy', 'model', 'errors', 'util']),
     {
       name: 'tools-not-mcp-agent-context-session-providers',
       comment:
@@ -80,9 +81,13 @@ const config = {
     },
     {
       name: 'agent-only-from-root',
-      comment: 'Only the package root (src/index.ts) imports the agent.',
+      comment:
+        'Only the package root (src/index.ts) and the query() facade (src/query, a client of the agent) import the agent.',
       severity: 'error',
-      from: { path: '^src/', pathNot: ['^src/agent/', '^src/index\\.ts$', ...NOT_TESTS] },
+      from: {
+        path: '^src/',
+        pathNot: ['^src/agent/', '^src/query/', '^src/index\\.ts$', ...NOT_TESTS],
+      },
       to: { path: '^src/agent/' },
     },
     {

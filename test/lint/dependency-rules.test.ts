@@ -41,6 +41,13 @@ const TREE: Record<string, string> = {
     "import { pipe } from '../mcp/index.js';",
     'export const store = () => [fail, pipe];',
   ].join('\n'),
+  'src/session/index.ts': 'export const s = 1;\n',
+  // the query() facade may import the agent, but not the session folder
+  'src/query/index.ts': [
+    "import { go } from '../agent/index.js';",
+    "import { s } from '../session/index.js';",
+    'export const q = [go, s];',
+  ].join('\n'),
   'src/index.ts': "export { go } from './agent/index.js';\n",
 };
 
@@ -87,6 +94,7 @@ describe('dependency rules (npm run lint)', () => {
         'model-imports-only-errors-util: src/model/index.ts -> src/mcp/index.ts',
         'auth-imports-only-errors-util: src/auth/index.ts -> src/mcp/index.ts',
         'folder-internals-through-index: src/agent/index.ts -> src/tools/a.ts',
+        'query-imports-only-agent-mcp-tools-policy-model-errors-util: src/query/index.ts -> src/session/index.ts',
       ].sort(),
     );
     // the lint run fails, with one error per violation

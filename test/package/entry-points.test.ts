@@ -58,6 +58,17 @@ describe('the built package', () => {
     expect(heavyIn(urls)).toEqual([]);
   });
 
+  it('importing muster-agent/query loads nothing heavy (query() is a facade over the agent)', () => {
+    const entry = entryPoints(built.dir).find((e) => e.subpath === './query')!;
+    const urls = modulesLoadedBy(
+      `const m = await import(${JSON.stringify(pathToFileURL(entry.js).href)});
+       if (typeof m.query !== 'function') throw new Error('no query()');`,
+      built.dir,
+    );
+    expect(urls.some((u) => u.includes('/dist/query/query.js'))).toBe(true);
+    expect(heavyIn(urls)).toEqual([]);
+  });
+
   it('the recorder does see heavy modules when an entry point loads them (the check can fail)', () => {
     const openai = entryPoints(built.dir).find((e) => e.subpath === './openai')!;
     const urls = modulesLoadedBy(

@@ -1,0 +1,25 @@
+// The `muster-agent/query` entry: a message-stream `query()` facade over `Agent` for hosts
+// written against query()-style SDKs. Any export added here becomes public API.
+export { query } from './query.js';
+export type { Query, QueryParams, QueryAuthenticateResult } from './query.js';
+export type { QueryOptions, QueryMcpServerConfig } from './query-options.js';
+export { DEFAULT_CONTROL_REQUEST_TIMEOUT_MS } from './control-request.js';
+export type {
+  QueryMessage,
+  QuerySystemInitMessage,
+  QueryElicitationCompleteMessage,
+  QueryAssistantMessage,
+  QueryUserMessage,
+  QueryResultMessage,
+  QueryResultSubtype,
+  QueryContentBlock,
+  QueryUsage,
+  QueryPermissionDenial,
+  QueryPermissionResult,
+  QueryCanUseTool,
+  QueryElicitationRequest,
+  QueryElicitationResult,
+  QueryOnElicitation,
+  QueryMcpServerStatus,
+  QueryInitializationResult,
+} from './query-types.js';

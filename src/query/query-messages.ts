@@ -1,0 +1,181 @@
+import { randomUUID } from 'node:crypto';
+import type { AgentEvent } from '../agent/index.js';
+import type { MusterError } from '../errors/index.js';
+import type { Usage } from '../model/index.js';
+import type {
+  QueryContentBlock,
+  QueryMessage,
+  QueryPermissionDenial,
+  QueryResultMessage,
+  QueryUsage,
+} from './query-types.js';
+
+/** Muster usage in the reference SDKs' field names. */
+export function toQueryUsage(u: Usage | undefined): QueryUsage {
+  return {
+    input_tokens: u?.inputTokens ?? 0,
+    output_tokens: u?.outputTokens ?? 0,
+    cache_read_input_tokens: u?.cachedInputTokens ?? 0,
+    cache_creation_input_tokens: u?.cacheWriteInputTokens ?? 0,
+  };
+}
+
+function addQueryUsage(a: QueryUsage, b: QueryUsage): QueryUsage {
+  return {
+    input_tokens: a.input_tokens + b.input_tokens,
+    output_tokens: a.output_tokens + b.output_tokens,
+    cache_read_input_tokens: a.cache_read_input_tokens + b.cache_read_input_tokens,
+    cache_creation_input_tokens: a.cache_creation_input_tokens + b.cache_creation_input_tokens,
+  };
+}
+
+const ZERO: QueryUsage = toQueryUsage(undefined);
+
+/**
+ * Maps one run's agent events to query messages (one mapper per user turn): `model.completed`
+ * -> `assistant` (text and `tool_use` blocks), `tool.completed` -> `user` (a `tool_result`),
+ * `elicitation.completed` via the server's notification -> `system`/`elicitation_complete`,
+ * `session.completed` / `session.failed` -> the turn's `result`. Every other event maps to
+ * nothing. Denied calls are gathered into the result's `permission_denials`.
+ */
+export class RunMessageMapper {
+  readonly #sessionId: string;
+  readonly #started = Date.now();
+  #modelName: string;
+  #turns = 0;
+  #apiMs = 0;
+  #turnStart = Date.now();
+  #usage: QueryUsage = ZERO;
+  readonly #inputs = new Map<string, Readonly<Record<string, unknown>>>();
+  readonly #denials: QueryPermissionDenial[] = [];
+
+  constructor(sessionId: string, modelName: string) {
+    this.#sessionId = sessionId;
+    this.#modelName = modelName;
+  }
+
+  /** The messages one event maps to (most map to none). */
+  map(event: AgentEvent): QueryMessage[] {
+    switch (event.type) {
+      case 'session.started':
+        this.#modelName = event.modelName;
+        this.#turnStart = Date.now();
+        return [];
+      case 'model.completed':
+        return [this.#assistant(event)];
+      case 'tool.decision':
+        if (event.decision === 'deny')
+          this.#denials.push({
+            tool_name: event.toolName,
+            tool_use_id: event.callId,
+            tool_input: this.#inputs.get(event.callId) ?? {},
+          });
+        return [];
+      case 'tool.completed':
+        this.#turnStart = Date.now();
+        return [this.#toolResult(event.callId, event.content, event.isError)];
+      case 'elicitation.completed':
+        if (event.via !== 'notification') return [];
+        return [
+          {
+            type: 'system',
+            subtype: 'elicitation_complete',
+            session_id: this.#sessionId,
+            uuid: randomUUID(),
+            mcp_server_name: event.server,
+            ...(event.elicitationId !== undefined ? { elicitation_id: event.elicitationId } : {}),
+          },
+        ];
+      case 'session.completed':
+        return [this.#result('success', { content: event.content, usage: event.usage })];
+      case 'session.failed':
+        return [this.failure(event.error)];
+      default:
+        return [];
+    }
+  }
+
+  /** The error `result` of a run that failed with `error`. */
+  failure(error: MusterError): QueryResultMessage {
+    const maxTurns =
+      error.code === 'AGENT_LIMIT_EXCEEDED' && error.details.limit === 'maxIterations';
+    return this.#result(maxTurns ? 'error_max_turns' : 'error_during_execution', { error });
+  }
+
+  #assistant(event: Extract<AgentEvent, { type: 'model.completed' }>): QueryMessage {
+    this.#turns++;
+    this.#apiMs += Date.now() - this.#turnStart;
+    const usage = toQueryUsage(event.usage);
+    this.#usage = addQueryUsage(this.#usage, usage);
+    const content: QueryContentBlock[] = [];
+    if (event.text !== '') content.push({ type: 'text', text: event.text });
+    for (const call of event.toolCalls) {
+      const input = parseArguments(call.arguments);
+      this.#inputs.set(call.callId, input);
+      content.push({ type: 'tool_use', id: call.callId, name: call.name, input });
+    }
+    return {
+      type: 'assistant',
+      session_id: this.#sessionId,
+      uuid: randomUUID(),
+      parent_tool_use_id: null,
+      message: {
+        id: `msg_${event.runId}_${event.iteration}`,
+        type: 'message',
+        role: 'assistant',
+        model: this.#modelName,
+        content,
+        stop_reason: event.stopReason,
+        usage,
+      },
+    };
+  }
+
+  #toolResult(callId: string, content: string, isError: boolean): QueryMessage {
+    return {
+      type: 'user',
+      session_id: this.#sessionId,
+      uuid: randomUUID(),
+      parent_tool_use_id: null,
+      message: {
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: callId, content, is_error: isError }],
+      },
+    };
+  }
+
+  #result(
+    subtype: QueryResultMessage['subtype'],
+    end: { content?: string; usage?: Usage; error?: MusterError },
+  ): QueryResultMessage {
+    return {
+      type: 'result',
+      subtype,
+      session_id: this.#sessionId,
+      uuid: randomUUID(),
+      is_error: subtype !== 'success',
+      duration_ms: Date.now() - this.#started,
+      duration_api_ms: this.#apiMs,
+      num_turns: this.#turns,
+      ...(end.content !== undefined ? { result: end.content } : {}),
+      usage: end.usage ? toQueryUsage(end.usage) : this.#usage,
+      total_cost_usd: 0,
+      permission_denials: [...this.#denials],
+      ...(end.error ? { errors: [end.error.message], error_code: end.error.code } : {}),
+    };
+  }
+}
+
+function parseArguments(args: unknown): Readonly<Record<string, unknown>> {
+  if (typeof args === 'string') {
+    try {
+      const parsed: unknown = JSON.parse(args);
+      return parsed && typeof parsed === 'object' && !Array.isArray(parsed)
+        ? (parsed as Record<string, unknown>)
+        : {};
+    } catch {
+      return {};
+    }
+  }
+  return args && typeof args === 'object' ? (args as Record<string, unknown>) : {};
+}

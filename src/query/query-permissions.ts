@@ -1,0 +1,113 @@
+import { compilePatterns } from '../policy/index.js';
+import type { Approver, PolicySubject } from '../policy/index.js';
+import type { BeforeToolHook, ToolHookContext } from '../tools/index.js';
+import type { QueryCanUseTool, QueryPermissionResult } from './query-types.js';
+import { boundedControlRequest } from './control-request.js';
+
+/** What {@link permissionBridge} needs: the option lists, the callback, and its bound. */
+export interface PermissionBridgeInput {
+  readonly canUseTool?: QueryCanUseTool;
+  readonly allowedTools?: readonly string[];
+  readonly disallowedTools?: readonly string[];
+  /** The bound of one `canUseTool` answer, in ms (0: none). */
+  readonly timeoutMs: number;
+  /** Called when `canUseTool` denies with `interrupt: true`. */
+  readonly interrupt: () => void;
+}
+
+/** The agent-side halves of `canUseTool`: a `beforeTool` hook and the policy's approver. */
+export interface PermissionBridge {
+  readonly beforeTool: BeforeToolHook;
+  readonly approve: Approver;
+}
+
+/**
+ * Maps `canUseTool` onto Muster's pipeline. Muster's approver sees the final arguments and
+ * cannot change them, while `canUseTool` may answer `updatedInput`; so the callback is asked
+ * in a `beforeTool` hook (which may rewrite the arguments; they are validated again), and its
+ * verdict is handed to `policy.approve` for that call id. The hook skips calls that
+ * `disallowedTools` denies or `allowedTools` pre-approves, so `canUseTool` is asked exactly
+ * when the reference SDKs ask it; the decision itself (and its `tool.decision` event, stage
+ * `approval`) stays the policy's. Without `canUseTool` the policy's `ask` has no approver and
+ * denies with `TOOL_APPROVAL_REQUIRED`.
+ */
+export function permissionBridge(input: PermissionBridgeInput): PermissionBridge {
+  const denied = compilePatterns(input.disallowedTools, 'disallowedTools');
+  const allowed = compilePatterns(input.allowedTools, 'allowedTools');
+  const verdicts = new Map<string, QueryPermissionResult>();
+  const canUseTool = input.canUseTool;
+
+  const beforeTool: BeforeToolHook = async (call) => {
+    if (!canUseTool) return undefined;
+    const subject = subjectOf(call);
+    if (denied(subject) || allowed(subject)) return undefined;
+    const verdict = await ask(canUseTool, call, input.timeoutMs);
+    verdicts.set(call.callId, verdict);
+    if (verdict.behavior === 'deny') {
+      if (verdict.interrupt === true) input.interrupt();
+      return undefined;
+    }
+    return verdict.updatedInput ? { arguments: verdict.updatedInput } : undefined;
+  };
+
+  const approve: Approver = (request) => {
+    const verdict = request.callId !== undefined ? verdicts.get(request.callId) : undefined;
+    if (request.callId !== undefined) verdicts.delete(request.callId);
+    if (request.kind !== 'tool' || !verdict) return false;
+    return verdict.behavior === 'allow'
+      ? { decision: 'allow', reason: 'canUseTool allowed the call' }
+      : { decision: 'deny', reason: verdict.message || 'canUseTool denied the call' };
+  };
+
+  return { beforeTool, approve };
+}
+
+function subjectOf(call: ToolHookContext): PolicySubject {
+  return {
+    kind: 'tool',
+    name: call.toolName,
+    ...(call.info.server !== undefined ? { server: call.info.server } : {}),
+    ...(call.info.originalName !== undefined ? { originalName: call.info.originalName } : {}),
+  };
+}
+
+async function ask(
+  canUseTool: QueryCanUseTool,
+  call: ToolHookContext & { readonly arguments: Readonly<Record<string, unknown>> },
+  timeoutMs: number,
+): Promise<QueryPermissionResult> {
+  try {
+    const answer = await boundedControlRequest('canUseTool', timeoutMs, call.signal, (signal) =>
+      canUseTool(call.toolName, call.arguments, { signal, toolUseID: call.callId }),
+    );
+    return checkAnswer(answer);
+  } catch (err) {
+    // a callback that fails or times out denies the call (fail closed), and says why
+    return { behavior: 'deny', message: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+function checkAnswer(answer: unknown): QueryPermissionResult {
+  const a = answer as Partial<Record<string, unknown>> | undefined;
+  if (a?.behavior === 'allow') {
+    const updated = a.updatedInput;
+    if (updated === undefined) return { behavior: 'allow' };
+    if (updated !== null && typeof updated === 'object' && !Array.isArray(updated))
+      return { behavior: 'allow', updatedInput: updated as Record<string, unknown> };
+    return {
+      behavior: 'deny',
+      message: 'canUseTool answered an updatedInput that is not an object.',
+    };
+  }
+  if (a?.behavior === 'deny') {
+    return {
+      behavior: 'deny',
+      message: typeof a.message === 'string' ? a.message : 'canUseTool denied the call',
+      ...(a.interrupt === true ? { interrupt: true } : {}),
+    };
+  }
+  return {
+    behavior: 'deny',
+    message: "canUseTool must answer { behavior: 'allow' | 'deny' }; the call was denied.",
+  };
+}

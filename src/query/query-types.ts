@@ -1,0 +1,190 @@
+// The message and option shapes of `muster-agent/query`, in the style of the query() SDKs
+// (snake_case fields, `type`/`subtype` discriminants). Types only.
+import type { McpServerStatusValue } from '../mcp/index.js';
+
+/** A content block of a user or assistant message. */
+export type QueryContentBlock =
+  | { readonly type: 'text'; readonly text: string }
+  | {
+      readonly type: 'image';
+      readonly source: {
+        readonly type: 'base64';
+        readonly media_type: string;
+        readonly data: string;
+      };
+    }
+  | {
+      readonly type: 'tool_use';
+      readonly id: string;
+      readonly name: string;
+      readonly input: Readonly<Record<string, unknown>>;
+    }
+  | {
+      readonly type: 'tool_result';
+      readonly tool_use_id: string;
+      readonly content: string;
+      readonly is_error: boolean;
+    };
+
+/** A user turn as a prompt stream yields it (and as `query()` echoes tool results). */
+export interface QueryUserMessage {
+  readonly type: 'user';
+  readonly message: {
+    readonly role: 'user';
+    readonly content: string | readonly QueryContentBlock[];
+  };
+  readonly session_id?: string;
+  readonly parent_tool_use_id?: string | null;
+  readonly uuid?: string;
+}
+
+/** Token usage, in the reference SDKs' field names. */
+export interface QueryUsage {
+  readonly input_tokens: number;
+  readonly output_tokens: number;
+  readonly cache_read_input_tokens: number;
+  readonly cache_creation_input_tokens: number;
+}
+
+/** One server as `mcpServerStatus()` and the init message report it. */
+export interface QueryMcpServerStatus {
+  readonly name: string;
+  readonly status: McpServerStatusValue;
+  /** The server's tools (model-facing `name`), with the hints that were set. */
+  readonly tools: readonly {
+    readonly name: string;
+    readonly annotations: {
+      readonly readOnly?: boolean;
+      readonly destructive?: boolean;
+      readonly openWorld?: boolean;
+    };
+  }[];
+  /** Sanitized (no secrets). */
+  readonly error?: { readonly code: string; readonly message: string };
+}
+
+/** `system`/`init`: the session, model, tools and servers a query starts with. */
+export interface QuerySystemInitMessage {
+  readonly type: 'system';
+  readonly subtype: 'init';
+  readonly session_id: string;
+  readonly uuid: string;
+  readonly model: string;
+  readonly cwd: string;
+  /** Model-facing names of the tools the model may see (after `tools` visibility). */
+  readonly tools: readonly string[];
+  readonly mcp_servers: readonly { readonly name: string; readonly status: McpServerStatusValue }[];
+  readonly permissionMode: 'default';
+}
+
+/** `system`/`elicitation_complete`: a server's URL-mode elicitation finished. */
+export interface QueryElicitationCompleteMessage {
+  readonly type: 'system';
+  readonly subtype: 'elicitation_complete';
+  readonly session_id: string;
+  readonly uuid: string;
+  readonly mcp_server_name: string;
+  readonly elicitation_id?: string;
+}
+
+/** The model's message of one turn: text and `tool_use` blocks. */
+export interface QueryAssistantMessage {
+  readonly type: 'assistant';
+  readonly session_id: string;
+  readonly uuid: string;
+  readonly parent_tool_use_id: null;
+  readonly message: {
+    readonly id: string;
+    readonly type: 'message';
+    readonly role: 'assistant';
+    readonly model: string;
+    readonly content: readonly QueryContentBlock[];
+    readonly stop_reason: string;
+    readonly usage: QueryUsage;
+  };
+}
+
+/** A tool call that the policy (or `canUseTool`) refused. */
+export interface QueryPermissionDenial {
+  readonly tool_name: string;
+  readonly tool_use_id: string;
+  readonly tool_input: Readonly<Record<string, unknown>>;
+}
+
+/** The subtypes of a final `result`. */
+export type QueryResultSubtype = 'success' | 'error_max_turns' | 'error_during_execution';
+
+/** The end of one user turn: success with the final text, or an error subtype. */
+export interface QueryResultMessage {
+  readonly type: 'result';
+  readonly subtype: QueryResultSubtype;
+  readonly session_id: string;
+  readonly uuid: string;
+  readonly is_error: boolean;
+  readonly duration_ms: number;
+  readonly duration_api_ms: number;
+  readonly num_turns: number;
+  /** The final text (success only). */
+  readonly result?: string;
+  readonly usage: QueryUsage;
+  readonly total_cost_usd: 0;
+  readonly permission_denials: readonly QueryPermissionDenial[];
+  /** Error messages (error subtypes only). */
+  readonly errors?: readonly string[];
+  /** The Muster error code behind an error subtype. */
+  readonly error_code?: string;
+}
+
+/** Every message `query()` yields, discriminated on `type` (and `subtype` for `system`). */
+export type QueryMessage =
+  | QuerySystemInitMessage
+  | QueryElicitationCompleteMessage
+  | QueryAssistantMessage
+  | QueryUserMessage
+  | QueryResultMessage;
+
+/** What `canUseTool` answers. `updatedInput` replaces the arguments (validated again). */
+export type QueryPermissionResult =
+  | { readonly behavior: 'allow'; readonly updatedInput?: Record<string, unknown> }
+  | { readonly behavior: 'deny'; readonly message: string; readonly interrupt?: boolean };
+
+/** Asked about every visible call that `allowedTools` does not pre-approve. */
+export type QueryCanUseTool = (
+  toolName: string,
+  input: Readonly<Record<string, unknown>>,
+  options: {
+    readonly signal: AbortSignal;
+    readonly suggestions?: readonly unknown[];
+    readonly toolUseID: string;
+  },
+) => Promise<QueryPermissionResult>;
+
+/** A server's request for user input, in the reference SDKs' shape. */
+export interface QueryElicitationRequest {
+  readonly serverName: string;
+  readonly message: string;
+  readonly mode: 'form' | 'url';
+  readonly url?: string;
+  readonly elicitationId?: string;
+  readonly requestedSchema?: Readonly<Record<string, unknown>>;
+}
+
+/** The user's answer to an elicitation. */
+export interface QueryElicitationResult {
+  readonly action: 'accept' | 'decline' | 'cancel';
+  readonly content?: Readonly<Record<string, unknown>>;
+}
+
+/** Answers servers' elicitation requests (form and URL mode). */
+export type QueryOnElicitation = (
+  request: QueryElicitationRequest,
+  options: { readonly signal: AbortSignal },
+) => Promise<QueryElicitationResult>;
+
+/** What `initializationResult()` resolves with: the same facts as the init message. */
+export interface QueryInitializationResult {
+  readonly session_id: string;
+  readonly model: string;
+  readonly tools: readonly string[];
+  readonly mcp_servers: readonly QueryMcpServerStatus[];
+}
