@@ -7,6 +7,19 @@ const base = { timestamp: '2026-01-01T00:00:00.000Z', sessionId: 's', runId: 'r'
 const usage = { inputTokens: 5, outputTokens: 2, totalTokens: 7, cachedInputTokens: 1 };
 
 describe('RunMessageMapper', () => {
+  it("maps only its own run's events, not a delegated sub-run's forwarded ones", () => {
+    const m = new RunMessageMapper('sess', 'fallback');
+    const sub = { ...base, runId: 'sub-run', sessionId: 'sub-session' };
+    const out = [
+      { ...base, type: 'session.started', continued: false, modelName: 'm' },
+      { ...sub, type: 'session.started', continued: false, modelName: 'm' },
+      { ...sub, type: 'session.completed', content: 'child answer', iterations: 1, usage },
+      { ...base, type: 'session.completed', content: 'parent answer', iterations: 2, usage },
+    ].flatMap((e) => m.map(e as AgentEvent));
+    expect(out).toHaveLength(1);
+    expect(out[0]).toMatchObject({ type: 'result', result: 'parent answer' });
+  });
+
   it('maps a model turn, its tool result and the final answer', () => {
     const m = new RunMessageMapper('sess', 'fallback');
     const events: AgentEvent[] = [

@@ -40,6 +40,7 @@ const ZERO: QueryUsage = toQueryUsage(undefined);
  */
 export class RunMessageMapper {
   readonly #sessionId: string;
+  #runId: string | undefined;
   readonly #started = Date.now();
   #modelName: string;
   #turns = 0;
@@ -54,8 +55,13 @@ export class RunMessageMapper {
     this.#modelName = modelName;
   }
 
-  /** The messages one event maps to (most map to none). */
+  /**
+   * The messages one event maps to (most map to none). Events of other runs (a child agent's
+   * sub-run forwarded through `asTool`) map to none: the turn's messages are its own run's.
+   */
   map(event: AgentEvent): QueryMessage[] {
+    if (this.#runId === undefined && event.type === 'session.started') this.#runId = event.runId;
+    else if (this.#runId !== undefined && event.runId !== this.#runId) return [];
     switch (event.type) {
       case 'session.started':
         this.#modelName = event.modelName;
