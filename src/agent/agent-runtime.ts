@@ -22,6 +22,7 @@ import type { AgentOptions } from './agent-options.js';
 import { agentSampler } from './agent-sampler.js';
 import type { AgentEvent } from './events.js';
 import { DEFAULT_LIMITS, resolveLimits } from './limits.js';
+import { AgentTracing } from './agent-tracing.js';
 import type { Limits } from './limits.js';
 
 /**
@@ -43,6 +44,8 @@ export class AgentRuntime {
   readonly contextTool: ContextToolExecutor;
   readonly executors: readonly ToolExecutor[];
   readonly mcp: McpFacade;
+  /** Spans of runs and connects (SPEC 12b); absent when `observability.tracing` is false. */
+  readonly tracing: AgentTracing | undefined;
   readonly #mcpExecutor: McpToolExecutorHandle;
   /** Sessions with a run in this process, each with the promise that settles when it ends. */
   readonly running = new Map<string, Promise<void>>();
@@ -114,6 +117,10 @@ export class AgentRuntime {
     executors.push(mcp.executor);
     if (mcp.resourceTools) executors.push(mcp.resourceTools);
     this.mcp = mcp.facade;
+    this.tracing = AgentTracing.of(
+      options.observability,
+      (server) => mcp.facade.list().find((s) => s.name === server)?.type,
+    );
     this.#mcpExecutor = mcp.executor;
     this.archiveThresholdBytes =
       mcp.options.archiveThresholdBytes ?? DEFAULT_ARCHIVE_THRESHOLD_BYTES;
@@ -214,6 +221,7 @@ export class AgentRuntime {
   background(event: AgentEvent | ExecutorEvent): void {
     const onEvent = this.options.observability?.onEvent;
     const named = event.runId === '' ? { ...event, runId: 'background' } : event;
+    this.tracing?.background(named as AgentEvent);
     if (onEvent)
       callIsolated(() => onEvent(named as AgentEvent), this.options.observability?.onError);
   }

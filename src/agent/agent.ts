@@ -13,6 +13,7 @@ import type { AgentEvent } from './events.js';
 import { resolveLimits } from './limits.js';
 import { executorContext, loopContext, runModel } from './loop-context.js';
 import { runLoop } from './run-loop.js';
+import type { RunTrace } from './run-trace.js';
 import { prepareRunTools } from './run-setup.js';
 import { claimSession } from './session-claim.js';
 import type { SessionClaim } from './session-claim.js';
@@ -96,6 +97,7 @@ export class Agent {
       (async () => {
         const events: AgentEvent[] = [];
         await runtime.ensureInitialized();
+        await runtime.tracing?.prepare();
         const ctx = runtime.outsideRunContext('initialize', (ev) => {
           events.push(ev);
           runtime.background(ev);
@@ -156,7 +158,9 @@ export class Agent {
   ): Promise<MusterError | undefined> {
     const runtime = this.#runtime;
     const observability = runtime.options.observability;
+    let trace: RunTrace | undefined;
     const emit = (event: AgentEvent) => {
+      trace?.onEvent(event);
       queue.push(event);
       const onEvent = observability?.onEvent;
       if (onEvent) callIsolated(() => onEvent(event), observability?.onError);
@@ -192,6 +196,13 @@ export class Agent {
       const request = validateRunRequest(resume ? { ...raw, input: '' } : raw);
       const limits = resolveLimits(runtime.limits, request.limits, 'run limits');
       const { model, modelName } = runModel(runtime, request);
+      if (runtime.tracing) {
+        const traced = { sessionId, runId, modelName, provider: model.provider };
+        trace = await runtime.tracing.startRun(
+          request.input !== undefined ? { ...traced, input: request.input } : traced,
+          request.traceContext,
+        );
+      }
       await claim.lease(runtime.store, runId);
       await raceAbort(runtime.ensureInitialized(), signal, 'Initialization');
       session = resume
@@ -219,6 +230,7 @@ export class Agent {
                 tools,
                 store,
                 iterationsDone: session.iterationsDone,
+                ...(trace ? { trace } : {}),
               }),
               session.transcript,
             );

@@ -9,6 +9,7 @@ import type { Limits } from './limits.js';
 import { preloadMcpContext } from './mcp-context.js';
 import type { RunContext } from './run-loop.js';
 import type { RunTools } from './run-setup.js';
+import type { RunTrace } from './run-trace.js';
 
 /** The model a run uses and its name: the run's name, else the agent's, else the model's. */
 export function runModel(
@@ -63,6 +64,8 @@ export interface LoopRun extends RunIdentity {
   readonly store: SessionStore;
   /** Model turns a resumed run's session already took. */
   readonly iterationsDone?: number;
+  /** The run's spans, when it is traced. */
+  readonly trace?: RunTrace;
 }
 
 /**
@@ -101,6 +104,7 @@ export async function loopContext(
     onObserverError: (err) => runtime.reportError(err),
     ...(run.iterationsDone !== undefined ? { iterationsDone: run.iterationsDone } : {}),
     ...(run.tools.finishResult ? { finishResult: run.tools.finishResult } : {}),
+    ...(run.trace ? { trace: run.trace } : {}),
   };
 }
 

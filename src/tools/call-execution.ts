@@ -25,7 +25,7 @@ export async function executeCall(
   env: ToolCallEnvironment,
 ): Promise<StageResult<NormalizedToolResult>> {
   env.emit(toolCalledEvent(env, call, entry, args));
-  const ctx: ToolExecutionContext = {
+  const base: ToolExecutionContext = {
     signal: env.signal,
     sessionId: env.sessionId,
     runId: env.runId,
@@ -37,6 +37,7 @@ export async function executeCall(
       env.emit(toolProgressEvent(env, call, entry, p));
     },
   };
+  const ctx = env.traceContext ? { ...base, traceContext: env.traceContext } : base;
   try {
     // called at once (a synchronous throw lands in the catch below), and raced against the
     // signal only when the executor does not settle on abort by itself

@@ -1,0 +1,81 @@
+import type { TraceContext, TraceSpan, Tracer } from '../util/index.js';
+
+/** The part of `@opentelemetry/api` Muster uses, typed structurally (the package is optional). */
+export interface OtelApi {
+  readonly trace: {
+    getTracer(name: string, version?: string): Tracer;
+    getTracerProvider(): { getDelegate?: () => unknown };
+    setSpan(context: TraceContext, span: TraceSpan): TraceContext;
+  };
+  readonly context: {
+    active(): TraceContext;
+    with<T>(context: TraceContext, fn: () => T): T;
+  };
+  readonly ROOT_CONTEXT: TraceContext;
+  readonly ProxyTracerProvider?: new () => { getDelegate(): unknown };
+}
+
+// a variable, so bundlers and the type checker do not insist on the optional package
+const API_MODULE = '@opentelemetry/api';
+let loading: Promise<OtelApi | undefined> | undefined;
+
+/**
+ * `@opentelemetry/api`, imported on first use and at most once per process; `undefined` when it
+ * is not installed (or is not a 1.x API).
+ */
+export function loadOtelApi(): Promise<OtelApi | undefined> {
+  loading ??= import(API_MODULE).then(
+    (m: { default?: unknown } & Partial<OtelApi>) => {
+      const api = (m.trace ? m : m.default) as Partial<OtelApi> | undefined;
+      return api?.trace && api.context && api.ROOT_CONTEXT ? (api as OtelApi) : undefined;
+    },
+    () => undefined,
+  );
+  return loading;
+}
+
+/**
+ * A probe for "a global tracer provider is registered": the API's global provider is a proxy
+ * whose delegate is the no-op provider until `trace.setGlobalTracerProvider` (or an SDK) sets
+ * one. The no-op delegate is the one a fresh proxy reports. Without the proxy class (a future
+ * API), a provider is assumed: the API's own no-op spans are cheap.
+ */
+export function globalProviderProbe(api: OtelApi): () => boolean {
+  const noop = api.ProxyTracerProvider ? new api.ProxyTracerProvider().getDelegate() : undefined;
+  return () => {
+    const provider = api.trace.getTracerProvider();
+    const delegate = typeof provider.getDelegate === 'function' ? provider.getDelegate() : provider;
+    return noop === undefined || delegate !== noop;
+  };
+}
+
+/** The key under which the API keeps a context's span (`createContextKey` uses `Symbol.for`). */
+const SPAN_KEY = Symbol.for('OpenTelemetry Context Key SPAN');
+
+/**
+ * A context holding `span`, for a tracer used without the API installed: the same key the
+ * API's `trace.setSpan` writes, on a minimal immutable context.
+ */
+export function contextWithSpan(parent: TraceContext | undefined, span: TraceSpan): TraceContext {
+  return (parent ?? EMPTY).setValue(SPAN_KEY, span);
+}
+
+class MinimalContext implements TraceContext {
+  readonly #values: Map<symbol, unknown>;
+  constructor(values: Map<symbol, unknown> = new Map()) {
+    this.#values = values;
+  }
+  getValue(key: symbol): unknown {
+    return this.#values.get(key);
+  }
+  setValue(key: symbol, value: unknown): TraceContext {
+    return new MinimalContext(new Map(this.#values).set(key, value));
+  }
+  deleteValue(key: symbol): TraceContext {
+    const values = new Map(this.#values);
+    values.delete(key);
+    return new MinimalContext(values);
+  }
+}
+
+const EMPTY: TraceContext = new MinimalContext();
