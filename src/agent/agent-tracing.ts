@@ -1,31 +1,30 @@
 import type { McpTransportType } from '../mcp/index.js';
+import type { TraceContext, Tracer } from '../util/index.js';
 import type { Observability } from './agent-options.js';
 import type { AgentEvent } from './events.js';
 import { RunTrace } from './run-trace.js';
 import type { TracedRun } from './run-trace.js';
 import { TRACER_NAME } from './tracing-attributes.js';
-import { globalProviderProbe, loadOtelApi } from './tracing-api.js';
+import { loadOtelApi, otelGlobals } from './tracing-api.js';
 import type { OtelApi } from './tracing-api.js';
 import { ConnectSpans } from './tracing-connects.js';
 import type { ServerFactsBook } from './tracing-connects.js';
-import type { TraceContext, Tracer } from '../util/index.js';
 
 /**
- * An agent's tracing (SPEC 12b): the tracer (`observability.tracer`, else the global provider
- * of `@opentelemetry/api`), found on the first run. The API is imported then, once, and only
- * when tracing is not turned off; without it installed, or with no global provider registered
- * and no tracer given, a run builds no span. Connects outside runs (`initialize()`,
- * `register()`) get spans of their own once the tracer is known.
+ * An agent's tracing (SPEC 12b): the tracer is `observability.tracer`, else the global provider
+ * of `@opentelemetry/api`. Whether a global provider (or context manager) is registered is read
+ * from the API's globals without importing it; the API is imported only then, on the first run
+ * that needs it, once. So with no tracer and no provider a run builds no span and imports
+ * nothing (one property read per run). Connects outside runs (`initialize()`, `register()`) get
+ * spans of their own once the tracer is known.
  */
 export class AgentTracing {
   readonly #explicit: Tracer | undefined;
   readonly #content: boolean;
   readonly #agentName: string | undefined;
   readonly #servers: ServerFactsBook;
-  #ready: Promise<void> | undefined;
+  #loading: Promise<OtelApi | undefined> | undefined;
   #api: OtelApi | undefined;
-  #hasProvider: (() => boolean) | undefined;
-  #global: Tracer | undefined;
   #background: ConnectSpans | undefined;
 
   private constructor(options: Observability, transportOf: ServerFactsBook['transportOf']) {
@@ -44,13 +43,19 @@ export class AgentTracing {
     return new AgentTracing(options ?? {}, transportOf);
   }
 
-  /** Loads the API (once; a failure to load means "not installed"). */
-  prepare(): Promise<void> {
-    this.#ready ??= loadOtelApi().then((api) => {
-      this.#api = api;
-      if (api && !this.#explicit) this.#hasProvider = globalProviderProbe(api);
-    });
-    return this.#ready;
+  /**
+   * Imports the API when something is registered with it (a provider, or a context manager
+   * for a given tracer's parents), at most once; resolves at once otherwise.
+   */
+  async prepare(): Promise<void> {
+    if (this.#loading) {
+      await this.#loading;
+      return;
+    }
+    const globals = otelGlobals();
+    if (!(this.#explicit ? globals : globals?.trace)) return;
+    this.#loading = loadOtelApi();
+    this.#api = await this.#loading;
   }
 
   /**
@@ -61,8 +66,8 @@ export class AgentTracing {
     run: Omit<TracedRun, 'agentName'>,
     parent: TraceContext | undefined,
   ): Promise<RunTrace | undefined> {
-    if (!this.#ready) await this.prepare();
-    else await this.#ready;
+    if (!this.#explicit && !otelGlobals()?.trace) return undefined;
+    await this.prepare();
     const tracer = this.#tracer();
     if (!tracer) return undefined;
     const api = this.#api;
@@ -81,21 +86,19 @@ export class AgentTracing {
   /** Reads an event from outside any run: connects started by `initialize()` or the registry. */
   background(event: AgentEvent): void {
     if (event.type !== 'mcp.server.status') return;
-    const tracer = this.#ready ? this.#tracer() : undefined;
-    if (!this.#background || this.#backgroundTracer !== tracer) {
-      this.#backgroundTracer = tracer;
-      this.#background = new ConnectSpans(tracer, () => this.#api?.context.active(), this.#servers);
-    }
+    this.#background ??= new ConnectSpans(
+      () => this.#tracer(),
+      () => this.#api?.context.active(),
+      this.#servers,
+    );
     this.#background.onStatus(event);
   }
-
-  #backgroundTracer: Tracer | undefined;
 
   #tracer(): Tracer | undefined {
     if (this.#explicit) return this.#explicit;
     const api = this.#api;
-    if (!api || !this.#hasProvider?.()) return undefined;
-    this.#global ??= api.trace.getTracer(TRACER_NAME);
-    return this.#global;
+    if (!api || !otelGlobals()?.trace) return undefined;
+    // not kept: the global provider may be replaced (a tracer of the old one would stay bound)
+    return api.trace.getTracer(TRACER_NAME);
   }
 }

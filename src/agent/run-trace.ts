@@ -91,7 +91,11 @@ export class RunTrace {
       setup.parent,
     );
     this.context = this.#withSpan(setup.parent, this.#span);
-    this.#connects = new ConnectSpans(setup.tracer, () => this.context, setup.servers);
+    this.#connects = new ConnectSpans(
+      () => setup.tracer,
+      () => this.context,
+      setup.servers,
+    );
   }
 
   /** One model turn as a `chat` client span, active while `take` runs. */

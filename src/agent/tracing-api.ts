@@ -4,7 +4,6 @@ import type { TraceContext, TraceSpan, Tracer } from '../util/index.js';
 export interface OtelApi {
   readonly trace: {
     getTracer(name: string, version?: string): Tracer;
-    getTracerProvider(): { getDelegate?: () => unknown };
     setSpan(context: TraceContext, span: TraceSpan): TraceContext;
   };
   readonly context: {
@@ -12,7 +11,6 @@ export interface OtelApi {
     with<T>(context: TraceContext, fn: () => T): T;
   };
   readonly ROOT_CONTEXT: TraceContext;
-  readonly ProxyTracerProvider?: new () => { getDelegate(): unknown };
 }
 
 // a variable, so bundlers and the type checker do not insist on the optional package
@@ -34,19 +32,21 @@ export function loadOtelApi(): Promise<OtelApi | undefined> {
   return loading;
 }
 
+/** The API's registry of globals (shared by every copy of API 1.x) by its `Symbol.for` key. */
+const GLOBALS_KEY = Symbol.for('opentelemetry.js.api.1');
+
 /**
- * A probe for "a global tracer provider is registered": the API's global provider is a proxy
- * whose delegate is the no-op provider until `trace.setGlobalTracerProvider` (or an SDK) sets
- * one. The no-op delegate is the one a fresh proxy reports. Without the proxy class (a future
- * API), a provider is assumed: the API's own no-op spans are cheap.
+ * What is registered with `@opentelemetry/api` in this process, read without importing it: the
+ * API keeps its globals under a `Symbol.for` key of `globalThis` (that is how separate copies
+ * of the package share a provider), and `trace` is there once a tracer provider is registered
+ * (`trace.setGlobalTracerProvider`, an SDK's `register()`), `context` once a context manager is.
  */
-export function globalProviderProbe(api: OtelApi): () => boolean {
-  const noop = api.ProxyTracerProvider ? new api.ProxyTracerProvider().getDelegate() : undefined;
-  return () => {
-    const provider = api.trace.getTracerProvider();
-    const delegate = typeof provider.getDelegate === 'function' ? provider.getDelegate() : provider;
-    return noop === undefined || delegate !== noop;
-  };
+export function otelGlobals():
+  | { readonly trace?: unknown; readonly context?: unknown }
+  | undefined {
+  return (globalThis as Record<symbol, { trace?: unknown; context?: unknown } | undefined>)[
+    GLOBALS_KEY
+  ];
 }
 
 /** The key under which the API keeps a context's span (`createContextKey` uses `Symbol.for`). */

@@ -33,13 +33,13 @@ export function factsOf(book: ServerFactsBook, server: string): ServerFacts {
  */
 export class ConnectSpans {
   readonly #open = new Map<string, TraceSpan>();
-  readonly #tracer: Tracer | undefined;
+  readonly #tracer: () => Tracer | undefined;
   readonly #parent: () => TraceContext | undefined;
   readonly #book: ServerFactsBook;
 
-  /** Without a tracer only the facts are kept (no spans). */
+  /** While `tracer` gives none, only the facts are kept (no spans). */
   constructor(
-    tracer: Tracer | undefined,
+    tracer: () => Tracer | undefined,
     parent: () => TraceContext | undefined,
     book: ServerFactsBook,
   ) {
@@ -59,8 +59,9 @@ export class ConnectSpans {
       const transport = factsOf(this.#book, event.server).transport;
       this.#book.facts.set(event.server, { transport, protocolVersion: event.protocolVersion });
     }
-    if (event.status !== 'connecting' || !this.#tracer) return;
-    const span = this.#tracer.startSpan(
+    const tracer = event.status === 'connecting' ? this.#tracer() : undefined;
+    if (!tracer) return;
+    const span = tracer.startSpan(
       'initialize',
       {
         kind: SPAN_KIND.client,

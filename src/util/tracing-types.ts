@@ -4,7 +4,7 @@
 // peer dependency).
 
 /** An attribute value, as OpenTelemetry accepts it. */
-export type TraceAttributeValue = string | number | boolean | readonly string[] | readonly number[];
+export type TraceAttributeValue = string | number | boolean | string[] | number[];
 
 /** Span attributes by key. */
 export type TraceAttributes = Record<string, TraceAttributeValue | undefined>;
