@@ -184,6 +184,28 @@ describe('OpenTelemetry spans', () => {
     }
   }, 30_000);
 
+  it('traces a connect outside any run (initialize) as a root span', async () => {
+    const { exporter, tracer } = recorder();
+    const agent = createAgent({
+      mcpServers: { basic: stdioConfig('basic-server.mjs') },
+      mcp: { strictConfig: true },
+      policy: { allow: ['mcp_connect:*'] },
+      observability: { tracer },
+    });
+    try {
+      await agent.initialize();
+      const connect = one(exporter.getFinishedSpans(), 'initialize');
+      expect(parentOf(connect)).toBeUndefined();
+      expect(connect.attributes).toMatchObject({
+        'mcp.method.name': 'initialize',
+        'muster.mcp.server': 'basic',
+      });
+      expect(connect.status.code).toBe(0);
+    } finally {
+      await agent.close();
+    }
+  }, 30_000);
+
   it('marks a failed run and its model turn with the error code', async () => {
     const { exporter, tracer } = recorder();
     const agent = createAgent({
