@@ -206,6 +206,26 @@ describe('OpenTelemetry spans', () => {
     }
   }, 30_000);
 
+  it('refuses tracing options of the wrong shape with INVALID_CONFIGURATION', async () => {
+    const bad: unknown[] = [
+      { tracer: {} },
+      { tracer: { startSpan: 'no' } },
+      { tracing: 'off' },
+      { traceContent: 1 },
+      { agentName: '' },
+    ];
+    for (const observability of bad)
+      expect(
+        () => createAgent({ observability } as AgentOptions),
+        JSON.stringify(observability),
+      ).toThrow(expect.objectContaining({ code: 'INVALID_CONFIGURATION' }));
+    const agent = createAgent({ model: scriptedModel([{ text: 'x' }]), modelName: 'm' });
+    const { error } = await collect(agent.run({ input: 'x', traceContext: {} as never }));
+    expect(error?.code).toBe('INVALID_CONFIGURATION');
+    expect(error?.message).toContain('traceContext');
+    await agent.close();
+  });
+
   it('marks a failed run and its model turn with the error code', async () => {
     const { exporter, tracer } = recorder();
     const agent = createAgent({
