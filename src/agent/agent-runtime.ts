@@ -120,6 +120,7 @@ export class AgentRuntime {
     this.tracing = AgentTracing.of(
       options.observability,
       (server) => mcp.facade.list().find((s) => s.name === server)?.type,
+      (err) => this.reportError(err),
     );
     this.#mcpExecutor = mcp.executor;
     this.archiveThresholdBytes =

@@ -7,6 +7,7 @@ import type { TracedRun } from './run-trace.js';
 import { TRACER_NAME } from './tracing-attributes.js';
 import { loadOtelApi, otelGlobals } from './tracing-api.js';
 import type { OtelApi } from './tracing-api.js';
+import { safeTracer } from './safe-tracer.js';
 import { ConnectSpans } from './tracing-connects.js';
 import type { ServerFactsBook } from './tracing-connects.js';
 
@@ -27,8 +28,15 @@ export class AgentTracing {
   #api: OtelApi | undefined;
   #background: ConnectSpans | undefined;
 
-  private constructor(options: Observability, transportOf: ServerFactsBook['transportOf']) {
-    this.#explicit = options.tracer;
+  readonly #onError: (err: unknown) => void;
+
+  private constructor(
+    options: Observability,
+    transportOf: ServerFactsBook['transportOf'],
+    onError: (err: unknown) => void,
+  ) {
+    this.#onError = onError;
+    this.#explicit = options.tracer && safeTracer(options.tracer, onError);
     this.#content = options.traceContent === true;
     this.#agentName = options.agentName;
     this.#servers = { facts: new Map(), transportOf };
@@ -38,9 +46,10 @@ export class AgentTracing {
   static of(
     options: Observability | undefined,
     transportOf: (server: string) => McpTransportType | undefined,
+    onError: (err: unknown) => void,
   ): AgentTracing | undefined {
     if (options?.tracing === false) return undefined;
-    return new AgentTracing(options ?? {}, transportOf);
+    return new AgentTracing(options ?? {}, transportOf, onError);
   }
 
   /**
@@ -78,6 +87,7 @@ export class AgentTracing {
         parent: parent ?? api?.context.active(),
         content: this.#content,
         servers: this.#servers,
+        onError: this.#onError,
       },
       { ...run, agentName: this.#agentName },
     );
@@ -91,7 +101,11 @@ export class AgentTracing {
       () => this.#api?.context.active(),
       this.#servers,
     );
-    this.#background.onStatus(event);
+    try {
+      this.#background.onStatus(event);
+    } catch (err) {
+      this.#onError(err);
+    }
   }
 
   #tracer(): Tracer | undefined {
@@ -99,6 +113,6 @@ export class AgentTracing {
     const api = this.#api;
     if (!api || !otelGlobals()?.trace) return undefined;
     // not kept: the global provider may be replaced (a tracer of the old one would stay bound)
-    return api.trace.getTracer(TRACER_NAME);
+    return safeTracer(api.trace.getTracer(TRACER_NAME), this.#onError);
   }
 }

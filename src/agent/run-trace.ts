@@ -10,7 +10,8 @@ import {
   STATUS,
   usageAttributes,
 } from './tracing-attributes.js';
-import { contextWithSpan } from './tracing-api.js';
+import { contextSpan } from './safe-tracer.js';
+import { contextWithSpan, emptyContext } from './tracing-api.js';
 import type { OtelApi } from './tracing-api.js';
 import { ConnectSpans, factsOf } from './tracing-connects.js';
 import type { ServerFactsBook } from './tracing-connects.js';
@@ -26,6 +27,8 @@ export interface RunTraceSetup {
   /** Record arguments, results and messages (`observability.traceContent`). */
   readonly content: boolean;
   readonly servers: ServerFactsBook;
+  /** Where a failure of the trace itself goes (it never changes the run). */
+  readonly onError: (err: unknown) => void;
 }
 
 /** The run being traced. */
@@ -165,8 +168,16 @@ export class RunTrace {
     }
   }
 
-  /** Reads one event of the run into its spans. */
+  /** Reads one event of the run into its spans; a failure here is reported, never thrown. */
   onEvent(event: AgentEvent): void {
+    try {
+      this.#read(event);
+    } catch (err) {
+      this.#setup.onError(err);
+    }
+  }
+
+  #read(event: AgentEvent): void {
     switch (event.type) {
       case 'mcp.server.status':
         this.#connects.onStatus(event);
@@ -247,9 +258,11 @@ export class RunTrace {
 
   #withSpan(parent: TraceContext | undefined, span: TraceSpan): TraceContext {
     const api = this.#setup.api;
-    return api
-      ? api.trace.setSpan(parent ?? api.ROOT_CONTEXT, span)
-      : contextWithSpan(parent, span);
+    const base = parent ?? api?.ROOT_CONTEXT ?? emptyContext();
+    // the context holds the tracer's own span (its children read its span context)
+    const inner = contextSpan(span);
+    if (!inner) return base;
+    return api ? api.trace.setSpan(base, inner) : contextWithSpan(base, inner);
   }
 
   /** Runs `fn` with `span` as the active context (when the API is there to hold one). */

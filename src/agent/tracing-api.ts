@@ -79,3 +79,8 @@ class MinimalContext implements TraceContext {
 }
 
 const EMPTY: TraceContext = new MinimalContext();
+
+/** An empty context, for a tracer used without the API installed. */
+export function emptyContext(): TraceContext {
+  return EMPTY;
+}

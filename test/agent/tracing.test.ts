@@ -206,6 +206,32 @@ describe('OpenTelemetry spans', () => {
     }
   }, 30_000);
 
+  it('never lets a failing tracer change a run: its throws go to onError', async () => {
+    const errors: unknown[] = [];
+    const agent = createAgent({
+      model: scriptedModel([
+        { toolCalls: [{ name: 'add', arguments: { a: 1, b: 2 } }] },
+        { text: 'three' },
+      ]),
+      modelName: 'scripted-1',
+      tools: [add],
+      policy: { allow: ['add'] },
+      observability: {
+        tracer: {
+          startSpan: () => {
+            throw new Error('tracer down');
+          },
+        },
+        onError: (err) => errors.push(err),
+      },
+    });
+    const result = await agent.send('sum');
+    expect(result.text).toBe('three');
+    expect(errors.length).toBeGreaterThanOrEqual(4); // run, two turns, one call
+    expect(errors.every((e) => (e as Error).message === 'tracer down')).toBe(true);
+    await agent.close();
+  });
+
   it('refuses tracing options of the wrong shape with INVALID_CONFIGURATION', async () => {
     const bad: unknown[] = [
       { tracer: {} },
