@@ -199,7 +199,7 @@ export class Agent {
       if (runtime.tracing) {
         const traced = { sessionId, runId, modelName, provider: model.provider };
         trace = await runtime.tracing.startRun(
-          request.input !== undefined ? { ...traced, input: request.input } : traced,
+          !resume && request.input !== undefined ? { ...traced, input: request.input } : traced,
           request.traceContext,
         );
       }
