@@ -62,18 +62,18 @@ function toolAgent(observability: AgentOptions['observability']) {
 describe('OpenTelemetry spans', () => {
   it('names, nests and attributes the run, its model turns, tool calls and MCP connect', async () => {
     const { exporter, tracer } = recorder();
-    const agent = toolAgent({ tracer, agentName: 'helper' });
+    const agent = toolAgent({ tracer, agentName: 'assistant' });
     try {
       const { error, events } = await collect(agent.run({ input: 'Add and echo.' }));
       expect(error).toBeUndefined();
       const sessionId = events[0]!.sessionId;
       const spans = exporter.getFinishedSpans();
 
-      const run = one(spans, 'invoke_agent helper');
+      const run = one(spans, 'invoke_agent assistant');
       expect(parentOf(run)).toBeUndefined();
       expect(run.attributes).toMatchObject({
         'gen_ai.operation.name': 'invoke_agent',
-        'gen_ai.agent.name': 'helper',
+        'gen_ai.agent.name': 'assistant',
         'gen_ai.provider.name': 'scripted',
         'gen_ai.request.model': 'scripted-1',
         'gen_ai.conversation.id': sessionId,

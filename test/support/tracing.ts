@@ -6,7 +6,7 @@ import {
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { expect } from 'vitest';
 
-// Helpers of the tracing tests: the OpenTelemetry SDK's in-memory exporter and span lookups.
+// Shared by the tracing tests: the OpenTelemetry SDK's in-memory exporter and span lookups.
 
 /** A tracer whose spans land in an in-memory exporter. */
 export function recorder() {
