@@ -27,6 +27,16 @@ export type {
   Limits,
 } from './agent/index.js';
 
+// Tracing (SPEC 12b): structural OpenTelemetry types; `@opentelemetry/api` is an optional peer
+export type {
+  Tracer,
+  TraceSpan,
+  TraceSpanOptions,
+  TraceContext,
+  TraceAttributes,
+  TraceAttributeValue,
+} from './util/index.js';
+
 // Tools
 export {
   tool,

@@ -79,7 +79,11 @@ export function agentAsTool(agent: Runnable, options: AgentToolOptions): Tool {
       let spent: Usage = ZERO_USAGE;
       let answer: string | undefined;
       try {
-        for await (const ev of agent.run({ input: prompt, signal: ctx.signal })) {
+        for await (const ev of agent.run({
+          input: prompt,
+          signal: ctx.signal,
+          ...(ctx.traceContext ? { traceContext: ctx.traceContext } : {}),
+        })) {
           if (ev.type === 'session.started' && runId === undefined) {
             runId = ev.runId;
             sessionId = ev.sessionId;

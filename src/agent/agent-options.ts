@@ -12,6 +12,7 @@ import type { McpContextOptions } from './mcp-context.js';
 import type { AfterToolHook, BeforeToolHook, Tool, ToolExecutor } from '../tools/index.js';
 import type { AgentEvent } from './events.js';
 import type { Limits } from './limits.js';
+import type { TraceContext, Tracer } from '../util/index.js';
 
 /**
  * Opt-in retries of a model turn that failed with a retryable `ModelError` (rate limits, 5xx,
@@ -42,6 +43,21 @@ export interface Observability {
   readonly onEvent?: (event: AgentEvent) => unknown;
   /** Receives failures of observers (this one's `onEvent`, the policy observer). */
   readonly onError?: (error: unknown) => unknown;
+  /**
+   * The OpenTelemetry tracer of the run, model, tool and MCP connect spans (SPEC 12b). When
+   * absent, the global provider of `@opentelemetry/api` is used if the package is installed
+   * and a provider is registered; otherwise no span is made.
+   */
+  readonly tracer?: Tracer;
+  /** `false` turns tracing off (no span, and `@opentelemetry/api` is never imported). */
+  readonly tracing?: boolean;
+  /**
+   * Records content on spans: the run's input and answer, each turn's output, tool arguments
+   * and results (default false: ids, names, counts and error codes only).
+   */
+  readonly traceContent?: boolean;
+  /** The agent's name in traces (`gen_ai.agent.name`, the run span `invoke_agent <name>`). */
+  readonly agentName?: string;
 }
 
 /** What `createAgent` takes (SPEC section 3). */
@@ -104,6 +120,11 @@ export interface RunRequest {
   readonly promptCacheKey?: string;
   /** MCP resources and prompts preloaded before this run's first model call. */
   readonly mcpContext?: McpContextOptions;
+  /**
+   * The OpenTelemetry context whose span is the parent of this run's span (a delegated run
+   * passes its tool's `traceContext`); the active context when absent.
+   */
+  readonly traceContext?: TraceContext;
 }
 
 /** What `send()` resolves with. */

@@ -24,6 +24,7 @@ import { agentSampler } from './agent-sampler.js';
 import type { AgentScope } from './agent-scope.js';
 import type { AgentEvent } from './events.js';
 import { DEFAULT_LIMITS, resolveLimits } from './limits.js';
+import { AgentTracing } from './agent-tracing.js';
 import type { Limits } from './limits.js';
 import { UsageTally } from './usage-tally.js';
 
@@ -46,6 +47,8 @@ export class AgentRuntime implements AgentScope {
   readonly contextTool: ContextToolExecutor;
   readonly executors: readonly ToolExecutor[];
   readonly mcp: McpFacade;
+  /** Spans of runs and connects (SPEC 12b); absent when `observability.tracing` is false. */
+  readonly tracing: AgentTracing | undefined;
   readonly #mcpExecutor: McpToolExecutorHandle;
   /** Sessions with a run in this process, each with the promise that settles when it ends. */
   readonly running = new Map<string, Promise<void>>();
@@ -116,6 +119,11 @@ export class AgentRuntime implements AgentScope {
     executors.push(mcp.executor);
     if (mcp.resourceTools) executors.push(mcp.resourceTools);
     this.mcp = mcp.facade;
+    this.tracing = AgentTracing.of(
+      options.observability,
+      (server) => mcp.facade.list().find((s) => s.name === server)?.type,
+      (err) => this.reportError(err),
+    );
     this.#mcpExecutor = mcp.executor;
     this.archiveThresholdBytes =
       mcp.options.archiveThresholdBytes ?? DEFAULT_ARCHIVE_THRESHOLD_BYTES;
@@ -232,6 +240,7 @@ export class AgentRuntime implements AgentScope {
   background(event: AgentEvent | ExecutorEvent): void {
     const onEvent = this.options.observability?.onEvent;
     const named = event.runId === '' ? { ...event, runId: 'background' } : event;
+    this.tracing?.background(named as AgentEvent);
     if (onEvent)
       callIsolated(() => onEvent(named as AgentEvent), this.options.observability?.onError);
   }

@@ -8,6 +8,7 @@ import type { AgentOptions } from './agent-options.js';
 import type { AgentEvent } from './events.js';
 import type { Limits } from './limits.js';
 import type { UsageTally } from './usage-tally.js';
+import type { AgentTracing } from './agent-tracing.js';
 
 /**
  * What an agent's runs, sessions and facade use of it: the root's `AgentRuntime`, or a child's
@@ -30,6 +31,8 @@ export interface AgentScope {
   readonly running: ReadonlyMap<string, Promise<void>>;
   /** `agent.usage`. */
   readonly usage: UsageTally;
+  /** Spans of runs and connects (SPEC 12b): a child traces with its root's tracer. */
+  readonly tracing: AgentTracing | undefined;
   /** Aborted when the agent (or an ancestor) closes. */
   readonly closeSignal: AbortSignal;
   /**

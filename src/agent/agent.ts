@@ -19,6 +19,7 @@ import type { AgentEvent } from './events.js';
 import { resolveLimits } from './limits.js';
 import { executorContext, loopContext, runModel } from './loop-context.js';
 import { runLoop } from './run-loop.js';
+import type { RunTrace } from './run-trace.js';
 import { prepareRunTools } from './run-setup.js';
 import { ChildRuntime } from './child-runtime.js';
 import { validateChildOptions } from './child-options.js';
@@ -99,6 +100,7 @@ export class Agent {
       (async () => {
         const events: AgentEvent[] = [];
         await runtime.ensureInitialized();
+        await runtime.tracing?.prepare();
         const ctx = runtime.outsideRunContext('initialize', (ev) => {
           events.push(ev);
           runtime.background(ev);
@@ -183,8 +185,10 @@ export class Agent {
   ): Promise<MusterError | undefined> {
     const runtime = this.#runtime;
     const observability = runtime.options.observability;
+    let trace: RunTrace | undefined;
     const emit = (event: AgentEvent) => {
       if (event.type === 'model.completed' && event.runId === runId) runtime.usage.add(event.usage);
+      trace?.onEvent(event);
       queue.push(event);
       const onEvent = observability?.onEvent;
       if (onEvent) callIsolated(() => onEvent(event), observability?.onError);
@@ -220,6 +224,13 @@ export class Agent {
       const request = validateRunRequest(resume ? { ...raw, input: '' } : raw);
       const limits = resolveLimits(runtime.limits, request.limits, 'run limits');
       const { model, modelName } = runModel(runtime, request);
+      if (runtime.tracing) {
+        const traced = { sessionId, runId, modelName, provider: model.provider };
+        trace = await runtime.tracing.startRun(
+          !resume && request.input !== undefined ? { ...traced, input: request.input } : traced,
+          request.traceContext,
+        );
+      }
       await claim.lease(runtime.store, runId);
       await raceAbort(runtime.ensureInitialized(), signal, 'Initialization');
       session = resume
@@ -252,6 +263,7 @@ export class Agent {
                 store,
                 iterationsDone: session.iterationsDone,
                 link,
+                ...(trace ? { trace } : {}),
               }),
               session.transcript,
             );

@@ -76,6 +76,9 @@ export class ChildRuntime implements AgentScope {
   get contextTool() {
     return this.#parent.contextTool;
   }
+  get tracing() {
+    return this.#parent.tracing;
+  }
   get running() {
     return this.#parent.running;
   }

@@ -9,6 +9,7 @@ import type { Limits } from './limits.js';
 import { preloadMcpContext } from './mcp-context.js';
 import type { RunContext } from './run-loop.js';
 import type { RunTools } from './run-setup.js';
+import type { RunTrace } from './run-trace.js';
 
 /** The model a run uses and its name: the run's name, else the agent's, else the model's. */
 export function runModel(
@@ -61,6 +62,8 @@ export interface LoopRun extends RunIdentity {
   readonly iterationsDone?: number;
   /** What tools that run agents of their own (`asTool`) report into this run. */
   readonly link?: ToolRunLink;
+  /** The run's spans, when it is traced. */
+  readonly trace?: RunTrace;
 }
 
 /**
@@ -100,6 +103,7 @@ export async function loopContext(
     ...(run.iterationsDone !== undefined ? { iterationsDone: run.iterationsDone } : {}),
     ...(run.tools.finishResult ? { finishResult: run.tools.finishResult } : {}),
     ...(run.link ? { link: run.link } : {}),
+    ...(run.trace ? { trace: run.trace } : {}),
   };
 }
 

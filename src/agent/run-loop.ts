@@ -20,6 +20,7 @@ import type { AgentEvent } from './events.js';
 import type { Limits } from './limits.js';
 import { takeModelTurn } from './model-turn.js';
 import { runTurnCalls } from './tool-scheduler.js';
+import type { RunTrace } from './run-trace.js';
 import { commitMessages as commit, stepCommits, toolMessage } from './step-commits.js';
 
 /** Everything one run needs, fixed when it starts. */
@@ -54,6 +55,8 @@ export interface RunContext {
   readonly finishResult?: ToolCallEnvironment['finishResult'];
   /** What tools that run agents of their own report into this run. */
   readonly link?: ToolRunLink;
+  /** The run's spans, when it is traced (SPEC 12b). */
+  readonly trace?: RunTrace;
 }
 
 /** How a run ended successfully. */
@@ -80,23 +83,25 @@ export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Prom
         { details: { limit: 'maxIterations', value: ctx.limits.maxIterations } },
       );
     }
-    const turn = await takeModelTurn(
-      ctx.model,
-      {
-        modelName: ctx.modelName,
-        ...(ctx.system !== undefined ? { system: ctx.system } : {}),
-        messages: await ctx.context.prepare(transcript, ctx),
-        tools,
-        ...(ctx.reasoningEffort !== undefined ? { reasoningEffort: ctx.reasoningEffort } : {}),
-        stream: ctx.stream,
-        ...(ctx.promptCacheKey !== undefined ? { promptCacheKey: ctx.promptCacheKey } : {}),
-      },
-      ctx.signal,
-      (kind, content) => {
-        if (ctx.stream) ctx.emit({ type: 'model.delta', ...eventBase(ctx), kind, content });
-      },
-      ctx.modelRetry,
-    );
+    const take = async () =>
+      takeModelTurn(
+        ctx.model,
+        {
+          modelName: ctx.modelName,
+          ...(ctx.system !== undefined ? { system: ctx.system } : {}),
+          messages: await ctx.context.prepare(transcript, ctx),
+          tools,
+          ...(ctx.reasoningEffort !== undefined ? { reasoningEffort: ctx.reasoningEffort } : {}),
+          stream: ctx.stream,
+          ...(ctx.promptCacheKey !== undefined ? { promptCacheKey: ctx.promptCacheKey } : {}),
+        },
+        ctx.signal,
+        (kind, content) => {
+          if (ctx.stream) ctx.emit({ type: 'model.delta', ...eventBase(ctx), kind, content });
+        },
+        ctx.modelRetry,
+      );
+    const turn = await (ctx.trace ? ctx.trace.modelTurn(iteration, ctx.stream, take) : take());
     usage = addUsage(usage, turn.usage);
     if (turn.message)
       await commit(ctx, transcript, [turn.message], {
@@ -159,6 +164,7 @@ export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Prom
         ...(ctx.link ? { run: ctx.link } : {}),
       },
       stepCommits(ctx, transcript),
+      ctx.trace,
     );
     const notes: ModelMessage[] = redirects(outcomes).map((redirect) =>
       deepFreeze({ role: 'user', content: [{ type: 'text', text: redirect }] }),

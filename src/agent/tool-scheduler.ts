@@ -1,5 +1,6 @@
 import { notRunOutcome, runToolCall, toolCompletedEvent } from '../tools/index.js';
 import type { ToolCallEnvironment, ToolCallOutcome, ToolCallRequest } from '../tools/index.js';
+import type { RunTrace } from './run-trace.js';
 
 /** Commits around each call: its start before it runs, its outcome once it has one. */
 export interface CallCommits {
@@ -23,6 +24,7 @@ export async function runTurnCalls(
   calls: readonly ToolCallRequest[],
   env: ToolCallEnvironment,
   commits?: CallCommits,
+  trace?: RunTrace,
 ): Promise<ToolCallOutcome[]> {
   const outcomes: ToolCallOutcome[] = [];
   let failure: { error: unknown } | undefined;
@@ -30,7 +32,11 @@ export async function runTurnCalls(
     let outcome: ToolCallOutcome;
     try {
       if (commits && !env.signal.aborted) await commits.started(call);
-      outcome = await runOne(call, env);
+      outcome = await (trace
+        ? trace.toolCall(call, env.catalog.get(call.name)?.info, (traceContext) =>
+            runOne(call, { ...env, traceContext }),
+          )
+        : runOne(call, env));
     } catch (error) {
       failure ??= { error };
       outcome = notRun(

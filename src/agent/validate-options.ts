@@ -105,7 +105,16 @@ const agentOptions = shape({
       summarize: optional(isFunction),
     }),
   ),
-  observability: optional(shape({ onEvent: optional(isFunction), onError: optional(isFunction) })),
+  observability: optional(
+    shape({
+      onEvent: optional(isFunction),
+      onError: optional(isFunction),
+      tracer: optional(hasMethods(['startSpan'], 'an OpenTelemetry Tracer (with startSpan)')),
+      tracing: optional(isBoolean),
+      traceContent: optional(isBoolean),
+      agentName: optional(name),
+    }),
+  ),
   modelRetry: optional(modelRetry),
   promptCacheKey: optional(promptCacheKey),
   mcpContext: optional(mcpContext),
@@ -136,6 +145,9 @@ const runRequest = shape({
   modelRetry: optional(modelRetry),
   promptCacheKey: optional(promptCacheKey),
   mcpContext: optional(mcpContext),
+  traceContext: optional(
+    hasMethods(['getValue', 'setValue'], 'an OpenTelemetry Context (from context.active())'),
+  ),
 });
 
 /** Checks agent options; unknown keys and wrong types fail with `INVALID_CONFIGURATION`. */

@@ -25,7 +25,7 @@ export async function executeCall(
   env: ToolCallEnvironment,
 ): Promise<StageResult<NormalizedToolResult>> {
   env.emit(toolCalledEvent(env, call, entry, args));
-  const ctx: ToolExecutionContext = {
+  const base: ToolExecutionContext = {
     signal: env.signal,
     sessionId: env.sessionId,
     runId: env.runId,
@@ -38,6 +38,7 @@ export async function executeCall(
     },
     ...(env.run ? { run: env.run } : {}),
   };
+  const ctx = env.traceContext ? { ...base, traceContext: env.traceContext } : base;
   try {
     // called at once (a synchronous throw lands in the catch below), and raced against the
     // signal only when the executor does not settle on abort by itself

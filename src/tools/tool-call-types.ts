@@ -4,6 +4,7 @@ import type { CatalogEntry, ToolCatalog } from './tool-catalog.js';
 import type { ToolEvent } from './tool-events.js';
 import type { AfterToolHook, BeforeToolHook } from './tool-hooks.js';
 import type { ToolResult, ToolRunLink } from './tool-types.js';
+import type { TraceContext } from '../util/index.js';
 
 /** One call the model asked for. */
 export interface ToolCallRequest {
@@ -44,6 +45,8 @@ export interface ToolCallEnvironment {
     entry: CatalogEntry,
     call: ToolCallRequest,
   ) => Promise<ToolResult>;
+  /** The trace context of the call (set per call when the run is traced), for the tool. */
+  readonly traceContext?: TraceContext;
 }
 
 /** How one call ended. */

@@ -1,4 +1,5 @@
 import type { ImagePart, Usage } from '../model/index.js';
+import type { TraceContext } from '../util/index.js';
 import type { AuthorizationDecision, AuthorizationRequest } from '../policy/index.js';
 
 /** JSON Schema of a tool's input or output, as an object. */
@@ -60,6 +61,11 @@ export interface ToolExecutionContext {
   readonly maxResultBytes: number;
   /** Reports progress; each report becomes a `tool.progress` event. */
   reportProgress(progress: ToolProgress): void;
+  /**
+   * When the run is traced: the OpenTelemetry context holding this call's `execute_tool` span,
+   * for a run the tool starts (`run({ traceContext })`) or the host's own spans.
+   */
+  readonly traceContext?: TraceContext;
   /** The calling run, for tools that run an agent of their own (`asTool`); absent outside a run. */
   readonly run?: ToolRunLink;
 }

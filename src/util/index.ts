@@ -9,3 +9,11 @@ export { backoffDelay, resolveBackoff, sleepUnlessAborted, MAX_RETRY_ATTEMPTS } 
 export type { BackoffSettings, RetryOptions } from './backoff.js';
 export { deepFreeze, isDeepFrozen } from './deep-freeze.js';
 export { isoNow } from './iso-clock.js';
+export type {
+  TraceAttributes,
+  TraceAttributeValue,
+  TraceContext,
+  TraceSpan,
+  TraceSpanOptions,
+  Tracer,
+} from './tracing-types.js';

@@ -1,0 +1,280 @@
+import type { Usage } from '../model/index.js';
+import type { StopReason } from '../model/index.js';
+import type { ToolCallRequest, ToolInfo } from '../tools/index.js';
+import type { AgentEvent } from './events.js';
+import {
+  contentAttribute,
+  finishReason,
+  outputMessages,
+  SPAN_KIND,
+  STATUS,
+  usageAttributes,
+} from './tracing-attributes.js';
+import { contextSpan } from './safe-tracer.js';
+import { contextWithSpan, emptyContext } from './tracing-api.js';
+import type { OtelApi } from './tracing-api.js';
+import { ConnectSpans, factsOf } from './tracing-connects.js';
+import type { ServerFactsBook } from './tracing-connects.js';
+import type { TraceAttributes, TraceContext, TraceSpan, Tracer } from '../util/index.js';
+
+/** What a run trace is made from. */
+export interface RunTraceSetup {
+  readonly tracer: Tracer;
+  /** The loaded API, for the active context; absent when it is not installed. */
+  readonly api: OtelApi | undefined;
+  /** The parent of the run span: the run's `traceContext`, else the active context. */
+  readonly parent: TraceContext | undefined;
+  /** Record arguments, results and messages (`observability.traceContent`). */
+  readonly content: boolean;
+  readonly servers: ServerFactsBook;
+  /** Where a failure of the trace itself goes (it never changes the run). */
+  readonly onError: (err: unknown) => void;
+}
+
+/** The run being traced. */
+export interface TracedRun {
+  readonly sessionId: string;
+  readonly runId: string;
+  readonly modelName: string;
+  readonly provider: string;
+  readonly agentName?: string | undefined;
+  /** The user's input text (recorded only with `traceContent`). */
+  readonly input?: string | undefined;
+}
+
+/** What the trace reads of a finished model turn. */
+export interface TracedTurn {
+  readonly text: string;
+  readonly calls: readonly {
+    readonly callId: string;
+    readonly name: string;
+    readonly arguments: unknown;
+  }[];
+  readonly stopReason: StopReason;
+  readonly usage?: Usage | undefined;
+  readonly error?: { readonly code: string } | undefined;
+}
+
+/**
+ * The spans of one run (SPEC 12b): `invoke_agent` (the run), and under it `chat {model}` per
+ * model turn, `execute_tool {tool}` per tool call and `initialize` per MCP connect. Model and
+ * tool spans are opened around the work (`modelTurn`, `toolCall`) and are the active context
+ * while it runs; everything else is read from the run's events (`onEvent`).
+ */
+export class RunTrace {
+  readonly #setup: RunTraceSetup;
+  readonly #run: TracedRun;
+  readonly #span: TraceSpan;
+  /** The context holding the run span: the parent of every span of the run. */
+  readonly context: TraceContext;
+  readonly #tools = new Map<string, TraceSpan>();
+  readonly #connects: ConnectSpans;
+
+  constructor(setup: RunTraceSetup, run: TracedRun) {
+    this.#setup = setup;
+    this.#run = run;
+    const name = run.agentName ? `invoke_agent ${run.agentName}` : 'invoke_agent';
+    this.#span = setup.tracer.startSpan(
+      name,
+      {
+        kind: SPAN_KIND.internal,
+        attributes: {
+          'gen_ai.operation.name': 'invoke_agent',
+          'gen_ai.provider.name': run.provider,
+          'gen_ai.request.model': run.modelName,
+          'gen_ai.agent.name': run.agentName,
+          'gen_ai.conversation.id': run.sessionId,
+          'muster.run.id': run.runId,
+          'gen_ai.input.messages':
+            setup.content && run.input !== undefined
+              ? contentAttribute([{ role: 'user', parts: [{ type: 'text', content: run.input }] }])
+              : undefined,
+        },
+      },
+      setup.parent,
+    );
+    this.context = this.#withSpan(setup.parent, this.#span);
+    this.#connects = new ConnectSpans(
+      () => setup.tracer,
+      () => this.context,
+      setup.servers,
+    );
+  }
+
+  /** One model turn as a `chat` client span, active while `take` runs. */
+  async modelTurn<T extends TracedTurn>(
+    iteration: number,
+    stream: boolean,
+    take: () => Promise<T>,
+  ): Promise<T> {
+    const run = this.#run;
+    const span = this.#setup.tracer.startSpan(
+      `chat ${run.modelName}`,
+      {
+        kind: SPAN_KIND.client,
+        attributes: {
+          'gen_ai.operation.name': 'chat',
+          'gen_ai.provider.name': run.provider,
+          'gen_ai.request.model': run.modelName,
+          'gen_ai.request.stream': stream,
+          'gen_ai.conversation.id': run.sessionId,
+          'muster.iteration': iteration,
+        },
+      },
+      this.context,
+    );
+    let turn: T | undefined;
+    try {
+      turn = await this.#within(span, take);
+      return turn;
+    } finally {
+      if (turn) {
+        span.setAttributes({
+          'gen_ai.response.finish_reasons': [finishReason(turn.stopReason)],
+          ...usageAttributes(turn.usage),
+        });
+        if (this.#setup.content && !turn.error)
+          span.setAttribute(
+            'gen_ai.output.messages',
+            outputMessages(turn.text, turn.calls, turn.stopReason),
+          );
+      }
+      const code = turn ? turn.error?.code : 'INTERNAL_ERROR';
+      if (code) fail(span, code);
+      else span.end();
+    }
+  }
+
+  /**
+   * One tool call as an `execute_tool` span covering its whole pipeline (validation, hooks,
+   * policy, execution, result), active while it runs; `run` gets the context holding it (for a
+   * delegated run's `traceContext`). The span ends at the call's `tool.completed`.
+   */
+  async toolCall<T>(
+    call: ToolCallRequest,
+    info: ToolInfo | undefined,
+    run: (traceContext: TraceContext) => Promise<T>,
+  ): Promise<T> {
+    const span = this.#startTool(call.callId, call.name, info, call.arguments);
+    const context = this.#withSpan(this.context, span);
+    try {
+      return await this.#within(span, () => run(context), context);
+    } finally {
+      // an outcome that never reached tool.completed (a bug upstream) still ends its span
+      if (this.#tools.get(call.callId) === span) {
+        this.#tools.delete(call.callId);
+        fail(span, 'INTERNAL_ERROR');
+      }
+    }
+  }
+
+  /** Reads one event of the run into its spans; a failure here is reported, never thrown. */
+  onEvent(event: AgentEvent): void {
+    try {
+      this.#read(event);
+    } catch (err) {
+      this.#setup.onError(err);
+    }
+  }
+
+  #read(event: AgentEvent): void {
+    switch (event.type) {
+      case 'mcp.server.status':
+        this.#connects.onStatus(event);
+        return;
+      case 'tool.called':
+        if (this.#setup.content)
+          this.#tools
+            .get(event.callId)
+            ?.setAttribute('gen_ai.tool.call.arguments', contentAttribute(event.arguments));
+        return;
+      case 'tool.completed': {
+        // a call refused before the pipeline ran (too many calls in a turn) has no span yet
+        const span =
+          this.#tools.get(event.callId) ??
+          this.#startTool(event.callId, event.toolName, undefined, undefined);
+        this.#tools.delete(event.callId);
+        const code = event.errorCode ?? (event.isError ? 'tool_error' : undefined);
+        span.setAttribute('muster.tool.executed', event.executed);
+        if (code) return fail(span, code);
+        if (this.#setup.content)
+          span.setAttribute('gen_ai.tool.call.result', contentAttribute(event.content));
+        span.end();
+        return;
+      }
+      case 'session.completed':
+        this.#span.setAttributes({
+          ...usageAttributes(event.usage),
+          'muster.iterations': event.iterations,
+          'gen_ai.output.messages': this.#setup.content
+            ? outputMessages(event.content, [], 'stop')
+            : undefined,
+        });
+        this.#span.end();
+        return;
+      case 'session.failed':
+        this.#endOpen('ABORTED');
+        fail(this.#span, event.error.code);
+        return;
+      default:
+        return;
+    }
+  }
+
+  #startTool(callId: string, name: string, info: ToolInfo | undefined, args: unknown): TraceSpan {
+    const attributes: TraceAttributes = {
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': name,
+      'gen_ai.tool.call.id': callId,
+      'gen_ai.tool.type': info?.source === 'mcp' ? 'extension' : 'function',
+      'gen_ai.conversation.id': this.#run.sessionId,
+      'muster.tool.source': info?.source,
+    };
+    if (info?.source === 'mcp' && info.server !== undefined) {
+      const facts = factsOf(this.#setup.servers, info.server);
+      attributes['mcp.method.name'] = 'tools/call';
+      attributes['muster.mcp.server'] = info.server;
+      attributes['muster.mcp.tool.original_name'] = info.originalName;
+      attributes['mcp.protocol.version'] = facts.protocolVersion;
+      attributes['network.transport'] = facts.transport;
+    }
+    if (this.#setup.content && args !== undefined)
+      attributes['gen_ai.tool.call.arguments'] = contentAttribute(args);
+    const span = this.#setup.tracer.startSpan(
+      `execute_tool ${name}`,
+      { kind: SPAN_KIND.internal, attributes },
+      this.context,
+    );
+    this.#tools.set(callId, span);
+    return span;
+  }
+
+  /** Ends the spans a failed run left open. */
+  #endOpen(code: string): void {
+    for (const span of this.#tools.values()) fail(span, code);
+    this.#tools.clear();
+    this.#connects.endAll(code);
+  }
+
+  #withSpan(parent: TraceContext | undefined, span: TraceSpan): TraceContext {
+    const api = this.#setup.api;
+    const base = parent ?? api?.ROOT_CONTEXT ?? emptyContext();
+    // the context holds the tracer's own span (its children read its span context)
+    const inner = contextSpan(span);
+    if (!inner) return base;
+    return api ? api.trace.setSpan(base, inner) : contextWithSpan(base, inner);
+  }
+
+  /** Runs `fn` with `span` as the active context (when the API is there to hold one). */
+  #within<T>(span: TraceSpan, fn: () => T, context?: TraceContext): T {
+    const api = this.#setup.api;
+    return api ? api.context.with(context ?? this.#withSpan(this.context, span), fn) : fn();
+  }
+}
+
+/** Ends `span` as failed with `error.type` `code` (a Muster error code; never a message). */
+function fail(span: TraceSpan, code: string): void {
+  span.setAttribute('error.type', code);
+  span.setStatus({ code: STATUS.error, message: code });
+  span.end();
+}
