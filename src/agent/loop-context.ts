@@ -101,6 +101,7 @@ export async function loopContext(
     onObserverError: (err) => runtime.reportError(err),
     ...(run.iterationsDone !== undefined ? { iterationsDone: run.iterationsDone } : {}),
     ...(run.tools.finishResult ? { finishResult: run.tools.finishResult } : {}),
+    ...(run.tools.view ? { toolView: run.tools.view } : {}),
   };
 }
 
