@@ -116,7 +116,9 @@ function fieldTerms(tool: SearchableTool): FieldTerms {
   const original = tool.info?.originalName;
   const name = tool.name.startsWith('mcp__') ? tool.name.slice('mcp__'.length) : tool.name;
   return {
-    name: searchTerms(original !== undefined && !name.endsWith(original) ? `${name} ${original}` : name),
+    name: searchTerms(
+      original !== undefined && !name.endsWith(original) ? `${name} ${original}` : name,
+    ),
     params: searchTerms(params.join(' ')),
     description: searchTerms(tool.description ?? ''),
     paramText: searchTerms(paramText.join(' ')),

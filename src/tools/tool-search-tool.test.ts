@@ -8,7 +8,7 @@ import {
   ToolSearchExecutor,
   TOOL_SEARCH_TOOL_NAME,
 } from './index.js';
-import type { SearchableTool, ToolCallEnvironment, ToolExecutionContext } from './index.js';
+import type { SearchableTool, ToolCallEnvironment } from './index.js';
 import { compileSearchRegex, scanWithRegex } from './tool-search-regex.js';
 import { ToolPolicy } from '../policy/index.js';
 
@@ -25,11 +25,12 @@ const tools: SearchableTool[] = [
   },
 ];
 
-const ctx = {} as ToolExecutionContext;
-
 function searcher() {
   const found: string[][] = [];
-  const executor = new ToolSearchExecutor({ tools: () => tools, onFound: (n) => found.push([...n]) });
+  const executor = new ToolSearchExecutor({
+    tools: () => tools,
+    onFound: (n) => found.push([...n]),
+  });
   return { executor, found };
 }
 
@@ -56,7 +57,7 @@ describe('tool_search regex safety', () => {
 describe('ToolSearchExecutor', () => {
   it('lists what it found with one-line descriptions and reports the names', async () => {
     const { executor, found } = searcher();
-    const text = await executor.execute(TOOL_SEARCH_TOOL_NAME, { query: 'money back' }, ctx);
+    const text = await executor.execute(TOOL_SEARCH_TOOL_NAME, { query: 'money back' });
     expect(text).toContain('available from your next turn');
     expect(text.split('\n')[1]).toBe(
       '- mcp__billing__issue_refund: Gives money back to a customer for a charge.',
@@ -67,23 +68,28 @@ describe('ToolSearchExecutor', () => {
 
   it('matches a regex against names and descriptions, case-insensitively', async () => {
     const { executor, found } = searcher();
-    const text = await executor.execute(
-      TOOL_SEARCH_TOOL_NAME,
-      { query: 'TEMPERATURE|^mcp__billing', mode: 'regex', limit: 5 },
-      ctx,
+    const text = await executor.execute(TOOL_SEARCH_TOOL_NAME, {
+      query: 'TEMPERATURE|^mcp__billing',
+      mode: 'regex',
+      limit: 5,
+    });
+    expect(foundToolNames(text)).toEqual([
+      'mcp__billing__issue_refund',
+      'mcp__weather__get_forecast',
+    ]);
+    expect(text).toContain(
+      'mcp__weather__get_forecast: Predicts temperature and rain. Second line',
     );
-    expect(foundToolNames(text)).toEqual(['mcp__billing__issue_refund', 'mcp__weather__get_forecast']);
-    expect(text).toContain('mcp__weather__get_forecast: Predicts temperature and rain. Second line');
     expect(found).toHaveLength(1);
   });
 
   it('says so when nothing matched, and fails a dangerous regex with TOOL_ARGUMENTS_INVALID', async () => {
     const { executor, found } = searcher();
-    const none = await executor.execute(TOOL_SEARCH_TOOL_NAME, { query: 'zzzz' }, ctx);
+    const none = await executor.execute(TOOL_SEARCH_TOOL_NAME, { query: 'zzzz' });
     expect(none).toMatch(/^No tools matched/);
     expect(foundToolNames(none)).toEqual([]);
     const err = await executor
-      .execute(TOOL_SEARCH_TOOL_NAME, { query: '(a+)+', mode: 'regex' }, ctx)
+      .execute(TOOL_SEARCH_TOOL_NAME, { query: '(a+)+', mode: 'regex' })
       .catch((e: unknown) => e);
     expect(MusterError.isInstance(err) && err.code).toBe('TOOL_ARGUMENTS_INVALID');
     expect(found).toEqual([[]]);
@@ -105,9 +111,19 @@ describe('ToolSearchExecutor', () => {
       emit: () => {},
       onObserverError: () => {},
     } satisfies ToolCallEnvironment;
-    for (const args of [{}, { query: 'x', limit: 500 }, { query: 'x', mode: 'glob' }, { query: 1 }]) {
+    for (const args of [
+      {},
+      { query: 'x', limit: 500 },
+      { query: 'x', mode: 'glob' },
+      { query: 1 },
+    ]) {
       const outcome = await runToolCall(
-        { callId: 'c', name: TOOL_SEARCH_TOOL_NAME, argumentsText: JSON.stringify(args), iteration: 1 },
+        {
+          callId: 'c',
+          name: TOOL_SEARCH_TOOL_NAME,
+          argumentsText: JSON.stringify(args),
+          iteration: 1,
+        },
         env,
       );
       expect(outcome.result.isError, JSON.stringify(args)).toBe(true);

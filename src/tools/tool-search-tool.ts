@@ -1,7 +1,11 @@
 import { ToolError } from '../errors/index.js';
 import { ToolSearchIndex } from './tool-search-index.js';
 import type { SearchableTool } from './tool-search-index.js';
-import { compileSearchRegex, MAX_REGEX_PATTERN_LENGTH, scanWithRegex } from './tool-search-regex.js';
+import {
+  compileSearchRegex,
+  MAX_REGEX_PATTERN_LENGTH,
+  scanWithRegex,
+} from './tool-search-regex.js';
 import type { ToolDefinition, ToolExecutor, ToolInfo } from './tool-types.js';
 
 /** The model-facing name of the built-in tool that searches a large catalog. */
@@ -95,12 +99,19 @@ export class ToolSearchExecutor implements ToolExecutor {
 
   async execute(name: string, input: Record<string, unknown>): Promise<string> {
     if (name !== TOOL_SEARCH_TOOL_NAME) {
-      throw new ToolError('TOOL_NOT_FOUND', `This executor offers only '${TOOL_SEARCH_TOOL_NAME}'.`, {
-        toolName: name,
-      });
+      throw new ToolError(
+        'TOOL_NOT_FOUND',
+        `This executor offers only '${TOOL_SEARCH_TOOL_NAME}'.`,
+        {
+          toolName: name,
+        },
+      );
     }
-    const { query, mode = 'bm25', limit = TOOL_SEARCH_DEFAULT_LIMIT } =
-      input as unknown as ToolSearchInput;
+    const {
+      query,
+      mode = 'bm25',
+      limit = TOOL_SEARCH_DEFAULT_LIMIT,
+    } = input as unknown as ToolSearchInput;
     const found = mode === 'regex' ? await this.#regex(query, limit) : this.#bm25(query, limit);
     this.#options.onFound(found.map((t) => t.name));
     return formatFound(query, found);

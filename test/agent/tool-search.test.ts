@@ -98,19 +98,28 @@ const CORPUS: readonly [string, string][] = [
   ['read the text from a scanned PDF', 'mcp__files__extract_text_ocr'],
   ['how much disk space do I have left', 'mcp__files__storage_quota'],
   ['how likely is this prospect to buy', 'mcp__crm__score_lead'],
-  ['predict revenue closing this quarter from open opportunities', 'mcp__crm__forecast_pipeline_revenue'],
+  [
+    'predict revenue closing this quarter from open opportunities',
+    'mcp__crm__forecast_pipeline_revenue',
+  ],
   ['note why the customer cancelled', 'mcp__crm__record_churn_reason'],
   ['give the customer their money back for a charge', REFUND],
   ['remind a customer that their bill is overdue', 'mcp__billing__send_payment_reminder'],
   ['work out the VAT owed for a postal code', 'mcp__billing__calculate_sales_tax'],
   ['download all invoices as a spreadsheet', 'mcp__billing__export_invoice'],
-  ['temperature and rain for the next days at latitude and longitude', 'mcp__weather__get_forecast'],
+  [
+    'temperature and rain for the next days at latitude and longitude',
+    'mcp__weather__get_forecast',
+  ],
   ['how strong is the sun, risk of sunburn', 'mcp__weather__uv_index'],
   ['pollution level PM2.5 in the city', 'mcp__weather__air_quality_index'],
   ['send a mail later at a chosen time', 'mcp__email__schedule_send'],
   ['stop newsletters from a sender', 'mcp__email__unsubscribe_sender'],
   ['hide a conversation until tomorrow', 'mcp__email__snooze_conversation'],
-  ['raise the urgency of an issue and notify the on-call manager', 'mcp__tickets__escalate_priority'],
+  [
+    'raise the urgency of an issue and notify the on-call manager',
+    'mcp__tickets__escalate_priority',
+  ],
   ['record the CSAT score the customer gave', 'mcp__tickets__rate_support_experience'],
   ['knowledge base answers for a customer problem', 'mcp__tickets__suggest_help_articles'],
   ['move units from one warehouse to another', 'mcp__inventory__transfer_between_warehouses'],
@@ -162,10 +171,16 @@ describe('tool search over 2,000 tools on 10 stdio servers', () => {
 
   it('a model finds a tool by describing it, gets its definition next turn and calls it on the server', async () => {
     const scripted = model.use([
-      { toolCalls: [{ name: SEARCH, arguments: { query: 'give the customer their money back for a charge' } }] },
+      {
+        toolCalls: [
+          { name: SEARCH, arguments: { query: 'give the customer their money back for a charge' } },
+        ],
+      },
       (req) => {
         expect(names(req)).toContain(REFUND);
-        return { toolCalls: [{ name: REFUND, arguments: { payment_id: 'pay_1', reason: 'damaged' } }] };
+        return {
+          toolCalls: [{ name: REFUND, arguments: { payment_id: 'pay_1', reason: 'damaged' } }],
+        };
       },
       { text: 'refunded' },
     ]);
@@ -180,7 +195,9 @@ describe('tool search over 2,000 tools on 10 stdio servers', () => {
     // the found definitions, exactly as the server lists them, are added from turn 2 on
     expect(new Set(names(second!))).toEqual(new Set([...names(first!), ...found]));
     expect(second!.tools.length).toBe(first!.tools.length + found.length);
-    expect(second!.tools.find((t) => t.name === REFUND)).toEqual(fullTools.find((t) => t.name === REFUND));
+    expect(second!.tools.find((t) => t.name === REFUND)).toEqual(
+      fullTools.find((t) => t.name === REFUND),
+    );
     const completed = ofType(events, 'tool.completed').find((e) => e.toolName === REFUND)!;
     expect(completed.isError).toBe(false);
     expect(toolResults(third!).at(-1)!.content).toBe(
@@ -228,7 +245,11 @@ describe('tool search over 2,000 tools on 10 stdio servers', () => {
 
   it('a visible tool not found yet may still be called: the catalog, not the view, is the authority', async () => {
     model.use([
-      { toolCalls: [{ name: 'mcp__weather__tide_times', arguments: { harbor_id: 'h1', date: 'today' } }] },
+      {
+        toolCalls: [
+          { name: 'mcp__weather__tide_times', arguments: { harbor_id: 'h1', date: 'today' } },
+        ],
+      },
       { text: 'ok' },
     ]);
     const { events, error } = await collect(agent.run({ input: 'tides' }));
@@ -265,7 +286,10 @@ describe('tool search and visibility, alwaysLoad, and the budget', () => {
     });
     try {
       const { results, model: scripted } = await searchAll(agent, model, [
-        { query: 'confidential salary ledger of every employee with bank account numbers', limit: 20 },
+        {
+          query: 'confidential salary ledger of every employee with bank account numbers',
+          limit: 20,
+        },
         { query: 'salary|ledger|confidential|internal', mode: 'regex', limit: 20 },
         { query: HIDDEN },
       ]);
@@ -282,7 +306,10 @@ describe('tool search and visibility, alwaysLoad, and the budget', () => {
       expect(first).not.toContain(HIDDEN);
 
       // and calling it anyway is TOOL_NOT_FOUND
-      model.use([{ toolCalls: [{ name: HIDDEN, arguments: { fiscal_year: '2026' } }] }, { text: 'no' }]);
+      model.use([
+        { toolCalls: [{ name: HIDDEN, arguments: { fiscal_year: '2026' } }] },
+        { text: 'no' },
+      ]);
       const { events } = await collect(agent.run({ input: 'dump it' }));
       expect(ofType(events, 'tool.completed')[0]!.errorCode).toBe('TOOL_NOT_FOUND');
     } finally {
@@ -325,7 +352,9 @@ describe('tool search and visibility, alwaysLoad, and the budget', () => {
       expect((caught as Error).message).toMatch(message);
     }
     expect(() =>
-      createAgent({ mcp: { toolSearch: true, toolSearchBudgetTokens: 100, alwaysLoad: ['mcp__crm__*'] } }),
+      createAgent({
+        mcp: { toolSearch: true, toolSearchBudgetTokens: 100, alwaysLoad: ['mcp__crm__*'] },
+      }),
     ).not.toThrow();
   });
 });

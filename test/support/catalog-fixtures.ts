@@ -6,7 +6,11 @@ import { CATALOG_DOMAINS, catalogTools } from '../fixtures/mcp/catalog-data.mjs'
 import { stdioConfig } from './mcp-fixtures.js';
 import type { StdioLaunch } from './mcp-fixtures.js';
 
-export { CATALOG_DOMAINS, HIDDEN_CATALOG_TOOL, catalogTools } from '../fixtures/mcp/catalog-data.mjs';
+export {
+  CATALOG_DOMAINS,
+  HIDDEN_CATALOG_TOOL,
+  catalogTools,
+} from '../fixtures/mcp/catalog-data.mjs';
 
 /** `mcpServers` for the ten catalog servers (or the given domains), named after their domain. */
 export function catalogServers(
