@@ -46,12 +46,22 @@ function undouble(w: string): string {
   return w;
 }
 
+/** Stems already computed (a catalog's vocabulary is small); cleared when it grows too large. */
+const stems = new Map<string, string>();
+const MAX_STEMS = 50_000;
+
 /** The search terms of a text: its words, stop words left out, each stemmed. */
 export function searchTerms(text: string): string[] {
   const terms: string[] = [];
   for (const word of splitWords(text)) {
     if (STOP_WORDS.has(word)) continue;
-    terms.push(stem(word));
+    let stemmed = stems.get(word);
+    if (stemmed === undefined) {
+      if (stems.size >= MAX_STEMS) stems.clear();
+      stemmed = stem(word);
+      stems.set(word, stemmed);
+    }
+    terms.push(stemmed);
   }
   return terms;
 }
