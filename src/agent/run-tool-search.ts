@@ -79,8 +79,9 @@ export function planToolSearch(
   };
 }
 
+/** A tool of an MCP server (not the resource tools, which are MCP's own built-ins). */
 function isMcp(entry: CatalogEntry): boolean {
-  return entry.info.source === 'mcp';
+  return entry.info.source === 'mcp' && entry.info.server !== undefined;
 }
 
 /** True once the definitions' estimated tokens pass `budget` (stops counting there). */

@@ -140,7 +140,7 @@ describe('tool search over 2,000 tools on 10 stdio servers', () => {
   let fullTools: readonly ModelToolDefinition[];
 
   beforeAll(async () => {
-    agent = catalogAgent(model);
+    agent = catalogAgent(model, { mcp: { exposeResources: true } });
     full = catalogAgent(fullModel, { mcp: { toolSearch: false } });
     const scripted = fullModel.use([{ text: 'all tools' }]);
     const { error } = await collect(full.run({ input: 'hi' }));
@@ -164,7 +164,10 @@ describe('tool search over 2,000 tools on 10 stdio servers', () => {
     const { error } = await collect(agent.run({ input: 'hi' }));
     expect(error).toBeUndefined();
     const first = scripted.requests[0]!.tools;
-    expect(names(scripted.requests[0]!)).toContain(SEARCH);
+    // tool_search and the built-ins (context, the resource tools) are shown, no server tool
+    expect(names(scripted.requests[0]!).sort()).toEqual(
+      ['context', 'mcp_resources_list', 'mcp_resources_read', SEARCH].sort(),
+    );
     expect(first.some((t) => t.name.startsWith('mcp__'))).toBe(false);
     expect(bytes(first)).toBeLessThan(bytes(fullTools) * 0.1);
   }, 30_000);
