@@ -35,8 +35,9 @@ function alwaysLoadMatcher(patterns: readonly Pattern[] | undefined): PatternMat
  * Decides whether a run searches its MCP tools (SPEC 4): never with `mcp.toolSearch: false`,
  * always with `true`, and with `'auto'` (the default) when the visible MCP definitions are
  * over `mcp.toolSearchBudgetTokens` (default 10% of `context.maxTokens`, counted with the
- * context manager's estimate). Searched are the visible MCP tools not matched by
- * `mcp.alwaysLoad`; host and built-in tools are always shown. Undefined when nothing is searched.
+ * context manager's estimate) and no other source offers a tool named `tool_search`. Searched
+ * are the visible MCP server tools not matched by `mcp.alwaysLoad`; host and built-in tools are
+ * always shown. Undefined when nothing is searched.
  */
 export function planToolSearch(
   mcp: McpOptions | undefined,
@@ -48,6 +49,8 @@ export function planToolSearch(
   const mcpTools = sources.visibleEntries().filter(isMcp);
   if (mcpTools.length === 0) return undefined;
   if (mode === 'auto') {
+    // a source of the host's already offers the name: keep its tool, send every definition
+    if (sources.get(TOOL_SEARCH_TOOL_NAME)) return undefined;
     const budget =
       mcp?.toolSearchBudgetTokens ??
       Math.floor(context.limits.maxTokens * TOOL_SEARCH_BUDGET_SHARE);

@@ -100,6 +100,12 @@ describe('planToolSearch', () => {
     // a host tokenizer is what counts
     const costly = new ContextManager({ tokenizer: (t) => t.length * 10 });
     expect(planToolSearch({}, costly, sources)).toBeDefined();
+    // a host tool already named tool_search: 'auto' keeps it and searches nothing
+    const named = await ToolCatalog.build([
+      source(['tool_search'], () => ({ source: 'host' })),
+      mcp,
+    ]);
+    expect(planToolSearch({ toolSearchBudgetTokens: 1 }, context, named)).toBeUndefined();
     // no MCP tools: nothing to search
     expect(planToolSearch({ toolSearch: true }, context, await ToolCatalog.build([host]))).toBe(
       undefined,
