@@ -1,7 +1,8 @@
 /**
  * Muster micro-benchmarks: the agent loop's own cost per model turn, the tool-call pipeline's
  * cost per call, the context manager's cost per model request, the heap held by idle sessions, import time, and MCP against the raw official
- * client (per call over stdio, HTTP and in process, ten servers ready, a 1 MiB result).
+ * client (per call over stdio, HTTP and in process, ten servers ready, a 1 MiB result), and the
+ * bytes of tool definitions sent per turn with and without tool search (2,000 tools, 10 servers).
  * Prints to stdout only. The peer MCP clients (AI SDK, OpenAI Agents) are measured when
  * installed: `npm --prefix bench/peers ci`.
  *
