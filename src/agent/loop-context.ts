@@ -104,6 +104,7 @@ export async function loopContext(
     ...(run.tools.finishResult ? { finishResult: run.tools.finishResult } : {}),
     ...(run.link ? { link: run.link } : {}),
     ...(run.trace ? { trace: run.trace } : {}),
+    ...(run.tools.view ? { toolView: run.tools.view } : {}),
   };
 }
 

@@ -21,6 +21,8 @@ import type { Limits } from './limits.js';
 import { takeModelTurn } from './model-turn.js';
 import { runTurnCalls } from './tool-scheduler.js';
 import type { RunTrace } from './run-trace.js';
+import { turnTools } from './run-tool-view.js';
+import type { RunToolView } from './run-tool-view.js';
 import { commitMessages as commit, stepCommits, toolMessage } from './step-commits.js';
 
 /** Everything one run needs, fixed when it starts. */
@@ -57,6 +59,8 @@ export interface RunContext {
   readonly link?: ToolRunLink;
   /** The run's spans, when it is traced (SPEC 12b). */
   readonly trace?: RunTrace;
+  /** What the model is shown of the catalog turn by turn (tool search); all visible tools when absent. */
+  readonly toolView?: RunToolView | undefined;
 }
 
 /** How a run ended successfully. */
@@ -73,7 +77,7 @@ export interface RunResult {
  * loop appends to it. Throws a `MusterError` when the run fails.
  */
 export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Promise<RunResult> {
-  const tools = ctx.catalog.modelTools();
+  const tools = turnTools(ctx.catalog, ctx.toolView, transcript);
   let usage = ZERO_USAGE;
   for (let iteration = (ctx.iterationsDone ?? 0) + 1; ; iteration++) {
     if (iteration > ctx.limits.maxIterations) {
@@ -90,7 +94,7 @@ export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Prom
           modelName: ctx.modelName,
           ...(ctx.system !== undefined ? { system: ctx.system } : {}),
           messages: await ctx.context.prepare(transcript, ctx),
-          tools,
+          tools: tools(),
           ...(ctx.reasoningEffort !== undefined ? { reasoningEffort: ctx.reasoningEffort } : {}),
           stream: ctx.stream,
           ...(ctx.promptCacheKey !== undefined ? { promptCacheKey: ctx.promptCacheKey } : {}),

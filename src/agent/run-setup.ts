@@ -1,5 +1,5 @@
 import { archiveToolResult, CONTEXT_TOOL_NAME } from '../context/index.js';
-import { ToolCatalog } from '../tools/index.js';
+import { TOOL_SEARCH_TOOL_NAME, ToolCatalog } from '../tools/index.js';
 import type {
   CatalogEntry,
   ExecutorRunContext,
@@ -9,6 +9,8 @@ import type {
 } from '../tools/index.js';
 import type { SessionStore } from '../session/index.js';
 import type { AgentScope } from './agent-scope.js';
+import { planToolSearch } from './run-tool-search.js';
+import type { RunToolView } from './run-tool-view.js';
 import { guardStore } from './store-guard.js';
 
 /** The tools of one run, fixed when it starts. */
@@ -16,6 +18,8 @@ export interface RunTools {
   readonly catalog: ToolCatalog;
   /** Archives large and binary results; set when the catalog has a source whose results are archived. */
   readonly finishResult?: ToolCallEnvironment['finishResult'];
+  /** What the model is shown of the catalog, turn by turn, when tool search is on. */
+  readonly view?: RunToolView;
 }
 
 /** Sources whose results are archived (large projections, media) and paged with `context`. */
@@ -43,11 +47,25 @@ export async function prepareRunTools(
       ...(e.info.originalName !== undefined ? { originalName: e.info.originalName } : {}),
     });
   const sources = await ToolCatalog.build(runtime.executors, isVisible);
-  if (!sources.entries().some(isArchivedSource)) return { catalog: sources };
-  const builtins: ToolExecutor[] = [runtime.contextTool];
+  const archived = sources.entries().some(isArchivedSource);
+  const search = planToolSearch(runtime.options.mcp, runtime.context, sources);
+  const builtins: ToolExecutor[] = [];
+  if (archived) builtins.push(runtime.contextTool);
+  if (search) builtins.push(search.executor);
+  if (builtins.length === 0) return { catalog: sources };
   const catalog = await sources.extend(builtins);
-  return { catalog, finishResult: archiver(runtime, ctx.sessionId, store) };
+  const view = search?.view(catalog);
+  return {
+    catalog,
+    ...(archived ? { finishResult: archiver(runtime, ctx.sessionId, store) } : {}),
+    ...(view ? { view } : {}),
+  };
 }
+
+const BUILTINS_NOT_ARCHIVED: ReadonlySet<string> = new Set([
+  CONTEXT_TOOL_NAME,
+  TOOL_SEARCH_TOOL_NAME,
+]);
 
 function archiver(
   runtime: AgentScope,
@@ -55,7 +73,8 @@ function archiver(
   store: SessionStore,
 ): NonNullable<ToolCallEnvironment['finishResult']> {
   return async (result, entry, call) => {
-    if (entry.name === CONTEXT_TOOL_NAME && entry.info.source === 'builtin') return result;
+    // the built-ins' own results are never archived (a search result must stay readable)
+    if (entry.info.source === 'builtin' && BUILTINS_NOT_ARCHIVED.has(entry.name)) return result;
     const archived = await archiveToolResult(result as NormalizedToolResult, {
       sessionId,
       toolName: entry.name,

@@ -114,6 +114,14 @@ export class ContextManager {
     return this.#total(messages, this.#fixedSize(system, preamble), preamble.length);
   }
 
+  /**
+   * The tokens of a text as the limits count them: the tokenizer's count when one is given,
+   * else the byte estimate (~4 bytes per token).
+   */
+  estimateTokens(text: string): number {
+    return this.#meter.tokens(text);
+  }
+
   /** The size of what every request sends besides the transcript. */
   #fixedSize(system: string | undefined, preamble: readonly ModelMessage[]): MessageSize {
     let { tokens, bytes } =

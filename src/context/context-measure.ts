@@ -71,6 +71,11 @@ export class MessageMeter {
     return size;
   }
 
+  /** The tokens of a text, not remembered (for one-off texts such as tool definitions). */
+  tokens(text: string): number {
+    return this.#tokens(text, utf8Bytes(text));
+  }
+
   #measure(message: ModelMessage): MessageSize {
     let imageBytes = 0;
     let images = 0;

@@ -1,4 +1,5 @@
 import { MusterError } from '../errors/index.js';
+import { compilePattern } from '../policy/index.js';
 import { assertServerName } from '../tools/index.js';
 import type { McpOptions, McpServerConfig, McpServerSource } from './config-types.js';
 import {
@@ -105,6 +106,18 @@ const oauthEntry = object({
   timeoutMs: optional(integer(1, 600_000)),
 });
 
+/** A tool pattern as the policy compiles it (`mcp__srv__*`, `mcp__srv`, exact names). */
+const policyPattern = is((v) => {
+  if (typeof v !== 'string' || v.startsWith('mcp_connect:') || v.startsWith('mcp_sampling:'))
+    return false;
+  try {
+    compilePattern(v);
+    return true;
+  } catch {
+    return false;
+  }
+}, 'a tool pattern (a tool name, mcp__server__*, mcp__server or mcp__server__<tool>)');
+
 const options = object({
   strictConfig: optional(boolean),
   allowedServers: optional(arrayOf(string({ min: 0, says: 'a string' }))),
@@ -158,6 +171,9 @@ const options = object({
   samplingMaxTokens: optional(integer(1, 1_000_000)),
   handlerTimeoutMs: timer(),
   oauth: optional(recordOf(oauthEntry)),
+  toolSearch: optional(anyOf([boolean, oneOf(['auto'])], "'auto', true or false")),
+  toolSearchBudgetTokens: optional(integer(1)),
+  alwaysLoad: optional(arrayOf(policyPattern)),
 });
 
 const file = object({

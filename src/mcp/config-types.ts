@@ -1,4 +1,5 @@
 import type { McpOAuthServerOptions } from '../auth/index.js';
+import type { Pattern } from '../policy/index.js';
 import type { McpHandlers } from './handler-types.js';
 import type { SdkMcpServer } from './sdk-server.js';
 
@@ -162,4 +163,17 @@ export interface McpOptions {
    * that name, checked against its declaration when the server is registered.
    */
   readonly oauth?: Readonly<Record<string, McpOAuthServerOptions>>;
+  /**
+   * Tool search for large catalogs (SPEC 4): `'auto'` (default) shows the model a built-in
+   * `tool_search` tool instead of the MCP tool definitions when they are over
+   * `toolSearchBudgetTokens`; `true` always does; `false` never does (every definition is sent).
+   */
+  readonly toolSearch?: 'auto' | boolean;
+  /**
+   * The most tokens of MCP tool definitions `'auto'` sends as they are (the context manager's
+   * estimate). Default 10% of `context.maxTokens`.
+   */
+  readonly toolSearchBudgetTokens?: number;
+  /** MCP tools (policy patterns) whose definitions are sent even when tool search is on. */
+  readonly alwaysLoad?: readonly Pattern[];
 }

@@ -65,3 +65,14 @@ export type {
   ToolCompletedEvent,
   ToolEvent,
 } from './tool-events.js';
+export {
+  ToolSearchExecutor,
+  TOOL_SEARCH_TOOL_NAME,
+  TOOL_SEARCH_TOOL_DEFINITION,
+  TOOL_SEARCH_DEFAULT_LIMIT,
+  TOOL_SEARCH_MAX_LIMIT,
+  foundToolNames,
+} from './tool-search-tool.js';
+export type { ToolSearchExecutorOptions } from './tool-search-tool.js';
+export { ToolSearchIndex } from './tool-search-index.js';
+export type { SearchableTool, ToolSearchHit } from './tool-search-index.js';

@@ -48,7 +48,8 @@ export type StdioFixture =
   | 'counting-server.mjs'
   | 'env-server.mjs'
   | 'features-server.mjs'
-  | 'many-tools-server.mjs';
+  | 'many-tools-server.mjs'
+  | 'catalog-server.mjs';
 
 /** Every file name under `test/fixtures/mcp/` (any other string is accepted too). */
 export type FixtureFile =
