@@ -8,12 +8,23 @@ const ROOT_ONLY: ReadonlySet<string | symbol> = new Set([
   'unregister',
   'disconnectAll',
   'logout',
+  'authenticate',
+  'submitOAuthCallback',
+  'setLoggingLevel',
+  'notifyRootsChanged',
+  'subscribeResource',
+  'unsubscribeResource',
+  'listen',
 ]);
 
 /**
  * `child.mcp`: the root's registry and operations, read and used as they are, except what
- * changes the registry or closes shared connections (`register`, `update`, `unregister`,
- * `disconnectAll`, `logout`), which fails at once with `REGISTRY_BUSY`.
+ * changes the registry or the state of shared connections (`register`, `update`,
+ * `unregister`, `disconnectAll`, `logout`, `authenticate`, `submitOAuthCallback`,
+ * `setLoggingLevel`, `notifyRootsChanged`) or opens subscriptions that would outlive the child
+ * (`subscribeResource`, `unsubscribeResource`, `listen`), which fails at once with
+ * `REGISTRY_BUSY`. The direct operations left (`callTool`, `readResource`, ...) are the
+ * host's, as on the root: the policy governs what the model calls.
  */
 export function childMcpFacade(root: McpFacade): McpFacade {
   return new Proxy(root, {

@@ -187,9 +187,24 @@ export class ChildRuntime implements AgentScope {
   }
 }
 
-/** A child's layer defers to its parent unless it says otherwise (or brings an approver). */
+/**
+ * A child's layer defers to its parent unless it says otherwise (or brings an approver). It
+ * cannot name connections: they are the root's, decided by the root's policy alone, so a
+ * child's `mcp_connect:` pattern would be silently ignored; it fails instead.
+ */
 function childPolicy(options: PolicyOptions | undefined): PolicyOptions {
   const policy = options ?? {};
+  for (const key of ['visibleTools', 'deny', 'allow'] as const) {
+    const patterns: unknown = policy[key];
+    if (!Array.isArray(patterns)) continue;
+    const named = patterns.find((p) => typeof p === 'string' && p.startsWith('mcp_connect:'));
+    if (named !== undefined)
+      throw new MusterError(
+        'INVALID_CONFIGURATION',
+        `child policy.${key} names the connection '${String(named)}', but connections belong to the root agent and only its policy decides them: remove it, and narrow what the child may call with visibleTools or deny on 'mcp__<server>'.`,
+        { details: { option: `policy.${key}` } },
+      );
+  }
   return policy.default !== undefined
     ? policy
     : { ...policy, default: policy.approve ? 'ask' : 'allow' };
@@ -212,7 +227,9 @@ function checkNames(own: ReadonlySet<string>, borrowed: readonly ToolExecutor[])
 
 function childAgentOptions(parent: AgentOptions, child: ChildAgentOptions): AgentOptions {
   const modelName = child.modelName ?? (child.model ? undefined : parent.modelName);
-  const { modelName: _inherited, ...rest } = parent;
+  // the parent's preloaded MCP context is its own runs' (read by the root without the child's
+  // policy): a child preloads only what its runs ask for
+  const { modelName: _inherited, mcpContext: _preloaded, ...rest } = parent;
   return {
     ...rest,
     ...(child.model ? { model: child.model } : {}),

@@ -120,11 +120,19 @@ export class McpResourceToolExecutor implements ToolExecutor {
     };
   }
 
-  /** Whether the run's policy lets the model reach `server` (visible and not denied). */
+  /**
+   * Whether the run's policy lets the model reach `server` (visible and not denied): the
+   * calling run's own policy when the pipeline passes it (a child agent's layers included),
+   * else the agent's.
+   */
   async #reachable(server: string, tool: string, ctx: ToolExecutionContext): Promise<boolean> {
     const subject = `mcp__${server}`;
-    if (!this.isVisible({ kind: 'tool', name: subject, server })) return false;
-    const decision = await this.authorize({
+    const policy = ctx.policy;
+    if (
+      !(policy ?? { isVisible: this.isVisible }).isVisible({ kind: 'tool', name: subject, server })
+    )
+      return false;
+    const request: AuthorizationRequest = {
       kind: 'tool',
       capability: subject,
       toolName: subject,
@@ -134,7 +142,10 @@ export class McpResourceToolExecutor implements ToolExecutor {
       sessionId: ctx.sessionId,
       runId: ctx.runId,
       callId: ctx.callId,
-    });
+    };
+    const decision = policy
+      ? await policy.authorize(request, { signal: ctx.signal })
+      : await this.authorize(request);
     return decision.decision === 'allow';
   }
 }

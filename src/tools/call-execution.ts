@@ -36,6 +36,7 @@ export async function executeCall(
       if (env.signal.aborted || typeof p?.progress !== 'number') return;
       env.emit(toolProgressEvent(env, call, entry, p));
     },
+    policy: env.policy,
     ...(env.run ? { run: env.run } : {}),
   };
   const ctx = env.traceContext ? { ...base, traceContext: env.traceContext } : base;

@@ -1,6 +1,6 @@
 import type { ImagePart, Usage } from '../model/index.js';
 import type { TraceContext } from '../util/index.js';
-import type { AuthorizationDecision, AuthorizationRequest } from '../policy/index.js';
+import type { AuthorizationDecision, AuthorizationRequest, CallPolicy } from '../policy/index.js';
 
 /** JSON Schema of a tool's input or output, as an object. */
 export type JsonSchema = Readonly<Record<string, unknown>>;
@@ -66,6 +66,12 @@ export interface ToolExecutionContext {
    * for a run the tool starts (`run({ traceContext })`) or the host's own spans.
    */
   readonly traceContext?: TraceContext;
+  /**
+   * The calling run's policy (a child agent's layers, then its ancestors'), for tools that
+   * reach targets of their own and must check them as the run would (the MCP resource tools);
+   * absent outside the pipeline.
+   */
+  readonly policy?: CallPolicy;
   /** The calling run, for tools that run an agent of their own (`asTool`); absent outside a run. */
   readonly run?: ToolRunLink;
 }

@@ -188,6 +188,17 @@ describe('child agents over shared stdio servers', () => {
       await expect(slow.mcp.update('a', stdioConfig('basic-server.mjs'))).rejects.toMatchObject({
         code: 'REGISTRY_BUSY',
       });
+      // what changes shared connections, or opens subscriptions that would outlive the child
+      for (const refused of [
+        () => slow.mcp.disconnectAll(),
+        () => slow.mcp.logout('a'),
+        () => slow.mcp.authenticate('a'),
+        () => slow.mcp.submitOAuthCallback('a', 'http://127.0.0.1:1/cb?code=x&state=y'),
+        () => slow.mcp.notifyRootsChanged(),
+        () => slow.mcp.subscribeResource('a', 'demo://x'),
+        () => slow.mcp.listen('a', {}),
+      ])
+        await expect(refused()).rejects.toMatchObject({ code: 'REGISTRY_BUSY' });
       // reads go to the root's registry
       expect(slow.mcp.list().map((s) => s.name)).toEqual(['a', 'b', 'c']);
 
