@@ -4,6 +4,9 @@ import type { BeforeToolHook, ToolHookContext } from '../tools/index.js';
 import type { QueryCanUseTool, QueryPermissionResult } from './query-types.js';
 import { boundedControlRequest } from './control-request.js';
 
+/** More verdicts than calls can be in flight at once are stale (their calls ended early). */
+const MAX_PENDING_VERDICTS = 256;
+
 /** What {@link permissionBridge} needs: the option lists, the callback, and its bound. */
 export interface PermissionBridgeInput {
   readonly canUseTool?: QueryCanUseTool;
@@ -39,10 +42,15 @@ export function permissionBridge(input: PermissionBridgeInput): PermissionBridge
 
   const beforeTool: BeforeToolHook = async (call) => {
     if (!canUseTool) return undefined;
+    // built-in tools (context, tool_search, resource tools) are allowed unless denied, without
+    // an approver: asking canUseTool about them would be a question whose answer is ignored
+    if (call.info.source === 'builtin') return undefined;
     const subject = subjectOf(call);
     if (denied(subject) || allowed(subject)) return undefined;
     const verdict = await ask(canUseTool, call, input.timeoutMs);
     verdicts.set(call.callId, verdict);
+    // kept only until the approver reads it (a rewrite that fails validation never gets there)
+    if (verdicts.size > MAX_PENDING_VERDICTS) verdicts.delete(verdicts.keys().next().value!);
     if (verdict.behavior === 'deny') {
       if (verdict.interrupt === true) input.interrupt();
       return undefined;

@@ -78,6 +78,7 @@ class QueryStream implements Query {
   #current: AbortController | undefined;
   #init: Promise<QueryInitializationResult> | undefined;
   #closed = false;
+  #forgetAbort: () => void = () => undefined;
 
   constructor(params: QueryParams) {
     if (!params || typeof params !== 'object')
@@ -93,7 +94,10 @@ class QueryStream implements Query {
     this.#sessionId = this.#options.sessionId ?? randomUUID();
     // a close that fails after an abort has nowhere else to go: the abort stands
     const onAbort = () => void this.close().catch(() => undefined);
-    this.#options.abortSignal?.addEventListener('abort', onAbort, { once: true });
+    const abortSignal = this.#options.abortSignal;
+    abortSignal?.addEventListener('abort', onAbort, { once: true });
+    // a host that reuses one controller must not keep every closed query alive through it
+    this.#forgetAbort = () => abortSignal?.removeEventListener('abort', onAbort);
     this.#messages = this.#generate();
   }
 
@@ -130,7 +134,7 @@ class QueryStream implements Query {
 
   async mcpAuthenticate(name: string, redirectUri?: string): Promise<QueryAuthenticateResult> {
     const configured = this.#options.oauth?.[name]?.redirectUri;
-    if (redirectUri !== undefined && redirectUri !== configured) {
+    if (redirectUri !== undefined && !sameUrl(redirectUri, configured)) {
       throw new MusterError(
         'INVALID_CONFIGURATION',
         `mcpAuthenticate('${name}'): the redirect URI must be the one registered in options.mcpOAuth.${name}.redirectUri${configured === undefined ? ' (none is set)' : ''}.`,
@@ -163,6 +167,7 @@ class QueryStream implements Query {
 
   async close(): Promise<void> {
     this.#closed = true;
+    this.#forgetAbort();
     this.#input.close();
     this.#current?.abort(new MusterError('ABORTED', 'The query was closed.'));
     await this.#agent.close();
@@ -182,6 +187,8 @@ class QueryStream implements Query {
         yield* this.#turn(turn);
       }
     } finally {
+      this.#closed = true;
+      this.#forgetAbort();
       this.#input.close();
       await this.#agent.close();
     }
@@ -266,4 +273,14 @@ function toQueryStatus(s: McpServerStatus): QueryMcpServerStatus {
     })),
     ...(s.error ? { error: s.error } : {}),
   };
+}
+
+/** Whether two URLs are the same once parsed (case of scheme and host, default ports...). */
+function sameUrl(given: string, configured: string | URL | undefined): boolean {
+  if (configured === undefined) return false;
+  try {
+    return new URL(given).href === new URL(String(configured)).href;
+  } catch {
+    return false;
+  }
 }

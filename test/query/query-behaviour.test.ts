@@ -5,6 +5,7 @@
  * servers (in-process and stdio).
  */
 import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { getEventListeners } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -164,20 +165,59 @@ describe('MCP options', () => {
     return dir;
   }
 
-  it('strictMcpConfig ignores the project file', async () => {
+  it('strictMcpConfig ignores the project file; a file server connects only when allowed', async () => {
     const cwd = projectWithServer();
     const loose = query({ prompt: 'go', options: { model: scriptedModel([]), cwd } });
     const strict = query({
       prompt: 'go',
       options: { model: scriptedModel([]), cwd, strictMcpConfig: true },
     });
+    const allowed = query({
+      prompt: 'go',
+      options: { model: scriptedModel([]), cwd, allowedTools: ['mcp_connect:fromfile'] },
+    });
     try {
       expect((await loose.mcpServerStatus()).map((s) => s.name)).toEqual(['fromfile']);
       expect(await strict.mcpServerStatus()).toEqual([]);
+      // only servers declared in options.mcpServers connect without asking
+      const [refused] = (await loose.initializationResult()).mcp_servers;
+      expect(refused).toMatchObject({ name: 'fromfile', status: 'disabled' });
+      const [connected] = (await allowed.initializationResult()).mcp_servers;
+      expect(connected).toMatchObject({ name: 'fromfile', status: 'connected' });
     } finally {
       await loose.close();
       await strict.close();
+      await allowed.close();
     }
+  });
+
+  it('never asks canUseTool about built-in tools, and forgets an abort listener on close', async () => {
+    const asked: string[] = [];
+    const controller = new AbortController();
+    const messages = await collect(
+      {
+        abortController: controller,
+        canUseTool: async (name) => {
+          asked.push(name);
+          return { behavior: 'deny', message: 'no' };
+        },
+      },
+      [
+        {
+          toolCalls: [
+            { name: 'context', arguments: { ref: 'nope' } },
+            { name: 'mcp__kit__shout', arguments: { text: 'hi' } },
+          ],
+        },
+        { text: 'done' },
+      ],
+    );
+    expect(resultOf(messages)).toMatchObject({ subtype: 'success' });
+    expect(asked).toEqual(['mcp__kit__shout']);
+    expect(resultOf(messages)!.permission_denials.map((d) => d.tool_name)).toEqual([
+      'mcp__kit__shout',
+    ]);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 
   it('allowedMcpServerNames disables the other process servers (in-process ones stay)', async () => {
