@@ -2,10 +2,13 @@ import type { Usage } from '../model/index.js';
 import type { StopReason } from '../model/index.js';
 import type { ToolCallRequest, ToolInfo } from '../tools/index.js';
 import type { AgentEvent } from './events.js';
+import { toMusterError } from '../errors/index.js';
+import type { TurnAttempts } from './model-turn.js';
 import {
   contentAttribute,
   finishReason,
   outputMessages,
+  providerName,
   SPAN_KIND,
   STATUS,
   usageAttributes,
@@ -36,7 +39,9 @@ export interface TracedRun {
   readonly sessionId: string;
   readonly runId: string;
   readonly modelName: string;
+  /** The model client's `provider` (`openai.responses`): mapped to `gen_ai.provider.name`. */
   readonly provider: string;
+  /** The agent's name (`gen_ai.agent.name`): the agent's own, or its tool's for a delegated run. */
   readonly agentName?: string | undefined;
   /** The user's input text (recorded only with `traceContent`). */
   readonly input?: string | undefined;
@@ -57,13 +62,15 @@ export interface TracedTurn {
 
 /**
  * The spans of one run (SPEC 12b): `invoke_agent` (the run), and under it `chat {model}` per
- * model turn, `execute_tool {tool}` per tool call and `initialize` per MCP connect. Model and
+ * model turn attempt, `execute_tool {tool}` per tool call and `initialize` per MCP connect. Model and
  * tool spans are opened around the work (`modelTurn`, `toolCall`) and are the active context
  * while it runs; everything else is read from the run's events (`onEvent`).
  */
 export class RunTrace {
   readonly #setup: RunTraceSetup;
   readonly #run: TracedRun;
+  /** `gen_ai.provider.name` and the client's own provider string (the API flavour). */
+  readonly #provider: TraceAttributes;
   readonly #span: TraceSpan;
   /** The context holding the run span: the parent of every span of the run. */
   readonly context: TraceContext;
@@ -73,6 +80,10 @@ export class RunTrace {
   constructor(setup: RunTraceSetup, run: TracedRun) {
     this.#setup = setup;
     this.#run = run;
+    this.#provider = {
+      'gen_ai.provider.name': providerName(run.provider),
+      'muster.model.provider': run.provider,
+    };
     const name = run.agentName ? `invoke_agent ${run.agentName}` : 'invoke_agent';
     this.#span = setup.tracer.startSpan(
       name,
@@ -80,7 +91,7 @@ export class RunTrace {
         kind: SPAN_KIND.internal,
         attributes: {
           'gen_ai.operation.name': 'invoke_agent',
-          'gen_ai.provider.name': run.provider,
+          ...this.#provider,
           'gen_ai.request.model': run.modelName,
           'gen_ai.agent.name': run.agentName,
           'gen_ai.conversation.id': run.sessionId,
@@ -101,48 +112,79 @@ export class RunTrace {
     );
   }
 
-  /** One model turn as a `chat` client span, active while `take` runs. */
+  /**
+   * One model turn as `chat` client spans, the active context while `take` runs: one span per
+   * attempt. The first covers the request's preparation and the first attempt; a retry (after
+   * its wait, which no span covers) gets its own, through the `attempts` `take` is given.
+   */
   async modelTurn<T extends TracedTurn>(
     iteration: number,
     stream: boolean,
-    take: () => Promise<T>,
+    take: (attempts: TurnAttempts) => Promise<T>,
   ): Promise<T> {
+    const first = this.#startChat(iteration, stream);
+    const open: { span: TraceSpan | undefined } = { span: first };
+    const attempts: TurnAttempts = {
+      failed: (attempt, error) => {
+        open.span?.setAttribute('muster.model.attempt', attempt);
+        if (open.span) fail(open.span, error.code);
+        open.span = undefined;
+      },
+      retry: (attempt, run) => {
+        const span = this.#startChat(iteration, stream, attempt);
+        open.span = span;
+        return this.#within(span, run);
+      },
+    };
+    let turn: T | undefined;
+    let thrown: string | undefined;
+    try {
+      turn = await this.#within(first, () => take(attempts));
+      return turn;
+    } catch (err) {
+      // the work around the request (context preparation, a summarizer) failed: its code
+      thrown = toMusterError(err, 'INTERNAL_ERROR', 'The model turn failed').code;
+      throw err;
+    } finally {
+      if (open.span) this.#endChat(open.span, turn, thrown);
+    }
+  }
+
+  #startChat(iteration: number, stream: boolean, attempt?: number): TraceSpan {
     const run = this.#run;
-    const span = this.#setup.tracer.startSpan(
+    return this.#setup.tracer.startSpan(
       `chat ${run.modelName}`,
       {
         kind: SPAN_KIND.client,
         attributes: {
           'gen_ai.operation.name': 'chat',
-          'gen_ai.provider.name': run.provider,
+          ...this.#provider,
           'gen_ai.request.model': run.modelName,
           'gen_ai.request.stream': stream,
           'gen_ai.conversation.id': run.sessionId,
           'muster.iteration': iteration,
+          'muster.model.attempt': attempt,
         },
       },
       this.context,
     );
-    let turn: T | undefined;
-    try {
-      turn = await this.#within(span, take);
-      return turn;
-    } finally {
-      if (turn) {
-        span.setAttributes({
-          'gen_ai.response.finish_reasons': [finishReason(turn.stopReason)],
-          ...usageAttributes(turn.usage),
-        });
-        if (this.#setup.content && !turn.error)
-          span.setAttribute(
-            'gen_ai.output.messages',
-            outputMessages(turn.text, turn.calls, turn.stopReason),
-          );
-      }
-      const code = turn ? turn.error?.code : 'INTERNAL_ERROR';
-      if (code) fail(span, code);
-      else span.end();
+  }
+
+  #endChat(span: TraceSpan, turn: TracedTurn | undefined, thrown: string | undefined): void {
+    if (turn) {
+      span.setAttributes({
+        'gen_ai.response.finish_reasons': [finishReason(turn.stopReason)],
+        ...usageAttributes(turn.usage),
+      });
+      if (this.#setup.content && !turn.error)
+        span.setAttribute(
+          'gen_ai.output.messages',
+          outputMessages(turn.text, turn.calls, turn.stopReason),
+        );
     }
+    const code = turn ? turn.error?.code : (thrown ?? 'INTERNAL_ERROR');
+    if (code) fail(span, code);
+    else span.end();
   }
 
   /**
@@ -210,6 +252,8 @@ export class RunTrace {
             ? outputMessages(event.content, [], 'stop')
             : undefined,
         });
+        // a connect the run did not wait for: ended with the run (its outcome is not known here)
+        this.#connects.endUnfinished();
         this.#span.end();
         return;
       case 'session.failed':

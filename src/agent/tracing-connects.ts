@@ -76,6 +76,18 @@ export class ConnectSpans {
     this.#open.set(event.server, span);
   }
 
+  /**
+   * Ends every connect still open when the run completed: not as failed (nothing failed in
+   * the run), marked `muster.mcp.connect.unfinished`.
+   */
+  endUnfinished(): void {
+    for (const span of this.#open.values()) {
+      span.setAttribute('muster.mcp.connect.unfinished', true);
+      span.end();
+    }
+    this.#open.clear();
+  }
+
   /** Ends every connect still open (the run ended first), with `error.type` `code`. */
   endAll(code: string): void {
     for (const span of this.#open.values()) fail(span, code);
