@@ -49,6 +49,7 @@ export class AgentRuntime implements AgentScope {
   readonly mcp: McpFacade;
   /** Spans of runs and connects (SPEC 12b); absent when `observability.tracing` is false. */
   readonly tracing: AgentTracing | undefined;
+  /** `observability.agentName`: the name of this agent's runs in traces. */
   readonly agentName: string | undefined;
   readonly #mcpExecutor: McpToolExecutorHandle;
   /** Sessions with a run in this process, each with the promise that settles when it ends. */

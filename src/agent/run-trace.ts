@@ -1,18 +1,16 @@
-import type { Usage } from '../model/index.js';
-import type { StopReason } from '../model/index.js';
 import type { ToolCallRequest, ToolInfo } from '../tools/index.js';
 import type { AgentEvent } from './events.js';
-import { toMusterError } from '../errors/index.js';
 import type { TurnAttempts } from './model-turn.js';
 import {
   contentAttribute,
-  finishReason,
+  failSpan,
   outputMessages,
   providerName,
   SPAN_KIND,
-  STATUS,
   usageAttributes,
 } from './tracing-attributes.js';
+import { ChatSpans } from './tracing-chat.js';
+import type { TracedTurn } from './tracing-chat.js';
 import { contextSpan } from './safe-tracer.js';
 import { contextWithSpan, emptyContext } from './tracing-api.js';
 import type { OtelApi } from './tracing-api.js';
@@ -47,19 +45,6 @@ export interface TracedRun {
   readonly input?: string | undefined;
 }
 
-/** What the trace reads of a finished model turn. */
-export interface TracedTurn {
-  readonly text: string;
-  readonly calls: readonly {
-    readonly callId: string;
-    readonly name: string;
-    readonly arguments: unknown;
-  }[];
-  readonly stopReason: StopReason;
-  readonly usage?: Usage | undefined;
-  readonly error?: { readonly code: string } | undefined;
-}
-
 /**
  * The spans of one run (SPEC 12b): `invoke_agent` (the run), and under it `chat {model}` per
  * model turn attempt, `execute_tool {tool}` per tool call and `initialize` per MCP connect. Model and
@@ -76,6 +61,7 @@ export class RunTrace {
   readonly context: TraceContext;
   readonly #tools = new Map<string, TraceSpan>();
   readonly #connects: ConnectSpans;
+  readonly #chats: ChatSpans;
 
   constructor(setup: RunTraceSetup, run: TracedRun) {
     this.#setup = setup;
@@ -110,81 +96,30 @@ export class RunTrace {
       () => this.context,
       setup.servers,
     );
+    this.#chats = new ChatSpans({
+      tracer: setup.tracer,
+      parent: this.context,
+      attributes: {
+        ...this.#provider,
+        'gen_ai.request.model': run.modelName,
+        'gen_ai.conversation.id': run.sessionId,
+      },
+      modelName: run.modelName,
+      content: setup.content,
+      within: (span, fn) => this.#within(span, fn),
+    });
   }
 
   /**
    * One model turn as `chat` client spans, the active context while `take` runs: one span per
-   * attempt. The first covers the request's preparation and the first attempt; a retry (after
-   * its wait, which no span covers) gets its own, through the `attempts` `take` is given.
+   * attempt (see {@link ChatSpans.turn}).
    */
-  async modelTurn<T extends TracedTurn>(
+  modelTurn<T extends TracedTurn>(
     iteration: number,
     stream: boolean,
     take: (attempts: TurnAttempts) => Promise<T>,
   ): Promise<T> {
-    const first = this.#startChat(iteration, stream);
-    const open: { span: TraceSpan | undefined } = { span: first };
-    const attempts: TurnAttempts = {
-      failed: (attempt, error) => {
-        open.span?.setAttribute('muster.model.attempt', attempt);
-        if (open.span) fail(open.span, error.code);
-        open.span = undefined;
-      },
-      retry: (attempt, run) => {
-        const span = this.#startChat(iteration, stream, attempt);
-        open.span = span;
-        return this.#within(span, run);
-      },
-    };
-    let turn: T | undefined;
-    let thrown: string | undefined;
-    try {
-      turn = await this.#within(first, () => take(attempts));
-      return turn;
-    } catch (err) {
-      // the work around the request (context preparation, a summarizer) failed: its code
-      thrown = toMusterError(err, 'INTERNAL_ERROR', 'The model turn failed').code;
-      throw err;
-    } finally {
-      if (open.span) this.#endChat(open.span, turn, thrown);
-    }
-  }
-
-  #startChat(iteration: number, stream: boolean, attempt?: number): TraceSpan {
-    const run = this.#run;
-    return this.#setup.tracer.startSpan(
-      `chat ${run.modelName}`,
-      {
-        kind: SPAN_KIND.client,
-        attributes: {
-          'gen_ai.operation.name': 'chat',
-          ...this.#provider,
-          'gen_ai.request.model': run.modelName,
-          'gen_ai.request.stream': stream,
-          'gen_ai.conversation.id': run.sessionId,
-          'muster.iteration': iteration,
-          'muster.model.attempt': attempt,
-        },
-      },
-      this.context,
-    );
-  }
-
-  #endChat(span: TraceSpan, turn: TracedTurn | undefined, thrown: string | undefined): void {
-    if (turn) {
-      span.setAttributes({
-        'gen_ai.response.finish_reasons': [finishReason(turn.stopReason)],
-        ...usageAttributes(turn.usage),
-      });
-      if (this.#setup.content && !turn.error)
-        span.setAttribute(
-          'gen_ai.output.messages',
-          outputMessages(turn.text, turn.calls, turn.stopReason),
-        );
-    }
-    const code = turn ? turn.error?.code : (thrown ?? 'INTERNAL_ERROR');
-    if (code) fail(span, code);
-    else span.end();
+    return this.#chats.turn(iteration, stream, take);
   }
 
   /**
@@ -205,7 +140,7 @@ export class RunTrace {
       // an outcome that never reached tool.completed (a bug upstream) still ends its span
       if (this.#tools.get(call.callId) === span) {
         this.#tools.delete(call.callId);
-        fail(span, 'INTERNAL_ERROR');
+        failSpan(span, 'INTERNAL_ERROR');
       }
     }
   }
@@ -238,7 +173,7 @@ export class RunTrace {
         this.#tools.delete(event.callId);
         const code = event.errorCode ?? (event.isError ? 'tool_error' : undefined);
         span.setAttribute('muster.tool.executed', event.executed);
-        if (code) return fail(span, code);
+        if (code) return failSpan(span, code);
         if (this.#setup.content)
           span.setAttribute('gen_ai.tool.call.result', contentAttribute(event.content));
         span.end();
@@ -258,7 +193,7 @@ export class RunTrace {
         return;
       case 'session.failed':
         this.#endOpen('ABORTED');
-        fail(this.#span, event.error.code);
+        failSpan(this.#span, event.error.code);
         return;
       default:
         return;
@@ -295,7 +230,7 @@ export class RunTrace {
 
   /** Ends the spans a failed run left open. */
   #endOpen(code: string): void {
-    for (const span of this.#tools.values()) fail(span, code);
+    for (const span of this.#tools.values()) failSpan(span, code);
     this.#tools.clear();
     this.#connects.endAll(code);
   }
@@ -314,11 +249,4 @@ export class RunTrace {
     const api = this.#setup.api;
     return api ? api.context.with(context ?? this.#withSpan(this.context, span), fn) : fn();
   }
-}
-
-/** Ends `span` as failed with `error.type` `code` (a Muster error code; never a message). */
-function fail(span: TraceSpan, code: string): void {
-  span.setAttribute('error.type', code);
-  span.setStatus({ code: STATUS.error, message: code });
-  span.end();
 }

@@ -5,13 +5,20 @@
 import type { StopReason, Usage } from '../model/index.js';
 import type { McpTransportType } from '../mcp/index.js';
 import { redact } from '../util/index.js';
-import type { TraceAttributes } from '../util/index.js';
+import type { TraceAttributes, TraceSpan } from '../util/index.js';
 
 /** `SpanKind` values (numbers, so the API need not be loaded to name them). */
 export const SPAN_KIND = { internal: 0, client: 2 } as const;
 
 /** `SpanStatusCode` values. */
 export const STATUS = { ok: 1, error: 2 } as const;
+
+/** Ends `span` as failed with `error.type` `code` (a Muster error code; never a message). */
+export function failSpan(span: TraceSpan, code: string): void {
+  span.setAttribute('error.type', code);
+  span.setStatus({ code: STATUS.error, message: code });
+  span.end();
+}
 
 /** The instrumentation scope name of every Muster span. */
 export const TRACER_NAME = 'muster-agent';
@@ -63,7 +70,11 @@ export function providerName(provider: string): string {
   if (WELL_KNOWN.has(name)) return name;
   const [id, second] = name.split('.');
   if (id === 'google')
-    return second === 'vertex' ? 'gcp.vertex_ai' : second === 'generative-ai' ? 'gcp.gemini' : 'gcp.gen_ai';
+    return second === 'vertex'
+      ? 'gcp.vertex_ai'
+      : second === 'generative-ai'
+        ? 'gcp.gemini'
+        : 'gcp.gen_ai';
   return (id !== undefined && Object.hasOwn(BY_ID, id) ? BY_ID[id] : undefined) ?? provider;
 }
 
