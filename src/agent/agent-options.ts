@@ -56,7 +56,10 @@ export interface Observability {
    * and results (default false: ids, names, counts and error codes only).
    */
   readonly traceContent?: boolean;
-  /** The agent's name in traces (`gen_ai.agent.name`, the run span `invoke_agent <name>`). */
+  /**
+   * The agent's name in traces (`gen_ai.agent.name`, the run span `invoke_agent <name>`); its
+   * children do not take it (`child({ name })` names a child).
+   */
   readonly agentName?: string;
 }
 

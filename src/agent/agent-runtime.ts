@@ -49,6 +49,8 @@ export class AgentRuntime implements AgentScope {
   readonly mcp: McpFacade;
   /** Spans of runs and connects (SPEC 12b); absent when `observability.tracing` is false. */
   readonly tracing: AgentTracing | undefined;
+  /** `observability.agentName`: the name of this agent's runs in traces. */
+  readonly agentName: string | undefined;
   readonly #mcpExecutor: McpToolExecutorHandle;
   /** Sessions with a run in this process, each with the promise that settles when it ends. */
   readonly running = new Map<string, Promise<void>>();
@@ -124,6 +126,7 @@ export class AgentRuntime implements AgentScope {
       (server) => mcp.facade.list().find((s) => s.name === server)?.type,
       (err) => this.reportError(err),
     );
+    this.agentName = options.observability?.agentName;
     this.#mcpExecutor = mcp.executor;
     this.archiveThresholdBytes =
       mcp.options.archiveThresholdBytes ?? DEFAULT_ARCHIVE_THRESHOLD_BYTES;

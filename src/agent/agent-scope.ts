@@ -33,6 +33,8 @@ export interface AgentScope {
   readonly usage: UsageTally;
   /** Spans of runs and connects (SPEC 12b): a child traces with its root's tracer. */
   readonly tracing: AgentTracing | undefined;
+  /** The agent's name in traces: the root's `observability.agentName`, a child's `name`. */
+  readonly agentName: string | undefined;
   /** Aborted when the agent (or an ancestor) closes. */
   readonly closeSignal: AbortSignal;
   /**

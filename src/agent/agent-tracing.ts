@@ -22,7 +22,6 @@ import type { ServerFactsBook } from './tracing-connects.js';
 export class AgentTracing {
   readonly #explicit: Tracer | undefined;
   readonly #content: boolean;
-  readonly #agentName: string | undefined;
   readonly #servers: ServerFactsBook;
   #loading: Promise<OtelApi | undefined> | undefined;
   #api: OtelApi | undefined;
@@ -38,7 +37,6 @@ export class AgentTracing {
     this.#onError = onError;
     this.#explicit = options.tracer && safeTracer(options.tracer, onError);
     this.#content = options.traceContent === true;
-    this.#agentName = options.agentName;
     this.#servers = { facts: new Map(), transportOf };
   }
 
@@ -68,14 +66,21 @@ export class AgentTracing {
   }
 
   /**
-   * The trace of a run starting now, or `undefined` when there is no tracer (no span is built
-   * then). `parent` is the run's own `traceContext`; otherwise the active context is the parent.
+   * Whether a run starting now is traced: a tracer was given, or a provider is registered with
+   * the API. Decided synchronously (one property read), so an untraced run awaits nothing.
    */
-  async startRun(
-    run: Omit<TracedRun, 'agentName'>,
-    parent: TraceContext | undefined,
-  ): Promise<RunTrace | undefined> {
-    if (!this.#explicit && !otelGlobals()?.trace) return undefined;
+  traces(): boolean {
+    return this.#explicit !== undefined || otelGlobals()?.trace !== undefined;
+  }
+
+  /**
+   * The trace of a run starting now (call it when {@link traces}), or `undefined` when there
+   * is no tracer after all. `run.agentName` is the running agent's own (a child's differs from
+   * its root's). `parent` is the run's own `traceContext`; otherwise the active context is the
+   * parent.
+   */
+  async startRun(run: TracedRun, parent: TraceContext | undefined): Promise<RunTrace | undefined> {
+    if (!this.traces()) return undefined;
     await this.prepare();
     const tracer = this.#tracer();
     if (!tracer) return undefined;
@@ -89,7 +94,7 @@ export class AgentTracing {
         servers: this.#servers,
         onError: this.#onError,
       },
-      { ...run, agentName: this.#agentName },
+      run,
     );
   }
 

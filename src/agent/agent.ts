@@ -13,7 +13,8 @@ import { AgentRuntime } from './agent-runtime.js';
 import type { AgentScope } from './agent-scope.js';
 import { agentSessions } from './agent-sessions.js';
 import type { AgentSessions } from './agent-sessions.js';
-import { EventQueue } from './event-queue.js';
+import type { EventQueue } from './event-queue.js';
+import { runEvents } from './run-events.js';
 import { sendResult } from './send-result.js';
 import type { AgentEvent } from './events.js';
 import { resolveLimits } from './limits.js';
@@ -125,9 +126,13 @@ export class Agent {
     }
   }
 
-  /** This agent as a tool another agent's model can call: a delegated run per call. */
+  /**
+   * This agent as a tool another agent's model can call: a delegated run per call, named in
+   * traces after the tool when the agent has no name of its own.
+   */
   asTool(options: AgentToolOptions): Tool {
-    return agentAsTool(this, options);
+    const name = (options as Partial<AgentToolOptions> | undefined)?.name;
+    return agentAsTool({ run: (request) => this.#runEvents(request, false, name) }, options);
   }
 
   /** Usage of every run of this agent and of its children so far (each run counted once). */
@@ -145,40 +150,18 @@ export class Agent {
     return this.#runtime.close();
   }
 
-  async *#runEvents(request: RunRequest, resume = false): AsyncGenerator<AgentEvent> {
-    const runId = newId('run');
-    const queue = new EventQueue<AgentEvent>();
-    const controller = new AbortController();
+  #runEvents(request: RunRequest, resume = false, toolName?: string): AsyncIterable<AgentEvent> {
     const sessionId =
       typeof request?.sessionId === 'string' && request.sessionId !== ''
         ? request.sessionId
         : newId('session');
-    const task = this.#execute(request, sessionId, runId, queue, controller, resume).finally(() =>
-      queue.close(),
-    );
-    let drained = false;
-    try {
-      // the queue is read here directly (not through a second generator): one promise per
-      // wait for an empty queue, none per event
-      for (;;) {
-        for (let ev = queue.take(); ev !== undefined; ev = queue.take()) yield ev;
-        if (queue.done) break;
-        await queue.wait();
-      }
-      drained = true;
-    } finally {
-      if (!drained)
-        controller.abort(abortedError('The run', new Error('the consumer stopped iterating')));
-      await task;
-    }
-    const error = await task;
-    if (error) throw error;
+    const ids = { sessionId, runId: newId('run'), toolName };
+    return runEvents((queue, ctl) => this.#execute(request, ids, queue, ctl, resume));
   }
 
   async #execute(
     raw: RunRequest,
-    sessionId: string,
-    runId: string,
+    { sessionId, runId, toolName }: { sessionId: string; runId: string; toolName?: string },
     queue: EventQueue<AgentEvent>,
     controller: AbortController,
     resume: boolean,
@@ -195,13 +178,7 @@ export class Agent {
     };
     const fail = (err: unknown): MusterError => {
       const error = toMusterError(err, 'INTERNAL_ERROR', 'The run failed unexpectedly');
-      emit({
-        type: 'session.failed',
-        timestamp: isoNow(),
-        sessionId,
-        runId,
-        error,
-      });
+      emit({ type: 'session.failed', timestamp: isoNow(), sessionId, runId, error });
       return error;
     };
 
@@ -224,13 +201,19 @@ export class Agent {
       const request = validateRunRequest(resume ? { ...raw, input: '' } : raw);
       const limits = resolveLimits(runtime.limits, request.limits, 'run limits');
       const { model, modelName } = runModel(runtime, request);
-      if (runtime.tracing) {
-        const traced = { sessionId, runId, modelName, provider: model.provider };
+      // decided synchronously: an untraced run builds nothing and awaits nothing here
+      if (runtime.tracing?.traces())
         trace = await runtime.tracing.startRun(
-          !resume && request.input !== undefined ? { ...traced, input: request.input } : traced,
+          {
+            sessionId,
+            runId,
+            modelName,
+            provider: model.provider,
+            agentName: runtime.agentName ?? toolName,
+            input: resume ? undefined : request.input,
+          },
           request.traceContext,
         );
-      }
       await claim.lease(runtime.store, runId);
       await raceAbort(runtime.ensureInitialized(), signal, 'Initialization');
       session = resume

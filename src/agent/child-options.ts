@@ -21,6 +21,12 @@ import {
  * the limits. A child borrows its parent's tool sources; it can only narrow them.
  */
 export interface ChildAgentOptions {
+  /**
+   * The child's name in traces (`gen_ai.agent.name`, its run spans `invoke_agent <name>`); a
+   * child never takes its parent's `observability.agentName`. Without one, a run made through
+   * the child's `asTool({ name })` is named after the tool.
+   */
+  readonly name?: string;
   /** The child's system prompt; the parent's when absent. */
   readonly system?: string;
   /** The model name; the parent's when absent (unless `model` is given: then that model's default). */
@@ -46,6 +52,7 @@ export interface ChildAgentOptions {
 }
 
 const childOptions = shape({
+  name: optional(isString(/^.{1,200}$/s, '1-200 characters')),
   system: optional(isString()),
   modelName: optional(isString(/^.{1,200}$/s, '1-200 characters')),
   model: optional(hasMethods(['generate'], 'a ModelClient with generate()')),

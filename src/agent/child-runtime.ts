@@ -33,6 +33,8 @@ export class ChildRuntime implements AgentScope {
   readonly mcp: McpFacade;
   readonly usage: UsageTally;
   readonly closeSignal: AbortSignal;
+  /** The child's own name (never its parent's): its runs' spans are `invoke_agent <name>`. */
+  readonly agentName: string | undefined;
   readonly #parent: AgentScope;
   readonly #own: readonly ToolExecutor[];
   readonly #closeController = new AbortController();
@@ -59,6 +61,7 @@ export class ChildRuntime implements AgentScope {
     this.mcp = childMcpFacade(parent.mcp);
     this.usage = new UsageTally(parent.usage);
     this.closeSignal = AbortSignal.any([this.#closeController.signal, parent.closeSignal]);
+    this.agentName = options.name;
   }
 
   get store() {
@@ -76,6 +79,7 @@ export class ChildRuntime implements AgentScope {
   get contextTool() {
     return this.#parent.contextTool;
   }
+  /** The root's tracing (one tracer); each run names its own agent. */
   get tracing() {
     return this.#parent.tracing;
   }

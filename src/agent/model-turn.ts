@@ -32,13 +32,21 @@ export interface ModelTurn {
   readonly error?: MusterError;
 }
 
+/** Follows the attempts of a turn (the traces: one span per attempt). */
+export interface TurnAttempts {
+  /** Attempt `attempt` failed with `error` and will be tried again after a wait. */
+  failed(attempt: number, error: MusterError): void;
+  /** Runs attempt `attempt` (2 and on: a retry, after its wait). */
+  retry<T>(attempt: number, run: () => Promise<T>): Promise<T>;
+}
+
 /**
  * Streams one model turn into an assistant message. Text deltas go to `onDelta` as they come.
  * An abort stops waiting at once (even on a model that ignores its signal); whatever text was
  * already produced is kept, marked incomplete. With `retry`, an attempt that failed with a
  * retryable `ModelError` before the model sent any part is tried again after a backoff; one
  * that sent a part never is. A `ModelError` returned after more than one attempt records the
- * number of attempts in `details.attempts`.
+ * number of attempts in `details.attempts`. `attempts` hears of each retry.
  *
  * @throws MusterError `INVALID_CONFIGURATION` when `retry` is refused (`maxAttempts` over 10).
  */
@@ -48,11 +56,14 @@ export async function takeModelTurn(
   signal: AbortSignal,
   onDelta: (kind: 'text' | 'reasoning', text: string) => void,
   retry?: ModelRetryOptions,
+  attempts?: TurnAttempts,
 ): Promise<ModelTurn> {
   const backoff = retry && modelBackoff(retry);
   const maxAttempts = retry?.maxAttempts ?? 1;
   for (let attempt = 1; ; attempt++) {
-    const turn = await attemptModelTurn(model, request, signal, onDelta);
+    const turn = await (attempt > 1 && attempts
+      ? attempts.retry(attempt, () => attemptModelTurn(model, request, signal, onDelta))
+      : attemptModelTurn(model, request, signal, onDelta));
     const error = turn.error;
     const retryable =
       error !== undefined &&
@@ -61,6 +72,7 @@ export async function takeModelTurn(
       error.isRetryable &&
       attempt < maxAttempts;
     if (!retryable || !backoff) return withAttempts(withoutStarted(turn), attempt);
+    attempts?.failed(attempt, error);
     if (!(await sleepUnlessAborted(backoffDelay(backoff, attempt), signal))) {
       return { ...withoutStarted(turn), error: abortedError('The run', signal.reason) };
     }

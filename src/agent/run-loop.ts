@@ -1,5 +1,12 @@
 import { MusterError, abortedError } from '../errors/index.js';
-import type { ModelClient, ModelMessage, ReasoningEffort, Usage } from '../model/index.js';
+import type {
+  ModelClient,
+  ModelMessage,
+  ModelRequest,
+  ModelToolDefinition,
+  ReasoningEffort,
+  Usage,
+} from '../model/index.js';
 import { addUsage, ZERO_USAGE } from '../model/index.js';
 import { deepFreeze } from '../util/index.js';
 import { eventBase, notRunOutcome, toolCompletedEvent } from '../tools/index.js';
@@ -19,6 +26,7 @@ import type { ModelRetryOptions } from './agent-options.js';
 import type { AgentEvent } from './events.js';
 import type { Limits } from './limits.js';
 import { takeModelTurn } from './model-turn.js';
+import type { ModelTurn, TurnAttempts } from './model-turn.js';
 import { runTurnCalls } from './tool-scheduler.js';
 import type { RunTrace } from './run-trace.js';
 import { turnTools } from './run-tool-view.js';
@@ -78,6 +86,9 @@ export interface RunResult {
  */
 export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Promise<RunResult> {
   const tools = turnTools(ctx.catalog, ctx.toolView, transcript);
+  const onDelta = (kind: 'text' | 'reasoning', content: string) => {
+    if (ctx.stream) ctx.emit({ type: 'model.delta', ...eventBase(ctx), kind, content });
+  };
   let usage = ZERO_USAGE;
   for (let iteration = (ctx.iterationsDone ?? 0) + 1; ; iteration++) {
     if (iteration > ctx.limits.maxIterations) {
@@ -87,25 +98,18 @@ export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Prom
         { details: { limit: 'maxIterations', value: ctx.limits.maxIterations } },
       );
     }
-    const take = async () =>
-      takeModelTurn(
-        ctx.model,
-        {
-          modelName: ctx.modelName,
-          ...(ctx.system !== undefined ? { system: ctx.system } : {}),
-          messages: await ctx.context.prepare(transcript, ctx),
-          tools: tools(),
-          ...(ctx.reasoningEffort !== undefined ? { reasoningEffort: ctx.reasoningEffort } : {}),
-          stream: ctx.stream,
-          ...(ctx.promptCacheKey !== undefined ? { promptCacheKey: ctx.promptCacheKey } : {}),
-        },
-        ctx.signal,
-        (kind, content) => {
-          if (ctx.stream) ctx.emit({ type: 'model.delta', ...eventBase(ctx), kind, content });
-        },
-        ctx.modelRetry,
-      );
-    const turn = await (ctx.trace ? ctx.trace.modelTurn(iteration, ctx.stream, take) : take());
+    // untraced: the turn is taken directly (no closure, no span)
+    const turn = ctx.trace
+      ? await ctx.trace.modelTurn(iteration, ctx.stream, (attempts) =>
+          tracedTurn(ctx, transcript, tools, onDelta, attempts),
+        )
+      : await takeModelTurn(
+          ctx.model,
+          await modelRequest(ctx, transcript, tools),
+          ctx.signal,
+          onDelta,
+          ctx.modelRetry,
+        );
     usage = addUsage(usage, turn.usage);
     if (turn.message)
       await commit(ctx, transcript, [turn.message], {
@@ -176,6 +180,35 @@ export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Prom
     if (notes.length > 0) await commit(ctx, transcript, notes, {});
     if (ctx.signal.aborted) throw abortError(ctx);
   }
+}
+
+/** The request of the next model turn: the transcript as the context manager shapes it. */
+async function modelRequest(
+  ctx: RunContext,
+  transcript: readonly ModelMessage[],
+  tools: () => readonly ModelToolDefinition[],
+): Promise<ModelRequest> {
+  return {
+    modelName: ctx.modelName,
+    ...(ctx.system !== undefined ? { system: ctx.system } : {}),
+    messages: await ctx.context.prepare(transcript, ctx),
+    tools: tools(),
+    ...(ctx.reasoningEffort !== undefined ? { reasoningEffort: ctx.reasoningEffort } : {}),
+    stream: ctx.stream,
+    ...(ctx.promptCacheKey !== undefined ? { promptCacheKey: ctx.promptCacheKey } : {}),
+  };
+}
+
+/** A traced turn: its request is prepared inside the turn's span, and retries get spans. */
+async function tracedTurn(
+  ctx: RunContext,
+  transcript: readonly ModelMessage[],
+  tools: () => readonly ModelToolDefinition[],
+  onDelta: (kind: 'text' | 'reasoning', content: string) => void,
+  attempts: TurnAttempts,
+): Promise<ModelTurn> {
+  const request = await modelRequest(ctx, transcript, tools);
+  return takeModelTurn(ctx.model, request, ctx.signal, onDelta, ctx.modelRetry, attempts);
 }
 
 function abortError(ctx: RunContext): MusterError {

@@ -1,15 +1,16 @@
-import type { Usage } from '../model/index.js';
-import type { StopReason } from '../model/index.js';
 import type { ToolCallRequest, ToolInfo } from '../tools/index.js';
 import type { AgentEvent } from './events.js';
+import type { TurnAttempts } from './model-turn.js';
 import {
   contentAttribute,
-  finishReason,
+  failSpan,
   outputMessages,
+  providerName,
   SPAN_KIND,
-  STATUS,
   usageAttributes,
 } from './tracing-attributes.js';
+import { ChatSpans } from './tracing-chat.js';
+import type { TracedTurn } from './tracing-chat.js';
 import { contextSpan } from './safe-tracer.js';
 import { contextWithSpan, emptyContext } from './tracing-api.js';
 import type { OtelApi } from './tracing-api.js';
@@ -36,43 +37,39 @@ export interface TracedRun {
   readonly sessionId: string;
   readonly runId: string;
   readonly modelName: string;
+  /** The model client's `provider` (`openai.responses`): mapped to `gen_ai.provider.name`. */
   readonly provider: string;
+  /** The agent's name (`gen_ai.agent.name`): the agent's own, or its tool's for a delegated run. */
   readonly agentName?: string | undefined;
   /** The user's input text (recorded only with `traceContent`). */
   readonly input?: string | undefined;
 }
 
-/** What the trace reads of a finished model turn. */
-export interface TracedTurn {
-  readonly text: string;
-  readonly calls: readonly {
-    readonly callId: string;
-    readonly name: string;
-    readonly arguments: unknown;
-  }[];
-  readonly stopReason: StopReason;
-  readonly usage?: Usage | undefined;
-  readonly error?: { readonly code: string } | undefined;
-}
-
 /**
  * The spans of one run (SPEC 12b): `invoke_agent` (the run), and under it `chat {model}` per
- * model turn, `execute_tool {tool}` per tool call and `initialize` per MCP connect. Model and
+ * model turn attempt, `execute_tool {tool}` per tool call and `initialize` per MCP connect. Model and
  * tool spans are opened around the work (`modelTurn`, `toolCall`) and are the active context
  * while it runs; everything else is read from the run's events (`onEvent`).
  */
 export class RunTrace {
   readonly #setup: RunTraceSetup;
   readonly #run: TracedRun;
+  /** `gen_ai.provider.name` and the client's own provider string (the API flavour). */
+  readonly #provider: TraceAttributes;
   readonly #span: TraceSpan;
   /** The context holding the run span: the parent of every span of the run. */
   readonly context: TraceContext;
   readonly #tools = new Map<string, TraceSpan>();
   readonly #connects: ConnectSpans;
+  readonly #chats: ChatSpans;
 
   constructor(setup: RunTraceSetup, run: TracedRun) {
     this.#setup = setup;
     this.#run = run;
+    this.#provider = {
+      'gen_ai.provider.name': providerName(run.provider),
+      'muster.model.provider': run.provider,
+    };
     const name = run.agentName ? `invoke_agent ${run.agentName}` : 'invoke_agent';
     this.#span = setup.tracer.startSpan(
       name,
@@ -80,7 +77,7 @@ export class RunTrace {
         kind: SPAN_KIND.internal,
         attributes: {
           'gen_ai.operation.name': 'invoke_agent',
-          'gen_ai.provider.name': run.provider,
+          ...this.#provider,
           'gen_ai.request.model': run.modelName,
           'gen_ai.agent.name': run.agentName,
           'gen_ai.conversation.id': run.sessionId,
@@ -99,50 +96,30 @@ export class RunTrace {
       () => this.context,
       setup.servers,
     );
+    this.#chats = new ChatSpans({
+      tracer: setup.tracer,
+      parent: this.context,
+      attributes: {
+        ...this.#provider,
+        'gen_ai.request.model': run.modelName,
+        'gen_ai.conversation.id': run.sessionId,
+      },
+      modelName: run.modelName,
+      content: setup.content,
+      within: (span, fn) => this.#within(span, fn),
+    });
   }
 
-  /** One model turn as a `chat` client span, active while `take` runs. */
-  async modelTurn<T extends TracedTurn>(
+  /**
+   * One model turn as `chat` client spans, the active context while `take` runs: one span per
+   * attempt (see {@link ChatSpans.turn}).
+   */
+  modelTurn<T extends TracedTurn>(
     iteration: number,
     stream: boolean,
-    take: () => Promise<T>,
+    take: (attempts: TurnAttempts) => Promise<T>,
   ): Promise<T> {
-    const run = this.#run;
-    const span = this.#setup.tracer.startSpan(
-      `chat ${run.modelName}`,
-      {
-        kind: SPAN_KIND.client,
-        attributes: {
-          'gen_ai.operation.name': 'chat',
-          'gen_ai.provider.name': run.provider,
-          'gen_ai.request.model': run.modelName,
-          'gen_ai.request.stream': stream,
-          'gen_ai.conversation.id': run.sessionId,
-          'muster.iteration': iteration,
-        },
-      },
-      this.context,
-    );
-    let turn: T | undefined;
-    try {
-      turn = await this.#within(span, take);
-      return turn;
-    } finally {
-      if (turn) {
-        span.setAttributes({
-          'gen_ai.response.finish_reasons': [finishReason(turn.stopReason)],
-          ...usageAttributes(turn.usage),
-        });
-        if (this.#setup.content && !turn.error)
-          span.setAttribute(
-            'gen_ai.output.messages',
-            outputMessages(turn.text, turn.calls, turn.stopReason),
-          );
-      }
-      const code = turn ? turn.error?.code : 'INTERNAL_ERROR';
-      if (code) fail(span, code);
-      else span.end();
-    }
+    return this.#chats.turn(iteration, stream, take);
   }
 
   /**
@@ -163,7 +140,7 @@ export class RunTrace {
       // an outcome that never reached tool.completed (a bug upstream) still ends its span
       if (this.#tools.get(call.callId) === span) {
         this.#tools.delete(call.callId);
-        fail(span, 'INTERNAL_ERROR');
+        failSpan(span, 'INTERNAL_ERROR');
       }
     }
   }
@@ -196,7 +173,7 @@ export class RunTrace {
         this.#tools.delete(event.callId);
         const code = event.errorCode ?? (event.isError ? 'tool_error' : undefined);
         span.setAttribute('muster.tool.executed', event.executed);
-        if (code) return fail(span, code);
+        if (code) return failSpan(span, code);
         if (this.#setup.content)
           span.setAttribute('gen_ai.tool.call.result', contentAttribute(event.content));
         span.end();
@@ -210,11 +187,13 @@ export class RunTrace {
             ? outputMessages(event.content, [], 'stop')
             : undefined,
         });
+        // a connect the run did not wait for: ended with the run (its outcome is not known here)
+        this.#connects.endUnfinished();
         this.#span.end();
         return;
       case 'session.failed':
         this.#endOpen('ABORTED');
-        fail(this.#span, event.error.code);
+        failSpan(this.#span, event.error.code);
         return;
       default:
         return;
@@ -251,7 +230,7 @@ export class RunTrace {
 
   /** Ends the spans a failed run left open. */
   #endOpen(code: string): void {
-    for (const span of this.#tools.values()) fail(span, code);
+    for (const span of this.#tools.values()) failSpan(span, code);
     this.#tools.clear();
     this.#connects.endAll(code);
   }
@@ -270,11 +249,4 @@ export class RunTrace {
     const api = this.#setup.api;
     return api ? api.context.with(context ?? this.#withSpan(this.context, span), fn) : fn();
   }
-}
-
-/** Ends `span` as failed with `error.type` `code` (a Muster error code; never a message). */
-function fail(span: TraceSpan, code: string): void {
-  span.setAttribute('error.type', code);
-  span.setStatus({ code: STATUS.error, message: code });
-  span.end();
 }

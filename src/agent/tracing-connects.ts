@@ -1,5 +1,5 @@
 import type { McpServerStatusEvent, McpTransportType } from '../mcp/index.js';
-import { networkTransport, SPAN_KIND, STATUS } from './tracing-attributes.js';
+import { failSpan, networkTransport, SPAN_KIND } from './tracing-attributes.js';
 import type { TraceContext, TraceSpan, Tracer } from '../util/index.js';
 
 /** What the traces know of a server from its last connect (for its tool calls' attributes). */
@@ -76,9 +76,21 @@ export class ConnectSpans {
     this.#open.set(event.server, span);
   }
 
+  /**
+   * Ends every connect still open when the run completed: not as failed (nothing failed in
+   * the run), marked `muster.mcp.connect.unfinished`.
+   */
+  endUnfinished(): void {
+    for (const span of this.#open.values()) {
+      span.setAttribute('muster.mcp.connect.unfinished', true);
+      span.end();
+    }
+    this.#open.clear();
+  }
+
   /** Ends every connect still open (the run ended first), with `error.type` `code`. */
   endAll(code: string): void {
-    for (const span of this.#open.values()) fail(span, code);
+    for (const span of this.#open.values()) failSpan(span, code);
     this.#open.clear();
   }
 }
@@ -90,11 +102,5 @@ function endConnect(span: TraceSpan, event: McpServerStatusEvent): void {
     span.end();
     return;
   }
-  fail(span, event.error?.code ?? event.status);
-}
-
-function fail(span: TraceSpan, code: string): void {
-  span.setAttribute('error.type', code);
-  span.setStatus({ code: STATUS.error, message: code });
-  span.end();
+  failSpan(span, event.error?.code ?? event.status);
 }

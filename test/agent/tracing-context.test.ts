@@ -8,6 +8,8 @@ import type { Context, ContextManager } from '@opentelemetry/api';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { createAgent, scriptedModel, tool } from '../../src/index.js';
+import { AgentTracing } from '../../src/agent/agent-tracing.js';
+import { RunTrace } from '../../src/agent/run-trace.js';
 import { ROOT } from '../package/built-package.js';
 import { collect } from '../support/run-helpers.js';
 import { byName, idOf, one, parentOf, recorder } from '../support/tracing.js';
@@ -86,6 +88,30 @@ describe('an untraced agent', () => {
     expect(error).toBeUndefined();
     expect(startSpan).not.toHaveBeenCalled();
     await agent.close();
+  });
+
+  it('starts no trace when no tracer is given and no provider is registered', async () => {
+    const startRun = vi.spyOn(AgentTracing.prototype, 'startRun');
+    const modelTurn = vi.spyOn(RunTrace.prototype, 'modelTurn');
+    try {
+      const agent = createAgent({
+        model: scriptedModel([
+          { toolCalls: [{ name: 'add', arguments: { a: 1, b: 2 } }] },
+          { text: '3' },
+        ]),
+        modelName: 'scripted-1',
+        tools: [add],
+        policy: { allow: ['add'] },
+      });
+      const { error } = await collect(agent.run({ input: 'sum' }));
+      expect(error).toBeUndefined();
+      expect(startRun).not.toHaveBeenCalled();
+      expect(modelTurn).not.toHaveBeenCalled();
+      await agent.close();
+    } finally {
+      startRun.mockRestore();
+      modelTurn.mockRestore();
+    }
   });
 
   it('never imports @opentelemetry/api, with tracing unset or off (fresh processes)', () => {
@@ -231,11 +257,13 @@ describe('a delegated child run', () => {
     const { error } = await collect(lead.run({ input: 'go' }));
     expect(error).toBeUndefined();
     const spans = exporter.getFinishedSpans();
-    const runs = byName(spans, 'invoke_agent team');
-    expect(runs).toHaveLength(2);
+    // one tracer (the root's), but each run is named after its own agent: the lead has no
+    // name, the delegated run takes its tool's; neither is the root's 'team'
+    expect(byName(spans, 'invoke_agent team')).toEqual([]);
     const call = one(spans, 'execute_tool researcher');
-    const leadRun = runs.find((s) => parentOf(s) === undefined)!;
-    const subRun = runs.find((s) => s !== leadRun)!;
+    const leadRun = one(spans, 'invoke_agent');
+    const subRun = one(spans, 'invoke_agent researcher');
+    expect(parentOf(leadRun)).toBeUndefined();
     expect(parentOf(call)).toBe(idOf(leadRun));
     expect(parentOf(subRun)).toBe(idOf(call));
     expect(parentOf(one(spans, 'chat scripted-child'))).toBe(idOf(subRun));
