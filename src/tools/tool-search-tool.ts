@@ -4,7 +4,7 @@ import type { SearchableTool } from './tool-search-index.js';
 import {
   compileSearchRegex,
   MAX_REGEX_PATTERN_LENGTH,
-  scanWithRegex,
+  RegexTimeBudget,
 } from './tool-search-regex.js';
 import type { ToolDefinition, ToolExecutor, ToolInfo } from './tool-types.js';
 
@@ -66,6 +66,11 @@ export interface ToolSearchExecutorOptions {
   readonly tools: () => readonly SearchableTool[];
   /** Called with the names a search found, before its result is returned. */
   readonly onFound: (names: readonly string[]) => void;
+  /**
+   * The regex time of the executor's run (a new budget per executor when not given; the agent
+   * makes one executor per run).
+   */
+  readonly regexBudget?: RegexTimeBudget;
 }
 
 /** What the model asks `tool_search` for (already checked against the input schema). */
@@ -83,10 +88,12 @@ interface ToolSearchInput {
 export class ToolSearchExecutor implements ToolExecutor {
   readonly readsInputOnly = true;
   readonly #options: ToolSearchExecutorOptions;
+  readonly #regexBudget: RegexTimeBudget;
   #index: ToolSearchIndex | undefined;
 
   constructor(options: ToolSearchExecutorOptions) {
     this.#options = options;
+    this.#regexBudget = options.regexBudget ?? new RegexTimeBudget();
   }
 
   listTools(): readonly ToolDefinition[] {
@@ -138,8 +145,15 @@ export class ToolSearchExecutor implements ToolExecutor {
       );
     }
     const index = this.#indexed();
-    const positions = await scanWithRegex(check.regex, index.regexTexts(), limit);
-    if (positions === undefined) {
+    const positions = await this.#regexBudget.scan(check.regex, index.regexTexts(), limit);
+    if (positions === 'spent') {
+      throw new ToolError(
+        'TOOL_ARGUMENTS_INVALID',
+        `Regex searches have used up their time for this run (${this.#regexBudget.totalMs} ms): use mode "bm25" (ranked word search) instead.`,
+        { toolName: TOOL_SEARCH_TOOL_NAME },
+      );
+    }
+    if (positions === 'timeout') {
       throw new ToolError(
         'TOOL_ARGUMENTS_INVALID',
         'The regex took too long to run over the catalog: use a simpler pattern, or mode "bm25" with words.',

@@ -246,6 +246,21 @@ describe('tool search over 2,000 tools on 10 stdio servers', () => {
     }
   }, 30_000);
 
+  it('slow regexes without nesting are refused before any scan, with the reason', async () => {
+    // each of these passed the nesting check and ran to the scan's time limit before
+    const slow = ['.*.*.*.*.*.*.*.*.*.*X', 'a*a*a*a*a*a*a*a*a*b', '[a-z]{0,65535}[a-z]{0,65535}x'];
+    const { results } = await searchAll(
+      agent,
+      model,
+      slow.map((query) => ({ query, mode: 'regex' })),
+    );
+    expect(results.map((r) => r.isError)).toEqual([true, true, true]);
+    expect(results[0]!.content).toMatch(/TOOL_ARGUMENTS_INVALID.*10 unbounded quantifiers/s);
+    expect(results[1]!.content).toMatch(/9 unbounded quantifiers/);
+    expect(results[2]!.content).toMatch(/65535 times/);
+    for (const r of results) expect(r.content).not.toMatch(/took too long/);
+  }, 30_000);
+
   it('a visible tool not found yet may still be called: the catalog, not the view, is the authority', async () => {
     model.use([
       {
