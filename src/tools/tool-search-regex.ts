@@ -4,6 +4,8 @@
 // backreferences, at most a few unbounded quantifiers, no large repetition counts), a time
 // limit on each scan, and a time budget for all scans of a run.
 
+import type * as NodeVm from 'node:vm';
+
 /** The longest regex pattern accepted, in characters. */
 export const MAX_REGEX_PATTERN_LENGTH = 200;
 /** How long one regex scan of the catalog may take, in ms. */
@@ -124,7 +126,7 @@ export async function scanWithRegex(
   return runScan(await import('node:vm'), regex, texts, limit, timeoutMs);
 }
 
-type Vm = typeof import('node:vm');
+type Vm = typeof NodeVm;
 
 function runScan(
   vm: Vm,
@@ -171,12 +173,14 @@ export class RegexTimeBudget {
 
   /** Runs one scan within the budget (the check and the scan run without a pause between). */
   async scan(regex: RegExp, texts: readonly string[], limit: number): Promise<BudgetedScan> {
-    const vm = await import('node:vm');
+    const loaded = await import('node:vm');
     const left = this.totalMs - this.#spent;
     if (left < 1) return 'spent';
     const started = this.now();
     try {
-      return runScan(vm, regex, texts, limit, Math.min(this.scanMs, Math.floor(left))) ?? 'timeout';
+      return (
+        runScan(loaded, regex, texts, limit, Math.min(this.scanMs, Math.floor(left))) ?? 'timeout'
+      );
     } finally {
       this.#spent += Math.max(0, this.now() - started);
     }

@@ -29,7 +29,9 @@ function searcher() {
   const found: string[][] = [];
   const executor = new ToolSearchExecutor({
     tools: () => tools,
-    onFound: (n) => found.push([...n]),
+    onFound: (n) => {
+      found.push([...n]);
+    },
   });
   return { executor, found };
 }
