@@ -122,6 +122,44 @@ describe('ToolSearchIndex', () => {
     expect(names(intl, '搜索文件')[0]).toBe('mcp__files__search');
   });
 
+  it('ranks a reworded request (synonyms, not the description words) above near-miss tools', () => {
+    // each target has a near miss that shares its topic words but does something else
+    const corpus = new ToolSearchIndex([
+      ...TOOLS,
+      searchable('mcp__billing__list_refunds', 'Lists the refunds already given, newest first.', {
+        page_size: 'How many per page.',
+      }),
+      searchable('mcp__billing__get_customer', 'Fetches one customer by id.', {
+        customer_id: 'The customer.',
+      }),
+      searchable('mcp__hr__list_employees', 'Lists employees by department.', {
+        department: 'The department.',
+      }),
+      searchable('mcp__hr__run_payroll', 'Pays all employees their wages for a pay period.', {
+        pay_period: 'e.g. 2026-06.',
+      }),
+      searchable('mcp__mail__delete_message', 'Removes an email for good.', { id: 'The mail.' }),
+      searchable('mcp__mail__mark_as_spam', 'Reports a message as unwanted and moves it away.', {
+        message_id: 'The message.',
+      }),
+      searchable('mcp__crm__score_lead', 'Rates how likely a prospect is to buy, from 0 to 100.', {
+        lead_id: 'The prospect.',
+      }),
+      searchable('mcp__crm__create_lead', 'Creates a new prospect record.', { name: 'Name.' }),
+    ]);
+    const reworded: [string, string][] = [
+      ['reimburse a client for a purchase', 'mcp__billing__issueRefund'],
+      ['pay staff their salaries', 'mcp__hr__run_payroll'],
+      ['flag a mail as junk', 'mcp__mail__mark_as_spam'],
+      ['chance that a lead converts', 'mcp__crm__score_lead'],
+    ];
+    const misses = reworded.flatMap(([query, want]) => {
+      const got = names(corpus, query, 1);
+      return got[0] === want ? [] : [`${query} -> ${got.join(', ')}`];
+    });
+    expect(misses).toEqual([]);
+  });
+
   it('weights a name word over the same word in a description', () => {
     const both = new ToolSearchIndex([
       searchable('mcp__a__archive_note', 'Keeps a thing.'),

@@ -85,13 +85,63 @@ function undouble(w: string): string {
   return w;
 }
 
+/**
+ * Words that name the same thing in tool definitions and requests, each group folded onto its
+ * first word (after stemming, on both sides), so `reimburse a client` meets `refund a
+ * customer`. Kept small and general: only pairs common across business tools.
+ */
+const SYNONYM_GROUPS: readonly string[] = [
+  'customer client',
+  'refund reimburse repay reimbursement',
+  'invoice bill',
+  'buy purchase',
+  'delete erase',
+  'cancel void',
+  'email mail',
+  'employee staff worker',
+  'salary wage',
+  'remind reminder nudge',
+  'forecast predict prediction',
+  'rain precipitation shower',
+  'website site webpage',
+  'meeting appointment',
+  'postpone defer delay snooze',
+  'prospect lead',
+  'opportunity deal',
+  'likely likelihood chance probability',
+  'manager boss supervisor',
+  'colleague coworker',
+  'duplicate copy',
+  'merge combine',
+  'warning alert',
+  'pollution smog',
+  'price cost',
+  'coupon voucher promo',
+  'label tag',
+  'spam junk',
+  'reorder restock',
+  'import upload',
+  'export download',
+  'reply answer respond',
+  'picture image photo',
+  'document doc',
+];
+
+/** stem -> the stem of its group's first word */
+const SYNONYMS: ReadonlyMap<string, string> = new Map(
+  SYNONYM_GROUPS.flatMap((group) => {
+    const [head, ...rest] = group.split(' ').map(stem);
+    return rest.map((w) => [w, head!] as const);
+  }),
+);
+
 /** Stems already computed (a catalog's vocabulary is small); cleared when it grows too large. */
 const stems = new Map<string, string>();
 const MAX_STEMS = 50_000;
 
 /**
  * The search terms of a text: its words, CJK runs as bigrams, stop words and one-letter
- * Latin words left out, each other word stemmed.
+ * Latin words left out, each other word stemmed and folded onto its synonym group.
  */
 export function searchTerms(text: string): string[] {
   const terms: string[] = [];
@@ -106,6 +156,7 @@ export function searchTerms(text: string): string[] {
       if (stemmed === undefined) {
         if (stems.size >= MAX_STEMS) stems.clear();
         stemmed = stem(piece);
+        stemmed = SYNONYMS.get(stemmed) ?? stemmed;
         stems.set(piece, stemmed);
       }
       terms.push(stemmed);
