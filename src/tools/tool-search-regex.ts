@@ -160,6 +160,11 @@ export type BudgetedScan = number[] | 'timeout' | 'spent';
 export class RegexTimeBudget {
   #spent = 0;
 
+  /**
+   * @param totalMs - the ms all scans of the run may take together
+   * @param scanMs - the ms one scan may take
+   * @param now - the clock, in ms (tests pass their own)
+   */
   constructor(
     readonly totalMs = REGEX_RUN_BUDGET_MS,
     readonly scanMs = REGEX_SCAN_TIMEOUT_MS,
