@@ -5,6 +5,7 @@ import type { Pattern, PatternMatcher } from '../policy/index.js';
 import { TOOL_SEARCH_TOOL_NAME, ToolSearchExecutor } from '../tools/index.js';
 import type { CatalogEntry, ToolCatalog } from '../tools/index.js';
 import { RunToolView } from './run-tool-view.js';
+import { definitionTokens } from './tool-search-costs.js';
 
 /** The share of `context.maxTokens` that MCP tool definitions may take before `'auto'` searches. */
 export const TOOL_SEARCH_BUDGET_SHARE = 0.1;
@@ -48,12 +49,11 @@ export function planToolSearch(
   if (mode === false) return undefined;
   const mcpTools = sources.visibleEntries().filter(isMcp);
   if (mcpTools.length === 0) return undefined;
+  const budget =
+    mcp?.toolSearchBudgetTokens ?? Math.floor(context.limits.maxTokens * TOOL_SEARCH_BUDGET_SHARE);
   if (mode === 'auto') {
     // a source of the host's already offers the name: keep its tool, send every definition
     if (sources.get(TOOL_SEARCH_TOOL_NAME)) return undefined;
-    const budget =
-      mcp?.toolSearchBudgetTokens ??
-      Math.floor(context.limits.maxTokens * TOOL_SEARCH_BUDGET_SHARE);
     if (!overBudget(mcpTools, context, budget)) return undefined;
   }
   const alwaysLoad = alwaysLoadMatcher(mcp?.alwaysLoad);
@@ -70,13 +70,18 @@ export function planToolSearch(
     tools: () => view?.searchable() ?? [],
     onFound: (names) => view?.load(names),
   });
+  const viewBudget = {
+    tokens: budget,
+    cost: (e: CatalogEntry) => definitionTokens(context, e),
+    counts: isMcp,
+  };
   return {
     executor,
     view(catalog) {
       const entry = catalog.get(TOOL_SEARCH_TOOL_NAME);
       if (!entry || entry.executor !== executor || !catalog.isVisible(TOOL_SEARCH_TOOL_NAME))
         return undefined;
-      view = new RunToolView(catalog, isSearched);
+      view = new RunToolView(catalog, isSearched, viewBudget);
       return view;
     },
   };
@@ -91,8 +96,7 @@ function isMcp(entry: CatalogEntry): boolean {
 function overBudget(entries: readonly CatalogEntry[], context: ContextManager, budget: number) {
   let tokens = 0;
   for (const e of entries) {
-    const def = { name: e.name, description: e.description, inputSchema: e.inputSchema };
-    tokens += context.estimateTokens(JSON.stringify(def));
+    tokens += definitionTokens(context, e);
     if (tokens > budget) return true;
   }
   return false;

@@ -73,6 +73,7 @@ export {
   TOOL_SEARCH_MAX_LIMIT,
   foundToolNames,
 } from './tool-search-tool.js';
-export type { ToolSearchExecutorOptions } from './tool-search-tool.js';
+export type { ToolSearchExecutorOptions, ToolSearchLoad } from './tool-search-tool.js';
+export { searchIndexFor } from './tool-search-cache.js';
 export { ToolSearchIndex } from './tool-search-index.js';
 export type { SearchableTool, ToolSearchHit } from './tool-search-index.js';

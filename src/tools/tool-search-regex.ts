@@ -1,12 +1,21 @@
 // The regex mode of `tool_search`: a model-written JavaScript regex run over every tool's name
-// and description. A pattern can backtrack for ever, so it is bounded three ways: its length,
+// and description. A pattern can backtrack for ever, so it is bounded four ways: its length,
 // its shape (no quantified group that holds a quantifier or an alternation, no
-// backreferences: the classic catastrophic shapes), and a time limit on the whole scan.
+// backreferences, at most a few unbounded quantifiers, no large repetition counts), a time
+// limit on each scan, and a time budget for all scans of a run.
+
+import type * as NodeVm from 'node:vm';
 
 /** The longest regex pattern accepted, in characters. */
 export const MAX_REGEX_PATTERN_LENGTH = 200;
 /** How long one regex scan of the catalog may take, in ms. */
-export const REGEX_SCAN_TIMEOUT_MS = 100;
+export const REGEX_SCAN_TIMEOUT_MS = 20;
+/** How long all regex scans of one run may take together, in ms. */
+export const REGEX_RUN_BUDGET_MS = 100;
+/** The largest count a bounded repetition (`{n}`, `{n,m}`) may use. */
+export const MAX_REGEX_REPEAT = 100;
+/** The most unbounded quantifiers (`*`, `+`, `{n,}`) a pattern may use. */
+export const MAX_UNBOUNDED_QUANTIFIERS = 3;
 
 /** A pattern that passed the checks, or why it did not. */
 export type RegexCheck =
@@ -23,6 +32,17 @@ export function compileSearchRegex(pattern: string): RegexCheck {
       ok: false,
       reason:
         'repeats a group that holds a quantifier or an alternation (such as (a+)+ or (a|b)*), which can take exponential time',
+    };
+  const counts = quantifierCounts(pattern);
+  if (counts.unbounded > MAX_UNBOUNDED_QUANTIFIERS)
+    return {
+      ok: false,
+      reason: `uses ${counts.unbounded} unbounded quantifiers (*, + or {n,}); at most ${MAX_UNBOUNDED_QUANTIFIERS} are allowed, as each one multiplies the backtracking`,
+    };
+  if (counts.largestCount > MAX_REGEX_REPEAT)
+    return {
+      ok: false,
+      reason: `repeats ${counts.largestCount} times in a {n,m} count; at most ${MAX_REGEX_REPEAT} is allowed`,
     };
   try {
     return { ok: true, regex: new RegExp(pattern, 'i') };
@@ -63,6 +83,37 @@ function hasNestedQuantifier(pattern: string): boolean {
 }
 
 /**
+ * How many unbounded quantifiers (`*`, `+`, `{n,}`) a pattern has, and the largest count of
+ * its `{n}` / `{n,m}` repetitions (escapes and character classes skipped).
+ */
+function quantifierCounts(pattern: string): { unbounded: number; largestCount: number } {
+  let unbounded = 0;
+  let largestCount = 0;
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === '\\') {
+      i++;
+      continue;
+    }
+    if (inClass) {
+      if (c === ']') inClass = false;
+      continue;
+    }
+    if (c === '[') inClass = true;
+    else if (c === '*' || c === '+') unbounded++;
+    else if (c === '{') {
+      const m = /^\{(\d+)(,(\d*))?\}/.exec(pattern.slice(i));
+      if (!m) continue;
+      if (m[2] !== undefined && m[3] === '') unbounded++;
+      largestCount = Math.max(largestCount, Number(m[1]), m[3] ? Number(m[3]) : 0);
+      i += m[0].length - 1;
+    }
+  }
+  return { unbounded, largestCount };
+}
+
+/**
  * The positions of `texts` that `regex` matches, in order, at most `limit`. The scan runs
  * under a time limit: `undefined` when it did not finish within `timeoutMs`.
  */
@@ -72,7 +123,18 @@ export async function scanWithRegex(
   limit: number,
   timeoutMs = REGEX_SCAN_TIMEOUT_MS,
 ): Promise<number[] | undefined> {
-  const vm = await import('node:vm');
+  return runScan(await import('node:vm'), regex, texts, limit, timeoutMs);
+}
+
+type Vm = typeof NodeVm;
+
+function runScan(
+  vm: Vm,
+  regex: RegExp,
+  texts: readonly string[],
+  limit: number,
+  timeoutMs: number,
+): number[] | undefined {
   const script =
     'const found = []; for (let i = 0; i < texts.length && found.length < limit; i++) ' +
     '{ if (regex.test(texts[i])) found.push(i); } found.join(",")';
@@ -84,5 +146,48 @@ export async function scanWithRegex(
   } catch (err) {
     if ((err as { code?: unknown }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') return undefined;
     throw err;
+  }
+}
+
+/** What a budgeted scan found, or why it did not finish. */
+export type BudgetedScan = number[] | 'timeout' | 'spent';
+
+/**
+ * The regex time of one run: each scan may take at most `scanMs` (less when less is left),
+ * all scans together at most `totalMs`; once that is spent, no scan runs. Time is measured
+ * with `now` around each scan, so a scan that timed out counts in full.
+ */
+export class RegexTimeBudget {
+  #spent = 0;
+
+  /**
+   * @param totalMs - the ms all scans of the run may take together
+   * @param scanMs - the ms one scan may take
+   * @param now - the clock, in ms (tests pass their own)
+   */
+  constructor(
+    readonly totalMs = REGEX_RUN_BUDGET_MS,
+    readonly scanMs = REGEX_SCAN_TIMEOUT_MS,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  /** The ms spent so far. */
+  get spentMs(): number {
+    return this.#spent;
+  }
+
+  /** Runs one scan within the budget (the check and the scan run without a pause between). */
+  async scan(regex: RegExp, texts: readonly string[], limit: number): Promise<BudgetedScan> {
+    const loaded = await import('node:vm');
+    const left = this.totalMs - this.#spent;
+    if (left < 1) return 'spent';
+    const started = this.now();
+    try {
+      return (
+        runScan(loaded, regex, texts, limit, Math.min(this.scanMs, Math.floor(left))) ?? 'timeout'
+      );
+    } finally {
+      this.#spent += Math.max(0, this.now() - started);
+    }
   }
 }

@@ -9,7 +9,7 @@ import {
   TOOL_SEARCH_TOOL_NAME,
 } from './index.js';
 import type { SearchableTool, ToolCallEnvironment } from './index.js';
-import { compileSearchRegex, scanWithRegex } from './tool-search-regex.js';
+import { compileSearchRegex, RegexTimeBudget, scanWithRegex } from './tool-search-regex.js';
 import { ToolPolicy } from '../policy/index.js';
 
 const tools: SearchableTool[] = [
@@ -29,7 +29,9 @@ function searcher() {
   const found: string[][] = [];
   const executor = new ToolSearchExecutor({
     tools: () => tools,
-    onFound: (n) => found.push([...n]),
+    onFound: (n) => {
+      found.push([...n]);
+    },
   });
   return { executor, found };
 }
@@ -45,12 +47,59 @@ describe('tool_search regex safety', () => {
       expect(compileSearchRegex(good), good).toMatchObject({ ok: true });
   });
 
+  it('refuses many unbounded quantifiers and large repetition counts (slow without nesting)', () => {
+    const slow = ['.*.*.*.*.*.*.*.*.*.*X', 'a*a*a*a*a*a*a*a*a*b', '[a-z]{0,65535}[a-z]{0,65535}x'];
+    for (const bad of [...slow, 'a+b+c{2,}d*', 'x{101}', 'x{5,101}'])
+      expect(compileSearchRegex(bad), bad).toMatchObject({ ok: false });
+    expect(compileSearchRegex(slow[0]!)).toMatchObject({ reason: /10 unbounded quantifiers/ });
+    expect(compileSearchRegex(slow[2]!)).toMatchObject({ reason: /65535 times/ });
+    // quantifiers inside a class or escaped are characters; small counts are fine
+    for (const good of ['^mcp__.*refund.*\\+', '[*+{}]+x', 'a\\*b\\*c\\*d*e', 'x{2,100}', 'x{3}y'])
+      expect(compileSearchRegex(good), good).toMatchObject({ ok: true });
+  });
+
   it('gives up on a scan that takes too long instead of hanging', async () => {
-    // a catastrophic pattern that passes the shape check cannot be written easily, so the
-    // time limit is shown with a pattern compiled directly
+    // the time limit itself is shown with a pattern the shape check refuses, compiled
+    // directly, so the scan is sure to be slow
     const texts = ['a'.repeat(30) + 'b'];
     expect(await scanWithRegex(/(a+)+$/, texts, 5, 20)).toBeUndefined();
     expect(await scanWithRegex(/a+b$/, texts, 5, 20)).toEqual([0]);
+  });
+});
+
+describe('the regex time budget of a run', () => {
+  it('stops scanning once the run has spent its regex time', async () => {
+    let clock = 0;
+    // every scan "takes" 30 ms on this clock (it moves 30 ms on each reading)
+    const budget = new RegexTimeBudget(100, 20, () => (clock += 30));
+    const texts = ['refund'];
+    for (let i = 0; i < 4; i++) expect(await budget.scan(/refund/, texts, 5)).toEqual([0]);
+    expect(budget.spentMs).toBe(120);
+    expect(await budget.scan(/refund/, texts, 5)).toBe('spent');
+  });
+
+  it('through the tool: regex mode then answers with an error result pointing to ranked mode', async () => {
+    let clock = 0;
+    const executor = new ToolSearchExecutor({
+      tools: () => tools,
+      onFound: () => {},
+      regexBudget: new RegexTimeBudget(100, 20, () => (clock += 120)),
+    });
+    const regex = { query: 'refund', mode: 'regex' };
+    expect(foundToolNames(await executor.execute(TOOL_SEARCH_TOOL_NAME, regex))).toEqual([
+      'mcp__billing__issue_refund',
+    ]);
+    const err = await executor.execute(TOOL_SEARCH_TOOL_NAME, regex).catch((e: unknown) => e);
+    expect(MusterError.isInstance(err) && err.code).toBe('TOOL_ARGUMENTS_INVALID');
+    expect((err as Error).message).toMatch(/used up their time for this run \(100 ms\).*"bm25"/);
+    // ranked mode still answers
+    const ranked = await executor.execute(TOOL_SEARCH_TOOL_NAME, { query: 'refund' });
+    expect(foundToolNames(ranked)).toEqual(['mcp__billing__issue_refund']);
+  });
+
+  it('a run has 100 ms in all and each scan at most 20 ms', () => {
+    const budget = new RegexTimeBudget();
+    expect([budget.totalMs, budget.scanMs]).toEqual([100, 20]);
   });
 });
 

@@ -1,10 +1,11 @@
 import { ToolError } from '../errors/index.js';
-import { ToolSearchIndex } from './tool-search-index.js';
+import { searchIndexFor } from './tool-search-cache.js';
+import type { ToolSearchIndex } from './tool-search-index.js';
 import type { SearchableTool } from './tool-search-index.js';
 import {
   compileSearchRegex,
   MAX_REGEX_PATTERN_LENGTH,
-  scanWithRegex,
+  RegexTimeBudget,
 } from './tool-search-regex.js';
 import type { ToolDefinition, ToolExecutor, ToolInfo } from './tool-types.js';
 
@@ -60,12 +61,31 @@ export const TOOL_SEARCH_TOOL_DEFINITION: ToolDefinition = Object.freeze({
 
 const BUILTIN_INFO: ToolInfo = Object.freeze({ source: 'builtin' });
 
+/** What became of the tools a search found: which were not loaded, for the budget. */
+export interface ToolSearchLoad {
+  /** Found tools whose definitions were not added, as the shown tools would pass the budget. */
+  readonly notLoaded: readonly string[];
+  /** The budget the shown MCP definitions stay within, in estimated tokens. */
+  readonly budgetTokens: number;
+}
+
 /** What {@link ToolSearchExecutor} searches and whom it tells what it found. */
 export interface ToolSearchExecutorOptions {
-  /** The tools that can be found (read on the first search, then indexed once). */
+  /**
+   * The tools that can be found (read on the first search, then indexed once; an equal
+   * snapshot of an earlier run reuses that run's index).
+   */
   readonly tools: () => readonly SearchableTool[];
-  /** Called with the names a search found, before its result is returned. */
-  readonly onFound: (names: readonly string[]) => void;
+  /**
+   * Called with the names a search found, before its result is returned; may say which were
+   * not loaded (the result then lists them apart).
+   */
+  readonly onFound: (names: readonly string[]) => ToolSearchLoad | void;
+  /**
+   * The regex time of the executor's run (a new budget per executor when not given; the agent
+   * makes one executor per run).
+   */
+  readonly regexBudget?: RegexTimeBudget;
 }
 
 /** What the model asks `tool_search` for (already checked against the input schema). */
@@ -83,10 +103,12 @@ interface ToolSearchInput {
 export class ToolSearchExecutor implements ToolExecutor {
   readonly readsInputOnly = true;
   readonly #options: ToolSearchExecutorOptions;
+  readonly #regexBudget: RegexTimeBudget;
   #index: ToolSearchIndex | undefined;
 
   constructor(options: ToolSearchExecutorOptions) {
     this.#options = options;
+    this.#regexBudget = options.regexBudget ?? new RegexTimeBudget();
   }
 
   listTools(): readonly ToolDefinition[] {
@@ -113,12 +135,12 @@ export class ToolSearchExecutor implements ToolExecutor {
       limit = TOOL_SEARCH_DEFAULT_LIMIT,
     } = input as unknown as ToolSearchInput;
     const found = mode === 'regex' ? await this.#regex(query, limit) : this.#bm25(query, limit);
-    this.#options.onFound(found.map((t) => t.name));
-    return formatFound(query, found);
+    const load = this.#options.onFound(found.map((t) => t.name));
+    return formatFound(query, found, load);
   }
 
   #indexed(): ToolSearchIndex {
-    this.#index ??= new ToolSearchIndex(this.#options.tools());
+    this.#index ??= searchIndexFor(this.#options.tools());
     return this.#index;
   }
 
@@ -138,8 +160,15 @@ export class ToolSearchExecutor implements ToolExecutor {
       );
     }
     const index = this.#indexed();
-    const positions = await scanWithRegex(check.regex, index.regexTexts(), limit);
-    if (positions === undefined) {
+    const positions = await this.#regexBudget.scan(check.regex, index.regexTexts(), limit);
+    if (positions === 'spent') {
+      throw new ToolError(
+        'TOOL_ARGUMENTS_INVALID',
+        `Regex searches have used up their time for this run (${this.#regexBudget.totalMs} ms): use mode "bm25" (ranked word search) instead.`,
+        { toolName: TOOL_SEARCH_TOOL_NAME },
+      );
+    }
+    if (positions === 'timeout') {
       throw new ToolError(
         'TOOL_ARGUMENTS_INVALID',
         'The regex took too long to run over the catalog: use a simpler pattern, or mode "bm25" with words.',
@@ -153,14 +182,32 @@ export class ToolSearchExecutor implements ToolExecutor {
 /** The line that opens a result with tools, and the prefix of each tool's line. */
 const FOUND_LINE = '- ';
 
-function formatFound(query: string, found: readonly SearchableTool[]): string {
+function formatFound(
+  query: string,
+  found: readonly SearchableTool[],
+  load: ToolSearchLoad | void,
+): string {
   if (found.length === 0) {
     return `No tools matched ${JSON.stringify(query)}. Try other words (what the tool does, its parameters), or mode "regex".`;
   }
-  const lines = found.map((t) => `${FOUND_LINE}${t.name}: ${oneLine(t.description ?? '')}`);
+  const skipped = new Set(load?.notLoaded ?? []);
+  const line = (t: SearchableTool, note: string) =>
+    `${FOUND_LINE}${t.name}${note}: ${oneLine(t.description ?? '')}`;
+  const lines = found.filter((t) => !skipped.has(t.name)).map((t) => line(t, ''));
+  const head = `Found ${found.length} tool${found.length === 1 ? '' : 's'} for ${JSON.stringify(query)}.`;
+  if (skipped.size === 0) {
+    return [
+      `${head} Their definitions are available from your next turn on; call them by name then.`,
+      ...lines,
+    ].join('\n');
+  }
   return [
-    `Found ${found.length} tool${found.length === 1 ? '' : 's'} for ${JSON.stringify(query)}. Their definitions are available from your next turn on; call them by name then.`,
+    lines.length > 0
+      ? `${head} These definitions are available from your next turn on; call them by name then.`
+      : head,
     ...lines,
+    `Not loaded, as the tools shown would pass their budget of ${load!.budgetTokens} tokens: you may still call these by name if you know their arguments (a wrong argument comes back as an error).`,
+    ...found.filter((t) => skipped.has(t.name)).map((t) => line(t, ' (not loaded)')),
   ].join('\n');
 }
 
