@@ -23,6 +23,7 @@ import type { AgentOptions } from './agent-options.js';
 import { agentSampler } from './agent-sampler.js';
 import type { AgentScope } from './agent-scope.js';
 import type { AgentEvent } from './events.js';
+import { outsideRunContext } from './outside-run-context.js';
 import { DEFAULT_LIMITS, resolveLimits } from './limits.js';
 import { AgentTracing } from './agent-tracing.js';
 import type { Limits } from './limits.js';
@@ -256,14 +257,7 @@ export class AgentRuntime implements AgentScope {
 
   /** A context for work outside any run: authorization through the policy, events to `emit`. */
   outsideRunContext(operation: string, emit: (ev: AgentEvent) => void): ExecutorRunContext {
-    const signal = this.closeSignal;
-    return {
-      sessionId: '',
-      runId: operation,
-      signal,
-      emit: (ev) => emit({ ...ev, runId: operation } as AgentEvent),
-      authorize: (req) => this.authorize(req, signal),
-    };
+    return outsideRunContext(this, operation, emit);
   }
 
   /** Cancels every run and releases every tool source. Idempotent. */

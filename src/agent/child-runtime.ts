@@ -15,6 +15,7 @@ import type { AgentScope } from './agent-scope.js';
 import { childMcpFacade } from './child-mcp.js';
 import type { ChildAgentOptions } from './child-options.js';
 import type { AgentEvent } from './events.js';
+import { outsideRunContext } from './outside-run-context.js';
 import { resolveLimits } from './limits.js';
 import type { Limits } from './limits.js';
 import { UsageTally } from './usage-tally.js';
@@ -164,14 +165,7 @@ export class ChildRuntime implements AgentScope {
   }
 
   outsideRunContext(operation: string, emit: (ev: AgentEvent) => void): ExecutorRunContext {
-    const signal = this.closeSignal;
-    return {
-      sessionId: '',
-      runId: operation,
-      signal,
-      emit: (ev) => emit({ ...ev, runId: operation } as AgentEvent),
-      authorize: (req) => this.authorize(req, signal),
-    };
+    return outsideRunContext(this, operation, emit);
   }
 
   /** Cancels this child's runs (and its children's); the borrowed sources stay open. */

@@ -57,19 +57,8 @@ export function compileSearchRegex(pattern: string): RegexCheck {
  */
 function hasNestedQuantifier(pattern: string): boolean {
   const open: boolean[] = [];
-  let inClass = false;
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i]!;
-    if (c === '\\') {
-      i++;
-      continue;
-    }
-    if (inClass) {
-      if (c === ']') inClass = false;
-      continue;
-    }
-    if (c === '[') inClass = true;
-    else if (c === '(') open.push(false);
+  for (const [c, i] of plainChars(pattern)) {
+    if (c === '(') open.push(false);
     else if (c === ')') {
       const risky = open.pop() ?? false;
       const next = pattern[i + 1];
@@ -82,13 +71,8 @@ function hasNestedQuantifier(pattern: string): boolean {
   return false;
 }
 
-/**
- * How many unbounded quantifiers (`*`, `+`, `{n,}`) a pattern has, and the largest count of
- * its `{n}` / `{n,m}` repetitions (escapes and character classes skipped).
- */
-function quantifierCounts(pattern: string): { unbounded: number; largestCount: number } {
-  let unbounded = 0;
-  let largestCount = 0;
+/** The characters of a pattern outside escapes and character classes, with their positions. */
+function* plainChars(pattern: string): Generator<readonly [string, number]> {
   let inClass = false;
   for (let i = 0; i < pattern.length; i++) {
     const c = pattern[i]!;
@@ -101,13 +85,24 @@ function quantifierCounts(pattern: string): { unbounded: number; largestCount: n
       continue;
     }
     if (c === '[') inClass = true;
-    else if (c === '*' || c === '+') unbounded++;
+    else yield [c, i];
+  }
+}
+
+/**
+ * How many unbounded quantifiers (`*`, `+`, `{n,}`) a pattern has, and the largest count of
+ * its `{n}` / `{n,m}` repetitions (escapes and character classes skipped).
+ */
+function quantifierCounts(pattern: string): { unbounded: number; largestCount: number } {
+  let unbounded = 0;
+  let largestCount = 0;
+  for (const [c, i] of plainChars(pattern)) {
+    if (c === '*' || c === '+') unbounded++;
     else if (c === '{') {
       const m = /^\{(\d+)(,(\d*))?\}/.exec(pattern.slice(i));
       if (!m) continue;
       if (m[2] !== undefined && m[3] === '') unbounded++;
       largestCount = Math.max(largestCount, Number(m[1]), m[3] ? Number(m[3]) : 0);
-      i += m[0].length - 1;
     }
   }
   return { unbounded, largestCount };
