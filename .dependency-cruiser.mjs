@@ -74,19 +74,19 @@ const config = {
     {
       name: 'providers-only-from-providers',
       comment:
-        'Providers are optional integrations reached only by their subpath: nothing else in src imports them.',
+        'Providers are optional integrations reached only by their subpath: nothing else in src imports them, but the muster command (src/cli), which loads the one its --model names.',
       severity: 'error',
-      from: { path: '^src/', pathNot: ['^src/providers/', ...NOT_TESTS] },
+      from: { path: '^src/', pathNot: ['^src/providers/', '^src/cli/', ...NOT_TESTS] },
       to: { path: '^src/providers/' },
     },
     {
       name: 'agent-only-from-root',
       comment:
-        'Only the package root (src/index.ts) and the query() facade (src/query, a client of the agent) import the agent.',
+        'Only the package root (src/index.ts), the query() facade (src/query) and the muster command (src/cli), clients of the agent, import the agent.',
       severity: 'error',
       from: {
         path: '^src/',
-        pathNot: ['^src/agent/', '^src/query/', '^src/index\\.ts$', ...NOT_TESTS],
+        pathNot: ['^src/agent/', '^src/query/', '^src/cli/', '^src/index\\.ts$', ...NOT_TESTS],
       },
       to: { path: '^src/agent/' },
     },

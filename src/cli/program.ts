@@ -1,0 +1,60 @@
+import { Command, CommanderError } from 'commander';
+import { MusterError } from '../errors/index.js';
+import { CliContext } from './cli-context.js';
+import type { CliIo } from './cli-io.js';
+import { EXIT_CODES } from './exit-codes.js';
+import { Output } from './output.js';
+import { CLI_VERSION } from './version.js';
+
+/** A group of commands: adds itself to the program. */
+export type CommandGroup = (program: Command, ctx: CliContext) => void;
+
+/** The command groups of `muster`, in the order `--help` lists them. */
+const GROUPS: readonly CommandGroup[] = [];
+
+/**
+ * Runs the `muster` command line `argv` (without the node and script paths) against `io`
+ * and resolves with the exit code (`docs/cli.md`). Never calls `process.exit`.
+ */
+export async function runCli(
+  argv: readonly string[],
+  io: CliIo,
+  groups: readonly CommandGroup[] = GROUPS,
+): Promise<number> {
+  const program = new Command('muster');
+  const ctx = new CliContext(io, program);
+  program
+    .description('Muster: MCP servers, sign-in and agent runs from the terminal.')
+    .version(CLI_VERSION, '-V, --version')
+    .option('--json', 'print one JSON document on stdout and nothing else')
+    .option('--no-color', 'no colors (NO_COLOR is respected too)')
+    .option('-C, --workdir <dir>', 'the project directory (default: the current directory)')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+    });
+  for (const group of groups) group(program, ctx);
+  let exitCode: number = EXIT_CODES.ok;
+  program.hook('postAction', (_this, action) => {
+    const code = (action as Command & { exitCodeSet?: number }).exitCodeSet;
+    if (code !== undefined) exitCode = code;
+  });
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return exitCode;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version end here too, with code 0
+      return err.exitCode === 0 ? EXIT_CODES.ok : EXIT_CODES.usage;
+    }
+    if (MusterError.isInstance(err)) return ctx.output().failure(err);
+    return new Output(io, { json: false, color: false }).failure(err);
+  }
+}
+
+/** Makes a command's run end with `code` (when it did not fail with an error). */
+export function setExitCode(command: Command, code: number): void {
+  (command as Command & { exitCodeSet?: number }).exitCodeSet = code;
+}

@@ -1,0 +1,56 @@
+import { execFile } from 'node:child_process';
+import { copyFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildPackage, ROOT } from '../package/built-package.js';
+
+// Shared by the CLI tests: the `muster` bin built as it ships, run as a user runs it (a real
+// process, real files under a temporary MUSTER_HOME).
+
+/** The package built once into a fresh folder (with its package.json), and its bin. */
+export function buildCli(): { bin: string; dir: string; cleanup: () => void } {
+  const built = buildPackage();
+  copyFileSync(join(ROOT, 'package.json'), join(built.dir, 'package.json'));
+  return { bin: join(built.dir, 'dist', 'cli', 'main.js'), dir: built.dir, cleanup: built.cleanup };
+}
+
+/** What one run of the bin printed, and its exit code. */
+export interface CliRun {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Options of {@link runMuster}. */
+export interface RunMusterOptions {
+  readonly cwd?: string;
+  /** Added to a clean environment (PATH and HOME kept, MUSTER_HOME a fresh folder unless given). */
+  readonly env?: Readonly<Record<string, string>>;
+  readonly timeoutMs?: number;
+}
+
+/** Runs `muster <args>` with stdin closed; resolves when it exits. */
+export function runMuster(
+  bin: string,
+  args: readonly string[],
+  options: RunMusterOptions = {},
+): Promise<CliRun> {
+  const env = {
+    PATH: process.env['PATH'] ?? '',
+    HOME: process.env['HOME'] ?? tmpdir(),
+    MUSTER_HOME: mkdtempSync(join(tmpdir(), 'muster-home-')),
+    ...options.env,
+  };
+  return new Promise((resolve) => {
+    const child = execFile(
+      process.execPath,
+      [bin, ...args],
+      { cwd: options.cwd ?? tmpdir(), env, timeout: options.timeoutMs ?? 60_000, encoding: 'utf8' },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+    child.stdin?.end();
+  });
+}
