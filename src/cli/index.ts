@@ -7,3 +7,4 @@ export { EXIT_CODES, exitCodeOf } from './exit-codes.js';
 export type { ExitCode } from './exit-codes.js';
 export { Output, colorEnabled } from './output.js';
 export type { GlobalOptions } from './output.js';
+export { mcpGroup } from './mcp-group.js';
