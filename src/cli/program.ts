@@ -3,6 +3,8 @@ import { MusterError } from '../errors/index.js';
 import { CliContext } from './cli-context.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT_CODES } from './exit-codes.js';
+export { setExitCode } from './set-exit-code.js';
+import { mcpCommands } from './mcp-commands.js';
 import { Output } from './output.js';
 import { CLI_VERSION } from './version.js';
 
@@ -10,7 +12,7 @@ import { CLI_VERSION } from './version.js';
 export type CommandGroup = (program: Command, ctx: CliContext) => void;
 
 /** The command groups of `muster`, in the order `--help` lists them. */
-const GROUPS: readonly CommandGroup[] = [];
+const GROUPS: readonly CommandGroup[] = [mcpCommands];
 
 /**
  * Runs the `muster` command line `argv` (without the node and script paths) against `io`
@@ -52,9 +54,4 @@ export async function runCli(
     if (MusterError.isInstance(err)) return ctx.output().failure(err);
     return new Output(io, { json: false, color: false }).failure(err);
   }
-}
-
-/** Makes a command's run end with `code` (when it did not fail with an error). */
-export function setExitCode(command: Command, code: number): void {
-  (command as Command & { exitCodeSet?: number }).exitCodeSet = code;
 }

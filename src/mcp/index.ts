@@ -68,3 +68,14 @@ export type {
 export { getMcpExtensionSupport, assertMcpExtensionSupported } from './extension-support.js';
 export { mcpContentText, mcpTextOf } from './content-text.js';
 export type { McpExtensionSupport } from './extension-support.js';
+export { McpClientManager } from './mcp-client-manager.js';
+export type { McpClientManagerOptions } from './mcp-client-manager.js';
+export {
+  MCP_CONFIG_SCOPES,
+  checkMcpFileServer,
+  mcpConfigPath,
+  parseMcpConfigScope,
+  readMcpConfigFile,
+  redactMcpServerConfig,
+} from './config-file.js';
+export type { McpConfigScope, McpFileServer } from './config-file.js';

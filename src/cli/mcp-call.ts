@@ -1,0 +1,154 @@
+import type { Command } from 'commander';
+import { ToolError } from '../errors/index.js';
+import { ToolPolicy } from '../policy/index.js';
+import type { AuthorizationDecision, PolicyOptions } from '../policy/index.js';
+import { formatIssues, normalizeToolReturn, validateJsonSchema } from '../tools/index.js';
+import type { CliContext } from './cli-context.js';
+import { EXIT_CODES } from './exit-codes.js';
+import { collect, parseToolArgs } from './mcp-args.js';
+import { withMcp } from './mcp-session.js';
+import { mcpGroup } from './mcp-group.js';
+import { setExitCode } from './set-exit-code.js';
+
+interface CallOptions {
+  args?: string;
+  arg: string[];
+  allow: string[];
+  deny: string[];
+  default: string;
+}
+
+const EXAMPLES = `
+Examples:
+  $ muster mcp call everything echo --args '{"message":"hi"}'
+  $ muster mcp call everything get-sum --arg a=2 --arg b=3 --json
+  $ muster mcp call fs write_file --arg path=/tmp/x --arg content=hi --deny 'mcp__fs__write*'
+
+The call goes through the policy of a run: --deny patterns win, then --allow patterns, then
+--default (allow, since you asked for this call; deny; or ask, which without a prompt denies
+with TOOL_APPROVAL_REQUIRED). Arguments are checked against the tool's input schema first.
+Exit codes: 0 done, 2 bad input, 3 the server failed, 4 it needs a login, 5 the policy
+refused the call, 6 the tool failed (an isError result is printed, then exit 6).`;
+
+/** What the CLI's policy decided, as printed. */
+function decisionView(d: AuthorizationDecision): Record<string, unknown> {
+  return {
+    decision: d.decision,
+    stage: d.stage,
+    ...(d.reason !== undefined ? { reason: d.reason } : {}),
+  };
+}
+
+/** `muster mcp call`: one tool call through the policy, after a real connect. */
+export function mcpCallCommand(program: Command, ctx: CliContext): void {
+  const command = mcpGroup(program)
+    .command('call')
+    .description('call one tool of an MCP server through the policy and print its result')
+    .argument('<name>', 'the server')
+    .argument('<tool>', "the tool's name on the server (see 'muster mcp tools <name>')")
+    .option('--args <json>', 'the arguments as one JSON object')
+    .option(
+      '--arg <key=value>',
+      'one argument; the value is JSON when it parses, else text (repeatable)',
+      collect,
+      [],
+    )
+    .option('--allow <pattern>', 'a tool pattern the policy allows (repeatable)', collect, [])
+    .option(
+      '--deny <pattern>',
+      'a tool pattern the policy denies; wins over --allow (repeatable)',
+      collect,
+      [],
+    )
+    .option(
+      '--default <decision>',
+      'allow, deny or ask (ask denies: there is no prompt here)',
+      'allow',
+    )
+    .addHelpText('after', EXAMPLES);
+  command.action(async (server: string, toolName: string, o: CallOptions) => {
+    const args = parseToolArgs(o.args, o.arg);
+    const options: PolicyOptions = {
+      allow: o.allow,
+      deny: o.deny,
+      default: o.default as PolicyOptions['default'] & string,
+    };
+    const policy = new ToolPolicy(options);
+    const connectPolicy: PolicyOptions = { ...options, allow: ['mcp_connect:*', ...o.allow] };
+    const view = await withMcp(
+      ctx,
+      async (manager) => {
+        const tool = (await manager.listTools(server)).find((t) => t.name === toolName);
+        const modelName =
+          manager
+            .list()
+            .find((s) => s.name === server)
+            ?.tools.find((t) => t.originalName === toolName)?.name ?? `mcp__${server}__${toolName}`;
+        if (!tool)
+          throw new ToolError(
+            'TOOL_NOT_FOUND',
+            `MCP server '${server}' has no tool '${toolName}': see 'muster mcp tools ${server}'.`,
+            { toolName: modelName },
+          );
+        // the order of a run: arguments checked first, then the policy decides
+        const checked = await validateJsonSchema(tool.inputSchema, args);
+        if (!checked.success)
+          throw new ToolError(
+            'TOOL_ARGUMENTS_INVALID',
+            `Invalid arguments for '${toolName}': ${formatIssues(checked.issues)}. Fix --args/--arg and call again.`,
+            { toolName: modelName },
+          );
+        const decision = await policy.authorize(
+          {
+            kind: 'tool',
+            capability: modelName,
+            toolName: modelName,
+            source: 'mcp',
+            server,
+            originalName: toolName,
+            arguments: args,
+            ...(tool.annotations ? { annotations: tool.annotations } : {}),
+            sessionId: 'cli',
+            runId: 'mcp-call',
+          },
+          { signal: new AbortController().signal },
+        );
+        if (decision.decision !== 'allow')
+          throw new ToolError(
+            decision.code ?? 'TOOL_DENIED',
+            `The policy refused ${modelName} (${decision.stage}: ${decision.reason ?? decision.decision}): change --allow, --deny or --default.`,
+            { toolName: modelName },
+          );
+        const result = normalizeToolReturn(
+          await manager.callTool(server, toolName, args),
+          modelName,
+        );
+        return {
+          server,
+          tool: toolName,
+          modelName,
+          policy: decisionView(decision),
+          result: {
+            content: result.content,
+            ...(result.isError ? { isError: true } : {}),
+            ...(result.structured !== undefined ? { structured: result.structured } : {}),
+            ...(result.blobs && result.blobs.length > 0
+              ? {
+                  blobs: result.blobs.map((b) => ({
+                    kind: b.kind,
+                    mimeType: b.mimeType,
+                    bytes: Math.floor((b.data.length * 3) / 4),
+                  })),
+                }
+              : {}),
+          },
+        };
+      },
+      connectPolicy,
+    );
+    const out = ctx.output();
+    if (out.options.json) out.json(view);
+    else out.line(view.result.content);
+    if (view.result.isError) setExitCode(command, EXIT_CODES.tool);
+  });
+}
