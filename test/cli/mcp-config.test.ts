@@ -30,6 +30,18 @@ function writeFile(path: string, text: string): void {
 }
 
 describe('muster mcp add, get, remove', () => {
+  it('gives every subcommand --help with examples', async () => {
+    const dirs = musterDirs(cli.bin);
+    const runs = await Promise.all(
+      ['add', 'remove', 'get', 'list', 'tools', 'call'].map((c) => dirs.run(['mcp', c, '--help'])),
+    );
+    for (const r of runs) {
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/Examples:\n {2}\$ muster mcp /);
+      expect(r.stdout).toContain('Exit codes:');
+    }
+  });
+
   it('writes files createAgent loads unchanged, keeping other entries and the indentation', async () => {
     const dirs = musterDirs(cli.bin);
     const ev = everythingStdioConfig();
