@@ -3,6 +3,7 @@ import { MusterError } from '../errors/index.js';
 import { CliContext } from './cli-context.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT_CODES } from './exit-codes.js';
+import { mcpAuthCommands } from './mcp-auth-command.js';
 import { Output } from './output.js';
 import { CLI_VERSION } from './version.js';
 
@@ -10,7 +11,7 @@ import { CLI_VERSION } from './version.js';
 export type CommandGroup = (program: Command, ctx: CliContext) => void;
 
 /** The command groups of `muster`, in the order `--help` lists them. */
-const GROUPS: readonly CommandGroup[] = [];
+const GROUPS: readonly CommandGroup[] = [mcpAuthCommands];
 
 /**
  * Runs the `muster` command line `argv` (without the node and script paths) against `io`

@@ -68,3 +68,5 @@ export type {
 export { getMcpExtensionSupport, assertMcpExtensionSupported } from './extension-support.js';
 export { mcpContentText, mcpTextOf } from './content-text.js';
 export type { McpExtensionSupport } from './extension-support.js';
+export { McpClientManager } from './mcp-client-manager.js';
+export type { McpClientManagerOptions } from './mcp-client-manager.js';
