@@ -41,6 +41,20 @@ function originsOf(values: readonly string[]): string[] {
   });
 }
 
+/** The library names its option; on the command line the fix is `--allowed-origin`. */
+function withCliHint(err: unknown): unknown {
+  if (!McpError.isInstance(err) || err.details['reason'] !== 'origin-not-allowed') return err;
+  return new McpError(
+    err.code,
+    `${err.message} With muster mcp auth, pass --allowed-origin <origin> for it.`,
+    {
+      ...(err.server === undefined ? {} : { server: err.server }),
+      details: err.details,
+      cause: err,
+    },
+  );
+}
+
 /** `muster mcp auth <name>`: signs in to a remote server with a loopback callback (docs/cli.md). */
 async function auth(ctx: CliContext, name: string, opts: AuthOptions): Promise<void> {
   const out = ctx.output();
@@ -82,7 +96,9 @@ async function auth(ctx: CliContext, name: string, opts: AuthOptions): Promise<v
     },
   );
   try {
-    const result = await manager.authenticate(name);
+    const result = await manager.authenticate(name).catch((err: unknown) => {
+      throw withCliHint(err);
+    });
     if (result.requiresUserAction) {
       throw new McpError('MCP_AUTH_REQUIRED', `Server '${name}' still needs a sign-in.`, {
         server: name,

@@ -134,9 +134,20 @@ describe('muster mcp auth', () => {
     expect(run.stderr).toContain('Could not open a browser');
     expect(run.stderr).toContain('MCP_AUTH_REQUIRED');
     expect(run.code).toBe(EXIT_CODES.auth);
-    expect(existsSync(join(home, 'credentials.json')) ? storedEntries(home) : []).toEqual(
-      expect.not.arrayContaining([expect.objectContaining({ tokens: expect.anything() })]),
-    );
+    const stored = existsSync(join(home, 'credentials.json')) ? storedEntries(home) : [];
+    expect(stored.every((entry) => entry.tokens === undefined)).toBe(true);
+  });
+
+  it('refuses an authorization server on another origin unless --allowed-origin names it', async () => {
+    const { cwd, home } = project();
+    const run = await runMuster(cli.bin, authArgs, {
+      cwd,
+      env: { MUSTER_HOME: home, MUSTER_BROWSER: BROWSER },
+    });
+    expect(run.code).toBe(EXIT_CODES.auth);
+    expect(run.stderr).toContain(world.issuer);
+    expect(run.stderr).toContain('--allowed-origin');
+    expect(existsSync(join(home, 'credentials.json')) ? storedEntries(home) : []).toEqual([]);
   });
 
   it('keeps waiting after the browser failed, until the user opens the printed URL', async () => {
