@@ -13,18 +13,46 @@ export interface AuthTarget {
   readonly file: string;
 }
 
-function entryOf(file: string, name: string): Record<string, unknown> | undefined {
+/** The `mcpServers` of a (validated) config file; none when the file is missing. */
+function serversOf(file: string): Record<string, Record<string, unknown>> {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch {
-    return undefined;
+    return {};
   }
   const servers = (JSON.parse(text) as { mcpServers?: Record<string, unknown> }).mcpServers ?? {};
-  const entry = Object.hasOwn(servers, name) ? servers[name] : undefined;
-  return typeof entry === 'object' && entry !== null
-    ? (entry as Record<string, unknown>)
-    : undefined;
+  const result: Record<string, Record<string, unknown>> = {};
+  for (const [name, entry] of Object.entries(servers)) {
+    if (typeof entry === 'object' && entry !== null)
+      result[name] = entry as Record<string, unknown>;
+  }
+  return result;
+}
+
+function configFiles(workdir: string, home: string) {
+  return [
+    { source: 'project' as const, file: join(workdir, '.muster', 'mcp.json') },
+    { source: 'user' as const, file: join(home, 'mcp.json') },
+  ];
+}
+
+/**
+ * Every `http` server of the project and user files (the project's first when both declare
+ * a name), after the library validated both files (a manager is built; nothing starts).
+ *
+ * @throws MusterError `INVALID_CONFIGURATION` for an invalid file.
+ */
+export async function remoteDeclarations(workdir: string, home: string): Promise<AuthTarget[]> {
+  await new McpClientManager({}, { workdir }).close();
+  const found = new Map<string, AuthTarget>();
+  for (const { source, file } of configFiles(workdir, home)) {
+    for (const [name, entry] of Object.entries(serversOf(file))) {
+      if (found.has(name) || entry['type'] !== 'http' || typeof entry['url'] !== 'string') continue;
+      found.set(name, { name, url: entry['url'], source, file });
+    }
+  }
+  return [...found.values()];
 }
 
 /**
@@ -40,22 +68,17 @@ export async function findAuthTarget(
   workdir: string,
   home: string,
 ): Promise<AuthTarget> {
-  await new McpClientManager({}, { workdir }).close();
-  const files = [
-    { source: 'project' as const, file: join(workdir, '.muster', 'mcp.json') },
-    { source: 'user' as const, file: join(home, 'mcp.json') },
-  ];
-  for (const { source, file } of files) {
-    const entry = entryOf(file, name);
+  const remote = (await remoteDeclarations(workdir, home)).find((d) => d.name === name);
+  if (remote !== undefined) return remote;
+  const files = configFiles(workdir, home);
+  for (const { file } of files) {
+    const entry = serversOf(file)[name];
     if (entry === undefined) continue;
-    if (entry['type'] !== 'http' || typeof entry['url'] !== 'string') {
-      throw new MusterError(
-        'INVALID_CONFIGURATION',
-        `Server '${name}' in ${file} is a ${String(entry['type'] ?? 'stdio')} server: only remote (http) servers sign in with OAuth.`,
-        { details: { server: name } },
-      );
-    }
-    return { name, url: entry['url'], source, file };
+    throw new MusterError(
+      'INVALID_CONFIGURATION',
+      `Server '${name}' in ${file} is a ${String(entry['type'] ?? 'stdio')} server: only remote (http) servers sign in with OAuth.`,
+      { details: { server: name } },
+    );
   }
   throw new MusterError(
     'INVALID_CONFIGURATION',

@@ -1,12 +1,14 @@
 import type { Command } from 'commander';
 import { McpError, MusterError } from '../errors/index.js';
 import { McpClientManager } from '../mcp/index.js';
+import { oauthNamespace, osUser } from '../auth/index.js';
 import type { OAuthAuthorizeFunction } from '../auth/index.js';
 import { findAuthTarget } from './auth-target.js';
 import { startCallbackListener } from './callback-listener.js';
 import type { CliContext } from './cli-context.js';
 import { mcpGroup } from './mcp-group.js';
 import { browserProgram, openBrowser } from './open-browser.js';
+import { signedInOrigins } from './stored-oauth.js';
 import { chooseStore } from './token-store-choice.js';
 
 interface AuthOptions {
@@ -63,6 +65,9 @@ async function auth(ctx: CliContext, name: string, opts: AuthOptions): Promise<v
   const allowedOrigins = originsOf(opts.allowedOrigin);
   const chosen = chooseStore(opts.store, ctx.home());
   const target = await findAuthTarget(name, ctx.workdir(), ctx.home());
+  // a refresh of an earlier sign-in goes where that sign-in went (the user allowed it then)
+  const stored = await chosen.store.get(oauthNamespace(name, new URL(target.url).href, osUser()));
+  allowedOrigins.push(...signedInOrigins(stored).filter((o) => !allowedOrigins.includes(o)));
   const listener = await startCallbackListener(port);
   let prompted = false;
   const authorize: OAuthAuthorizeFunction = (authUrl, { signal }) => {

@@ -9,7 +9,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXIT_CODES } from '../../src/cli/index.js';
+import { EXIT_CODES, storedOAuthOptions } from '../../src/cli/index.js';
+import { McpClientManager } from '../../src/mcp/mcp-entry.js';
 import { startOAuthWorld } from '../fixtures/oauth/index.js';
 import type { OAuthWorld } from '../fixtures/oauth/index.js';
 import { ROOT } from '../package/built-package.js';
@@ -94,8 +95,23 @@ describe('muster mcp auth', () => {
       expect(run.stderr).not.toContain(secret);
     }
 
-    // signed in already: no browser, no new login
+    // another command's manager picks the sign-in up from the file store, with no browser
+    const oauth = await storedOAuthOptions(cwd, home);
+    expect(Object.keys(oauth)).toEqual(['w']);
+    const manager = new McpClientManager({}, { workdir: cwd, oauth });
+    try {
+      expect((await manager.connectAll())[0]?.status).toBe('connected');
+      const me = (await manager.callTool('w', 'whoami')).structuredContent as { sub?: string };
+      expect(me.sub).toBe('user-1');
+    } finally {
+      await manager.close();
+    }
+
+    // signed in already: no browser, no new login; the expired token is refreshed at the
+    // authorization server the sign-in used, without --allowed-origin this time
+    world.advanceClock(301);
     const before = world.counters().authorizationRequests;
+    const refreshes = world.counters().tokenRequests.refresh_token ?? 0;
     const again = await runMuster(cli.bin, [...authArgs, '--json'], {
       cwd,
       env: { MUSTER_HOME: home, MUSTER_BROWSER: '/bin/false' },
@@ -103,6 +119,7 @@ describe('muster mcp auth', () => {
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ server: 'w', signedIn: true, login: false });
     expect(world.counters().authorizationRequests).toBe(before);
+    expect(world.counters().tokenRequests.refresh_token).toBe(refreshes + 1);
 
     // logout removes the stored tokens
     const out = await runMuster(cli.bin, ['mcp', 'logout', 'w'], {
