@@ -18,7 +18,10 @@ export interface CallbackListener {
   readonly startUrl: string;
   /** Makes `startUrl` redirect to `authUrl`. */
   setAuthorizationUrl(authUrl: string): void;
-  /** Resolves with the full URL of the next callback request; rejects when `signal` aborts. */
+  /**
+   * Resolves with the full URL of the next callback request; rejects when `signal` aborts.
+   * A callback that arrives while nothing waits is answered 409 and dropped.
+   */
   nextCallback(signal: AbortSignal): Promise<string>;
   /** Stops listening (open connections are dropped). Idempotent. */
   close(): Promise<void>;
@@ -26,14 +29,16 @@ export interface CallbackListener {
 
 const DONE_PAGE =
   '<!doctype html><meta charset="utf-8"><title>Muster</title>' +
-  '<p>Muster received the sign-in. You can close this tab and return to the terminal.</p>';
+  '<p>Muster received the sign-in: the terminal says whether it succeeded. You can close this tab.</p>';
+const NOT_WAITING_PAGE =
+  '<!doctype html><meta charset="utf-8"><title>Muster</title>' +
+  '<p>No sign-in is waiting for this page: run <code>muster mcp auth</code> again.</p>';
 
 /** Starts the listener on `127.0.0.1:<port>` (`0`: a free port the system picks). */
 export async function startCallbackListener(port = 0): Promise<CallbackListener> {
   const startPath = `/start/${randomBytes(12).toString('base64url')}`;
   let authUrl: string | undefined;
   let waiter: ((url: string) => void) | undefined;
-  const early: string[] = [];
   let origin = '';
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', origin);
@@ -42,11 +47,15 @@ export async function startCallbackListener(port = 0): Promise<CallbackListener>
     } else if (url.pathname === startPath && authUrl !== undefined) {
       res.writeHead(302, { location: authUrl, 'cache-control': 'no-store' }).end();
     } else if (url.pathname === CALLBACK_PATH) {
+      // only the login that waits takes a callback; a stray or repeated one is turned away
+      const take = waiter;
       res
-        .writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' })
-        .end(DONE_PAGE);
-      if (waiter) waiter(url.href);
-      else early.push(url.href);
+        .writeHead(take ? 200 : 409, {
+          'content-type': 'text/html; charset=utf-8',
+          'cache-control': 'no-store',
+        })
+        .end(take ? DONE_PAGE : NOT_WAITING_PAGE);
+      take?.(url.href);
     } else {
       res.writeHead(404).end();
     }
@@ -72,8 +81,6 @@ export async function startCallbackListener(port = 0): Promise<CallbackListener>
     startUrl: `${origin}${startPath}`,
     setAuthorizationUrl: (url) => void (authUrl = url),
     nextCallback(signal) {
-      const first = early.shift();
-      if (first !== undefined) return Promise.resolve(first);
       return new Promise((resolve, reject) => {
         const onAbort = () => {
           waiter = undefined;
