@@ -61,8 +61,6 @@ function describe(ev: AgentEvent): string {
   switch (ev.type) {
     case 'session.started':
       return `session ${ev.sessionId} (model ${ev.modelName})`;
-    case 'model.delta':
-      return JSON.stringify(ev.content);
     case 'model.completed':
       return `turn ${ev.iteration}: ${ev.toolCalls.length} tool call(s)`;
     case 'tool.approval.requested':
@@ -84,10 +82,21 @@ function describe(ev: AgentEvent): string {
   }
 }
 
+let midText = false;
 try {
   for await (const ev of agent.run({
     input: 'What is the weather in Oslo and Lisbon? Save a note.',
   })) {
+    // streamed text is written as it comes, on one line; every other event gets its own line
+    if (ev.type === 'model.delta') {
+      if (ev.kind !== 'text') continue;
+      if (!midText) process.stdout.write(`${'model.text'.padEnd(24)} `);
+      midText = true;
+      process.stdout.write(ev.content);
+      continue;
+    }
+    if (midText) process.stdout.write('\n');
+    midText = false;
     process.stdout.write(`${ev.type.padEnd(24)} ${describe(ev)}\n`);
   }
 } finally {

@@ -23,7 +23,7 @@ export type { KeychainTokenStoreOptions } from './keychain-token-store.js';
 // the OAuth layer the MCP connections use
 export { OAuthSession } from './oauth-session.js';
 export type { OAuthChallenge } from './oauth-session-types.js';
-export { createOAuthSession, tokenStoreChoices } from './session-factory.js';
+export { createOAuthSession, osUser, tokenStoreChoices } from './session-factory.js';
 export type { TokenStoreChoices } from './session-factory.js';
 export { authError, oauthReasonOf } from './oauth-errors.js';
 export type { OAuthFailureReason } from './oauth-errors.js';

@@ -16,7 +16,8 @@ export interface TokenStoreChoices {
   readonly keychain: () => TokenStore;
 }
 
-function osUser(): string {
+/** The OS user name the stores' keys carry (`muster:<user>:…`); `default` when unknown. */
+export function osUser(): string {
   try {
     return userInfo().username || 'default';
   } catch {

@@ -8,3 +8,5 @@ export type { ExitCode } from './exit-codes.js';
 export { Output, colorEnabled } from './output.js';
 export type { GlobalOptions } from './output.js';
 export { mcpGroup } from './mcp-group.js';
+export { mcpAuthCommands } from './mcp-auth-command.js';
+export { storedOAuthOptions, signedInOrigins } from './stored-oauth.js';

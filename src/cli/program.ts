@@ -5,6 +5,7 @@ import type { CliIo } from './cli-io.js';
 import { EXIT_CODES } from './exit-codes.js';
 export { setExitCode } from './set-exit-code.js';
 import { mcpCommands } from './mcp-commands.js';
+import { mcpAuthCommands } from './mcp-auth-command.js';
 import { Output } from './output.js';
 import { CLI_VERSION } from './version.js';
 
@@ -12,7 +13,7 @@ import { CLI_VERSION } from './version.js';
 export type CommandGroup = (program: Command, ctx: CliContext) => void;
 
 /** The command groups of `muster`, in the order `--help` lists them. */
-const GROUPS: readonly CommandGroup[] = [mcpCommands];
+const GROUPS: readonly CommandGroup[] = [mcpCommands, mcpAuthCommands];
 
 /**
  * Runs the `muster` command line `argv` (without the node and script paths) against `io`

@@ -1,3 +1,4 @@
+import { oauthReasonOf } from '../auth/index.js';
 import type { ExecutorRunContext } from '../tools/index.js';
 import { needsSignIn } from './auth-connect.js';
 import { mapWithConcurrency } from './concurrency.js';
@@ -184,6 +185,8 @@ export class Connector {
       }
       // a sign-in waiting for its callback must not be replaced by the next run's connect
       e.retry = needsSignIn(err) && !e.oauth?.waiting;
+      // authenticate() reports it as details.reason of its error
+      e.authReason = oauthReasonOf(err);
       this.registry.setStatus(
         e,
         needsSignIn(err) ? 'needs-auth' : 'failed',
