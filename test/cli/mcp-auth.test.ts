@@ -106,6 +106,13 @@ describe('muster mcp auth', () => {
     } finally {
       await manager.close();
     }
+    // and so does the CLI's own: muster mcp call reaches the signed-in server as the user
+    const call = await runMuster(cli.bin, ['--json', 'mcp', 'call', 'w', 'whoami'], {
+      cwd,
+      env: { MUSTER_HOME: home, MUSTER_BROWSER: '/bin/false' },
+    });
+    expect(call.code, call.stderr).toBe(0);
+    expect(call.stdout).toContain('user-1');
 
     // signed in already: no browser, no new login; the expired token is refreshed at the
     // authorization server the sign-in used, without --allowed-origin this time
