@@ -3,14 +3,17 @@ import { MusterError } from '../errors/index.js';
 import { CliContext } from './cli-context.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT_CODES } from './exit-codes.js';
+import { exitCodeSetOn } from './exit-status.js';
 import { Output } from './output.js';
+import { runGroup } from './run-group.js';
+import { sessionsGroup } from './sessions-group.js';
 import { CLI_VERSION } from './version.js';
 
 /** A group of commands: adds itself to the program. */
 export type CommandGroup = (program: Command, ctx: CliContext) => void;
 
 /** The command groups of `muster`, in the order `--help` lists them. */
-const GROUPS: readonly CommandGroup[] = [];
+const GROUPS: readonly CommandGroup[] = [runGroup, sessionsGroup];
 
 /**
  * Runs the `muster` command line `argv` (without the node and script paths) against `io`
@@ -38,7 +41,7 @@ export async function runCli(
   for (const group of groups) group(program, ctx);
   let exitCode: number = EXIT_CODES.ok;
   program.hook('postAction', (_this, action) => {
-    const code = (action as Command & { exitCodeSet?: number }).exitCodeSet;
+    const code = exitCodeSetOn(action);
     if (code !== undefined) exitCode = code;
   });
   try {
@@ -54,7 +57,4 @@ export async function runCli(
   }
 }
 
-/** Makes a command's run end with `code` (when it did not fail with an error). */
-export function setExitCode(command: Command, code: number): void {
-  (command as Command & { exitCodeSet?: number }).exitCodeSet = code;
-}
+export { setExitCode } from './exit-status.js';
