@@ -1,8 +1,10 @@
+import { execFile } from 'node:child_process';
 import {
   cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readFileSync,
   readdirSync,
   rmSync,
   symlinkSync,
@@ -163,5 +165,61 @@ describe('muster run without a terminal', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  }, 60_000);
+
+  it('loads a vendor SDK only for a run that uses it', async () => {
+    project = cliProject({});
+    const loaded = (args: string[], env: Record<string, string>) =>
+      new Promise<{ code: number; urls: string[] }>((resolve) => {
+        const log = join(project!.dir, `loads-${Math.random()}.log`);
+        execFile(
+          process.execPath,
+          ['--import', join(ROOT, 'test/fixtures/package/record-loads.mjs'), cli.bin, ...args],
+          {
+            cwd: project!.dir,
+            env: { PATH: process.env['PATH'] ?? '', ...project!.env, ...env, MUSTER_LOAD_LOG: log },
+            timeout: 30_000,
+          },
+          (error) => {
+            const urls = existsSync(log) ? readFileSync(log, 'utf8').split('\n') : [];
+            resolve({ code: error ? Number(error.code) : 0, urls });
+          },
+        ).stdin?.end();
+      });
+    const vendor = /\/node_modules\/(openai|@anthropic-ai\/sdk)\//;
+    const list = await loaded(['sessions', 'list'], {});
+    expect(list.code).toBe(0);
+    expect(list.urls.length).toBeGreaterThan(0);
+    expect(list.urls.filter((u) => vendor.test(u))).toEqual([]);
+    // nothing listens on port 9: the request fails, after the SDK was loaded
+    const openai = await loaded(
+      ['run', 'hi', '--model', 'openai:gpt-test', '--base-url', 'http://127.0.0.1:9/v1'],
+      { OPENAI_API_KEY: 'sk-test' },
+    );
+    expect(openai.code).toBe(8);
+    expect(openai.urls.some((u) => /\/node_modules\/openai\//.test(u))).toBe(true);
+  }, 60_000);
+
+  it('shows progress of a long call as it happens', async () => {
+    project = cliProject({ slow: 'slow-server.mjs' });
+    const model = project.turns('turns.json', [
+      { toolCalls: [{ name: 'mcp__slow__progress_sleep', arguments: { steps: 3, stepMs: 20 } }] },
+      { text: 'Done.' },
+    ]);
+    const run = await runMuster(
+      cli.bin,
+      ['run', 'go', '--model', model, '--allow', 'mcp__slow__*'],
+      { cwd: project.dir, env: project.env },
+    );
+    expect(run.code).toBe(0);
+    const lines = run.stderr.split('\n');
+    const progress = lines.filter((l) => l.includes('… mcp__slow__progress_sleep'));
+    expect(progress).toEqual([
+      '  … mcp__slow__progress_sleep 1/3 step 1',
+      '  … mcp__slow__progress_sleep 2/3 step 2',
+      '  … mcp__slow__progress_sleep 3/3 step 3',
+    ]);
+    const done = lines.findIndex((l) => l.startsWith('< mcp__slow__progress_sleep'));
+    expect(done).toBeGreaterThan(lines.indexOf(progress[2]!));
   }, 60_000);
 });
