@@ -60,6 +60,50 @@ describe('muster run on a terminal', () => {
     expect(screen).toMatch(/EXIT=0\b/);
   }, 90_000);
 
+  it('allow always stops asking for that tool; redirect hands the model a message instead', async () => {
+    project = cliProject({ basic: 'basic-server.mjs' });
+    const model = project.turns('turns.json', [
+      { toolCalls: [{ name: 'mcp__basic__echo', arguments: { text: 'one' } }] },
+      { toolCalls: [{ name: 'mcp__basic__echo', arguments: { text: 'two' } }] },
+      { toolCalls: [{ name: 'mcp__basic__add', arguments: { a: 1, b: 1 } }] },
+      { text: 'Understood.' },
+    ]);
+    pane = inTerminal('always', project, ['--json', 'run', 'go', '--model', model]);
+    await pane.waitFor(/Allow mcp__basic__echo \{"text":"one"\}\?/);
+    pane.send(['Down', 'Enter']); // allow always for this session
+    await pane.waitFor(/Allow mcp__basic__add \{"a":1,"b":1\}\?/);
+    expect(pane.screen()).not.toContain('{"text":"two"}?');
+    pane.send(['Down', 'Down', 'Down', 'Enter']); // redirect
+    await pane.waitFor(/Message for the model instead:/);
+    pane.send(['use subtraction instead'], { literal: true });
+    pane.send(['Enter']);
+    const screen = await pane.waitFor(/EXIT=\d+/);
+    expect(screen).toMatch(/EXIT=0\b/);
+    const doc = JSON.parse(screen.slice(screen.indexOf('{\n'), screen.lastIndexOf('}') + 1)) as {
+      sessionId: string;
+      text: string;
+      events: { type: string; toolName?: string; content?: string; decision?: string }[];
+    };
+    expect(doc.text).toBe('Understood.');
+    const echoes = doc.events.filter(
+      (e) => e.type === 'tool.completed' && e.toolName === 'mcp__basic__echo',
+    );
+    expect(echoes.map((e) => e.content)).toEqual(['default: one', 'default: two']);
+    expect(doc.events.filter((e) => e.type === 'tool.approval.requested')).toHaveLength(2);
+    const add = doc.events.find(
+      (e) => e.type === 'tool.completed' && e.toolName === 'mcp__basic__add',
+    );
+    expect(add?.content).toMatch(/redirected/);
+    // the message goes into the transcript as the next instruction
+    const shown = await runMuster(cli.bin, ['--json', 'sessions', 'show', doc.sessionId], {
+      cwd: project.dir,
+      env: project.env,
+    });
+    const state = JSON.parse(shown.stdout) as { messages: { role: string }[] };
+    const messages = JSON.stringify(state.messages);
+    expect(messages).toContain('use subtraction instead');
+  }, 90_000);
+
   it('answers an elicitation form field by field from its schema', async () => {
     project = cliProject({ form: 'form-server.mjs' });
     const model = project.turns('turns.json', [
