@@ -110,10 +110,25 @@ const config = {
       comment:
         "A folder's public face is its index.ts: other folders import src/<folder>/index.ts, never its other files (type-only imports included).",
       severity: 'error',
-      from: { path: '^src/([^/]+)/', pathNot: NOT_TESTS },
+      from: { path: '^src/([^/]+)/', pathNot: ['^src/cli/', ...NOT_TESTS] },
       to: {
         path: '^src/[^/]+/.+',
         pathNot: ['^src/$1/', '^src/[^/]+/index\\.ts$'],
+      },
+    },
+    {
+      name: 'cli-through-index-and-entries',
+      comment:
+        'The muster command imports other folders through their index.ts, or the subpath entry files it loads on demand (providers, SQLite and PostgreSQL stores) with a dynamic import().',
+      severity: 'error',
+      from: { path: '^src/cli/', pathNot: NOT_TESTS },
+      to: {
+        path: '^src/(?!cli/)[^/]+/.+',
+        pathNot: [
+          '^src/[^/]+/index\\.ts$',
+          '^src/providers/(openai|anthropic|ai-sdk)\\.ts$',
+          '^src/session/(sqlite|postgres)\\.ts$',
+        ],
       },
     },
   ],

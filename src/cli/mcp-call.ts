@@ -8,7 +8,7 @@ import { EXIT_CODES } from './exit-codes.js';
 import { collect, parseToolArgs } from './mcp-args.js';
 import { withMcp } from './mcp-session.js';
 import { mcpGroup } from './mcp-group.js';
-import { setExitCode } from './set-exit-code.js';
+import { setExitCode } from './exit-status.js';
 
 interface CallOptions {
   args?: string;

@@ -3,17 +3,19 @@ import { MusterError } from '../errors/index.js';
 import { CliContext } from './cli-context.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT_CODES } from './exit-codes.js';
-export { setExitCode } from './set-exit-code.js';
 import { mcpCommands } from './mcp-commands.js';
 import { mcpAuthCommands } from './mcp-auth-command.js';
+import { exitCodeSetOn } from './exit-status.js';
 import { Output } from './output.js';
+import { runGroup } from './run-group.js';
+import { sessionsGroup } from './sessions-group.js';
 import { CLI_VERSION } from './version.js';
 
 /** A group of commands: adds itself to the program. */
 export type CommandGroup = (program: Command, ctx: CliContext) => void;
 
 /** The command groups of `muster`, in the order `--help` lists them. */
-const GROUPS: readonly CommandGroup[] = [mcpCommands, mcpAuthCommands];
+const GROUPS: readonly CommandGroup[] = [mcpCommands, mcpAuthCommands, runGroup, sessionsGroup];
 
 /**
  * Runs the `muster` command line `argv` (without the node and script paths) against `io`
@@ -41,7 +43,7 @@ export async function runCli(
   for (const group of groups) group(program, ctx);
   let exitCode: number = EXIT_CODES.ok;
   program.hook('postAction', (_this, action) => {
-    const code = (action as Command & { exitCodeSet?: number }).exitCodeSet;
+    const code = exitCodeSetOn(action);
     if (code !== undefined) exitCode = code;
   });
   try {
@@ -56,3 +58,5 @@ export async function runCli(
     return new Output(io, { json: false, color: false }).failure(err);
   }
 }
+
+export { setExitCode } from './exit-status.js';

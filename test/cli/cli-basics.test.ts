@@ -24,7 +24,19 @@ describe('the muster bin', () => {
     expect(help.stdout).toContain('Usage: muster');
     const bad = await runMuster(cli.bin, ['frobnicate']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/error/);
+    expect(bad.stderr).toContain("unknown command 'frobnicate'");
     expect(bad.stdout).toBe('');
+  });
+
+  it('ends quietly when its reader stops early (EPIPE)', async () => {
+    const { execFile } = await import('node:child_process');
+    const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = execFile(process.execPath, [cli.bin, 'mcp', '--help'], (error, _out, stderr) =>
+        resolve({ code: error ? (error.code as number) : 0, stderr }),
+      );
+      child.stdout?.destroy();
+    });
+    expect(result.stderr).not.toContain('EPIPE');
+    expect(result.code).toBe(0);
   });
 });

@@ -1,0 +1,114 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { MusterError } from '../errors/index.js';
+import { scriptedModel } from '../model/index.js';
+import type { ModelClient, ScriptedTurnSpec } from '../model/index.js';
+import type { CliIo } from './cli-io.js';
+
+/** What `--model` / `MUSTER_MODEL` and `--base-url` chose. */
+export interface ModelChoice {
+  readonly model: ModelClient;
+  /** The provider's model name (absent for scripted models). */
+  readonly modelName?: string;
+}
+
+const HOW =
+  'Pass --model provider:name (or set MUSTER_MODEL): openai:<model>, anthropic:<model>, ollama:<model> or scripted:<file.json>.';
+
+/**
+ * Builds the model a run uses from `spec` (`provider:name`). Vendor SDKs are loaded with a
+ * dynamic `import()` only here, so commands that need no model never load one. OpenAI uses
+ * the Responses API; Ollama uses Chat Completions against its OpenAI-compatible endpoint.
+ */
+export async function chooseModel(
+  spec: string | undefined,
+  baseUrl: string | undefined,
+  io: CliIo,
+): Promise<ModelChoice> {
+  const value = spec ?? io.env['MUSTER_MODEL'];
+  if (value === undefined || value === '') {
+    throw new MusterError('INVALID_CONFIGURATION', `No model chosen. ${HOW}`);
+  }
+  const colon = value.indexOf(':');
+  const provider = colon < 0 ? value : value.slice(0, colon);
+  const name = colon < 0 ? '' : value.slice(colon + 1);
+  if (name === '') {
+    throw new MusterError('INVALID_CONFIGURATION', `The model '${value}' names no model. ${HOW}`);
+  }
+  switch (provider) {
+    case 'openai': {
+      const apiKey = requireKey(io, 'OPENAI_API_KEY', 'openai');
+      const { openaiResponses } = await import('../providers/openai.js');
+      return {
+        model: openaiResponses({ apiKey, modelName: name, ...baseURL(baseUrl) }),
+        modelName: name,
+      };
+    }
+    case 'anthropic': {
+      const apiKey = requireKey(io, 'ANTHROPIC_API_KEY', 'anthropic');
+      const { anthropic } = await import('../providers/anthropic.js');
+      return { model: anthropic({ apiKey, modelName: name }), modelName: name };
+    }
+    case 'ollama': {
+      const host = baseUrl ?? io.env['OLLAMA_HOST'] ?? 'http://127.0.0.1:11434/v1';
+      const { openaiChat } = await import('../providers/openai.js');
+      // Ollama ignores the key, but the OpenAI client requires one
+      return {
+        model: openaiChat({ apiKey: 'ollama', baseURL: ollamaBase(host), modelName: name }),
+        modelName: name,
+      };
+    }
+    case 'scripted':
+      return { model: scriptedModel(readTurns(resolve(io.cwd, name))) };
+    default:
+      throw new MusterError(
+        'INVALID_CONFIGURATION',
+        `Unknown model provider '${provider}'. ${HOW}`,
+      );
+  }
+}
+
+function requireKey(io: CliIo, variable: string, provider: string): string {
+  const key = io.env[variable];
+  if (key === undefined || key === '') {
+    throw new MusterError(
+      'INVALID_CONFIGURATION',
+      `The ${provider} provider needs an API key: set ${variable}.`,
+    );
+  }
+  return key;
+}
+
+function baseURL(url: string | undefined): { baseURL?: string } {
+  return url === undefined ? {} : { baseURL: url };
+}
+
+/** `OLLAMA_HOST` is often given as `host:port` or without `/v1`. */
+function ollamaBase(host: string): string {
+  const withScheme = /^https?:\/\//.test(host) ? host : `http://${host}`;
+  return /\/v1\/?$/.test(withScheme) ? withScheme : `${withScheme.replace(/\/$/, '')}/v1`;
+}
+
+/** A JSON file holding an array of scripted turns (`{ text?, reasoning?, toolCalls? }`). */
+function readTurns(file: string): ScriptedTurnSpec[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new MusterError(
+      'INVALID_CONFIGURATION',
+      `Cannot read the scripted model file ${file}: ${(err as Error).message}. Give a JSON array of turns.`,
+      { cause: err },
+    );
+  }
+  const ok =
+    Array.isArray(parsed) &&
+    parsed.every((t) => typeof t === 'object' && t !== null && !Array.isArray(t));
+  if (!ok) {
+    throw new MusterError(
+      'INVALID_CONFIGURATION',
+      `The scripted model file ${file} must hold a JSON array of turns ({ "text", "toolCalls": [{ "name", "arguments" }] }).`,
+    );
+  }
+  return parsed as ScriptedTurnSpec[];
+}

@@ -1,0 +1,37 @@
+import type { Command } from 'commander';
+import type { CliContext } from './cli-context.js';
+import { setExitCode } from './exit-status.js';
+import { addRunOptions } from './run-options.js';
+import type { RunOptions } from './run-session.js';
+import { runSession } from './run-session.js';
+
+/** `muster run "<prompt>"`: one agent run from the terminal (docs/cli.md). */
+export function runGroup(program: Command, ctx: CliContext): void {
+  const run = program
+    .command('run')
+    .description('run the agent on a prompt, with the MCP servers of the project and user files')
+    .argument('<prompt>', 'what to ask')
+    .option('-s, --session <id>', 'continue this session (or start one with this id)');
+  addRunOptions(run)
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ muster run "What files are here?" --model openai:gpt-5-mini
+  $ MUSTER_MODEL=ollama:llama3.2 muster run "Summarize README.md" --allow 'mcp__fs__*'
+  $ muster run "And now?" --session 3f6c…   # continue a session
+  $ muster run "Check it" --model scripted:turns.json --default deny --json`,
+    )
+    .action(
+      async (prompt: string, options: RunOptions & { session?: string }, command: Command) => {
+        const code = await runSession(ctx, options, (agent, signal) =>
+          agent.run({
+            input: prompt,
+            signal,
+            ...(options.session === undefined ? {} : { sessionId: options.session }),
+          }),
+        );
+        setExitCode(command, code);
+      },
+    );
+}

@@ -1,0 +1,180 @@
+import { createAgent } from '../agent/index.js';
+import type { Agent, AgentEvent } from '../agent/index.js';
+import { MusterError, toMusterError } from '../errors/index.js';
+import { mcpConfigPath, readMcpConfigFile } from '../mcp/index.js';
+import type { McpOptions } from '../mcp/index.js';
+import type { AuthorizationRule, PolicyOptions } from '../policy/index.js';
+import type { CliContext } from './cli-context.js';
+import { EXIT_CODES, exitCodeOf } from './exit-codes.js';
+import { chooseModel } from './model-choice.js';
+import { RunPrinter } from './run-printer.js';
+import { openStore } from './store-choice.js';
+import { PromptQueue, SessionAllowances, ttyApprover } from './tty-approver.js';
+import { ttyElicitation } from './tty-elicitation.js';
+
+/** The options `muster run` and `muster sessions resume` share. */
+export interface RunOptions {
+  readonly model?: string;
+  readonly baseUrl?: string;
+  readonly allow?: readonly string[];
+  readonly deny?: readonly string[];
+  readonly default?: 'ask' | 'allow' | 'deny';
+  readonly store?: string;
+  readonly leaseMs?: number;
+  readonly system?: string;
+}
+
+/** How a run is started on the agent: `run()` with a prompt, or `resume()`. */
+export type StartRun = (agent: Agent, signal: AbortSignal) => AsyncIterable<AgentEvent>;
+
+/**
+ * Runs an agent for `muster run` / `muster sessions resume` and returns the exit code:
+ * builds the model, the session store and the policy (prompts on a TTY; `--allow`, `--deny`
+ * and `--default` otherwise, never waiting for input), shows the events as they happen (or
+ * one JSON document at the end with `--json`), and turns Ctrl-C into an abort: the session
+ * is kept and the command exits 130; a second Ctrl-C exits at once.
+ */
+export async function runSession(
+  ctx: CliContext,
+  options: RunOptions,
+  start: StartRun,
+): Promise<number> {
+  const out = ctx.output();
+  const { model, modelName } = await chooseModel(options.model, options.baseUrl, ctx.io);
+  const opened = await openStore(ctx, options.store);
+  const controller = new AbortController();
+  let interrupts = 0;
+  const interrupt = (): void => {
+    interrupts++;
+    if (interrupts > 1) process.exit(EXIT_CODES.aborted);
+    out.notice('Interrupted: stopping the run (Ctrl-C again to quit at once)');
+    controller.abort(new MusterError('ABORTED', 'Interrupted with Ctrl-C'));
+  };
+  process.on('SIGINT', interrupt);
+  const interactive = ctx.io.interactive;
+  const queue = new PromptQueue({
+    io: ctx.io,
+    output: out.options.json ? ctx.io.stderr : ctx.io.stdout,
+    onInterrupt: interrupt,
+  });
+  const allowances = new SessionAllowances();
+  const policyDefault = options.default ?? 'ask';
+  const policy: PolicyOptions = {
+    ...(options.allow ? { allow: [...options.allow] } : {}),
+    ...(options.deny ? { deny: [...options.deny] } : {}),
+    default: policyDefault,
+    rules: [
+      connectUserServers(ctx.workdir(), ctx.home()),
+      ...(interactive ? [allowances.rule()] : []),
+    ],
+    ...(interactive ? { approve: ttyApprover(queue, allowances) } : {}),
+  };
+  const mcp: McpOptions = interactive
+    ? { handlers: { elicitation: ttyElicitation(queue) }, handlerTimeoutMs: 30 * 60_000 }
+    : {};
+  let agent: Agent | undefined;
+  const printer = new RunPrinter(out);
+  const events: AgentEvent[] = [];
+  try {
+    agent = createAgent({
+      model,
+      ...(modelName === undefined ? {} : { modelName }),
+      ...(options.system === undefined ? {} : { system: options.system }),
+      workdir: ctx.workdir(),
+      sessionStore: opened.store,
+      ...(options.leaseMs === undefined ? {} : { sessionLeaseMs: options.leaseMs }),
+      policy,
+      mcp,
+    });
+    let completed: Extract<AgentEvent, { type: 'session.completed' }> | undefined;
+    for await (const event of start(agent, controller.signal)) {
+      if (event.type !== 'model.delta') events.push(event);
+      if (event.type === 'session.completed') completed = event;
+      printer.show(event);
+    }
+    const refused = refusedCalls(events);
+    // a script that could not answer an approval learns it from the exit code (docs/cli.md)
+    const code = !interactive && refused.length > 0 ? EXIT_CODES.denied : EXIT_CODES.ok;
+    if (out.options.json) {
+      out.json({
+        sessionId: printer.sessionId,
+        status: 'completed',
+        text: completed?.content ?? '',
+        usage: completed?.usage,
+        refusedCalls: refused,
+        events: events.map(jsonEvent),
+      });
+    } else if (refused.length > 0 && !interactive) {
+      out.notice(
+        `${refused.length} tool call(s) refused without a person to ask: allow them with --allow <pattern> or --default allow.`,
+      );
+    }
+    return code;
+  } catch (err) {
+    printer.endLine();
+    const error = MusterError.isInstance(err)
+      ? err
+      : toMusterError(err, 'INTERNAL_ERROR', 'The run failed unexpectedly');
+    const sessionId = printer.sessionId;
+    if (out.options.json) {
+      out.json({
+        sessionId,
+        status: 'failed',
+        error: { code: error.code, message: error.message },
+        refusedCalls: refusedCalls(events),
+        events: events.map(jsonEvent),
+      });
+    }
+    ctx.io.stderr.write(`${out.paint('red', `error [${error.code}]`)}: ${error.message}\n`);
+    if (sessionId !== undefined)
+      out.notice(`The session is kept: muster sessions show ${sessionId}`);
+    return exitCodeOf(error.code);
+  } finally {
+    process.off('SIGINT', interrupt);
+    await agent?.close().catch(() => undefined);
+    await opened.close().catch(() => undefined);
+  }
+}
+
+/**
+ * Connecting to the servers of the user's own file (`MUSTER_HOME/mcp.json`) is allowed: the
+ * person who runs `muster` declared them. A project file's servers (`.muster/mcp.json`, which
+ * comes with a cloned repository) are not: on a terminal they are asked for like a tool call,
+ * otherwise they need `--allow mcp_connect:<server>` (or `--default allow`). `--deny
+ * mcp_connect:<server>` refuses one either way (denials come first).
+ */
+function connectUserServers(workdir: string, home: string): AuthorizationRule {
+  const user = new Set(
+    readMcpConfigFile(mcpConfigPath('user', workdir, home), 'user').map((s) => s.name),
+  );
+  const project = new Set(
+    readMcpConfigFile(mcpConfigPath('project', workdir, home), 'project').map((s) => s.name),
+  );
+  return {
+    id: 'cli-connect-user-servers',
+    authorize: (request) =>
+      request.kind === 'connection' &&
+      request.server !== undefined &&
+      user.has(request.server) &&
+      !project.has(request.server)
+        ? 'allow'
+        : undefined,
+  };
+}
+
+/** The calls the policy refused in a run (denied, or needing an approval nobody could give). */
+function refusedCalls(events: readonly AgentEvent[]): { toolName: string; code: string }[] {
+  return events.flatMap((e) =>
+    e.type === 'tool.completed' &&
+    (e.errorCode === 'TOOL_DENIED' || e.errorCode === 'TOOL_APPROVAL_REQUIRED')
+      ? [{ toolName: e.toolName, code: e.errorCode }]
+      : [],
+  );
+}
+
+/** An event as JSON: errors as `{ code, message }`. */
+function jsonEvent(event: AgentEvent): unknown {
+  if (event.type === 'session.failed')
+    return { ...event, error: { code: event.error.code, message: event.error.message } };
+  return event;
+}

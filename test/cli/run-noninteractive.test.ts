@@ -1,0 +1,253 @@
+import { execFile } from 'node:child_process';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../package/built-package.js';
+import { buildCli, runMuster } from '../support/cli.js';
+import { cliProject } from '../support/cli-project.js';
+import type { CliProject } from '../support/cli-project.js';
+
+// `muster run` without a terminal (stdin closed, as in scripts and CI): it never waits for
+// input, --allow/--deny/--default decide, and the exit code says when calls were refused.
+
+let cli: ReturnType<typeof buildCli>;
+beforeAll(() => {
+  cli = buildCli();
+}, 120_000);
+afterAll(() => cli.cleanup());
+
+let project: CliProject | undefined;
+afterEach(() => {
+  project?.cleanup();
+  project = undefined;
+});
+
+interface RunDocument {
+  sessionId: string;
+  status: string;
+  text: string;
+  usage: { inputTokens: number; outputTokens: number };
+  refusedCalls: { toolName: string; code: string }[];
+  events: { type: string; toolName?: string; errorCode?: string }[];
+}
+
+describe('muster run without a terminal', () => {
+  it('with --default ask refuses the call nobody can approve, finishes and exits 5', async () => {
+    project = cliProject({ basic: 'basic-server.mjs' });
+    const model = project.turns('turns.json', [
+      { toolCalls: [{ name: 'mcp__basic__add', arguments: { a: 1, b: 2 } }] },
+      { text: 'Could not add.' },
+    ]);
+    const started = Date.now();
+    const run = await runMuster(cli.bin, ['run', 'add', '--model', model, '--default', 'ask'], {
+      cwd: project.dir,
+      env: project.env,
+      timeoutMs: 30_000,
+    });
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(run.code).toBe(5);
+    expect(run.stdout).toBe('Could not add.\n');
+    expect(run.stderr).toMatch(/x mcp__basic__add \[TOOL_APPROVAL_REQUIRED\]/);
+    expect(run.stderr).toContain('--allow <pattern>');
+  }, 60_000);
+
+  it("connects a cloned project's servers only when --allow names them", async () => {
+    project = cliProject({ basic: 'basic-server.mjs' }, 'project');
+    const turns = [
+      { toolCalls: [{ name: 'mcp__basic__add', arguments: { a: 1, b: 2 } }] },
+      { text: 'done' },
+    ];
+    const model = project.turns('turns.json', turns);
+    const args = ['--json', 'run', 'add', '--model', model, '--allow', 'mcp__basic__add'];
+    const refused = await runMuster(cli.bin, args, { cwd: project.dir, env: project.env });
+    const doc = JSON.parse(refused.stdout) as RunDocument & {
+      events: { type: string; server?: string; status?: string }[];
+    };
+    // never connected: the tool does not exist for the model
+    expect(
+      doc.events.filter((e) => e.type === 'mcp.server.status' && e.status === 'connected'),
+    ).toEqual([]);
+    expect(doc.events.find((e) => e.type === 'tool.completed')).toMatchObject({
+      errorCode: 'TOOL_NOT_FOUND',
+    });
+    const allowed = await runMuster(cli.bin, [...args, '--allow', 'mcp_connect:basic'], {
+      cwd: project.dir,
+      env: project.env,
+    });
+    expect(allowed.code, allowed.stderr).toBe(0);
+    const ok = JSON.parse(allowed.stdout) as RunDocument;
+    expect(ok.events.find((e) => e.type === 'tool.completed')).not.toHaveProperty('errorCode');
+  }, 60_000);
+
+  it('runs allowed calls, refuses denied ones, and prints one JSON document with --json', async () => {
+    project = cliProject({ basic: 'basic-server.mjs' });
+    const model = project.turns('turns.json', [
+      {
+        toolCalls: [
+          { name: 'mcp__basic__echo', arguments: { text: 'hello' } },
+          { name: 'mcp__basic__add', arguments: { a: 1, b: 2 } },
+        ],
+      },
+      { text: 'Echoed, not added.' },
+    ]);
+    const run = await runMuster(
+      cli.bin,
+      [
+        '--json',
+        'run',
+        'go',
+        '--model',
+        model,
+        '--allow',
+        'mcp__basic__echo',
+        '--deny',
+        'mcp__basic__add',
+      ],
+      { cwd: project.dir, env: project.env },
+    );
+    expect(run.code).toBe(5);
+    const doc = JSON.parse(run.stdout) as RunDocument;
+    expect(doc).toMatchObject({ status: 'completed', text: 'Echoed, not added.' });
+    expect(doc.sessionId).toMatch(/^session_/);
+    expect(doc.usage.outputTokens).toBeGreaterThan(0);
+    expect(doc.refusedCalls).toEqual([{ toolName: 'mcp__basic__add', code: 'TOOL_DENIED' }]);
+    const completed = doc.events.filter((e) => e.type === 'tool.completed');
+    expect(completed.map((e) => [e.toolName, e.errorCode ?? null])).toEqual([
+      ['mcp__basic__echo', null],
+      ['mcp__basic__add', 'TOOL_DENIED'],
+    ]);
+    expect(doc.events.some((e) => e.type === 'model.delta')).toBe(false);
+  }, 60_000);
+
+  it('streams the text, exits 0 when nothing was refused, and keeps the session in SQLite under MUSTER_HOME', async () => {
+    project = cliProject({ basic: 'basic-server.mjs' });
+    const model = project.turns('turns.json', [
+      { toolCalls: [{ name: 'mcp__basic__echo', arguments: { text: 'x' } }] },
+      { text: 'The echo said x.' },
+    ]);
+    const run = await runMuster(cli.bin, ['run', 'echo', '--model', model, '--default', 'allow'], {
+      cwd: project.dir,
+      env: project.env,
+    });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('The echo said x.\n');
+    expect(run.stderr).toMatch(/> mcp__basic__echo \{"text":"x"\}/);
+    expect(run.stderr).toMatch(/< mcp__basic__echo: default: x/);
+    expect(existsSync(join(project.home, 'sessions.sqlite'))).toBe(true);
+    const list = await runMuster(cli.bin, ['--json', 'sessions', 'list'], {
+      cwd: project.dir,
+      env: project.env,
+    });
+    const { sessions } = JSON.parse(list.stdout) as { sessions: { status: string }[] };
+    expect(sessions.map((s) => s.status)).toEqual(['completed']);
+  }, 60_000);
+
+  it('refuses a missing model, an unknown provider and a missing API key with exit 2', async () => {
+    const none = await runMuster(cli.bin, ['run', 'hi']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/error \[INVALID_CONFIGURATION\]: No model chosen.*MUSTER_MODEL/);
+    const unknown = await runMuster(cli.bin, ['run', 'hi', '--model', 'acme:big']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/Unknown model provider 'acme'/);
+    const keyless = await runMuster(cli.bin, ['run', 'hi'], {
+      env: { MUSTER_MODEL: 'openai:gpt-5-mini' },
+    });
+    expect(keyless.code).toBe(2);
+    expect(keyless.stderr).toMatch(/set OPENAI_API_KEY/);
+    const anthropic = await runMuster(cli.bin, ['run', 'hi', '--model', 'anthropic:claude-x']);
+    expect(anthropic.stderr).toMatch(/set ANTHROPIC_API_KEY/);
+  }, 60_000);
+
+  it('without better-sqlite3 installed, says how to install it and keeps sessions in memory', async () => {
+    // the built package in a folder whose node_modules has every dependency but the driver
+    const dir = mkdtempSync(join(tmpdir(), 'muster-no-sqlite-'));
+    try {
+      cpSync(join(cli.dir, 'dist'), join(dir, 'dist'), { recursive: true });
+      cpSync(join(cli.dir, 'package.json'), join(dir, 'package.json'));
+      mkdirSync(join(dir, 'node_modules'));
+      for (const name of readdirSync(join(ROOT, 'node_modules'))) {
+        if (name === 'better-sqlite3' || name.startsWith('.')) continue;
+        symlinkSync(join(ROOT, 'node_modules', name), join(dir, 'node_modules', name));
+      }
+      project = cliProject({});
+      const model = project.turns('turns.json', [{ text: 'Hello.' }]);
+      const bin = join(dir, 'dist', 'cli', 'main.js');
+      const run = await runMuster(bin, ['run', 'hi', '--model', model], {
+        cwd: project.dir,
+        env: project.env,
+      });
+      expect(run.code).toBe(0);
+      expect(run.stdout).toBe('Hello.\n');
+      expect(run.stderr).toContain('npm i better-sqlite3');
+      expect(existsSync(join(project.home, 'sessions.sqlite'))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('loads a vendor SDK only for a run that uses it', async () => {
+    project = cliProject({});
+    const loaded = (args: string[], env: Record<string, string>) =>
+      new Promise<{ code: number; urls: string[] }>((resolve) => {
+        const log = join(project!.dir, `loads-${Math.random()}.log`);
+        execFile(
+          process.execPath,
+          ['--import', join(ROOT, 'test/fixtures/package/record-loads.mjs'), cli.bin, ...args],
+          {
+            cwd: project!.dir,
+            env: { PATH: process.env['PATH'] ?? '', ...project!.env, ...env, MUSTER_LOAD_LOG: log },
+            timeout: 30_000,
+          },
+          (error) => {
+            const urls = existsSync(log) ? readFileSync(log, 'utf8').split('\n') : [];
+            resolve({ code: error ? Number(error.code) : 0, urls });
+          },
+        ).stdin?.end();
+      });
+    const vendor = /\/node_modules\/(openai|@anthropic-ai\/sdk)\//;
+    const list = await loaded(['sessions', 'list'], {});
+    expect(list.code).toBe(0);
+    expect(list.urls.length).toBeGreaterThan(0);
+    expect(list.urls.filter((u) => vendor.test(u))).toEqual([]);
+    // nothing listens on port 9: the request fails, after the SDK was loaded
+    const openai = await loaded(
+      ['run', 'hi', '--model', 'openai:gpt-test', '--base-url', 'http://127.0.0.1:9/v1'],
+      { OPENAI_API_KEY: 'sk-test' },
+    );
+    expect(openai.code).toBe(8);
+    expect(openai.urls.some((u) => /\/node_modules\/openai\//.test(u))).toBe(true);
+  }, 60_000);
+
+  it('shows progress of a long call as it happens', async () => {
+    project = cliProject({ slow: 'slow-server.mjs' });
+    const model = project.turns('turns.json', [
+      { toolCalls: [{ name: 'mcp__slow__progress_sleep', arguments: { steps: 3, stepMs: 20 } }] },
+      { text: 'Done.' },
+    ]);
+    const run = await runMuster(
+      cli.bin,
+      ['run', 'go', '--model', model, '--allow', 'mcp__slow__*'],
+      { cwd: project.dir, env: project.env },
+    );
+    expect(run.code).toBe(0);
+    const lines = run.stderr.split('\n');
+    const progress = lines.filter((l) => l.includes('… mcp__slow__progress_sleep'));
+    expect(progress).toEqual([
+      '  … mcp__slow__progress_sleep 1/3 step 1',
+      '  … mcp__slow__progress_sleep 2/3 step 2',
+      '  … mcp__slow__progress_sleep 3/3 step 3',
+    ]);
+    const done = lines.findIndex((l) => l.startsWith('< mcp__slow__progress_sleep'));
+    expect(done).toBeGreaterThan(lines.indexOf(progress[2]!));
+  }, 60_000);
+});

@@ -1,0 +1,52 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { buildCli, runMuster } from '../support/cli.js';
+import { cliProject } from '../support/cli-project.js';
+import type { CliProject } from '../support/cli-project.js';
+import { databaseUrl } from '../support/database.js';
+
+// `--store postgres://…`: the same commands over a shared PostgreSQL store.
+
+const url = databaseUrl();
+
+let cli: ReturnType<typeof buildCli>;
+beforeAll(() => {
+  cli = buildCli();
+}, 120_000);
+afterAll(() => cli.cleanup());
+
+let project: CliProject | undefined;
+afterEach(() => {
+  project?.cleanup();
+  project = undefined;
+});
+
+describe.skipIf(!url)('muster sessions with --store postgres://', () => {
+  it('runs into PostgreSQL and lists and shows the session from there', async () => {
+    project = cliProject({});
+    const model = project.turns('t.json', [{ text: 'Kept in PostgreSQL.' }]);
+    const opts = { cwd: project.dir, env: project.env };
+    const run = await runMuster(
+      cli.bin,
+      ['--json', 'run', 'hi', '--model', model, '--store', url!],
+      opts,
+    );
+    expect(run.code).toBe(0);
+    const { sessionId } = JSON.parse(run.stdout) as { sessionId: string };
+    const list = await runMuster(cli.bin, ['--json', 'sessions', 'list', '--store', url!], opts);
+    const { sessions } = JSON.parse(list.stdout) as { sessions: { id: string; status: string }[] };
+    expect(sessions.find((s) => s.id === sessionId)).toMatchObject({ status: 'completed' });
+    const show = await runMuster(cli.bin, ['sessions', 'show', sessionId, '--store', url!], opts);
+    expect(show.stdout).toContain('assistant: Kept in PostgreSQL.');
+    // the local file is not used
+    const local = await runMuster(cli.bin, ['--json', 'sessions', 'list'], opts);
+    expect(JSON.parse(local.stdout)).toEqual({ sessions: [] });
+  }, 60_000);
+});
+
+describe('muster sessions --store', () => {
+  it('refuses a --store that is no postgres:// URL (exit 2)', async () => {
+    const bad = await runMuster(cli.bin, ['sessions', 'list', '--store', 'mysql://x']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--store takes a postgres:\/\//);
+  });
+});
