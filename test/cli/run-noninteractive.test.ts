@@ -70,8 +70,8 @@ describe('muster run without a terminal', () => {
     const model = project.turns('turns.json', turns);
     const args = ['--json', 'run', 'add', '--model', model, '--allow', 'mcp__basic__add'];
     const refused = await runMuster(cli.bin, args, { cwd: project.dir, env: project.env });
-    const doc = JSON.parse(refused.stdout) as RunDocument & {
-      events: { type: string; server?: string; status?: string }[];
+    const doc = JSON.parse(refused.stdout) as Omit<RunDocument, 'events'> & {
+      events: { type: string; status?: string; errorCode?: string }[];
     };
     // never connected: the tool does not exist for the model
     expect(
