@@ -9,6 +9,7 @@ import type { CliContext } from './cli-context.js';
 import { mcpGroup } from './mcp-group.js';
 import { browserProgram, openBrowser } from './open-browser.js';
 import { signedInOrigins } from './stored-oauth.js';
+import { withSpinner } from './spinner.js';
 import { chooseStore } from './token-store-choice.js';
 
 interface AuthOptions {
@@ -82,7 +83,9 @@ async function auth(ctx: CliContext, name: string, opts: AuthOptions): Promise<v
         out.notice(`Could not open a browser (${outcome.reason}): open the URL above yourself.`);
     });
     out.notice(`Waiting up to ${timeoutS} s for the sign-in...`);
-    return listener.nextCallback(signal);
+    return withSpinner(ctx.io, out.options, 'Waiting for the sign-in in the browser', () =>
+      listener.nextCallback(signal),
+    );
   };
   const manager = new McpClientManager(
     {},

@@ -7,6 +7,7 @@ import type { CliContext } from './cli-context.js';
 import { EXIT_CODES } from './exit-codes.js';
 import { collect, parseToolArgs } from './mcp-args.js';
 import { withMcp } from './mcp-session.js';
+import { withSpinner } from './spinner.js';
 import { mcpGroup } from './mcp-group.js';
 import { setExitCode } from './exit-status.js';
 
@@ -75,78 +76,81 @@ export function mcpCallCommand(program: Command, ctx: CliContext): void {
     };
     const policy = new ToolPolicy(options);
     const connectPolicy: PolicyOptions = { ...options, allow: ['mcp_connect:*', ...o.allow] };
-    const view = await withMcp(
-      ctx,
-      async (manager) => {
-        const tool = (await manager.listTools(server)).find((t) => t.name === toolName);
-        const modelName =
-          manager
-            .list()
-            .find((s) => s.name === server)
-            ?.tools.find((t) => t.originalName === toolName)?.name ?? `mcp__${server}__${toolName}`;
-        if (!tool)
-          throw new ToolError(
-            'TOOL_NOT_FOUND',
-            `MCP server '${server}' has no tool '${toolName}': see 'muster mcp tools ${server}'.`,
-            { toolName: modelName },
-          );
-        // the order of a run: arguments checked first, then the policy decides
-        const checked = await validateJsonSchema(tool.inputSchema, args);
-        if (!checked.success)
-          throw new ToolError(
-            'TOOL_ARGUMENTS_INVALID',
-            `Invalid arguments for '${toolName}': ${formatIssues(checked.issues)}. Fix --args/--arg and call again.`,
-            { toolName: modelName },
-          );
-        const decision = await policy.authorize(
-          {
-            kind: 'tool',
-            capability: modelName,
-            toolName: modelName,
-            source: 'mcp',
-            server,
-            originalName: toolName,
-            arguments: args,
-            ...(tool.annotations ? { annotations: tool.annotations } : {}),
-            sessionId: 'cli',
-            runId: 'mcp-call',
-          },
-          { signal: new AbortController().signal },
-        );
-        if (decision.decision !== 'allow')
-          throw new ToolError(
-            decision.code ?? 'TOOL_DENIED',
-            `The policy refused ${modelName} (${decision.stage}: ${decision.reason ?? decision.decision}): change --allow, --deny or --default.`,
-            { toolName: modelName },
-          );
-        const result = normalizeToolReturn(
-          await manager.callTool(server, toolName, args),
-          modelName,
-        );
-        return {
-          server,
-          tool: toolName,
-          modelName,
-          policy: decisionView(decision),
-          result: {
-            content: result.content,
-            ...(result.isError ? { isError: true } : {}),
-            ...(result.structured !== undefined ? { structured: result.structured } : {}),
-            ...(result.blobs && result.blobs.length > 0
-              ? {
-                  blobs: result.blobs.map((b) => ({
-                    kind: b.kind,
-                    mimeType: b.mimeType,
-                    bytes: Math.floor((b.data.length * 3) / 4),
-                  })),
-                }
-              : {}),
-          },
-        };
-      },
-      connectPolicy,
-    );
     const out = ctx.output();
+    const view = await withSpinner(ctx.io, out.options, `Calling ${server} ${toolName}`, () =>
+      withMcp(
+        ctx,
+        async (manager) => {
+          const tool = (await manager.listTools(server)).find((t) => t.name === toolName);
+          const modelName =
+            manager
+              .list()
+              .find((s) => s.name === server)
+              ?.tools.find((t) => t.originalName === toolName)?.name ??
+            `mcp__${server}__${toolName}`;
+          if (!tool)
+            throw new ToolError(
+              'TOOL_NOT_FOUND',
+              `MCP server '${server}' has no tool '${toolName}': see 'muster mcp tools ${server}'.`,
+              { toolName: modelName },
+            );
+          // the order of a run: arguments checked first, then the policy decides
+          const checked = await validateJsonSchema(tool.inputSchema, args);
+          if (!checked.success)
+            throw new ToolError(
+              'TOOL_ARGUMENTS_INVALID',
+              `Invalid arguments for '${toolName}': ${formatIssues(checked.issues)}. Fix --args/--arg and call again.`,
+              { toolName: modelName },
+            );
+          const decision = await policy.authorize(
+            {
+              kind: 'tool',
+              capability: modelName,
+              toolName: modelName,
+              source: 'mcp',
+              server,
+              originalName: toolName,
+              arguments: args,
+              ...(tool.annotations ? { annotations: tool.annotations } : {}),
+              sessionId: 'cli',
+              runId: 'mcp-call',
+            },
+            { signal: new AbortController().signal },
+          );
+          if (decision.decision !== 'allow')
+            throw new ToolError(
+              decision.code ?? 'TOOL_DENIED',
+              `The policy refused ${modelName} (${decision.stage}: ${decision.reason ?? decision.decision}): change --allow, --deny or --default.`,
+              { toolName: modelName },
+            );
+          const result = normalizeToolReturn(
+            await manager.callTool(server, toolName, args),
+            modelName,
+          );
+          return {
+            server,
+            tool: toolName,
+            modelName,
+            policy: decisionView(decision),
+            result: {
+              content: result.content,
+              ...(result.isError ? { isError: true } : {}),
+              ...(result.structured !== undefined ? { structured: result.structured } : {}),
+              ...(result.blobs && result.blobs.length > 0
+                ? {
+                    blobs: result.blobs.map((b) => ({
+                      kind: b.kind,
+                      mimeType: b.mimeType,
+                      bytes: Math.floor((b.data.length * 3) / 4),
+                    })),
+                  }
+                : {}),
+            },
+          };
+        },
+        connectPolicy,
+      ),
+    );
     if (out.options.json) out.json(view);
     else out.line(view.result.content);
     if (view.result.isError) setExitCode(command, EXIT_CODES.tool);

@@ -4,6 +4,7 @@ import type { CliContext } from './cli-context.js';
 import type { Output } from './output.js';
 import { describeFileServer, fileServers, targetOf } from './mcp-get.js';
 import { withMcp } from './mcp-session.js';
+import { withSpinner } from './spinner.js';
 import { mcpGroup } from './mcp-group.js';
 
 const EXAMPLES = `
@@ -51,10 +52,12 @@ export function mcpListCommand(program: Command, ctx: CliContext): void {
           out.line(`${s.name}  ${s.scope}  ${s.config.type ?? 'stdio'}  ${targetOf(s)}`);
         return;
       }
-      const statuses = await withMcp(ctx, async (manager) => {
-        await manager.connectAll();
-        return manager.list();
-      });
+      const statuses = await withSpinner(ctx.io, out.options, 'Connecting to the MCP servers', () =>
+        withMcp(ctx, async (manager) => {
+          await manager.connectAll();
+          return manager.list();
+        }),
+      );
       if (out.options.json) {
         out.json({ servers: statuses.map(statusView) });
         return;

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { CliContext } from './cli-context.js';
 import { withMcp } from './mcp-session.js';
+import { withSpinner } from './spinner.js';
 import { mcpGroup } from './mcp-group.js';
 
 const EXAMPLES = `
@@ -20,25 +21,27 @@ export function mcpToolsCommand(program: Command, ctx: CliContext): void {
     .argument('<name>', 'the server')
     .addHelpText('after', EXAMPLES)
     .action(async (name: string) => {
-      const tools = await withMcp(ctx, async (manager) => {
-        const listed = await manager.listTools(name);
-        const names = new Map(
-          (manager.list().find((s) => s.name === name)?.tools ?? []).map((t) => [
-            t.originalName,
-            t.name,
-          ]),
-        );
-        return listed.map((t) => ({
-          name: t.name,
-          modelName: names.get(t.name) ?? `mcp__${name}__${t.name}`,
-          ...(t.title !== undefined ? { title: t.title } : {}),
-          ...(t.description !== undefined ? { description: t.description } : {}),
-          ...(t.annotations !== undefined ? { annotations: t.annotations } : {}),
-          inputSchema: t.inputSchema,
-          ...(t.outputSchema !== undefined ? { outputSchema: t.outputSchema } : {}),
-        }));
-      });
       const out = ctx.output();
+      const tools = await withSpinner(ctx.io, out.options, `Connecting to '${name}'`, () =>
+        withMcp(ctx, async (manager) => {
+          const listed = await manager.listTools(name);
+          const names = new Map(
+            (manager.list().find((s) => s.name === name)?.tools ?? []).map((t) => [
+              t.originalName,
+              t.name,
+            ]),
+          );
+          return listed.map((t) => ({
+            name: t.name,
+            modelName: names.get(t.name) ?? `mcp__${name}__${t.name}`,
+            ...(t.title !== undefined ? { title: t.title } : {}),
+            ...(t.description !== undefined ? { description: t.description } : {}),
+            ...(t.annotations !== undefined ? { annotations: t.annotations } : {}),
+            inputSchema: t.inputSchema,
+            ...(t.outputSchema !== undefined ? { outputSchema: t.outputSchema } : {}),
+          }));
+        }),
+      );
       if (out.options.json) {
         out.json({ server: name, tools });
         return;
