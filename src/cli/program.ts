@@ -6,6 +6,7 @@ import { EXIT_CODES } from './exit-codes.js';
 import { mcpCommands } from './mcp-commands.js';
 import { mcpAuthCommands } from './mcp-auth-command.js';
 import { exitCodeSetOn } from './exit-status.js';
+import { addHelpExamples } from './help-examples.js';
 import { Output } from './output.js';
 import { runGroup } from './run-group.js';
 import { sessionsGroup } from './sessions-group.js';
@@ -41,6 +42,7 @@ export async function runCli(
       writeErr: (s) => io.stderr.write(s),
     });
   for (const group of groups) group(program, ctx);
+  addHelpExamples(program);
   let exitCode: number = EXIT_CODES.ok;
   program.hook('postAction', (_this, action) => {
     const code = exitCodeSetOn(action);
@@ -52,11 +54,25 @@ export async function runCli(
   } catch (err) {
     if (err instanceof CommanderError) {
       // --help and --version end here too, with code 0
-      return err.exitCode === 0 ? EXIT_CODES.ok : EXIT_CODES.usage;
+      if (err.exitCode === 0) return EXIT_CODES.ok;
+      // commander printed its text on stderr; with --json, stdout still gets its one document
+      if (jsonRequested(argv)) {
+        const message = err.message.replace(/^error: /, '');
+        new Output(io, { json: true, color: false }).json({
+          error: { code: 'INVALID_CONFIGURATION', message },
+        });
+      }
+      return EXIT_CODES.usage;
     }
     if (MusterError.isInstance(err)) return ctx.output().failure(err);
     return new Output(io, { json: false, color: false }).failure(err);
   }
+}
+
+/** Whether `--json` is on the command line (before a `--`), even when parsing failed. */
+function jsonRequested(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
 }
 
 export { setExitCode } from './exit-status.js';

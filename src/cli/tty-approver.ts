@@ -1,4 +1,3 @@
-import { input, select } from '@inquirer/prompts';
 import type { ApprovalAnswer, AuthorizationRequest, AuthorizationRule } from '../policy/index.js';
 import type { CliIo } from './cli-io.js';
 
@@ -60,6 +59,8 @@ export function ttyApprover(queue: PromptQueue, allowances: SessionAllowances) {
   return (request: AuthorizationRequest, signal: AbortSignal): Promise<ApprovalAnswer> =>
     queue.run<ApprovalAnswer>(
       async (context) => {
+        // loaded only here, on the TTY path: the prompts need Node >= 20.17 (docs/cli.md)
+        const { input, select } = await import('@inquirer/prompts');
         const what = describeRequest(request);
         const choice = await select<Choice>(
           {

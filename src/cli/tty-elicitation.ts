@@ -1,6 +1,9 @@
-import { confirm, input, number, select } from '@inquirer/prompts';
+import type * as InquirerPrompts from '@inquirer/prompts';
 import type { McpElicitationAnswer, McpElicitationRequest } from '../mcp/index.js';
 import type { PromptContext, PromptQueue } from './tty-approver.js';
+
+/** The prompt functions, loaded on the TTY path only. */
+type Prompts = typeof InquirerPrompts;
 
 interface FieldSchema {
   readonly type?: string;
@@ -23,6 +26,9 @@ export function ttyElicitation(queue: PromptQueue) {
   return (request: McpElicitationRequest, origin: { signal: AbortSignal }) =>
     queue.run<McpElicitationAnswer>(
       async (context) => {
+        // loaded only here, on the TTY path: the prompts need Node >= 20.17 (docs/cli.md)
+        const prompts = await import('@inquirer/prompts');
+        const { confirm, select } = prompts;
         context.output.write(`\n[${request.server}] ${request.message}\n`);
         if (request.mode === 'url') {
           context.output.write(`Open this URL: ${request.url ?? ''}\n`);
@@ -40,7 +46,7 @@ export function ttyElicitation(queue: PromptQueue) {
           context,
         );
         if (answer === 'decline') return { action: 'decline' };
-        return { action: 'accept', content: await fillForm(request, context) };
+        return { action: 'accept', content: await fillForm(request, context, prompts) };
       },
       origin.signal,
       { action: 'cancel' },
@@ -50,13 +56,14 @@ export function ttyElicitation(queue: PromptQueue) {
 async function fillForm(
   request: McpElicitationRequest,
   context: PromptContext,
+  prompts: Prompts,
 ): Promise<Record<string, unknown>> {
   const schema = request.requestedSchema ?? {};
   const properties = (schema['properties'] ?? {}) as Record<string, FieldSchema>;
   const required = new Set((schema['required'] ?? []) as string[]);
   const content: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(properties)) {
-    const value = await askField(key, field, required.has(key), context);
+    const value = await askField(key, field, required.has(key), context, prompts);
     if (value !== undefined && value !== '') content[key] = value;
   }
   return content;
@@ -67,6 +74,7 @@ async function askField(
   field: FieldSchema,
   required: boolean,
   context: PromptContext,
+  { confirm, input, number, select }: Prompts,
 ): Promise<unknown> {
   const message = `${field.title ?? key}${field.description ? ` (${field.description})` : ''}${required ? '' : ' [optional]'}:`;
   const options = enumOptions(field);
