@@ -17,11 +17,13 @@ const EXAMPLES = `
 Examples:
   $ muster mcp add everything -- npx -y @modelcontextprotocol/server-everything stdio
   $ muster mcp add files --env ROOT=/srv/data -- node ./files-server.js
-  $ muster mcp add docs --transport http https://mcp.example.com/mcp --header 'Authorization: Bearer $TOKEN'
+  $ muster mcp add docs --scope user --transport http https://mcp.example.com/mcp --header "Authorization: Bearer $TOKEN"
   $ muster mcp add local --scope user --transport http http://127.0.0.1:3000/mcp
 
 The declaration is checked as createAgent checks it, and written atomically to
 <workdir>/.muster/mcp.json (--scope project, the default) or MUSTER_HOME/mcp.json (--scope user).
+Values are stored verbatim: the shell expands "$TOKEN" above, so put secrets in the user file,
+never in a project file that is committed.
 Exit codes: 0 added, 2 invalid input or the name exists (nothing is written).`;
 
 function usage(message: string, field: string): MusterError {

@@ -67,6 +67,12 @@ describe('the muster bin', () => {
     }
     const root = await runMuster(cli.bin, ['--help']);
     expect(root.stdout).toContain('130 interrupted');
+    // a header example that stores the token, not a literal $TOKEN, and not in the project file
+    const add = await runMuster(cli.bin, ['mcp', 'add', '--help']);
+    expect(add.stdout).toContain('--scope user');
+    expect(add.stdout).toContain('--header "Authorization: Bearer $TOKEN"');
+    expect(add.stdout).not.toContain("'Authorization");
+    expect(add.stdout).toContain('stored verbatim');
   });
 
   it('does not load the prompt library for --version or mcp list --no-connect', async () => {
