@@ -123,21 +123,6 @@ describe('muster run without a terminal', () => {
     expect(denied.stderr).toMatch(/! server basic disabled \[TOOL_DENIED\]/);
   }, 60_000);
 
-  it('closes the session store when the setup fails (an invalid project mcp.json)', async () => {
-    project = cliProject({});
-    writeFileSync(join(project.dir, '.muster', 'mcp.json'), '{ "mcpServers": { "x": 1 } }');
-    const model = project.turns('turns.json', [{ text: 'never' }]);
-    const run = await runMuster(cli.bin, ['run', 'hi', '--model', model], {
-      cwd: project.dir,
-      env: project.env,
-    });
-    expect(run.code, run.stderr).toBe(2);
-    expect(run.stderr).toMatch(/error \[INVALID_CONFIGURATION\]/);
-    // SQLite removes its -wal file only when the store is closed
-    expect(existsSync(join(project.home, 'sessions.sqlite'))).toBe(true);
-    expect(existsSync(join(project.home, 'sessions.sqlite-wal'))).toBe(false);
-  }, 60_000);
-
   it('keeps MUSTER_HOME and the sessions file private (0700, 0600)', async () => {
     project = cliProject({});
     const home = join(project.dir, 'fresh-home');
