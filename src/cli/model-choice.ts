@@ -83,10 +83,29 @@ function baseURL(url: string | undefined): { baseURL?: string } {
   return url === undefined ? {} : { baseURL: url };
 }
 
-/** `OLLAMA_HOST` is often given as `host:port` or without `/v1`. */
-function ollamaBase(host: string): string {
-  const withScheme = /^https?:\/\//.test(host) ? host : `http://${host}`;
-  return /\/v1\/?$/.test(withScheme) ? withScheme : `${withScheme.replace(/\/$/, '')}/v1`;
+/**
+ * The OpenAI-compatible base URL of an Ollama server given as `OLLAMA_HOST` or `--base-url`,
+ * which is often `host`, `host:port` or a URL without `/v1`: the scheme defaults to `http`,
+ * the port to Ollama's 11434 (when neither a port nor a scheme is given) and `/v1` is added.
+ */
+export function ollamaBase(host: string): string {
+  const trimmed = host.trim();
+  const hasScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed);
+  let url: URL;
+  try {
+    url = new URL(hasScheme ? trimmed : `http://${trimmed}`);
+  } catch (err) {
+    throw new MusterError(
+      'INVALID_CONFIGURATION',
+      `The Ollama address '${host}' is not a host, host:port or URL: set OLLAMA_HOST (or --base-url) like 127.0.0.1:11434.`,
+      { cause: err },
+    );
+  }
+  // a bare host means Ollama's port; a URL with a scheme keeps its own (80/443 by default)
+  if (!hasScheme && url.port === '') url.port = '11434';
+  const path = url.pathname.replace(/\/+$/, '');
+  url.pathname = /\/v1$/.test(path) ? path : `${path}/v1`;
+  return url.toString().replace(/\/$/, '');
 }
 
 /** A JSON file holding an array of scripted turns (`{ text?, reasoning?, toolCalls? }`). */

@@ -18,7 +18,7 @@ export function runGroup(program: Command, ctx: CliContext): void {
       `
 Examples:
   $ muster run "What files are here?" --model openai:gpt-5-mini
-  $ MUSTER_MODEL=ollama:llama3.2 muster run "Summarize README.md" --allow 'mcp__fs__*'
+  $ MUSTER_MODEL=ollama:llama3.2 muster run --allow 'mcp__fs__*' --allow mcp_connect:fs "Summarize README.md"
   $ muster run "And now?" --session 3f6c…   # continue a session
   $ muster run "Check it" --model scripted:turns.json --default deny --json`,
     )

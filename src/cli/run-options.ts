@@ -14,10 +14,11 @@ export function addRunOptions(command: Command): Command {
       'the API base URL (openai, ollama; ollama default: OLLAMA_HOST or http://127.0.0.1:11434/v1)',
     )
     .option(
-      '--allow <pattern...>',
-      'tool patterns that run without asking (mcp__srv__tool, mcp__srv__*, *)',
+      '--allow <pattern>',
+      'a tool pattern that runs without asking (mcp__srv__tool, mcp__srv__*, *, mcp_connect:<server>); repeat for more',
+      collect,
     )
-    .option('--deny <pattern...>', 'tool patterns that are always refused')
+    .option('--deny <pattern>', 'a tool pattern that is always refused; repeat for more', collect)
     .addOption(
       new Option(
         '--default <decision>',
@@ -36,6 +37,11 @@ export function addRunOptions(command: Command): Command {
       'how long a run that died keeps its session before it may be resumed (default 30000)',
       parseLease,
     );
+}
+
+/** One value of a repeatable option, added to the ones before it. */
+function collect(value: string, previous: readonly string[] | undefined): string[] {
+  return [...(previous ?? []), value];
 }
 
 function parseLease(value: string): number {

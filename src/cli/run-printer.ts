@@ -9,6 +9,8 @@ import type { Output } from './output.js';
 export class RunPrinter {
   #midLine = false;
   #sessionId: string | undefined;
+  /** `server status` already shown, so a repeated status prints once. */
+  readonly #shownStatus = new Set<string>();
 
   constructor(private readonly out: Output) {}
 
@@ -72,6 +74,9 @@ export class RunPrinter {
         );
         return;
       }
+      case 'mcp.server.status':
+        this.#serverStatus(event);
+        return;
       case 'elicitation.requested':
         this.#note(this.out.paint('yellow', `? ${event.server} asks for input`));
         return;
@@ -88,6 +93,23 @@ export class RunPrinter {
   endLine(): void {
     if (this.#midLine) this.out.io.stdout.write('\n');
     this.#midLine = false;
+  }
+
+  /** A server that will not be used says so, with what to do about it. */
+  #serverStatus(event: Extract<AgentEvent, { type: 'mcp.server.status' }>): void {
+    if (event.status !== 'disabled' && event.status !== 'failed' && event.status !== 'needs-auth')
+      return;
+    const key = `${event.server} ${event.status} ${event.error?.code ?? ''}`;
+    if (this.#shownStatus.has(key)) return;
+    this.#shownStatus.add(key);
+    const code = event.error?.code;
+    const why = event.error ? ` [${event.error.code}]: ${event.error.message}` : '';
+    let hint = '';
+    if (code === 'TOOL_APPROVAL_REQUIRED')
+      hint = ` Allow it with --allow mcp_connect:${event.server} (or run on a terminal to be asked).`;
+    else if (event.status === 'needs-auth' || code === 'MCP_AUTH_REQUIRED')
+      hint = ` Sign in with: muster mcp auth ${event.server}`;
+    this.#note(this.out.paint('yellow', `! server ${event.server} ${event.status}${why}${hint}`));
   }
 
   #note(text: string): void {

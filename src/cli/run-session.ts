@@ -50,32 +50,34 @@ export async function runSession(
     out.notice('Interrupted: stopping the run (Ctrl-C again to quit at once)');
     controller.abort(new MusterError('ABORTED', 'Interrupted with Ctrl-C'));
   };
-  process.on('SIGINT', interrupt);
-  const interactive = ctx.io.interactive;
-  const queue = new PromptQueue({
-    io: ctx.io,
-    output: out.options.json ? ctx.io.stderr : ctx.io.stdout,
-    onInterrupt: interrupt,
-  });
-  const allowances = new SessionAllowances();
-  const policyDefault = options.default ?? 'ask';
-  const policy: PolicyOptions = {
-    ...(options.allow ? { allow: [...options.allow] } : {}),
-    ...(options.deny ? { deny: [...options.deny] } : {}),
-    default: policyDefault,
-    rules: [
-      connectUserServers(ctx.workdir(), ctx.home()),
-      ...(interactive ? [allowances.rule()] : []),
-    ],
-    ...(interactive ? { approve: ttyApprover(queue, allowances) } : {}),
-  };
-  const mcp: McpOptions = interactive
-    ? { handlers: { elicitation: ttyElicitation(queue) }, handlerTimeoutMs: 30 * 60_000 }
-    : {};
   let agent: Agent | undefined;
   const printer = new RunPrinter(out);
   const events: AgentEvent[] = [];
+  // everything after the store is opened is inside the try, so the finally closes the store
+  // and removes the SIGINT handler even when the setup fails (an invalid mcp.json)
   try {
+    process.on('SIGINT', interrupt);
+    const interactive = ctx.io.interactive;
+    const queue = new PromptQueue({
+      io: ctx.io,
+      output: out.options.json ? ctx.io.stderr : ctx.io.stdout,
+      onInterrupt: interrupt,
+    });
+    const allowances = new SessionAllowances();
+    const policyDefault = options.default ?? 'ask';
+    const policy: PolicyOptions = {
+      ...(options.allow ? { allow: [...options.allow] } : {}),
+      ...(options.deny ? { deny: [...options.deny] } : {}),
+      default: policyDefault,
+      rules: [
+        connectUserServers(ctx.workdir(), ctx.home()),
+        ...(interactive ? [allowances.rule()] : []),
+      ],
+      ...(interactive ? { approve: ttyApprover(queue, allowances) } : {}),
+    };
+    const mcp: McpOptions = interactive
+      ? { handlers: { elicitation: ttyElicitation(queue) }, handlerTimeoutMs: 30 * 60_000 }
+      : {};
     agent = createAgent({
       model,
       ...(modelName === undefined ? {} : { modelName }),
@@ -94,7 +96,7 @@ export async function runSession(
     }
     const refused = refusedCalls(events);
     // a script that could not answer an approval learns it from the exit code (docs/cli.md)
-    const code = !interactive && refused.length > 0 ? EXIT_CODES.denied : EXIT_CODES.ok;
+    const code = !ctx.io.interactive && refused.length > 0 ? EXIT_CODES.denied : EXIT_CODES.ok;
     if (out.options.json) {
       out.json({
         sessionId: printer.sessionId,
@@ -104,9 +106,9 @@ export async function runSession(
         refusedCalls: refused,
         events: events.map(jsonEvent),
       });
-    } else if (refused.length > 0 && !interactive) {
+    } else if (refused.length > 0 && !ctx.io.interactive) {
       out.notice(
-        `${refused.length} tool call(s) refused without a person to ask: allow them with --allow <pattern> or --default allow.`,
+        `${refused.length} tool call(s) or server connection(s) refused without a person to ask: allow them with --allow <pattern> (--allow mcp_connect:<server> for a server) or --default allow.`,
       );
     }
     return code;
@@ -162,14 +164,34 @@ function connectUserServers(workdir: string, home: string): AuthorizationRule {
   };
 }
 
-/** The calls the policy refused in a run (denied, or needing an approval nobody could give). */
-function refusedCalls(events: readonly AgentEvent[]): { toolName: string; code: string }[] {
-  return events.flatMap((e) =>
-    e.type === 'tool.completed' &&
-    (e.errorCode === 'TOOL_DENIED' || e.errorCode === 'TOOL_APPROVAL_REQUIRED')
-      ? [{ toolName: e.toolName, code: e.errorCode }]
-      : [],
-  );
+/** What the policy refused in a run, in order. */
+interface Refused {
+  /** The tool, or `mcp_connect:<server>` for a server connection. */
+  readonly toolName: string;
+  /** The server, for a refused connection. */
+  readonly server?: string;
+  readonly code: string;
+}
+
+/**
+ * The calls and server connections the policy refused in a run (denied, or needing an
+ * approval nobody could give). A refused connection is a `mcp.server.status` event whose
+ * error has a policy code; each server counts once.
+ */
+function refusedCalls(events: readonly AgentEvent[]): Refused[] {
+  const servers = new Set<string>();
+  return events.flatMap((e): Refused[] => {
+    if (e.type === 'tool.completed')
+      return isRefusal(e.errorCode) ? [{ toolName: e.toolName, code: e.errorCode! }] : [];
+    if (e.type !== 'mcp.server.status' || !isRefusal(e.error?.code) || servers.has(e.server))
+      return [];
+    servers.add(e.server);
+    return [{ toolName: `mcp_connect:${e.server}`, server: e.server, code: e.error!.code }];
+  });
+}
+
+function isRefusal(code: string | undefined): boolean {
+  return code === 'TOOL_DENIED' || code === 'TOOL_APPROVAL_REQUIRED';
 }
 
 /** An event as JSON: errors as `{ code, message }`. */

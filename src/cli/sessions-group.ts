@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { SessionError } from '../errors/index.js';
+import { MusterError, SessionError } from '../errors/index.js';
 import type { SessionSummary } from '../session/index.js';
 import type { CliContext } from './cli-context.js';
 import { setExitCode } from './exit-status.js';
@@ -22,7 +22,7 @@ export function sessionsGroup(program: Command, ctx: CliContext): void {
     .action(async (options: { store?: string }) => {
       const opened = await openStore(ctx, options.store);
       try {
-        const all = await listAll(opened.store);
+        const all = await storeCall(opened.where, 'list the sessions', () => listAll(opened.store));
         const out = ctx.output();
         if (out.options.json) out.json({ sessions: all });
         else if (all.length === 0)
@@ -44,7 +44,9 @@ export function sessionsGroup(program: Command, ctx: CliContext): void {
     .action(async (id: string, options: { store?: string }) => {
       const opened = await openStore(ctx, options.store);
       try {
-        const state = await opened.store.get(id);
+        const state = await storeCall(opened.where, `read session '${id}'`, () =>
+          opened.store.get(id),
+        );
         if (state === undefined) {
           throw new SessionError(
             'SESSION_NOT_FOUND',
@@ -69,6 +71,24 @@ export function sessionsGroup(program: Command, ctx: CliContext): void {
       const code = await runSession(ctx, options, (agent, signal) => agent.resume(id, { signal }));
       setExitCode(command, code);
     });
+}
+
+/**
+ * Runs one read of the store: a failure that is no Muster error (the database is unreachable,
+ * the file unreadable) becomes `SESSION_STORE_FAILED` (exit 7), as it does in a run.
+ */
+async function storeCall<T>(where: string, what: string, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (err) {
+    if (MusterError.isInstance(err)) throw err;
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new MusterError(
+      'SESSION_STORE_FAILED',
+      `The session store (${where}) could not ${what}: ${reason}. Check that it is reachable (--store) and try again.`,
+      { cause: err },
+    );
+  }
 }
 
 async function listAll(

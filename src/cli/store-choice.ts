@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { MusterError } from '../errors/index.js';
 import { MemorySessionStore } from '../session/index.js';
@@ -24,28 +24,38 @@ export function sessionsFile(home: string): string {
 }
 
 /**
- * Opens the sessions of `--store` (`postgres://…`), else the SQLite file under `MUSTER_HOME`.
- * The drivers are optional peers loaded with a dynamic `import()`: without `better-sqlite3`,
- * a notice says how to install it and an in-memory store is used (nothing is kept).
+ * Opens the sessions of `--store` (`postgres://…`), else the SQLite file under `MUSTER_HOME`
+ * (the folder made private, `0700`, the file and its `-wal`/`-shm` files `0600`: sessions
+ * hold the conversations). The drivers are optional peers loaded with a dynamic `import()`:
+ * without a usable `better-sqlite3` (not installed, or built for another Node.js), a notice
+ * says why and how to install it, and an in-memory store is used (nothing is kept).
  */
 export async function openStore(ctx: CliContext, url: string | undefined): Promise<OpenedStore> {
   if (url !== undefined) return openPostgres(url);
   const home = ctx.home();
-  let mod: SqliteModule;
+  let store: InstanceType<SqliteModule['SqliteSessionStore']>;
+  const path = sessionsFile(home);
   try {
-    mod = await loadSqlite();
+    const mod = await loadSqlite();
+    mkdirSync(home, { recursive: true, mode: 0o700 });
+    // created private before SQLite opens it; SQLite gives its -wal/-shm files the same mode
+    if (!existsSync(path)) closeSync(openSync(path, 'a', 0o600));
+    store = new mod.SqliteSessionStore({ path });
   } catch (err) {
-    if (!isMissingModule(err)) throw err;
+    if (!isMissingModule(err) && !isNativeModuleFailure(err)) throw err;
+    const why = isMissingModule(err)
+      ? 'better-sqlite3 is not installed'
+      : `better-sqlite3 could not be loaded (${firstLine(err)})`;
     ctx
       .output()
       .notice(
-        'notice: better-sqlite3 is not installed, so sessions are kept in memory and lost when this command ends. Install it to keep them: npm i better-sqlite3',
+        `notice: ${why}, so sessions are kept in memory and lost when this command ends. Install it to keep them: npm i better-sqlite3 (npm i -g better-sqlite3 for a global install; npm rebuild better-sqlite3 after changing Node.js)`,
       );
     return { store: new MemorySessionStore(), where: 'memory', close: async () => {} };
   }
-  mkdirSync(home, { recursive: true });
-  const path = sessionsFile(home);
-  const store = new mod.SqliteSessionStore({ path });
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    if (existsSync(file)) chmodSync(file, 0o600);
+  }
   return { store, where: path, close: async () => store.close() };
 }
 
@@ -74,4 +84,22 @@ async function openPostgres(url: string): Promise<OpenedStore> {
 function isMissingModule(err: unknown): boolean {
   const code = (err as { code?: unknown } | undefined)?.code;
   return code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND';
+}
+
+/**
+ * A native addon that does not load: built for another Node.js (`NODE_MODULE_VERSION`), another
+ * platform, or its binary missing (the `bindings` lookup).
+ */
+function isNativeModuleFailure(err: unknown): boolean {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  if (code === 'ERR_DLOPEN_FAILED') return true;
+  const message = err instanceof Error ? err.message : '';
+  return /NODE_MODULE_VERSION|compiled against a different Node\.js|Could not locate the bindings file|invalid ELF header|wrong ELF class|\.node: cannot open shared object/.test(
+    message,
+  );
+}
+
+function firstLine(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return message.split('\n')[0]!.trim();
 }

@@ -7,7 +7,9 @@ import {
   readFileSync,
   readdirSync,
   rmSync,
+  statSync,
   symlinkSync,
+  writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -70,9 +72,14 @@ describe('muster run without a terminal', () => {
     const model = project.turns('turns.json', turns);
     const args = ['--json', 'run', 'add', '--model', model, '--allow', 'mcp__basic__add'];
     const refused = await runMuster(cli.bin, args, { cwd: project.dir, env: project.env });
+    // the refused connection counts: a script learns it from the exit code
+    expect(refused.code, refused.stderr).toBe(5);
     const doc = JSON.parse(refused.stdout) as Omit<RunDocument, 'events'> & {
       events: { type: string; status?: string; errorCode?: string }[];
     };
+    expect(doc.refusedCalls).toEqual([
+      { toolName: 'mcp_connect:basic', server: 'basic', code: 'TOOL_APPROVAL_REQUIRED' },
+    ]);
     // never connected: the tool does not exist for the model
     expect(
       doc.events.filter((e) => e.type === 'mcp.server.status' && e.status === 'connected'),
@@ -80,13 +87,53 @@ describe('muster run without a terminal', () => {
     expect(doc.events.find((e) => e.type === 'tool.completed')).toMatchObject({
       errorCode: 'TOOL_NOT_FOUND',
     });
-    const allowed = await runMuster(cli.bin, [...args, '--allow', 'mcp_connect:basic'], {
-      cwd: project.dir,
-      env: project.env,
-    });
+    // without --json the refused server is named on stderr with what to do
+    const human = await runMuster(cli.bin, args.slice(1), { cwd: project.dir, env: project.env });
+    expect(human.code).toBe(5);
+    expect(human.stderr).toMatch(
+      /! server basic disabled \[TOOL_APPROVAL_REQUIRED\].*--allow mcp_connect:basic/,
+    );
+    // --allow is repeatable and takes one value: the prompt may follow it
+    const allowed = await runMuster(
+      cli.bin,
+      [
+        '--json',
+        'run',
+        '--allow',
+        'mcp__basic__add',
+        '--allow',
+        'mcp_connect:basic',
+        'add',
+        '--model',
+        model,
+      ],
+      { cwd: project.dir, env: project.env },
+    );
     expect(allowed.code, allowed.stderr).toBe(0);
     const ok = JSON.parse(allowed.stdout) as RunDocument;
+    expect(ok.refusedCalls).toEqual([]);
     expect(ok.events.find((e) => e.type === 'tool.completed')).not.toHaveProperty('errorCode');
+    // --deny refuses the connection even when --default allow would let it through
+    const denied = await runMuster(
+      cli.bin,
+      ['run', '--deny', 'mcp_connect:basic', '--default', 'allow', 'add', '--model', model],
+      { cwd: project.dir, env: project.env },
+    );
+    expect(denied.code).toBe(5);
+    expect(denied.stderr).toMatch(/! server basic disabled \[TOOL_DENIED\]/);
+  }, 60_000);
+
+  it('keeps MUSTER_HOME and the sessions file private (0700, 0600)', async () => {
+    project = cliProject({});
+    const home = join(project.dir, 'fresh-home');
+    const model = project.turns('turns.json', [{ text: 'Hi.' }]);
+    const run = await runMuster(cli.bin, ['run', 'hi', '--model', model], {
+      cwd: project.dir,
+      env: { MUSTER_HOME: home },
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(statSync(home).mode & 0o777).toBe(0o700);
+    expect(statSync(join(home, 'sessions.sqlite')).mode & 0o777).toBe(0o600);
   }, 60_000);
 
   it('runs allowed calls, refuses denied ones, and prints one JSON document with --json', async () => {
@@ -168,30 +215,81 @@ describe('muster run without a terminal', () => {
     expect(anthropic.stderr).toMatch(/set ANTHROPIC_API_KEY/);
   }, 60_000);
 
-  it('without better-sqlite3 installed, says how to install it and keeps sessions in memory', async () => {
-    // the built package in a folder whose node_modules has every dependency but the driver
+  /** The built package in a folder whose node_modules has every dependency but the driver. */
+  function withoutSqlite(): { bin: string; modules: string; cleanup: () => void } {
     const dir = mkdtempSync(join(tmpdir(), 'muster-no-sqlite-'));
+    cpSync(join(cli.dir, 'dist'), join(dir, 'dist'), { recursive: true });
+    cpSync(join(cli.dir, 'package.json'), join(dir, 'package.json'));
+    mkdirSync(join(dir, 'node_modules'));
+    for (const name of readdirSync(join(ROOT, 'node_modules'))) {
+      if (name === 'better-sqlite3' || name.startsWith('.')) continue;
+      symlinkSync(join(ROOT, 'node_modules', name), join(dir, 'node_modules', name));
+    }
+    return {
+      bin: join(dir, 'dist', 'cli', 'main.js'),
+      modules: join(dir, 'node_modules'),
+      cleanup: () => rmSync(dir, { recursive: true, force: true }),
+    };
+  }
+
+  it('without better-sqlite3 installed, says how to install it and keeps sessions in memory', async () => {
+    const pkg = withoutSqlite();
     try {
-      cpSync(join(cli.dir, 'dist'), join(dir, 'dist'), { recursive: true });
-      cpSync(join(cli.dir, 'package.json'), join(dir, 'package.json'));
-      mkdirSync(join(dir, 'node_modules'));
-      for (const name of readdirSync(join(ROOT, 'node_modules'))) {
-        if (name === 'better-sqlite3' || name.startsWith('.')) continue;
-        symlinkSync(join(ROOT, 'node_modules', name), join(dir, 'node_modules', name));
-      }
       project = cliProject({});
       const model = project.turns('turns.json', [{ text: 'Hello.' }]);
-      const bin = join(dir, 'dist', 'cli', 'main.js');
-      const run = await runMuster(bin, ['run', 'hi', '--model', model], {
+      const run = await runMuster(pkg.bin, ['run', 'hi', '--model', model], {
         cwd: project.dir,
         env: project.env,
       });
       expect(run.code).toBe(0);
       expect(run.stdout).toBe('Hello.\n');
       expect(run.stderr).toContain('npm i better-sqlite3');
+      expect(run.stderr).toContain('npm i -g better-sqlite3');
       expect(existsSync(join(project.home, 'sessions.sqlite'))).toBe(false);
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      pkg.cleanup();
+    }
+  }, 60_000);
+
+  it('with a better-sqlite3 built for another Node.js, says so and keeps sessions in memory', async () => {
+    const pkg = withoutSqlite();
+    try {
+      // what the real driver throws when its native addon was compiled for another ABI
+      const driver = join(pkg.modules, 'better-sqlite3');
+      mkdirSync(driver);
+      writeFileSync(
+        join(driver, 'package.json'),
+        JSON.stringify({ name: 'better-sqlite3', version: '0.0.0', main: 'index.js' }),
+      );
+      writeFileSync(
+        join(driver, 'index.js'),
+        `module.exports = class Database {
+  constructor() {
+    const err = new Error("The module 'better_sqlite3.node'\\nwas compiled against a different Node.js version using\\nNODE_MODULE_VERSION 108. This version of Node.js requires\\nNODE_MODULE_VERSION 115.");
+    err.code = 'ERR_DLOPEN_FAILED';
+    throw err;
+  }
+};
+`,
+      );
+      project = cliProject({});
+      const model = project.turns('turns.json', [{ text: 'Hello.' }]);
+      const run = await runMuster(pkg.bin, ['run', 'hi', '--model', model], {
+        cwd: project.dir,
+        env: project.env,
+      });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toBe('Hello.\n');
+      expect(run.stderr).toMatch(/better-sqlite3 could not be loaded \(The module/);
+      expect(run.stderr).toContain('npm i -g better-sqlite3');
+      const list = await runMuster(pkg.bin, ['--json', 'sessions', 'list'], {
+        cwd: project.dir,
+        env: project.env,
+      });
+      expect(list.code, list.stderr).toBe(0);
+      expect(JSON.parse(list.stdout)).toEqual({ sessions: [] });
+    } finally {
+      pkg.cleanup();
     }
   }, 60_000);
 

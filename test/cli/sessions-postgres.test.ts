@@ -49,4 +49,17 @@ describe('muster sessions --store', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--store takes a postgres:\/\//);
   });
+
+  it('reports an unreachable store as SESSION_STORE_FAILED (exit 7), as a run does', async () => {
+    // nothing listens on port 9
+    const store = 'postgres://muster@127.0.0.1:9/muster';
+    const list = await runMuster(cli.bin, ['sessions', 'list', '--store', store]);
+    expect(list.code, list.stderr).toBe(7);
+    expect(list.stderr).toMatch(/error \[SESSION_STORE_FAILED\]: The session store/);
+    const show = await runMuster(cli.bin, ['sessions', 'show', 'session_x', '--store', store]);
+    expect(show.code, show.stderr).toBe(7);
+    expect(show.stderr).toMatch(/error \[SESSION_STORE_FAILED\]/);
+    const json = await runMuster(cli.bin, ['--json', 'sessions', 'list', '--store', store]);
+    expect(json.code).toBe(7);
+  }, 60_000);
 });

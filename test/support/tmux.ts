@@ -4,6 +4,16 @@ import { setTimeout as delay } from 'node:timers/promises';
 // Drives a command in a real terminal: a detached tmux session on its own server socket,
 // keys sent with send-keys, the screen read with capture-pane.
 
+/** Whether the `tmux` program can be run here. */
+export function hasTmux(): boolean {
+  try {
+    execFileSync('tmux', ['-V'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** A command running in a tmux pane. */
 export interface TmuxPane {
   /** Sends tmux key names or literal text (`{ literal: true }`). */
