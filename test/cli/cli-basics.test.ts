@@ -2,17 +2,13 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ROOT } from '../package/built-package.js';
-import { buildCli, runMuster } from '../support/cli.js';
+import { runMuster, useBuiltCli } from '../support/cli.js';
 
 // The bin as it ships: its version, its help, and a usage error's exit code (docs/cli.md).
 
-let cli: ReturnType<typeof buildCli>;
-beforeAll(() => {
-  cli = buildCli();
-}, 120_000);
-afterAll(() => cli.cleanup());
+const cli = useBuiltCli();
 
 describe('the muster bin', () => {
   it('prints its version and help, and exits 2 on an unknown command', async () => {

@@ -13,20 +13,16 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ROOT } from '../package/built-package.js';
-import { buildCli, runMuster } from '../support/cli.js';
+import { runMuster, useBuiltCli } from '../support/cli.js';
 import { cliProject } from '../support/cli-project.js';
 import type { CliProject } from '../support/cli-project.js';
 
 // `muster run` without a terminal (stdin closed, as in scripts and CI): it never waits for
 // input, --allow/--deny/--default decide, and the exit code says when calls were refused.
 
-let cli: ReturnType<typeof buildCli>;
-beforeAll(() => {
-  cli = buildCli();
-}, 120_000);
-afterAll(() => cli.cleanup());
+const cli = useBuiltCli();
 
 let project: CliProject | undefined;
 afterEach(() => {

@@ -1,5 +1,5 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildCli, runMuster } from '../support/cli.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runMuster, useBuiltCli } from '../support/cli.js';
 import { cliProject } from '../support/cli-project.js';
 import type { CliProject } from '../support/cli-project.js';
 import { databaseUrl } from '../support/database.js';
@@ -8,11 +8,7 @@ import { databaseUrl } from '../support/database.js';
 
 const url = databaseUrl();
 
-let cli: ReturnType<typeof buildCli>;
-beforeAll(() => {
-  cli = buildCli();
-}, 120_000);
-afterAll(() => cli.cleanup());
+const cli = useBuiltCli();
 
 let project: CliProject | undefined;
 afterEach(() => {

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildCli, runMuster } from '../support/cli.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runMuster, useBuiltCli } from '../support/cli.js';
 import type { CliRun } from '../support/cli.js';
 import { cliProject } from '../support/cli-project.js';
 import type { CliProject } from '../support/cli-project.js';
@@ -8,11 +8,7 @@ import type { CliProject } from '../support/cli-project.js';
 // `muster sessions list|show|resume` over the SQLite file the runs wrote, including a run
 // killed with SIGKILL mid-call and resumed by a new process.
 
-let cli: ReturnType<typeof buildCli>;
-beforeAll(() => {
-  cli = buildCli();
-}, 120_000);
-afterAll(() => cli.cleanup());
+const cli = useBuiltCli();
 
 let project: CliProject | undefined;
 afterEach(() => {

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { copyFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { buildPackage, ROOT } from '../package/built-package.js';
 
 // Shared by the CLI tests: the `muster` bin built as it ships, run as a user runs it (a real
@@ -12,6 +13,30 @@ export function buildCli(): { bin: string; dir: string; cleanup: () => void } {
   const built = buildPackage();
   copyFileSync(join(ROOT, 'package.json'), join(built.dir, 'package.json'));
   return { bin: join(built.dir, 'dist', 'cli', 'main.js'), dir: built.dir, cleanup: built.cleanup };
+}
+
+/**
+ * Builds the bin once for the calling test file (before its tests, removed after them) and
+ * returns a view of it: read `bin` and `dir` inside tests.
+ */
+export function useBuiltCli(): { readonly bin: string; readonly dir: string } {
+  let built: ReturnType<typeof buildCli> | undefined;
+  beforeAll(() => {
+    built = buildCli();
+  }, 120_000);
+  afterAll(() => built?.cleanup());
+  const get = () => {
+    if (!built) throw new Error('useBuiltCli(): the bin is built in beforeAll; read it in a test');
+    return built;
+  };
+  return {
+    get bin() {
+      return get().bin;
+    },
+    get dir() {
+      return get().dir;
+    },
+  };
 }
 
 /** What one run of the bin printed, and its exit code. */
