@@ -23,6 +23,7 @@ import type { AgentOptions } from './agent-options.js';
 import { agentSampler } from './agent-sampler.js';
 import type { AgentScope } from './agent-scope.js';
 import type { AgentEvent } from './events.js';
+import { IdleTracker } from './idle-tracker.js';
 import { outsideRunContext } from './outside-run-context.js';
 import { DEFAULT_LIMITS, resolveLimits } from './limits.js';
 import { AgentTracing } from './agent-tracing.js';
@@ -63,8 +64,7 @@ export class AgentRuntime implements AgentScope {
   /** `agent.usage`: every run of this agent and of its children. */
   readonly usage = new UsageTally();
   readonly #closeController = new AbortController();
-  readonly #activities = new Set<Promise<unknown>>();
-  #idleWaiters: (() => void)[] = [];
+  readonly #idle = new IdleTracker(() => this.running.size === 0);
   #initialized: Promise<void> | undefined;
   #closing: Promise<void> | undefined;
 
@@ -176,13 +176,7 @@ export class AgentRuntime implements AgentScope {
 
   /** Keeps `awaitIdle()` and `close()` waiting for work outside runs (initialize, registry changes). */
   track<T>(work: Promise<T>): Promise<T> {
-    this.#activities.add(work);
-    const done = () => {
-      this.#activities.delete(work);
-      this.#wakeIfIdle();
-    };
-    work.then(done, done);
-    return work;
+    return this.#idle.track(work);
   }
 
   /** Marks a session as running here; the returned function ends it. */
@@ -192,25 +186,13 @@ export class AgentRuntime implements AgentScope {
     return () => {
       this.running.delete(sessionId);
       settle();
-      this.#wakeIfIdle();
+      this.#idle.wake();
     };
   }
 
   /** Resolves when no run, registry change or connect outside a run is in flight. */
   awaitIdle(): Promise<void> {
-    if (this.#idle()) return Promise.resolve();
-    return new Promise((resolve) => this.#idleWaiters.push(resolve));
-  }
-
-  #idle(): boolean {
-    return this.running.size === 0 && this.#activities.size === 0;
-  }
-
-  #wakeIfIdle(): void {
-    if (!this.#idle()) return;
-    const waiters = this.#idleWaiters;
-    this.#idleWaiters = [];
-    for (const w of waiters) w();
+    return this.#idle.wait();
   }
 
   /** Initializes every tool source once (again after a failure). */
@@ -232,7 +214,7 @@ export class AgentRuntime implements AgentScope {
   /** Throws `REGISTRY_BUSY` unless nothing is in flight. */
   assertIdle(operation: string): void {
     this.assertOpen();
-    if (!this.#idle()) {
+    if (!this.#idle.idle()) {
       throw new MusterError(
         'REGISTRY_BUSY',
         `agent.mcp.${operation}() needs an idle agent, but a run (of this agent or of a child) is in progress: call it after awaitIdle(), never from a hook.`,
@@ -264,7 +246,7 @@ export class AgentRuntime implements AgentScope {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       this.#closeController.abort(abortedError('The agent', new Error('the agent was closed')));
-      await Promise.allSettled([...this.running.values(), ...this.#activities]);
+      await Promise.allSettled([...this.running.values(), ...this.#idle.activities]);
       await Promise.allSettled(this.executors.map((e) => e.close?.()));
     })();
     return this.#closing;

@@ -15,6 +15,7 @@ import type { AgentScope } from './agent-scope.js';
 import { childMcpFacade } from './child-mcp.js';
 import type { ChildAgentOptions } from './child-options.js';
 import type { AgentEvent } from './events.js';
+import { IdleTracker } from './idle-tracker.js';
 import { outsideRunContext } from './outside-run-context.js';
 import { resolveLimits } from './limits.js';
 import type { Limits } from './limits.js';
@@ -40,8 +41,7 @@ export class ChildRuntime implements AgentScope {
   readonly #own: readonly ToolExecutor[];
   readonly #closeController = new AbortController();
   readonly #mine = new Set<string>();
-  readonly #activities = new Set<Promise<unknown>>();
-  #idleWaiters: (() => void)[] = [];
+  readonly #idle = new IdleTracker(() => this.#mine.size === 0);
   #closing: Promise<void> | undefined;
 
   constructor(parent: AgentScope, options: ChildAgentOptions) {
@@ -112,12 +112,7 @@ export class ChildRuntime implements AgentScope {
   }
 
   track<T>(work: Promise<T>): Promise<T> {
-    this.#activities.add(work);
-    const done = () => {
-      this.#activities.delete(work);
-      this.#wakeIfIdle();
-    };
-    work.then(done, done);
+    this.#idle.track(work);
     return this.#parent.track(work);
   }
 
@@ -127,24 +122,12 @@ export class ChildRuntime implements AgentScope {
     return () => {
       this.#mine.delete(sessionId);
       endParent();
-      this.#wakeIfIdle();
+      this.#idle.wake();
     };
   }
 
   awaitIdle(): Promise<void> {
-    if (this.#idle()) return Promise.resolve();
-    return new Promise((resolve) => this.#idleWaiters.push(resolve));
-  }
-
-  #idle(): boolean {
-    return this.#mine.size === 0 && this.#activities.size === 0;
-  }
-
-  #wakeIfIdle(): void {
-    if (!this.#idle()) return;
-    const waiters = this.#idleWaiters;
-    this.#idleWaiters = [];
-    for (const w of waiters) w();
+    return this.#idle.wait();
   }
 
   ensureInitialized(): Promise<void> {
@@ -178,7 +161,7 @@ export class ChildRuntime implements AgentScope {
         const p = this.running.get(id);
         return p ? [p] : [];
       });
-      await Promise.allSettled([...runs, ...this.#activities]);
+      await Promise.allSettled([...runs, ...this.#idle.activities]);
       await Promise.allSettled(this.#own.map((e) => e.close?.()));
     })();
     return this.#closing;

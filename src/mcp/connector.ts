@@ -183,16 +183,12 @@ export class Connector {
         this.registry.setStatus(e, 'pending', ctx.emit);
         return;
       }
-      // a sign-in waiting for its callback must not be replaced by the next run's connect
+      // a sign-in waiting for its callback must not be replaced by the next run's connect;
+      // authenticate() reports the reason as details.reason of its error
       e.retry = needsSignIn(err) && !e.oauth?.waiting;
-      // authenticate() reports it as details.reason of its error
       e.authReason = oauthReasonOf(err);
-      this.registry.setStatus(
-        e,
-        needsSignIn(err) ? 'needs-auth' : 'failed',
-        ctx.emit,
-        describeError(err, e.name, 'MCP_CONNECTION_FAILED', e.secrets),
-      );
+      const error = describeError(err, e.name, 'MCP_CONNECTION_FAILED', e.secrets);
+      this.registry.setStatus(e, needsSignIn(err) ? 'needs-auth' : 'failed', ctx.emit, error);
     }
   }
 
