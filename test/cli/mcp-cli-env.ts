@@ -1,10 +1,36 @@
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runMuster } from '../support/cli.js';
+import { afterAll, beforeAll } from 'vitest';
+import { runMuster, useBuiltCli } from '../support/cli.js';
 import type { CliRun } from '../support/cli.js';
+import { startHttpFixture } from '../support/mcp-fixtures.js';
+import type { HttpFixture } from '../support/mcp-fixtures.js';
 
 // One project folder and one MUSTER_HOME shared by a test's `muster mcp ...` runs.
+
+/**
+ * For the calling test file: the built bin and a loopback Streamable HTTP server (the `'dual'`
+ * fixture), started before its tests and stopped after them. Read them inside tests.
+ */
+export function useMcpCliFixtures(): {
+  readonly cli: { readonly bin: string };
+  readonly http: HttpFixture;
+} {
+  const cli = useBuiltCli();
+  let http: HttpFixture | undefined;
+  beforeAll(async () => {
+    http = await startHttpFixture('dual');
+  }, 60_000);
+  afterAll(() => http?.close());
+  return {
+    cli,
+    get http() {
+      if (!http) throw new Error('useMcpCliFixtures(): the server starts in beforeAll');
+      return http;
+    },
+  };
+}
 
 /** A project workdir and a MUSTER_HOME, and `muster` run against both. */
 export interface MusterDirs {

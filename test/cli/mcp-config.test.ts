@@ -1,11 +1,9 @@
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createAgent } from '../../src/index.js';
-import { buildCli } from '../support/cli.js';
-import { everythingStdioConfig, startHttpFixture } from '../support/mcp-fixtures.js';
-import type { HttpFixture } from '../support/mcp-fixtures.js';
-import { musterDirs } from './mcp-cli-env.js';
+import { everythingStdioConfig } from '../support/mcp-fixtures.js';
+import { musterDirs, useMcpCliFixtures } from './mcp-cli-env.js';
 
 // `muster mcp add|get|list --no-connect|remove` edit the config files as the library reads
 // them: the files load with createAgent, bad input writes nothing, secrets never print.
@@ -13,16 +11,8 @@ import { musterDirs } from './mcp-cli-env.js';
 const ENV_CANARY = 'env-canary-7f3a9c2e51';
 const HEADER_CANARY = 'header-canary-c41d8e0b77';
 
-let cli: ReturnType<typeof buildCli>;
-let http: HttpFixture;
-beforeAll(async () => {
-  cli = buildCli();
-  http = await startHttpFixture('dual');
-}, 120_000);
-afterAll(async () => {
-  await http?.close();
-  cli?.cleanup();
-});
+const fixtures = useMcpCliFixtures();
+const cli = fixtures.cli;
 
 function writeFile(path: string, text: string): void {
   mkdirSync(dirname(path), { recursive: true });
@@ -71,7 +61,7 @@ describe('muster mcp add, get, remove', () => {
       'user',
       '--transport',
       'http',
-      http.url,
+      fixtures.http.url,
       '--header',
       `X-Api-Key: ${HEADER_CANARY}`,
     ]);
@@ -92,7 +82,9 @@ describe('muster mcp add, get, remove', () => {
       )}\n`,
     );
     expect(JSON.parse(user!)).toEqual({
-      mcpServers: { web: { type: 'http', url: http.url, headers: { 'X-Api-Key': HEADER_CANARY } } },
+      mcpServers: {
+        web: { type: 'http', url: fixtures.http.url, headers: { 'X-Api-Key': HEADER_CANARY } },
+      },
     });
     // a new user file may hold secrets: only its owner reads it
     expect(statSync(dirs.userFile).mode & 0o077).toBe(0);
@@ -129,7 +121,7 @@ describe('muster mcp add, get, remove', () => {
         scopes: ['user'],
         path: dirs.userFile,
         type: 'http',
-        config: { type: 'http', url: http.url, headers: { 'X-Api-Key': '<redacted>' } },
+        config: { type: 'http', url: fixtures.http.url, headers: { 'X-Api-Key': '<redacted>' } },
       },
     });
     const getEv = await dirs.json(['mcp', 'get', 'ev']);

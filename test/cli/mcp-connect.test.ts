@@ -1,8 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildCli } from '../support/cli.js';
-import { everythingStdioConfig, startHttpFixture } from '../support/mcp-fixtures.js';
-import type { HttpFixture } from '../support/mcp-fixtures.js';
-import { musterDirs } from './mcp-cli-env.js';
+import { describe, expect, it } from 'vitest';
+import { everythingStdioConfig } from '../support/mcp-fixtures.js';
+import { musterDirs, useMcpCliFixtures } from './mcp-cli-env.js';
 
 // `muster mcp list|tools|call` connect for real: server-everything from npm over stdio and a
 // loopback Streamable HTTP server, each declared by `muster mcp add` in both scopes.
@@ -10,16 +8,8 @@ import { musterDirs } from './mcp-cli-env.js';
 const ENV_CANARY = 'env-canary-5b8e1d0c93';
 const HEADER_CANARY = 'header-canary-a92f6e7d14';
 
-let cli: ReturnType<typeof buildCli>;
-let http: HttpFixture;
-beforeAll(async () => {
-  cli = buildCli();
-  http = await startHttpFixture('dual');
-}, 120_000);
-afterAll(async () => {
-  await http?.close();
-  cli?.cleanup();
-});
+const fixtures = useMcpCliFixtures();
+const cli = fixtures.cli;
 
 interface Case {
   readonly transport: 'stdio' | 'http';
@@ -40,7 +30,13 @@ const cases: Case[] = [
   },
   {
     transport: 'http',
-    add: () => ['--transport', 'http', http.url, '--header', `X-Api-Key: ${HEADER_CANARY}`],
+    add: () => [
+      '--transport',
+      'http',
+      fixtures.http.url,
+      '--header',
+      `X-Api-Key: ${HEADER_CANARY}`,
+    ],
     tool: 'echo',
     args: ['--args', '{"text":"hello over http"}'],
     expected: 'hello over http',
