@@ -51,7 +51,7 @@ describe.skipIf(!url)('four replicas sharing one PostgreSQL database', () => {
     let stoppedAt = '';
     for (let attempt = 0; held.length === 0; attempt++) {
       if (attempt > 50) throw new Error('replica r0 never held a lease while it was stopped');
-      await paused.line('STARTED');
+      await paused.next('STARTED'); // a run that starts now, not one that may be over
       paused.child.kill('SIGSTOP');
       await wait(50); // let a write already on the wire land; r0 itself sends nothing now
       stoppedAt = (await c.query<{ t: string }>('SELECT clock_timestamp()::text AS t'))[0]!.t;

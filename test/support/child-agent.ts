@@ -7,6 +7,8 @@ export interface ChildRun {
   readonly child: ChildProcess;
   /** Resolves with the rest of the first stdout line starting with `prefix `. */
   line(prefix: string): Promise<string>;
+  /** Resolves with the rest of the next stdout line starting with `prefix ` printed after this call. */
+  next(prefix: string): Promise<string>;
   /** Resolves when the process has exited, with its signal or code. */
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Everything the child wrote to stderr so far (for failure messages). */
@@ -53,12 +55,16 @@ export function startChild(
     line: (prefix) => {
       const seen = lines.find((l) => l.startsWith(`${prefix} `));
       if (seen !== undefined) return Promise.resolve(seen.slice(prefix.length + 1));
-      return Promise.race([
-        new Promise<string>((resolve) => waiters.push({ prefix, resolve })),
-        exited.then(({ code, signal }) => {
-          throw new Error(`the child exited (${code ?? signal}) before '${prefix}': ${err}`);
-        }),
-      ]);
+      return waitFor(prefix);
     },
+    next: (prefix) => waitFor(prefix),
   };
+  function waitFor(prefix: string): Promise<string> {
+    return Promise.race([
+      new Promise<string>((resolve) => waiters.push({ prefix, resolve })),
+      exited.then(({ code, signal }) => {
+        throw new Error(`the child exited (${code ?? signal}) before '${prefix}': ${err}`);
+      }),
+    ]);
+  }
 }
