@@ -1,0 +1,243 @@
+/**
+ * The JSON the studio's HTTP API speaks: the one contract between the server (`src/studio/`)
+ * and the page (`studio-ui/`), which imports these types only (docs/studio.md).
+ *
+ * Every route is under `/api`, answers JSON, and needs the studio cookie. A POST or DELETE
+ * also needs an `Origin` equal to the studio's own and `Content-Type: application/json`.
+ * A failure is `{ error: { code, message } }` with a 4xx or 5xx status; `code` is a
+ * `MusterError` code (or `STUDIO_FORBIDDEN` / `STUDIO_NOT_FOUND` for the studio's own checks).
+ */
+import type { AgentEvent } from '../agent/index.js';
+import type { McpServerStatus } from '../mcp/index.js';
+import type { AuthorizationRequest, DecisionKind } from '../policy/index.js';
+
+/** A failed request: the body of every 4xx and 5xx answer. */
+export interface StudioErrorBody {
+  readonly error: {
+    readonly code: string;
+    readonly message: string;
+    /** For `TOOL_ARGUMENTS_INVALID` / elicitation answers: what is wrong, per field path. */
+    readonly issues?: readonly { readonly path: string; readonly message: string }[];
+  };
+}
+
+/** `GET /api/info`: what the studio runs with (no secrets, no paths). */
+export interface StudioInfo {
+  readonly version: string;
+  /** The provider and model of `--model`, e.g. `scripted` / `openai:gpt-5-mini`; absent without one. */
+  readonly model?: string;
+  /** `sqlite`, `memory`, `postgres`. */
+  readonly store: string;
+  /** Whether MCP Apps views are rendered (the client capability is advertised). */
+  readonly apps: boolean;
+}
+
+/** `GET /api/servers`: the agent's `mcp.list()` snapshot, one entry per server. */
+export type ServersResponse = readonly McpServerStatus[];
+
+/** `POST /api/servers`: register a server at run time (validated like `muster mcp add`). */
+export interface RegisterServerBody {
+  readonly name: string;
+  /** An `McpServerConfig` (stdio, http, sse) as JSON. */
+  readonly config: Readonly<Record<string, unknown>>;
+}
+
+/** `GET /api/servers/:name/tools`: the server's tools as listed (`tools/list`). */
+export interface ToolView {
+  /** The name on the server. */
+  readonly name: string;
+  /** The model-facing name (`mcp__<server>__<tool>`). */
+  readonly modelName: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly inputSchema: Readonly<Record<string, unknown>>;
+  readonly outputSchema?: Readonly<Record<string, unknown>>;
+  readonly annotations?: Readonly<Record<string, unknown>>;
+  /** The `ui://` view the tool declares (MCP Apps), when it does. */
+  readonly uiResourceUri?: string;
+  /** `model`, `app` or both (MCP Apps visibility); absent means both. */
+  readonly visibility?: readonly ('model' | 'app')[];
+}
+
+/** `POST /api/servers/:name/tools/:tool/call`: one call through the studio's policy. */
+export interface CallToolBody {
+  readonly arguments: Readonly<Record<string, unknown>>;
+  /** Set by an MCP Apps view's `tools/call`: the call may reach app-only tools. */
+  readonly fromApp?: boolean;
+}
+
+/** A tool result as the page renders it. */
+export interface ToolResultView {
+  readonly isError: boolean;
+  /** The result's content blocks, as the server sent them (text, image, resource, link…). */
+  readonly content: readonly Readonly<Record<string, unknown>>[];
+  readonly structuredContent?: unknown;
+  /** The raw `CallToolResult`, for MCP Apps views (`ui/notifications/tool-result`). */
+  readonly raw: Readonly<Record<string, unknown>>;
+}
+
+/** The answer of a call: what the policy decided, then the result when it ran. */
+export interface CallToolResponse {
+  readonly decision: {
+    readonly decision: DecisionKind;
+    readonly stage: string;
+    readonly reason?: string;
+  };
+  readonly result?: ToolResultView;
+  readonly durationMs: number;
+}
+
+/** `GET /api/servers/:name/resources` (+ `?cursor=`). */
+export interface ResourcesResponse {
+  readonly resources: readonly Readonly<Record<string, unknown>>[];
+  readonly templates: readonly Readonly<Record<string, unknown>>[];
+}
+
+/** `GET /api/servers/:name/resource?uri=<uri>`: the `resources/read` result. */
+export interface ReadResourceResponse {
+  readonly contents: readonly Readonly<Record<string, unknown>>[];
+}
+
+/** `POST /api/servers/:name/complete`: `completion/complete`. */
+export interface CompleteBody {
+  readonly ref:
+    | { readonly type: 'ref/resource'; readonly uri: string }
+    | { readonly type: 'ref/prompt'; readonly name: string };
+  readonly argument: { readonly name: string; readonly value: string };
+  readonly context?: { readonly arguments?: Readonly<Record<string, string>> };
+}
+
+/** The completion values. */
+export interface CompleteResponse {
+  readonly values: readonly string[];
+  readonly total?: number;
+  readonly hasMore?: boolean;
+}
+
+/** `POST /api/servers/:name/subscriptions` `{ uri }`; `DELETE` the same with `?uri=`. */
+export interface SubscribeBody {
+  readonly uri: string;
+}
+
+/** `GET /api/servers/:name/prompts`. */
+export interface PromptsResponse {
+  readonly prompts: readonly Readonly<Record<string, unknown>>[];
+}
+
+/** `POST /api/servers/:name/prompts/:prompt` `{ arguments }`: the `prompts/get` result. */
+export interface GetPromptBody {
+  readonly arguments?: Readonly<Record<string, string>>;
+}
+
+/** `POST /api/servers/:name/signin`: starts OAuth; the page opens `authUrl` (a link). */
+export interface SignInResponse {
+  readonly authUrl?: string;
+  readonly requiresUserAction: boolean;
+}
+
+/** `GET /api/sessions` (+ `?cursor=`): past sessions of the store, newest first. */
+export interface SessionsResponse {
+  readonly sessions: readonly SessionSummaryView[];
+  readonly nextCursor?: string;
+}
+
+/** One session in the list. */
+export interface SessionSummaryView {
+  readonly id: string;
+  readonly status: string;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  /** The first user message, cut to 200 characters. */
+  readonly title?: string;
+}
+
+/** `GET /api/sessions/:id`: the stored session (messages as stored; media left out). */
+export interface SessionView extends SessionSummaryView {
+  readonly messages: readonly Readonly<Record<string, unknown>>[];
+  readonly usage?: Readonly<Record<string, unknown>>;
+  readonly finalContent?: string;
+}
+
+/** `POST /api/runs`: starts a run; its events arrive on `/api/events`. */
+export interface StartRunBody {
+  readonly prompt: string;
+  /** Continue this session (or start one with this id). */
+  readonly sessionId?: string;
+  /** The model name for this run (the provider is the studio's `--model`). */
+  readonly modelName?: string;
+}
+
+/** The started run. */
+export interface StartRunResponse {
+  readonly sessionId: string;
+}
+
+/** `POST /api/runs/:sessionId/cancel`: aborts the session's live run. */
+export type CancelRunResponse = { readonly cancelled: boolean };
+
+/** A call waiting for a person: `GET /api/approvals`, and `approval.pending` events. */
+export interface PendingApproval {
+  readonly id: string;
+  /** The exact request the policy asks about (arguments included, never secrets). */
+  readonly request: AuthorizationRequest;
+  readonly createdAt: string;
+}
+
+/** `POST /api/approvals/:id`: the answer. `redirect` needs a `message`. */
+export interface ApprovalAnswerBody {
+  readonly decision: DecisionKind;
+  readonly reason?: string;
+  readonly message?: string;
+}
+
+/** A server's question waiting for a person: `GET /api/elicitations`, and events. */
+export interface PendingElicitation {
+  readonly id: string;
+  readonly server: string;
+  readonly mode: 'form' | 'url';
+  readonly message: string;
+  readonly requestedSchema?: Readonly<Record<string, unknown>>;
+  /** URL mode: shown as a link, never opened by the studio. */
+  readonly url?: string;
+  readonly sessionId?: string;
+  readonly createdAt: string;
+}
+
+/** `POST /api/elicitations/:id`: validated against `requestedSchema` on the server too. */
+export interface ElicitationAnswerBody {
+  readonly action: 'accept' | 'decline' | 'cancel';
+  readonly content?: Readonly<Record<string, unknown>>;
+}
+
+/** `POST /api/servers/:name/tools/:tool/app`: a one-time URL for the tool's MCP Apps view. */
+export interface AppViewResponse {
+  readonly resourceUri: string;
+  /** `/apps/view/<nonce>`: serves the view's HTML once, under the CSP its resource declares. */
+  readonly viewUrl: string;
+  /** The iframe `allow` attribute built from the resource's permissions ('' for none). */
+  readonly allow: string;
+  readonly prefersBorder?: boolean;
+}
+
+/**
+ * One message on `GET /api/events` (Server-Sent Events, `event: <kind>`, `data: <json>`).
+ * The stream starts with a `hello` carrying the pending approvals and elicitations.
+ */
+export type StudioEvent =
+  | {
+      readonly kind: 'hello';
+      readonly approvals: readonly PendingApproval[];
+      readonly elicitations: readonly PendingElicitation[];
+    }
+  | { readonly kind: 'agent'; readonly event: AgentEvent }
+  | { readonly kind: 'servers'; readonly servers: ServersResponse }
+  | { readonly kind: 'approval.pending'; readonly approval: PendingApproval }
+  | {
+      readonly kind: 'approval.resolved';
+      readonly id: string;
+      readonly decision: DecisionKind | 'cancelled';
+    }
+  | { readonly kind: 'elicitation.pending'; readonly elicitation: PendingElicitation }
+  | { readonly kind: 'elicitation.resolved'; readonly id: string; readonly action: string }
+  | { readonly kind: 'resource.updated'; readonly server: string; readonly uri: string }
+  | { readonly kind: 'run.ended'; readonly sessionId: string; readonly status: string };
