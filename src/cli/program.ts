@@ -10,13 +10,20 @@ import { addHelpExamples } from './help-examples.js';
 import { Output } from './output.js';
 import { runGroup } from './run-group.js';
 import { sessionsGroup } from './sessions-group.js';
+import { studioGroup } from './studio-command.js';
 import { CLI_VERSION } from './version.js';
 
 /** A group of commands: adds itself to the program. */
 export type CommandGroup = (program: Command, ctx: CliContext) => void;
 
 /** The command groups of `muster`, in the order `--help` lists them. */
-const GROUPS: readonly CommandGroup[] = [mcpCommands, mcpAuthCommands, runGroup, sessionsGroup];
+const GROUPS: readonly CommandGroup[] = [
+  mcpCommands,
+  mcpAuthCommands,
+  runGroup,
+  sessionsGroup,
+  studioGroup,
+];
 
 /**
  * Runs the `muster` command line `argv` (without the node and script paths) against `io`

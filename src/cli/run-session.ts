@@ -1,10 +1,10 @@
 import { createAgent } from '../agent/index.js';
 import type { Agent, AgentEvent } from '../agent/index.js';
 import { MusterError, toMusterError } from '../errors/index.js';
-import { mcpConfigPath, readMcpConfigFile } from '../mcp/index.js';
 import type { McpOptions } from '../mcp/index.js';
-import type { AuthorizationRule, PolicyOptions } from '../policy/index.js';
+import type { PolicyOptions } from '../policy/index.js';
 import type { CliContext } from './cli-context.js';
+import { connectUserServers } from './connect-user-servers.js';
 import { EXIT_CODES, exitCodeOf } from './exit-codes.js';
 import { chooseModel } from './model-choice.js';
 import { RunPrinter } from './run-printer.js';
@@ -136,32 +136,6 @@ export async function runSession(
     await agent?.close().catch(() => undefined);
     await opened.close().catch(() => undefined);
   }
-}
-
-/**
- * Connecting to the servers of the user's own file (`MUSTER_HOME/mcp.json`) is allowed: the
- * person who runs `muster` declared them. A project file's servers (`.muster/mcp.json`, which
- * comes with a cloned repository) are not: on a terminal they are asked for like a tool call,
- * otherwise they need `--allow mcp_connect:<server>` (or `--default allow`). `--deny
- * mcp_connect:<server>` refuses one either way (denials come first).
- */
-function connectUserServers(workdir: string, home: string): AuthorizationRule {
-  const user = new Set(
-    readMcpConfigFile(mcpConfigPath('user', workdir, home), 'user').map((s) => s.name),
-  );
-  const project = new Set(
-    readMcpConfigFile(mcpConfigPath('project', workdir, home), 'project').map((s) => s.name),
-  );
-  return {
-    id: 'cli-connect-user-servers',
-    authorize: (request) =>
-      request.kind === 'connection' &&
-      request.server !== undefined &&
-      user.has(request.server) &&
-      !project.has(request.server)
-        ? 'allow'
-        : undefined,
-  };
 }
 
 /** What the policy refused in a run, in order. */

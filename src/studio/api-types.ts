@@ -11,6 +11,21 @@ import type { AgentEvent } from '../agent/index.js';
 import type { McpServerStatus } from '../mcp/index.js';
 import type { AuthorizationRequest, DecisionKind } from '../policy/index.js';
 
+/**
+ * The studio's own error codes (the others are `MusterError` codes): `STUDIO_FORBIDDEN` (403,
+ * a security check refused the request), `STUDIO_NOT_FOUND` (404, no such route, approval or
+ * elicitation), `STUDIO_BAD_REQUEST` (400, the body is not the JSON the route takes),
+ * `ELICITATION_CONTENT_INVALID` (400, an accepted form answer does not match the server's
+ * `requestedSchema`; `issues` says where) and `STUDIO_NOT_BUILT` (503, the page's files are
+ * missing).
+ */
+export type StudioErrorCode =
+  | 'STUDIO_FORBIDDEN'
+  | 'STUDIO_NOT_FOUND'
+  | 'STUDIO_BAD_REQUEST'
+  | 'ELICITATION_CONTENT_INVALID'
+  | 'STUDIO_NOT_BUILT';
+
 /** A failed request: the body of every 4xx and 5xx answer. */
 export interface StudioErrorBody {
   readonly error: {

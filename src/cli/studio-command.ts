@@ -1,0 +1,155 @@
+import { Option } from 'commander';
+import type { Command } from 'commander';
+import { MusterError } from '../errors/index.js';
+import type { CliContext } from './cli-context.js';
+import { connectUserServers } from './connect-user-servers.js';
+import { setExitCode } from './exit-status.js';
+import { chooseModel } from './model-choice.js';
+import { browserProgram, openBrowser } from './open-browser.js';
+import { openStore } from './store-choice.js';
+
+/** The options of `muster studio`. */
+interface StudioCommandOptions {
+  readonly port?: number;
+  readonly open?: boolean;
+  readonly host?: string;
+  readonly model?: string;
+  readonly baseUrl?: string;
+  readonly allow?: readonly string[];
+  readonly deny?: readonly string[];
+  readonly default?: 'ask' | 'allow' | 'deny';
+  readonly store?: string;
+  readonly allowedOrigin?: readonly string[];
+  readonly system?: string;
+}
+
+/**
+ * `muster studio`: the local web console (docs/studio.md). The studio (hono, the page) is
+ * loaded with a dynamic `import()` when the command runs, so `muster --help` stays fast.
+ */
+export function studioGroup(program: Command, ctx: CliContext): void {
+  program
+    .command('studio')
+    .description(
+      'a local web console: servers, tools, resources, live runs, approvals, forms, sign-in',
+    )
+    .option('-p, --port <port>', 'the port on 127.0.0.1 (default 0: a free one)', parsePort)
+    .option('--open', 'open the studio in the browser (MUSTER_BROWSER, else open / xdg-open)')
+    .option('--host <host>', 'only 127.0.0.1 (or localhost): the studio never listens elsewhere')
+    .option(
+      '-m, --model <provider:name>',
+      'the model of runs (default: MUSTER_MODEL; none: runs cannot start): openai:<model>, anthropic:<model>, ollama:<model>, scripted:<file.json>',
+    )
+    .option('--base-url <url>', 'the API base URL (openai, ollama)')
+    .option(
+      '--allow <pattern>',
+      'a tool pattern that runs without asking; repeat for more',
+      collect,
+    )
+    .option('--deny <pattern>', 'a tool pattern that is always refused; repeat for more', collect)
+    .addOption(
+      new Option(
+        '--default <decision>',
+        'what happens to other calls: ask (the approvals page), allow or deny',
+      )
+        .choices(['ask', 'allow', 'deny'])
+        .default('ask'),
+    )
+    .option(
+      '--store <url>',
+      'keep sessions in PostgreSQL (postgres://…) instead of the SQLite file',
+    )
+    .option(
+      '--allowed-origin <origin>',
+      'an origin OAuth sign-in may reach besides the server; repeat for more',
+      collect,
+    )
+    .option('--system <text>', 'the system prompt of runs')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ muster studio --open
+  $ muster studio --port 4555 --model openai:gpt-5-mini --allow 'mcp__fs__read*'`,
+    )
+    .action(async (options: StudioCommandOptions, command: Command) => {
+      setExitCode(command, await runStudio(ctx, options));
+    });
+}
+
+/** Runs the studio until Ctrl-C (or SIGTERM), then closes it and resolves with 0. */
+async function runStudio(ctx: CliContext, options: StudioCommandOptions): Promise<number> {
+  const studioModule = await import('../studio/index.js');
+  studioModule.checkStudioHost(options.host);
+  const out = ctx.output();
+  const wantsModel = options.model !== undefined || (ctx.io.env['MUSTER_MODEL'] ?? '') !== '';
+  const chosen = wantsModel ? await chooseModel(options.model, options.baseUrl, ctx.io) : undefined;
+  const opened = await openStore(ctx, options.store);
+  let studio: Awaited<ReturnType<typeof studioModule.startStudio>> | undefined;
+  try {
+    const workdir = ctx.workdir();
+    studio = await studioModule.startStudio({
+      ...(chosen === undefined ? {} : { model: chosen.model }),
+      ...(chosen?.modelName === undefined ? {} : { modelName: chosen.modelName }),
+      ...(options.system === undefined ? {} : { system: options.system }),
+      sessionStore: opened.store,
+      storeKind: opened.where === 'memory' || opened.where === 'postgres' ? opened.where : 'sqlite',
+      workdir,
+      home: ctx.home(),
+      ...(options.allow === undefined ? {} : { allow: options.allow }),
+      ...(options.deny === undefined ? {} : { deny: options.deny }),
+      default: options.default ?? 'ask',
+      rules: [connectUserServers(workdir, ctx.home())],
+      ...(options.host === undefined ? {} : { host: options.host }),
+      ...(options.port === undefined ? {} : { port: options.port }),
+      ...(options.allowedOrigin === undefined ? {} : { allowedOrigins: options.allowedOrigin }),
+    });
+    if (out.options.json) out.json({ url: studio.url });
+    else out.line(`Muster studio: ${studio.url}`);
+    out.notice('Open the URL above (it signs the browser in). Ctrl-C stops the studio.');
+    if (chosen === undefined)
+      out.notice(
+        'notice: no model (--model or MUSTER_MODEL), so runs cannot start; the other pages work.',
+      );
+    const stopped = waitForStop();
+    if (options.open === true) {
+      const outcome = await openBrowser(browserProgram(ctx.io.env), studio.url, ctx.io.env);
+      if (!outcome.opened)
+        out.notice(`Could not open a browser (${outcome.reason}): open the URL yourself.`);
+    }
+    await stopped;
+    out.notice('Stopping the studio…');
+    return 0;
+  } finally {
+    await studio?.close().catch(() => undefined);
+    await opened.close().catch(() => undefined);
+  }
+}
+
+/** Resolves on the first SIGINT or SIGTERM. */
+function waitForStop(): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
+
+function collect(value: string, previous: readonly string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+function parsePort(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n > 65535) {
+    throw new MusterError(
+      'INVALID_CONFIGURATION',
+      `--port takes a whole number from 0 to 65535 (0 picks a free one), not '${value}'.`,
+    );
+  }
+  return n;
+}

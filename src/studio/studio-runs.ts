@@ -1,0 +1,81 @@
+import type { Agent } from '../agent/index.js';
+import { MusterError, SessionError } from '../errors/index.js';
+import { newId } from '../util/index.js';
+import type { StartRunBody } from './api-types.js';
+import type { StudioEventSink } from './studio-context.js';
+
+interface LiveRun {
+  readonly controller: AbortController;
+  readonly done: Promise<void>;
+}
+
+/**
+ * The runs the studio started, at most one per session. A run goes on in the background:
+ * its events reach the page through the agent's event observer (the studio's runtime
+ * publishes every event); this only starts it, drains it, cancels it, and publishes
+ * `run.ended` with `completed`, `failed` or `cancelled` when it is over.
+ */
+export class StudioRuns {
+  readonly #live = new Map<string, LiveRun>();
+
+  constructor(
+    private readonly agent: Agent,
+    private readonly events: StudioEventSink,
+  ) {}
+
+  /** Starts a run; fails with `SESSION_ALREADY_RUNNING` while the session has one here. */
+  start(body: StartRunBody): string {
+    const sessionId = body.sessionId ?? newId('session');
+    if (this.#live.has(sessionId)) {
+      throw new SessionError(
+        'SESSION_ALREADY_RUNNING',
+        `Session '${sessionId}' is running in the studio: wait for it to end or cancel it first.`,
+        { sessionId },
+      );
+    }
+    const controller = new AbortController();
+    const done = this.#drain(sessionId, body, controller);
+    this.#live.set(sessionId, { controller, done });
+    return sessionId;
+  }
+
+  /** Aborts the session's live run; false when it has none. */
+  cancel(sessionId: string): boolean {
+    const live = this.#live.get(sessionId);
+    if (live === undefined) return false;
+    live.controller.abort(new MusterError('ABORTED', 'The run was cancelled from the studio.'));
+    return true;
+  }
+
+  /** Whether the session has a live run here. */
+  isRunning(sessionId: string): boolean {
+    return this.#live.has(sessionId);
+  }
+
+  /** Cancels every live run and waits for them to end. */
+  async close(): Promise<void> {
+    const all = [...this.#live.values()];
+    for (const live of all)
+      live.controller.abort(new MusterError('ABORTED', 'The studio is shutting down.'));
+    await Promise.all(all.map((l) => l.done));
+  }
+
+  async #drain(sessionId: string, body: StartRunBody, controller: AbortController): Promise<void> {
+    let status = 'completed';
+    try {
+      const events = this.agent.run({
+        input: body.prompt,
+        sessionId,
+        signal: controller.signal,
+        ...(body.modelName === undefined ? {} : { modelName: body.modelName }),
+      });
+      // the events themselves are published by the agent's observer (studio-runtime.ts)
+      for await (const _event of events) void _event;
+    } catch {
+      status = controller.signal.aborted ? 'cancelled' : 'failed';
+    } finally {
+      this.#live.delete(sessionId);
+      this.events.publish({ kind: 'run.ended', sessionId, status });
+    }
+  }
+}
