@@ -1,0 +1,85 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { signIn } from '../support/studio-client.js';
+
+// `muster studio` as a person runs it: a real process (the sources through tsx), its stdout
+// and exit code, Ctrl-C as SIGINT.
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
+});
+
+interface Started {
+  readonly child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  readonly exited: Promise<number | null>;
+}
+
+function muster(args: readonly string[]): Started {
+  const cwd = mkdtempSync(join(tmpdir(), 'studio-cli-'));
+  // run from the repository (where tsx resolves), on a project folder of its own
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, '-C', cwd, ...args], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      HOME: cwd,
+      MUSTER_HOME: join(cwd, 'home'),
+      MUSTER_BROWSER: 'false',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (c: Buffer) => (out += c.toString('utf8')));
+  child.stderr!.on('data', (c: Buffer) => (err += c.toString('utf8')));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => resolve(code)),
+  );
+  return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+describe('muster studio', () => {
+  it('refuses a non-loopback --host with exit code 2', async () => {
+    const run = muster(['studio', '--host', '0.0.0.0']);
+    expect(await run.exited).toBe(2);
+    expect(run.stderr()).toContain('INVALID_CONFIGURATION');
+    expect(run.stderr()).toContain('127.0.0.1');
+    expect(run.stdout()).toBe('');
+  });
+
+  it('prints the URL with the token once, serves it, and stops cleanly on Ctrl-C', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'studio-model-'));
+    const turns = join(dir, 'turns.json');
+    writeFileSync(turns, JSON.stringify([{ text: 'hello' }]));
+    const run = muster(['studio', '--port', '0', '--model', `scripted:${turns}`, '--open']);
+    const url = await new Promise<string>((resolve, reject) => {
+      const check = (): void => {
+        const m = /http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+/.exec(run.stdout());
+        if (m) resolve(m[0]);
+      };
+      run.child.stdout!.on('data', check);
+      void run.exited.then((code) => reject(new Error(`exited ${code}: ${run.stderr()}`)));
+    });
+    const client = await signIn(url);
+    const info = await client.get('/api/info');
+    expect(info.status).toBe(200);
+    expect(info.json).toMatchObject({ model: 'scripted' });
+    const token = new URL(url).searchParams.get('token')!;
+    expect(run.stdout().split(token).length - 1).toBe(1);
+    expect(run.stderr()).not.toContain(token);
+
+    run.child.kill('SIGINT');
+    expect(await run.exited).toBe(0);
+    expect(run.stdout().split(token).length - 1).toBe(1);
+  });
+});

@@ -1,0 +1,170 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AgentEvent } from '../../src/agent/index.js';
+import { scriptedModel } from '../../src/model/index.js';
+import type { ModelRequest, ScriptedTurnSpec } from '../../src/model/index.js';
+import { startStudio } from '../../src/studio/index.js';
+import type { PendingApproval, RunningStudio, StudioEvent } from '../../src/studio/index.js';
+import { stdioConfig } from '../support/mcp-fixtures.js';
+import { openEvents, signIn } from '../support/studio-client.js';
+import type { SseEvent, SseReader, StudioClient } from '../support/studio-client.js';
+
+// A run started over the studio's API, its approvals answered over the API, its events seen
+// on the event stream: a real studio, a real stdio MCP server, a scripted model.
+
+/** The model: the prompt names the calls of its first turn; after the results it says done. */
+function turn(request: ModelRequest): ScriptedTurnSpec {
+  const last = request.messages[request.messages.length - 1];
+  if (last?.role === 'tool') return { text: 'done' };
+  const prompt =
+    last?.role === 'user' && last.content[0]?.type === 'text' ? last.content[0].text : '';
+  const calls = [];
+  if (prompt.includes('echo')) calls.push({ name: 'mcp__basic__echo', arguments: { text: 'hi' } });
+  if (prompt.includes('add')) calls.push({ name: 'mcp__basic__add', arguments: { a: 1, b: 2 } });
+  return calls.length > 0 ? { toolCalls: calls } : { text: 'nothing to do' };
+}
+
+let studio: RunningStudio;
+let client: StudioClient;
+let events: SseReader;
+
+beforeAll(async () => {
+  studio = await startStudio({
+    model: scriptedModel(Array.from({ length: 40 }, () => turn)),
+    mcpServers: { basic: stdioConfig('basic-server.mjs') },
+    mcp: { strictConfig: true },
+    allow: ['mcp_connect:basic'],
+  });
+  client = await signIn(studio.url);
+  events = await openEvents(client);
+});
+afterAll(async () => {
+  events?.close();
+  await studio?.close();
+});
+
+const data = (e: SseEvent) => e.data as StudioEvent;
+const agentEvent = (e: SseEvent): AgentEvent | undefined => {
+  const d = data(e);
+  return d.kind === 'agent' ? d.event : undefined;
+};
+const pendingFor = (sessionId: string, tool: string) => (e: SseEvent) => {
+  const d = data(e);
+  return (
+    d.kind === 'approval.pending' &&
+    d.approval.request.sessionId === sessionId &&
+    d.approval.request.toolName === tool
+  );
+};
+
+describe('a run started from the studio', () => {
+  it('starts with hello, asks for approvals on the stream, and runs what was allowed only', async () => {
+    const hello = await events.waitFor((e) => e.event === 'hello', 'hello');
+    expect(data(hello)).toEqual({ kind: 'hello', approvals: [], elicitations: [] });
+
+    const started = await client.post('/api/runs', { prompt: 'echo and add' });
+    expect(started.status).toBe(200);
+    const { sessionId } = started.json as { sessionId: string };
+
+    const echo = await events.waitFor(pendingFor(sessionId, 'mcp__basic__echo'), 'echo approval');
+    const echoApproval = (data(echo) as { approval: PendingApproval }).approval;
+    expect(echoApproval.request.arguments).toEqual({ text: 'hi' });
+    expect((await client.get('/api/approvals')).json).toContainEqual(echoApproval);
+
+    // a second run of a running session is refused
+    const again = await client.post('/api/runs', { prompt: 'echo', sessionId });
+    expect(again.status).toBe(409);
+    expect(again.json).toMatchObject({ error: { code: 'SESSION_ALREADY_RUNNING' } });
+
+    const allowed = await client.post(`/api/approvals/${echoApproval.id}`, { decision: 'allow' });
+    expect(allowed.status).toBe(200);
+    const add = await events.waitFor(pendingFor(sessionId, 'mcp__basic__add'), 'add approval');
+    const addId = (data(add) as { approval: PendingApproval }).approval.id;
+    const denied = await client.post(`/api/approvals/${addId}`, {
+      decision: 'deny',
+      reason: 'not now',
+    });
+    expect(denied.status).toBe(200);
+    // an answered approval cannot be answered again
+    expect((await client.post(`/api/approvals/${addId}`, { decision: 'allow' })).status).toBe(404);
+
+    const ended = await events.waitFor(
+      (e) =>
+        data(e).kind === 'run.ended' && (data(e) as { sessionId: string }).sessionId === sessionId,
+      'run.ended',
+    );
+    expect(data(ended)).toEqual({ kind: 'run.ended', sessionId, status: 'completed' });
+
+    const ofRun = events.events.map(agentEvent).filter((e) => e?.sessionId === sessionId);
+    const completed = ofRun.filter((e) => e?.type === 'tool.completed');
+    expect(
+      completed.map((e) => [
+        e!.type === 'tool.completed' && e.toolName,
+        e!.type === 'tool.completed' && (e.errorCode ?? 'ok'),
+      ]),
+    ).toEqual([
+      ['mcp__basic__echo', 'ok'],
+      ['mcp__basic__add', 'TOOL_DENIED'],
+    ]);
+    expect(ofRun.map((e) => e?.type)).toContain('model.delta');
+    expect(ofRun[ofRun.length - 1]?.type).toBe('session.completed');
+    const resolved = events.events.filter((e) => e.event === 'approval.resolved').map(data);
+    expect(resolved).toEqual(
+      expect.arrayContaining([
+        { kind: 'approval.resolved', id: echoApproval.id, decision: 'allow' },
+        { kind: 'approval.resolved', id: addId, decision: 'deny' },
+      ]),
+    );
+    expect(events.events.some((e) => e.event === 'servers')).toBe(true);
+
+    const session = await client.get(`/api/sessions/${sessionId}`);
+    expect(session.json).toMatchObject({
+      id: sessionId,
+      status: 'completed',
+      title: 'echo and add',
+      finalContent: 'done',
+    });
+    const list = await client.get('/api/sessions');
+    expect((list.json as { sessions: { id: string }[] }).sessions.map((s) => s.id)).toContain(
+      sessionId,
+    );
+  });
+
+  it('cancels a run waiting for an approval: the approval is withdrawn and the run ends cancelled', async () => {
+    const started = await client.post('/api/runs', { prompt: 'echo' });
+    const { sessionId } = started.json as { sessionId: string };
+    const pending = await events.waitFor(
+      pendingFor(sessionId, 'mcp__basic__echo'),
+      'echo approval',
+    );
+    const id = (data(pending) as { approval: PendingApproval }).approval.id;
+
+    const cancelled = await client.post(`/api/runs/${sessionId}/cancel`, {});
+    expect(cancelled.json).toEqual({ cancelled: true });
+    const withdrawn = await events.waitFor(
+      (e) => data(e).kind === 'approval.resolved' && (data(e) as { id: string }).id === id,
+      'approval.resolved',
+    );
+    expect(data(withdrawn)).toEqual({ kind: 'approval.resolved', id, decision: 'cancelled' });
+    const ended = await events.waitFor(
+      (e) =>
+        data(e).kind === 'run.ended' && (data(e) as { sessionId: string }).sessionId === sessionId,
+      'run.ended',
+    );
+    expect(data(ended)).toMatchObject({ status: 'cancelled' });
+    expect((await client.get('/api/approvals')).json).toEqual([]);
+    expect((await client.post(`/api/runs/${sessionId}/cancel`, {})).json).toEqual({
+      cancelled: false,
+    });
+  });
+
+  it('refuses a run without a prompt and an answer that is no decision', async () => {
+    const bad = await client.post('/api/runs', { prompt: '' });
+    expect(bad.status).toBe(400);
+    expect(bad.json).toMatchObject({ error: { code: 'STUDIO_BAD_REQUEST' } });
+    const nothing = await client.post('/api/approvals/approval_nope', { decision: 'maybe' });
+    expect(nothing.status).toBe(400);
+    const missing = await client.get('/api/sessions/session_nope');
+    expect(missing.status).toBe(404);
+    expect(missing.json).toMatchObject({ error: { code: 'SESSION_NOT_FOUND' } });
+  });
+});
