@@ -80,7 +80,6 @@ Examples:
 /** Runs the studio until Ctrl-C (or SIGTERM), then closes it and resolves with 0. */
 async function runStudio(ctx: CliContext, options: StudioCommandOptions): Promise<number> {
   const studioModule = await import('../studio/index.js');
-  studioModule.checkStudioHost(options.host);
   const out = ctx.output();
   const wantsModel = options.model !== undefined || (ctx.io.env['MUSTER_MODEL'] ?? '') !== '';
   const chosen = wantsModel ? await chooseModel(options.model, options.baseUrl, ctx.io) : undefined;

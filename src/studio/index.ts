@@ -19,7 +19,6 @@ import { createStudioRuntime } from './studio-runtime.js';
 import { newStudioToken, StudioSecurity } from './studio-security.js';
 import { checkStudioHost, checkStudioPort, listenStudio, STUDIO_HOST } from './studio-server.js';
 
-export { checkStudioHost } from './studio-server.js';
 import { defaultUiDir } from './studio-static.js';
 
 export type {
