@@ -90,6 +90,11 @@ async function runStudio(ctx: CliContext, options: StudioCommandOptions): Promis
     studio = await studioModule.startStudio({
       ...(chosen === undefined ? {} : { model: chosen.model }),
       ...(chosen?.modelName === undefined ? {} : { modelName: chosen.modelName }),
+      ...(chosen === undefined
+        ? {}
+        : {
+            modelLabel: modelLabel(options.model ?? ctx.io.env['MUSTER_MODEL'], chosen.modelName),
+          }),
       ...(options.system === undefined ? {} : { system: options.system }),
       sessionStore: opened.store,
       storeKind: opened.where === 'memory' || opened.where === 'postgres' ? opened.where : 'sqlite',
@@ -136,6 +141,12 @@ function waitForStop(): Promise<void> {
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
+}
+
+/** The model as `GET /api/info` shows it: `provider:name`, or `scripted` (never a file path). */
+function modelLabel(spec: string | undefined, modelName: string | undefined): string {
+  const provider = (spec ?? '').split(':')[0]!;
+  return modelName === undefined ? provider : `${provider}:${modelName}`;
 }
 
 function collect(value: string, previous: readonly string[] | undefined): string[] {

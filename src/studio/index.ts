@@ -58,6 +58,8 @@ export interface StudioOptions {
   /** The model runs use; without one, starting a run fails (the rest of the studio works). */
   readonly model?: ModelClient;
   readonly modelName?: string;
+  /** What `GET /api/info` calls the model (`openai:gpt-5-mini`); default its provider and name. */
+  readonly modelLabel?: string;
   readonly system?: string;
   /** Where sessions live (default: a new memory store). */
   readonly sessionStore?: SessionStore;
@@ -166,12 +168,12 @@ export async function startStudio(options: StudioOptions = {}): Promise<RunningS
       elicitations,
       events: hub,
     });
-    runs = new StudioRuns(runtime.agent, hub);
+    runs = new StudioRuns(runtime.agent, hub, options.model !== undefined);
     const info: StudioInfo = {
       version: VERSION,
       ...(options.model === undefined
         ? {}
-        : { model: modelLabel(options.model, options.modelName) }),
+        : { model: options.modelLabel ?? modelLabel(options.model, options.modelName) }),
       store: options.storeKind ?? 'memory',
       apps: options.apps === true,
     };

@@ -21,10 +21,20 @@ export class StudioRuns {
   constructor(
     private readonly agent: Agent,
     private readonly events: StudioEventSink,
+    private readonly hasModel: boolean,
   ) {}
 
-  /** Starts a run; fails with `SESSION_ALREADY_RUNNING` while the session has one here. */
+  /**
+   * Starts a run; fails with `SESSION_ALREADY_RUNNING` while the session has one here, and
+   * with `INVALID_CONFIGURATION` when the studio has no model.
+   */
   start(body: StartRunBody): string {
+    if (!this.hasModel) {
+      throw new MusterError(
+        'INVALID_CONFIGURATION',
+        'The studio has no model, so runs cannot start: restart muster studio with --model provider:name (or set MUSTER_MODEL).',
+      );
+    }
     const sessionId = body.sessionId ?? newId('session');
     if (this.#live.has(sessionId)) {
       throw new SessionError(

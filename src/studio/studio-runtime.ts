@@ -45,7 +45,7 @@ export interface StudioRuntime {
  * `--allow`/`--deny`/`--default` (default `ask`) with the approval queue as approver, the
  * elicitation queue as handler, the OAuth entries of the studio's callback. Every event the
  * agent emits (its runs' and those outside runs) is published as `{ kind: 'agent' }`, and
- * after an `mcp.*` event the servers' snapshot follows as `{ kind: 'servers' }`.
+ * after `mcp.*` events the servers' snapshot follows as `{ kind: 'servers' }` (one per burst).
  */
 export function createStudioRuntime(input: StudioRuntimeInput): StudioRuntime {
   const policyOptions: PolicyOptions = {
@@ -63,6 +63,13 @@ export function createStudioRuntime(input: StudioRuntimeInput): StudioRuntime {
   };
   // the observer needs the agent it observes; it is set once createAgent returns
   const built: { agent?: Agent } = {};
+  // a burst of mcp.* events (a server's tools discovered one by one) sends one snapshot
+  let snapshotDue = false;
+  const sendServers = (): void => {
+    snapshotDue = false;
+    if (built.agent !== undefined)
+      input.events.publish({ kind: 'servers', servers: built.agent.mcp.list() });
+  };
   const agent = createAgent({
     ...(input.model === undefined ? {} : { model: input.model }),
     ...(input.modelName === undefined ? {} : { modelName: input.modelName }),
@@ -75,8 +82,10 @@ export function createStudioRuntime(input: StudioRuntimeInput): StudioRuntime {
     observability: {
       onEvent: (event) => {
         input.events.publish({ kind: 'agent', event });
-        if (event.type.startsWith('mcp.') && built.agent !== undefined)
-          input.events.publish({ kind: 'servers', servers: built.agent.mcp.list() });
+        if (event.type.startsWith('mcp.') && !snapshotDue) {
+          snapshotDue = true;
+          setImmediate(sendServers);
+        }
       },
     },
   });

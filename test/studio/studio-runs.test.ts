@@ -69,6 +69,16 @@ describe('a run started from the studio', () => {
     const echoApproval = (data(echo) as { approval: PendingApproval }).approval;
     expect(echoApproval.request.arguments).toEqual({ text: 'hi' });
     expect((await client.get('/api/approvals')).json).toContainEqual(echoApproval);
+    // a page that connects now is told what is waiting
+    const late = await openEvents(client);
+    try {
+      const lateHello = await late.waitFor((e) => e.event === 'hello', 'hello');
+      expect((data(lateHello) as { approvals: PendingApproval[] }).approvals).toEqual([
+        echoApproval,
+      ]);
+    } finally {
+      late.close();
+    }
 
     // a second run of a running session is refused
     const again = await client.post('/api/runs', { prompt: 'echo', sessionId });

@@ -219,6 +219,13 @@ describe('the studio', () => {
     }
   });
 
+  it('refuses to start a run without a model, saying how to give one', async () => {
+    const r = await client.post('/api/runs', { prompt: 'hi' });
+    expect(r.status).toBe(400);
+    expect(code(r)).toBe('INVALID_CONFIGURATION');
+    expect(r.text).toContain('--model');
+  });
+
   it('answers GET /api/info without secrets or paths', async () => {
     const r = await client.get('/api/info');
     expect(r.json).toMatchObject({ store: 'memory', apps: false });
