@@ -6,6 +6,7 @@ Examples:
   $ muster mcp list
   $ muster run "Summarize README.md" --model openai:gpt-5-mini
   $ muster sessions list --json
+  $ muster studio --open
 
 Exit codes: 0 ok, 1 internal, 2 usage/config, 3 MCP, 4 sign-in needed, 5 refused by the policy,
 6 tool failed, 7 session, 8 model, 9 run limit, 130 interrupted (docs/cli.md).`;
