@@ -135,7 +135,8 @@ export async function startStudio(options: StudioOptions = {}): Promise<RunningS
   }
   let app: Hono | undefined;
   const server = await listenStudio(
-    (request) => app?.fetch(request) ?? new Response('The studio is starting.', { status: 503 }),
+    (request, env) =>
+      app?.fetch(request, env) ?? new Response('The studio is starting.', { status: 503 }),
     port,
   );
   const origin = `http://${STUDIO_HOST}:${server.port}`;

@@ -38,9 +38,12 @@ export function checkStudioPort(port: number | undefined): number {
   return port;
 }
 
-/** Listens on `127.0.0.1:<port>` (0: a free port) with `fetch` answering every request. */
+/**
+ * Listens on `127.0.0.1:<port>` (0: a free port) with `fetch` answering every request (`env`
+ * holds the Node.js request and response, as `@hono/node-server` passes them).
+ */
 export async function listenStudio(
-  fetch: (request: Request) => Response | Promise<Response>,
+  fetch: (request: Request, env: unknown) => Response | Promise<Response>,
   port: number,
 ): Promise<ListeningServer> {
   const server = createAdaptorServer({ fetch }) as Server;

@@ -73,7 +73,7 @@ describe('a run started from the studio', () => {
     const late = await openEvents(client);
     try {
       const lateHello = await late.waitFor((e) => e.event === 'hello', 'hello');
-      expect((data(lateHello) as { approvals: PendingApproval[] }).approvals).toEqual([
+      expect((data(lateHello) as Extract<StudioEvent, { kind: 'hello' }>).approvals).toEqual([
         echoApproval,
       ]);
     } finally {
