@@ -124,6 +124,15 @@ describe('the studio refuses', () => {
     expect(code(form)).toBe('STUDIO_FORBIDDEN');
   });
 
+  it('a port that is in use, saying to pick another', async () => {
+    await expect(
+      startStudio({ port: studio.port, mcp: { strictConfig: true } }),
+    ).rejects.toMatchObject({
+      code: 'INVALID_CONFIGURATION',
+      message: expect.stringContaining('--port'),
+    });
+  });
+
   it('to listen on anything but the loopback address', async () => {
     for (const host of ['0.0.0.0', '192.168.1.10', '::']) {
       await expect(startStudio({ host, mcp: { strictConfig: true } })).rejects.toMatchObject({
