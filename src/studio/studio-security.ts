@@ -20,7 +20,8 @@ export function newStudioToken(): string {
 
 /**
  * The studio's request checks (SPEC 12a): the `Host` must be the studio's loopback address (a
- * DNS-rebinding page sends its own name), an `Origin` when present must be the studio's, a GET
+ * DNS-rebinding page sends its own name), an `Origin` when present must be the studio's, so
+ * must `Sec-Fetch-Site` (a load started by another site or port is refused), a GET
  * with `?token=` exchanges the right token for the cookie, every other request needs that
  * cookie, and a request that changes something (any method but GET and HEAD) needs an
  * `Origin` and a JSON body. Refusals are 403 `STUDIO_FORBIDDEN`. The token itself never
@@ -68,6 +69,11 @@ export class StudioSecurity {
       const method = c.req.method;
       const safe = method === 'GET' || method === 'HEAD';
       if (safe && NO_COOKIE.some((r) => r.test(c.req.path))) return next();
+      // a page of another port of 127.0.0.1 is the same site: its cookie-carrying loads
+      // (img, script, no-cors fetch) send no Origin, but browsers mark them here
+      const site = c.req.header('sec-fetch-site');
+      if (site === 'cross-site' || site === 'same-site')
+        return forbid(c, 'Requests from other sites are refused: open the studio URL directly.');
       const token = safe ? c.req.query('token') : undefined;
       if (token !== undefined) return this.#exchange(c, token);
       const cookie = getCookie(c, STUDIO_COOKIE);

@@ -1,5 +1,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { request } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStudio } from '../../src/studio/index.js';
@@ -92,6 +94,47 @@ describe('the studio refuses', () => {
       expect(post.status, origin).toBe(403);
       expect(code(post)).toBe('STUDIO_FORBIDDEN');
     }
+  });
+
+  it('a load another site or port starts (Sec-Fetch-Site), even with the cookie and no Origin', async () => {
+    for (const site of ['cross-site', 'same-site']) {
+      const r = await send(studio.port, {
+        path: '/api/sessions',
+        headers: { cookie: client.cookie, 'sec-fetch-site': site },
+      });
+      expect(r.status, site).toBe(403);
+    }
+    for (const site of ['same-origin', 'none']) {
+      const r = await send(studio.port, {
+        path: '/api/sessions',
+        headers: { cookie: client.cookie, 'sec-fetch-site': site },
+      });
+      expect(r.status, site).toBe(200);
+    }
+  });
+
+  it('the event stream without the cookie; with it, the stream has the same headers', async () => {
+    expect((await send(studio.port, { path: '/api/events' })).status).toBe(403);
+    const headers = await new Promise<IncomingHttpHeaders>((resolve, reject) => {
+      const r = request(
+        {
+          host: '127.0.0.1',
+          port: studio.port,
+          path: '/api/events',
+          headers: { cookie: client.cookie },
+        },
+        (res) => {
+          resolve(res.headers);
+          r.destroy();
+        },
+      );
+      r.on('error', reject);
+      r.end();
+    });
+    expect(headers['content-type']).toContain('text/event-stream');
+    expect(headers['cache-control']).toBe('no-store');
+    expect(String(headers['content-security-policy'])).toContain("default-src 'self'");
+    expect(Object.keys(headers).filter((h) => h.startsWith('access-control-'))).toEqual([]);
   });
 
   it('a POST without the cookie, without an Origin, or with a body that is not JSON', async () => {
