@@ -68,10 +68,10 @@ describe('the studio never shows a secret', () => {
       const d = e.data as StudioEvent;
       return d.kind === 'agent' && d.event.type === 'tool.completed' ? [d.event] : [];
     });
-    expect(completed.map((e) => [e.toolName, e.isError])).toEqual([
+    expect(completed.map((e) => [e.toolName, e.isError]).sort()).toEqual([
       ['mcp__basic__echo', false],
-      ['mcp__remote__echo', false],
       ['mcp__bearer__whoami', false],
+      ['mcp__remote__echo', false],
     ]);
     expect(events.events.some((e) => e.event === 'servers')).toBe(true);
 
