@@ -48,6 +48,17 @@ const config = {
     onlyImports('session', ['model', 'errors', 'util']),
     onlyImports('auth', ['errors', 'util']),
     onlyImports('query', ['agent', 'mcp', 'tools', 'policy', 'model', 'errors', 'util']),
+    onlyImports('studio', [
+      'agent',
+      'mcp',
+      'tools',
+      'policy',
+      'auth',
+      'session',
+      'model',
+      'errors',
+      'util',
+    ]),
     {
       name: 'tools-not-mcp-agent-context-session-providers',
       comment:
@@ -82,11 +93,18 @@ const config = {
     {
       name: 'agent-only-from-root',
       comment:
-        'Only the package root (src/index.ts), the query() facade (src/query) and the muster command (src/cli), clients of the agent, import the agent.',
+        'Only the package root (src/index.ts), the query() facade (src/query), the studio (src/studio) and the muster command (src/cli), clients of the agent, import the agent.',
       severity: 'error',
       from: {
         path: '^src/',
-        pathNot: ['^src/agent/', '^src/query/', '^src/cli/', '^src/index\\.ts$', ...NOT_TESTS],
+        pathNot: [
+          '^src/agent/',
+          '^src/query/',
+          '^src/studio/',
+          '^src/cli/',
+          '^src/index\\.ts$',
+          ...NOT_TESTS,
+        ],
       },
       to: { path: '^src/agent/' },
     },
