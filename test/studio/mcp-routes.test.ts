@@ -16,7 +16,7 @@ import type {
   StudioErrorBody,
   ToolView,
 } from '../../src/studio/api-types.js';
-import { everythingStdioConfig, fixturePath, stdioConfig } from '../support/mcp-fixtures.js';
+import { everythingStdioConfig, stdioConfig } from '../support/mcp-fixtures.js';
 import { mcpStudio } from './mcp-studio-support.js';
 import type { McpStudio } from './mcp-studio-support.js';
 

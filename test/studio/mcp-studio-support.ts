@@ -39,6 +39,8 @@ export interface McpStudio {
   readonly events: EventRecorder;
   /** A JSON request as the page sends it. */
   call(method: string, path: string, body?: unknown): Promise<Response>;
+  /** The text of every response {@link call} received (for the secrets canaries). */
+  readonly bodies: string[];
   close(): Promise<void>;
 }
 
@@ -57,6 +59,7 @@ export interface McpStudioOptions {
 export function mcpStudio(options: McpStudioOptions = {}): McpStudio {
   const app = options.app ?? new Hono();
   const events = new EventRecorder();
+  const bodies: string[] = [];
   const lifetime = new AbortController();
   const agent = createAgent({
     model: scriptedModel([]),
@@ -79,14 +82,16 @@ export function mcpStudio(options: McpStudioOptions = {}): McpStudio {
     app,
     ctx,
     events,
-    call: (method, path, body) =>
-      Promise.resolve(
-        app.request(path, {
-          method,
-          headers: body === undefined ? {} : { 'content-type': 'application/json' },
-          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        }),
-      ),
+    bodies,
+    async call(method, path, body) {
+      const response = await app.request(path, {
+        method,
+        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      bodies.push(await response.clone().text());
+      return response;
+    },
     async close() {
       lifetime.abort();
       await agent.close();
