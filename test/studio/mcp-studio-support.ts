@@ -4,7 +4,12 @@
  */
 import { Hono } from 'hono';
 import { createAgent, scriptedModel, ToolPolicy } from '../../src/index.js';
-import type { McpOAuthServerOptions, McpServerConfig, PolicyOptions } from '../../src/index.js';
+import type {
+  McpOAuthServerOptions,
+  McpOptions,
+  McpServerConfig,
+  PolicyOptions,
+} from '../../src/index.js';
 import type { StudioEvent } from '../../src/studio/api-types.js';
 import { mcpRoutes } from '../../src/studio/mcp-routes.js';
 import type { StudioContext } from '../../src/studio/studio-context.js';
@@ -41,6 +46,8 @@ export interface McpStudio {
   call(method: string, path: string, body?: unknown): Promise<Response>;
   /** The text of every response {@link call} received (for the secrets canaries). */
   readonly bodies: string[];
+  /** Aborts `ctx.signal` (the studio shutting down) and leaves the agent open. */
+  stop(): void;
   close(): Promise<void>;
 }
 
@@ -50,6 +57,8 @@ export interface McpStudioOptions {
   /** The policy of the studio's direct calls (default: allow everything). */
   readonly policy?: PolicyOptions;
   readonly oauth?: Readonly<Record<string, McpOAuthServerOptions>>;
+  /** More `mcp` options of the agent (`protocol`, say). */
+  readonly mcp?: Omit<McpOptions, 'oauth' | 'strictConfig'>;
   readonly origin?: string;
   /** Mount on this app (one already served on loopback) instead of a new one. */
   readonly app?: Hono;
@@ -64,7 +73,11 @@ export function mcpStudio(options: McpStudioOptions = {}): McpStudio {
   const agent = createAgent({
     model: scriptedModel([]),
     mcpServers: options.servers ?? {},
-    mcp: { strictConfig: true, ...(options.oauth ? { oauth: options.oauth } : {}) },
+    mcp: {
+      ...options.mcp,
+      strictConfig: true,
+      ...(options.oauth ? { oauth: options.oauth } : {}),
+    },
     policy: { allow: ['mcp_connect:*'] },
   });
   const ctx: StudioContext = {
@@ -92,6 +105,7 @@ export function mcpStudio(options: McpStudioOptions = {}): McpStudio {
       bodies.push(await response.clone().text());
       return response;
     },
+    stop: () => lifetime.abort(),
     async close() {
       lifetime.abort();
       await agent.close();

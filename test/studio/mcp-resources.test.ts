@@ -1,14 +1,12 @@
 /**
- * The studio's MCP routes on a bare Hono app, against real servers over stdio:
- * server-everything, the counting fixture (to prove a denied call never reaches the server)
- * and a fixture whose tools carry MCP Apps metadata.
+ * The studio's resource, prompt, completion and registry routes on a bare Hono app, against
+ * server-everything and fixtures over stdio.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type {
-  CallToolResponse,
   CompleteResponse,
   ReadResourceResponse,
   ResourcesResponse,
@@ -20,17 +18,14 @@ import { everythingStdioConfig, stdioConfig } from '../support/mcp-fixtures.js';
 import { mcpStudio } from './mcp-studio-support.js';
 import type { McpStudio } from './mcp-studio-support.js';
 
-const log = join(mkdtempSync(join(tmpdir(), 'studio-mcp-')), 'counting.log');
 let studio: McpStudio;
 
 beforeAll(() => {
   studio = mcpStudio({
     servers: {
       everything: everythingStdioConfig(),
-      counting: stdioConfig('counting-server.mjs', [`--log=${log}`, '--log-requests']),
       apps: stdioConfig('apps-tools-server.mjs'),
     },
-    policy: { deny: ['mcp__counting__add'], default: 'allow' },
   });
 });
 afterAll(() => studio?.close());
@@ -41,108 +36,6 @@ async function json<T>(response: Response | Promise<Response>, status = 200): Pr
   expect(r.status, JSON.stringify(body)).toBe(status);
   return body;
 }
-
-const toolCalls = () =>
-  readFileSync(log, 'utf8')
-    .split('\n')
-    .filter((l) => l.endsWith(' tools/call')).length;
-
-describe('servers and tools', () => {
-  it('lists the servers, and a server’s tools with their schemas and model names', async () => {
-    const servers = await json<ServersResponse>(studio.call('GET', '/api/servers'));
-    expect(servers.map((s) => s.name).sort()).toEqual(['apps', 'counting', 'everything']);
-    const tools = await json<ToolView[]>(studio.call('GET', '/api/servers/everything/tools'));
-    const echo = tools.find((t) => t.name === 'echo');
-    expect(echo?.modelName).toBe('mcp__everything__echo');
-    expect(echo?.inputSchema).toMatchObject({
-      type: 'object',
-      properties: { message: { type: 'string' } },
-    });
-  }, 30_000);
-
-  it('reads MCP Apps metadata: the view URI (nested or legacy key) and the visibility', async () => {
-    const tools = await json<ToolView[]>(studio.call('GET', '/api/servers/apps/tools'));
-    const byName = new Map(tools.map((t) => [t.name, t]));
-    expect(byName.get('view')?.uiResourceUri).toBe('ui://apps/view');
-    expect(byName.get('view')?.visibility).toBeUndefined();
-    expect(byName.get('legacy-view')?.uiResourceUri).toBe('ui://apps/legacy');
-    expect(byName.get('app-only')?.visibility).toEqual(['app']);
-    expect(byName.get('model-only')?.visibility).toEqual(['model']);
-  }, 30_000);
-
-  it('calls an allowed tool and answers the decision, the result and the duration', async () => {
-    const body = await json<CallToolResponse>(
-      studio.call('POST', '/api/servers/everything/tools/echo/call', {
-        arguments: { message: 'hi studio' },
-      }),
-    );
-    expect(body.decision).toMatchObject({ decision: 'allow' });
-    expect(body.result?.isError).toBe(false);
-    expect(body.result?.content[0]).toEqual({ type: 'text', text: 'Echo: hi studio' });
-    expect(body.result?.raw['content']).toEqual(body.result?.content);
-    expect(typeof body.durationMs).toBe('number');
-  }, 30_000);
-
-  it('a call the policy denies is a 403 with the decision and never reaches the server', async () => {
-    await json(studio.call('GET', '/api/servers/counting/tools'));
-    const before = toolCalls();
-    const denied = await json<StudioErrorBody>(
-      studio.call('POST', '/api/servers/counting/tools/add/call', { arguments: { a: 1, b: 2 } }),
-      403,
-    );
-    expect(denied.error.code).toBe('TOOL_DENIED');
-    expect(denied.error.decision).toMatchObject({ decision: 'deny', stage: 'deny' });
-    expect(toolCalls()).toBe(before);
-    // the counter does count: an allowed call on the same server is one tools/call
-    await json(
-      studio.call('POST', '/api/servers/counting/tools/echo/call', { arguments: { text: 'x' } }),
-    );
-    expect(toolCalls()).toBe(before + 1);
-  }, 30_000);
-
-  it('invalid arguments are a 400 TOOL_ARGUMENTS_INVALID with issues, before the policy', async () => {
-    const before = toolCalls();
-    const body = await json<StudioErrorBody>(
-      studio.call('POST', '/api/servers/counting/tools/add/call', { arguments: { a: 'one' } }),
-      400,
-    );
-    expect(body.error.code).toBe('TOOL_ARGUMENTS_INVALID');
-    expect(body.error.issues?.map((i) => i.path)).toEqual(expect.arrayContaining(['a']));
-    expect(toolCalls()).toBe(before);
-  }, 30_000);
-
-  it('app-only tools need fromApp, model-only tools refuse it', async () => {
-    const hidden = await json<StudioErrorBody>(
-      studio.call('POST', '/api/servers/apps/tools/app-only/call', { arguments: {} }),
-      403,
-    );
-    expect(hidden.error.code).toBe('TOOL_DENIED');
-    const fromApp = await json<CallToolResponse>(
-      studio.call('POST', '/api/servers/apps/tools/app-only/call', {
-        arguments: {},
-        fromApp: true,
-      }),
-    );
-    expect(fromApp.result?.content[0]).toEqual({ type: 'text', text: 'app-only ran' });
-    await json(
-      studio.call('POST', '/api/servers/apps/tools/model-only/call', {
-        arguments: {},
-        fromApp: true,
-      }),
-      403,
-    );
-  }, 30_000);
-
-  it('an unknown server or tool is a 404', async () => {
-    const server = await json<StudioErrorBody>(studio.call('GET', '/api/servers/nope/tools'), 404);
-    expect(server.error.code).toBe('INVALID_CONFIGURATION');
-    const tool = await json<StudioErrorBody>(
-      studio.call('POST', '/api/servers/everything/tools/nope/call', { arguments: {} }),
-      404,
-    );
-    expect(tool.error.code).toBe('TOOL_NOT_FOUND');
-  }, 30_000);
-});
 
 describe('resources, prompts and completion', () => {
   it('lists resources and templates, and reads one', async () => {
@@ -298,6 +191,42 @@ describe('register, unregister, reconnect', () => {
       expect(gated.events.events.at(-1)).toMatchObject({ kind: 'servers' });
     } finally {
       await gated.close();
+    }
+  }, 30_000);
+});
+
+describe('subscriptions on the server', () => {
+  it('DELETE and the studio shutting down both unsubscribe at the server', async () => {
+    const features = mcpStudio({
+      servers: { features: stdioConfig('features-server.mjs') },
+      mcp: { protocol: { mode: 'legacy' } },
+    });
+    // asked of the agent directly: after stop() the routes abort what they start
+    const subscribed = async () => {
+      const r = await features.ctx.agent.mcp.callTool('features', 'get-counts', {});
+      const text = (r.content[0] as { text: string }).text;
+      return (JSON.parse(text) as { subscribed: string[] }).subscribed;
+    };
+    try {
+      const uri = 'flaky://doc';
+      await json(features.call('POST', '/api/servers/features/subscriptions', { uri }));
+      expect(await subscribed()).toEqual([uri]);
+      await json(
+        features.call(
+          'DELETE',
+          `/api/servers/features/subscriptions?uri=${encodeURIComponent(uri)}`,
+        ),
+      );
+      expect(await subscribed()).toEqual([]);
+      await json(features.call('POST', '/api/servers/features/subscriptions', { uri }));
+      expect(await subscribed()).toEqual([uri]);
+      features.stop();
+      const deadline = Date.now() + 10_000;
+      let left = await subscribed();
+      while (left.length > 0 && Date.now() < deadline) left = await subscribed();
+      expect(left).toEqual([]);
+    } finally {
+      await features.close();
     }
   }, 30_000);
 });
