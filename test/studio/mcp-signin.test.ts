@@ -16,6 +16,7 @@ import type {
   ServersResponse,
   SignInResponse,
 } from '../../src/studio/api-types.js';
+import { fileTokenStore, oauthNamespace, osUser } from '../../src/auth/index.js';
 import { studioOAuthOptions } from '../../src/studio/studio-oauth.js';
 import { startOAuthWorld } from '../fixtures/oauth/index.js';
 import type { OAuthWorld } from '../fixtures/oauth/index.js';
@@ -111,13 +112,50 @@ describe('sign-in', () => {
       expect(page).toContain('href="/#/signin"');
       for (const secret of [callback.searchParams.get('code'), callback.searchParams.get('state')])
         expect(page).not.toContain(secret);
-
-      // a later start trusts the origins the stored sign-in used, with no --allowed-origin
-      const again = await studioOAuthOptions({ workdir, home, origin, allowedOrigins: [] });
-      expect(again['w']?.allowedOrigins).toContain(world.issuer);
     } finally {
       await studio.close();
       await new Promise((resolve) => server.close(resolve));
+    }
+
+    // a later start, on another port: the origins the stored sign-in used are trusted with no
+    // --allowed-origin, and a new sign-in (after a logout) lands on the new callback
+    const app2 = new Hono();
+    const second = await listen(app2);
+    const again = await studioOAuthOptions({
+      workdir,
+      home,
+      origin: second.origin,
+      allowedOrigins: [],
+    });
+    expect(again['w']?.allowedOrigins).toContain(world.issuer);
+    const studio2 = mcpStudio({
+      app: app2,
+      origin: second.origin,
+      servers: { w: { type: 'http', url: world.mcpUrl } },
+      oauth: again,
+    });
+    try {
+      // the tokens stopped working (dropped), the client registered for the old port is kept
+      const store = fileTokenStore({ path: join(home, 'credentials.json') });
+      await store.update(oauthNamespace('w', new URL(world.mcpUrl).href, osUser()), (state) => {
+        const { tokens: _dropped, ...rest } = state ?? {};
+        return rest;
+      });
+      const started = (await (
+        await fetch(`${second.origin}/api/servers/w/signin`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{}',
+        })
+      ).json()) as SignInResponse;
+      const callback = new URL(await world.browse(started.authUrl!));
+      expect(callback.origin).toBe(second.origin);
+      const landed = await fetch(callback, { redirect: 'manual' });
+      expect(landed.headers.get('location')).toBe('/#/signin?signin=ok&server=w');
+      expect(studio2.ctx.agent.mcp.list()[0]?.status).toBe('connected');
+    } finally {
+      await studio2.close();
+      await new Promise((resolve) => second.server.close(resolve));
     }
   }, 60_000);
 
