@@ -2,7 +2,7 @@ import type { CompleteRequestParams } from '@modelcontextprotocol/client';
 import type { Hono } from 'hono';
 import type { CompleteResponse, PromptsResponse } from './api-types.js';
 import { StudioHttpError } from './error-response.js';
-import { guarded, jsonBody, requestSignal, serverOf, param } from './route-input.js';
+import { guarded, jsonBody, param, requestSignal, serverOf } from './route-input.js';
 import { offers } from './server-capabilities.js';
 import type { StudioContext } from './studio-context.js';
 

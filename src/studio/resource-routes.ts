@@ -4,10 +4,10 @@ import { ResourceSubscriptions } from './resource-subscriptions.js';
 import {
   guarded,
   jsonBody,
+  param,
   requestSignal,
   requiredString,
   serverOf,
-  param,
 } from './route-input.js';
 import { offers } from './server-capabilities.js';
 import type { StudioContext } from './studio-context.js';

@@ -5,10 +5,11 @@ import { StudioHttpError } from './error-response.js';
 import {
   guarded,
   jsonBody,
+  param,
   publishServers,
+  requestSignal,
   requiredString,
   serverOf,
-  param,
 } from './route-input.js';
 import type { StudioContext } from './studio-context.js';
 
@@ -63,7 +64,7 @@ export function serverRoutes(app: Hono, ctx: StudioContext): void {
         // An operation on a server that is not connected connects it first, whatever its
         // last attempt did (failed, pending, needs-auth); on a connected one it checks that
         // the server still answers (a dead one is taken down and reported).
-        await ctx.agent.mcp.ping(name, { signal: ctx.signal });
+        await ctx.agent.mcp.ping(name, { signal: requestSignal(c, ctx) });
       } finally {
         publishServers(ctx);
       }

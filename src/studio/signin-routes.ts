@@ -1,7 +1,7 @@
 import type { Context, Hono } from 'hono';
 import { MusterError } from '../errors/index.js';
 import type { SignInResponse } from './api-types.js';
-import { guarded, publishServers, serverOf, param } from './route-input.js';
+import { guarded, param, publishServers, serverOf } from './route-input.js';
 import type { StudioContext } from './studio-context.js';
 
 /** Where the studio's OAuth callback is served (the `redirectUri` of its `mcp.oauth` entries). */

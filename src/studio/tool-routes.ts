@@ -2,7 +2,7 @@ import type { Tool } from '@modelcontextprotocol/client';
 import type { Hono } from 'hono';
 import type { ToolView } from './api-types.js';
 import { StudioHttpError } from './error-response.js';
-import { guarded, jsonBody, requestSignal, serverOf, param } from './route-input.js';
+import { guarded, jsonBody, param, requestSignal, serverOf } from './route-input.js';
 import type { StudioContext } from './studio-context.js';
 import { callThroughPolicy } from './tool-call.js';
 import { toolView } from './tool-view.js';
