@@ -57,6 +57,8 @@ export function signinRoutes(app: Hono, ctx: StudioContext): void {
   );
 
   app.get(OAUTH_CALLBACK_PATH, async (c) => {
+    // the request URL holds the code: neither answer may be cached
+    c.header('Cache-Control', 'no-store');
     const url = new URL(c.req.url);
     const server = pending.get(url.searchParams.get('state') ?? '');
     if (server === undefined) return failurePage(c, 'MCP_AUTH_REQUIRED', 400);

@@ -95,6 +95,7 @@ describe('sign-in', () => {
       expect(landed.status).toBe(302);
       const location = landed.headers.get('location') ?? '';
       expect(location).toBe('/#/signin?signin=ok&server=w');
+      expect(landed.headers.get('cache-control')).toBe('no-store');
 
       const servers = (await (await fetch(`${origin}/api/servers`)).json()) as ServersResponse;
       expect(servers.find((s) => s.name === 'w')?.status).toBe('connected');
