@@ -16,6 +16,7 @@ export { oauthNamespace } from './token-store.js';
 export type { StoredOAuthState, TokenStore } from './token-store.js';
 export { memoryTokenStore } from './memory-token-store.js';
 export { fileTokenStore, CREDENTIALS_FILE_NAME } from './file-token-store.js';
+export { signedInOrigins } from './signed-in-origins.js';
 export type { FileTokenStoreOptions } from './file-token-store.js';
 export { keychainTokenStore, DEFAULT_KEYCHAIN_SERVICE } from './keychain-token-store.js';
 export type { KeychainTokenStoreOptions } from './keychain-token-store.js';

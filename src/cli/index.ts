@@ -9,4 +9,5 @@ export { Output, colorEnabled } from './output.js';
 export type { GlobalOptions } from './output.js';
 export { mcpGroup } from './mcp-group.js';
 export { mcpAuthCommands } from './mcp-auth-command.js';
-export { storedOAuthOptions, signedInOrigins } from './stored-oauth.js';
+export { storedOAuthOptions } from './stored-oauth.js';
+export { signedInOrigins } from '../auth/index.js';

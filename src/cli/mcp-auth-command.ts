@@ -1,14 +1,13 @@
 import type { Command } from 'commander';
 import { McpError, MusterError } from '../errors/index.js';
 import { McpClientManager } from '../mcp/index.js';
-import { oauthNamespace, osUser } from '../auth/index.js';
+import { oauthNamespace, osUser, signedInOrigins } from '../auth/index.js';
 import type { OAuthAuthorizeFunction } from '../auth/index.js';
 import { findAuthTarget } from './auth-target.js';
 import { startCallbackListener } from './callback-listener.js';
 import type { CliContext } from './cli-context.js';
 import { mcpGroup } from './mcp-group.js';
 import { browserProgram, openBrowser } from './open-browser.js';
-import { signedInOrigins } from './stored-oauth.js';
 import { withSpinner } from './spinner.js';
 import { chooseStore } from './token-store-choice.js';
 

@@ -1,32 +1,16 @@
 import { join } from 'node:path';
-import { CREDENTIALS_FILE_NAME, fileTokenStore, oauthNamespace, osUser } from '../auth/index.js';
-import type { McpOAuthServerOptions, StoredOAuthState, TokenStore } from '../auth/index.js';
+import {
+  CREDENTIALS_FILE_NAME,
+  fileTokenStore,
+  oauthNamespace,
+  osUser,
+  signedInOrigins,
+} from '../auth/index.js';
+import type { McpOAuthServerOptions, TokenStore } from '../auth/index.js';
 import { remoteDeclarations } from './auth-target.js';
 
 /** A loopback redirect URI for entries that never log in (pull mode, no listener). */
 const NO_LISTENER = 'http://127.0.0.1/callback';
-
-function originOf(url: unknown): string[] {
-  return typeof url === 'string' && URL.canParse(url) ? [new URL(url).origin] : [];
-}
-
-/**
- * The origins a stored sign-in already contacted: its authorization server and token
- * endpoint. The login that stored them succeeded, so the user allowed them then (the MCP
- * server's own origin, or `--allowed-origin`); a refresh goes there again.
- */
-export function signedInOrigins(state: StoredOAuthState | undefined): string[] {
-  const discovery = state?.discovery;
-  const metadata = discovery?.authorizationServerMetadata as
-    | { token_endpoint?: unknown }
-    | undefined;
-  return [
-    ...new Set([
-      ...originOf(discovery?.authorizationServerUrl),
-      ...originOf(metadata?.token_endpoint),
-    ]),
-  ];
-}
 
 /**
  * `mcp.oauth` entries for every remote server of the config files that `muster mcp auth`

@@ -33,6 +33,8 @@ export interface StudioErrorBody {
     readonly message: string;
     /** For `TOOL_ARGUMENTS_INVALID` / elicitation answers: what is wrong, per field path. */
     readonly issues?: readonly { readonly path: string; readonly message: string }[];
+    /** For a tool call the policy refused (403): what it decided, at which stage. */
+    readonly decision?: CallToolResponse['decision'];
   };
 }
 
@@ -132,6 +134,13 @@ export interface CompleteResponse {
 /** `POST /api/servers/:name/subscriptions` `{ uri }`; `DELETE` the same with `?uri=`. */
 export interface SubscribeBody {
   readonly uri: string;
+}
+
+/** The answer of `POST` and `DELETE /api/servers/:name/subscriptions`. */
+export interface SubscriptionResponse {
+  readonly uri: string;
+  /** Whether updates of `uri` now arrive as `resource.updated` events. */
+  readonly subscribed: boolean;
 }
 
 /** `GET /api/servers/:name/prompts`. */

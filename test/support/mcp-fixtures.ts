@@ -49,7 +49,9 @@ export type StdioFixture =
   | 'env-server.mjs'
   | 'features-server.mjs'
   | 'many-tools-server.mjs'
-  | 'catalog-server.mjs';
+  | 'catalog-server.mjs'
+  | 'gated-server.mjs'
+  | 'apps-tools-server.mjs';
 
 /** Every file name under `test/fixtures/mcp/` (any other string is accepted too). */
 export type FixtureFile =

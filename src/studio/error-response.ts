@@ -1,0 +1,71 @@
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { MusterError } from '../errors/index.js';
+import type { StudioErrorBody } from './api-types.js';
+
+/** What a route answers besides the code and message (issues, the policy's decision). */
+type Extra = Omit<StudioErrorBody['error'], 'code' | 'message'>;
+
+/**
+ * A failure the studio itself decides, with its HTTP status: thrown by route code and turned
+ * into `{ error: { code, message } }` by {@link errorResponse}.
+ */
+export class StudioHttpError extends Error {
+  constructor(
+    readonly status: ContentfulStatusCode,
+    readonly code: string,
+    message: string,
+    readonly extra: Extra = {},
+  ) {
+    super(message);
+    this.name = 'StudioHttpError';
+  }
+}
+
+const STATUS: Readonly<Record<string, ContentfulStatusCode>> = {
+  INVALID_CONFIGURATION: 400,
+  TOOL_ARGUMENTS_INVALID: 400,
+  TOOL_DENIED: 403,
+  TOOL_APPROVAL_REQUIRED: 403,
+  TOOL_NOT_FOUND: 404,
+  SESSION_NOT_FOUND: 404,
+  REGISTRY_BUSY: 409,
+  SESSION_ALREADY_RUNNING: 409,
+  ABORTED: 503,
+  INTERNAL_ERROR: 500,
+};
+
+/**
+ * The HTTP status of a `MusterError` code: 400 invalid input, 403 policy, 404 unknown,
+ * 409 busy, 502 for what a server or model failed (`MCP_*`, `TOOL_EXECUTION_FAILED`, …).
+ */
+export function statusOfCode(code: string): ContentfulStatusCode {
+  return STATUS[code] ?? (code === 'SESSION_STORE_FAILED' ? 500 : 502);
+}
+
+/**
+ * Answers a thrown value as `{ error: { code, message } }`. A `StudioHttpError` keeps its
+ * status; a `MusterError` gets {@link statusOfCode} (its message carries no secrets); anything
+ * else is `500 INTERNAL_ERROR` with a fixed message, so nothing unplanned leaks out.
+ */
+export function errorResponse(c: Context, err: unknown): Response {
+  if (err instanceof StudioHttpError)
+    return c.json(
+      { error: { code: err.code, message: err.message, ...err.extra } } satisfies StudioErrorBody,
+      err.status,
+    );
+  if (MusterError.isInstance(err))
+    return c.json(
+      { error: { code: err.code, message: err.message } } satisfies StudioErrorBody,
+      statusOfCode(err.code),
+    );
+  return c.json(
+    {
+      error: {
+        code: 'INTERNAL_ERROR',
+        message: 'The studio failed unexpectedly: see its terminal, then try again.',
+      },
+    } satisfies StudioErrorBody,
+    500,
+  );
+}
