@@ -1,4 +1,4 @@
-import type { Agent } from '../agent/index.js';
+import type { McpFacade } from '../mcp/index.js';
 
 /** The MIME type of an MCP Apps view (`text/html;profile=mcp-app`). */
 export const APP_VIEW_MIME_TYPE = 'text/html;profile=mcp-app';
@@ -10,6 +10,9 @@ export interface AppViewSource {
   /** `_meta.ui` of the content item, else of the `resources/list` entry (may be absent). */
   readonly ui?: Readonly<Record<string, unknown>>;
 }
+
+/** What reading a view needs of `agent.mcp`. */
+export type AppViewMcp = Pick<McpFacade, 'list' | 'listTools' | 'readResource' | 'listResources'>;
 
 /** Why a tool's view cannot be shown: no such tool or view (404), or a bad resource (502). */
 export interface AppViewFailure {
@@ -50,22 +53,22 @@ const invalid = (message: string): AppViewFailure => ({
 });
 
 /**
- * Reads the view of `tool` on `server` through the agent (`tools/list`, then
+ * Reads the view of `tool` on `server` through the agent's MCP operations (`tools/list`, then
  * `resources/read` of its `ui://` URI). MCP errors (a server that is down, a failed read)
  * are thrown as the agent reports them.
  */
 export async function loadAppView(
-  agent: Agent,
+  mcp: AppViewMcp,
   server: string,
   tool: string,
 ): Promise<AppViewSource | AppViewFailure> {
-  if (!agent.mcp.list().some((s) => s.name === server))
+  if (!mcp.list().some((s) => s.name === server))
     return {
       status: 404,
       code: 'STUDIO_NOT_FOUND',
       message: `No MCP server is named '${server}'.`,
     };
-  const found = (await agent.mcp.listTools(server)).find((t) => t.name === tool);
+  const found = (await mcp.listTools(server)).find((t) => t.name === tool);
   if (!found)
     return {
       status: 404,
@@ -81,7 +84,7 @@ export async function loadAppView(
     };
   if (!resourceUri.startsWith('ui://'))
     return invalid(`The tool '${tool}' declares a view that is not a ui:// URI: ${resourceUri}.`);
-  const read = await agent.mcp.readResource(server, resourceUri);
+  const read = await mcp.readResource(server, resourceUri);
   const items = read.contents.filter((c) => c.uri === resourceUri);
   const content = (items.length > 0 ? items : read.contents)[0] as
     | (Record<string, unknown> & { _meta?: Meta })
@@ -101,13 +104,13 @@ export async function loadAppView(
     return invalid(`The view ${resourceUri} of '${server}' has no HTML text.`);
   const ui = isObject(content._meta?.['ui'])
     ? content._meta['ui']
-    : await listedUi(agent, server, resourceUri);
+    : await listedUi(mcp, server, resourceUri);
   return { resourceUri, html, ...(ui ? { ui } : {}) };
 }
 
 /** `_meta.ui` of the view's `resources/list` entry (first page), the fallback of the spec. */
-async function listedUi(agent: Agent, server: string, uri: string): Promise<Meta> {
-  const listed = await agent.mcp.listResources(server).catch(() => undefined);
+async function listedUi(mcp: AppViewMcp, server: string, uri: string): Promise<Meta> {
+  const listed = await mcp.listResources(server).catch(() => undefined);
   const entry = listed?.resources.find((r) => r.uri === uri) as { _meta?: Meta } | undefined;
   const ui = entry?._meta?.['ui'];
   return isObject(ui) ? ui : undefined;

@@ -50,7 +50,7 @@ export function createAppsRoutes(options: AppViewStoreOptions = {}): StudioRoute
       const tool = c.req.param('tool');
       let loaded;
       try {
-        loaded = await loadAppView(ctx.agent, server, tool);
+        loaded = await loadAppView(ctx.agent.mcp, server, tool);
       } catch (err) {
         if (MusterError.isInstance(err)) return failure(c, statusOf(err), err.code, err.message);
         return failure(c, 500, 'INTERNAL_ERROR', `Reading the view of '${tool}' failed.`);
