@@ -4,7 +4,7 @@ import { createAgent } from '../../src/index.js';
 import type { Agent } from '../../src/index.js';
 import { ToolPolicy } from '../../src/policy/index.js';
 import type { AppViewResponse, StudioErrorBody } from '../../src/studio/api-types.js';
-import { appsRoutes } from '../../src/studio/apps-routes.js';
+import { appsRoutes, createAppsRoutes } from '../../src/studio/apps-routes.js';
 import type { StudioContext } from '../../src/studio/studio-context.js';
 import { fixturePath } from '../support/mcp-fixtures.js';
 
@@ -15,6 +15,7 @@ const APPS_UI = { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile
 
 let agent: Agent;
 let app: Hono;
+let ctx: StudioContext;
 const lifetime = new AbortController();
 
 beforeAll(() => {
@@ -23,7 +24,7 @@ beforeAll(() => {
     mcp: { strictConfig: true, clientExtensions: APPS_UI },
     policy: { default: 'allow' },
   });
-  const ctx: StudioContext = {
+  ctx = {
     agent,
     policy: new ToolPolicy({ default: 'allow' }),
     events: { publish: () => undefined },
@@ -106,6 +107,27 @@ describe('MCP Apps routes', () => {
     expect((await app.request(first.viewUrl)).status).toBe(200);
     expect((await app.request(second.viewUrl)).status).toBe(200);
     expect((await app.request('/apps/view/not-a-nonce')).status).toBe(404);
+  }, 30_000);
+
+  it('lets a view URL expire unused', async () => {
+    let now = 0;
+    const timed = new Hono();
+    createAppsRoutes({ ttlMs: 60_000, now: () => now })(timed, ctx);
+    const ask2 = () =>
+      timed.request('/api/servers/apps/tools/show-greeting/app', {
+        method: 'POST',
+        headers: json,
+        body: '{}',
+      });
+    const late = (await (await ask2()).json()) as AppViewResponse;
+    const early = (await (await ask2()).json()) as AppViewResponse;
+    now = 59_999;
+    expect((await timed.request(early.viewUrl)).status).toBe(200);
+    now = 60_000;
+    expect((await timed.request(late.viewUrl)).status).toBe(404);
+    // each app has its own views: a URL of one is unknown to another
+    const other = (await (await ask('show-greeting')).json()) as AppViewResponse;
+    expect((await timed.request(other.viewUrl)).status).toBe(404);
   }, 30_000);
 
   it('refuses a view whose resource declares an invalid CSP domain', async () => {
