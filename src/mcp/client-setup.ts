@@ -27,6 +27,8 @@ export const HANDLER_DEFAULTS = Object.freeze({
 /** What the client side of every connection shares. */
 export interface ClientFeatures {
   readonly handlers?: McpHandlers;
+  /** `mcp.clientExtensions`: advertised as `capabilities.extensions`. */
+  readonly extensions?: Readonly<Record<string, object>>;
   readonly hooks?: McpElicitationHooks;
   readonly inFlight: InFlightCalls;
   readonly hub: NotificationHub;
@@ -105,7 +107,7 @@ export function clientSetup(server: string, f: ClientFeatures): ClientSetup {
       },
     });
   return {
-    capabilities: deriveCapabilities(f.handlers),
+    capabilities: deriveCapabilities(f.handlers, f.extensions),
     handlers,
     onNotification: (method, params) => {
       f.hub.publish({

@@ -1,6 +1,7 @@
 import { MusterError } from '../errors/index.js';
 import { compilePattern } from '../policy/index.js';
 import { assertServerName } from '../tools/index.js';
+import { clientExtensionsCheck } from './client-capabilities.js';
 import type { McpOptions, McpServerConfig, McpServerSource } from './config-types.js';
 import {
   anyOf,
@@ -167,6 +168,7 @@ const options = object({
       logging: optional(func),
     }),
   ),
+  clientExtensions: optional(clientExtensionsCheck),
   exposeResources: optional(boolean),
   samplingMaxTokens: optional(integer(1, 1_000_000)),
   handlerTimeoutMs: timer(),

@@ -152,6 +152,13 @@ export interface McpOptions {
   readonly reconnect?: McpReconnectOptions;
   /** Client-side handlers; the capabilities declared are derived from them. */
   readonly handlers?: McpHandlers;
+  /**
+   * Client extensions to advertise to every server, as `capabilities.extensions` of the
+   * connection, keyed by extension identifier. Declare only what the host honours: e.g. MCP
+   * Apps is `{ 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } }`,
+   * which `muster studio` sets because it renders the views. Default none.
+   */
+  readonly clientExtensions?: Readonly<Record<string, object>>;
   /** Offer the model built-in tools to list and read resources of connected servers. Default false. */
   readonly exposeResources?: boolean;
   /** The most tokens a sampling request may ask of the agent's model. Default 4096. */

@@ -19,6 +19,11 @@ const KNOWN: Readonly<Record<string, { supported: boolean; reason?: string }>> =
   elicitation: { supported: true },
   sampling: { supported: true },
   roots: { supported: true },
+  apps: {
+    supported: true,
+    reason:
+      'MCP Apps (io.modelcontextprotocol/ui): `muster studio` renders tool views in a sandboxed iframe; the agent advertises the extension only when `mcp.clientExtensions` declares it (the studio does), since a host without a UI cannot show views',
+  },
   skills: {
     supported: false,
     reason:

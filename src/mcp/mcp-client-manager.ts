@@ -91,6 +91,7 @@ export class McpClientManager extends McpOperations {
       undefined,
       {
         ...(mcp.handlers ? { handlers: mcp.handlers } : {}),
+        ...(mcp.clientExtensions ? { extensions: mcp.clientExtensions } : {}),
         ...(options.hooks ? { hooks: options.hooks } : {}),
         authorize,
         ...(mcp.handlerTimeoutMs !== undefined ? { handlerTimeoutMs: mcp.handlerTimeoutMs } : {}),

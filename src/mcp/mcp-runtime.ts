@@ -77,6 +77,7 @@ export function createMcpRuntime(
     undefined,
     {
       ...(options.handlers ? { handlers: options.handlers } : {}),
+      ...(options.clientExtensions ? { extensions: options.clientExtensions } : {}),
       ...(input.hooks ? { hooks: input.hooks } : {}),
       authorize,
       ...(input.agentSampler ? { agentSampler: input.agentSampler } : {}),

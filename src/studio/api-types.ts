@@ -6,6 +6,7 @@
  * also needs an `Origin` equal to the studio's own and `Content-Type: application/json`.
  * A failure is `{ error: { code, message } }` with a 4xx or 5xx status; `code` is a
  * `MusterError` code (or `STUDIO_FORBIDDEN` / `STUDIO_NOT_FOUND` for the studio's own checks).
+ * `STUDIO_APP_INVALID` (502): a tool's MCP Apps view that the studio refuses to show.
  */
 import type { AgentEvent } from '../agent/index.js';
 import type { McpServerStatus } from '../mcp/index.js';
