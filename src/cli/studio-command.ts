@@ -21,6 +21,7 @@ interface StudioCommandOptions {
   readonly store?: string;
   readonly allowedOrigin?: readonly string[];
   readonly system?: string;
+  readonly apps?: boolean;
 }
 
 /**
@@ -65,6 +66,7 @@ export function studioGroup(program: Command, ctx: CliContext): void {
       collect,
     )
     .option('--system <text>', 'the system prompt of runs')
+    .option('--no-apps', 'do not render MCP Apps views (servers are then not told the studio can)')
     .addHelpText(
       'after',
       `
@@ -107,6 +109,7 @@ async function runStudio(ctx: CliContext, options: StudioCommandOptions): Promis
       ...(options.host === undefined ? {} : { host: options.host }),
       ...(options.port === undefined ? {} : { port: options.port }),
       ...(options.allowedOrigin === undefined ? {} : { allowedOrigins: options.allowedOrigin }),
+      apps: options.apps !== false,
     });
     if (out.options.json) out.json({ url: studio.url });
     else out.line(`Muster studio: ${studio.url}`);

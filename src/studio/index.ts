@@ -91,7 +91,10 @@ export interface StudioOptions {
   readonly allowedOrigins?: readonly string[];
   /** The built page's folder (default: `dist/studio-ui/` of the package). */
   readonly uiDir?: string;
-  /** Whether MCP Apps views are rendered (reported by `GET /api/info`). */
+  /**
+   * Whether the page renders MCP Apps views (default true): the agent then advertises the
+   * extension's client capability to servers, and `GET /api/info` reports it.
+   */
   readonly apps?: boolean;
 }
 
@@ -163,6 +166,7 @@ export async function startStudio(options: StudioOptions = {}): Promise<RunningS
     });
     runtime = createStudioRuntime({
       ...options,
+      apps: options.apps !== false,
       workdir,
       oauth,
       approvals,
@@ -176,7 +180,7 @@ export async function startStudio(options: StudioOptions = {}): Promise<RunningS
         ? {}
         : { model: options.modelLabel ?? modelLabel(options.model, options.modelName) }),
       store: options.storeKind ?? 'memory',
-      apps: options.apps === true,
+      apps: options.apps !== false,
     };
     const ctx = {
       agent: runtime.agent,

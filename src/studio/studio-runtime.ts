@@ -32,7 +32,14 @@ export interface StudioRuntimeInput {
   readonly approvals: ApprovalQueue;
   readonly elicitations: ElicitationQueue;
   readonly events: StudioEventSink;
+  /** Whether the page renders MCP Apps views: then, and only then, servers are told so. */
+  readonly apps?: boolean;
 }
+
+/** The MCP Apps client capability (SEP-1865), advertised only where a host renders views. */
+const APPS_EXTENSION = {
+  'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] },
+};
 
 /** The studio's agent and the policy its direct tool calls go through. */
 export interface StudioRuntime {
@@ -60,6 +67,9 @@ export function createStudioRuntime(input: StudioRuntimeInput): StudioRuntime {
     handlers: { ...input.mcp?.handlers, elicitation: input.elicitations.handle },
     handlerTimeoutMs: input.mcp?.handlerTimeoutMs ?? HANDLER_TIMEOUT_MS,
     oauth: { ...input.mcp?.oauth, ...input.oauth },
+    ...(input.apps === true
+      ? { clientExtensions: { ...input.mcp?.clientExtensions, ...APPS_EXTENSION } }
+      : {}),
   };
   // the observer needs the agent it observes; it is set once createAgent returns
   const built: { agent?: Agent } = {};
