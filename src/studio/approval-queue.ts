@@ -9,7 +9,7 @@ import type {
 import { isoNow, newId } from '../util/index.js';
 import type { ApprovalAnswerBody, PendingApproval } from './api-types.js';
 import type { StudioApprovals, StudioEventSink } from './studio-context.js';
-import { StudioHttpError } from './studio-errors.js';
+import { StudioHttpError } from './error-response.js';
 import { badField, readJsonObject } from './studio-json.js';
 
 const DECISIONS: ReadonlySet<string> = new Set(['allow', 'deny', 'redirect']);

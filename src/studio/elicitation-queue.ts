@@ -11,7 +11,7 @@ import type { JsonSchema } from '../tools/index.js';
 import { isoNow, newId } from '../util/index.js';
 import type { ElicitationAnswerBody, PendingElicitation } from './api-types.js';
 import type { StudioElicitations, StudioEventSink } from './studio-context.js';
-import { StudioHttpError } from './studio-errors.js';
+import { StudioHttpError } from './error-response.js';
 import { badField, readJsonObject } from './studio-json.js';
 
 const ACTIONS: ReadonlySet<string> = new Set(['accept', 'decline', 'cancel']);
@@ -60,7 +60,7 @@ export class ElicitationQueue implements StudioElicitations {
           400,
           'ELICITATION_CONTENT_INVALID',
           `The answer does not match the form the server asked for: ${issues.map((i) => `${i.path === '' ? '(answer)' : i.path} ${i.message}`).join('; ')}.`,
-          issues,
+          { issues },
         );
       }
       answer = { action: 'accept', content: body.content };

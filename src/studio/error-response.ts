@@ -6,6 +6,21 @@ import type { StudioErrorBody } from './api-types.js';
 /** What a route answers besides the code and message (issues, the policy's decision). */
 type Extra = Omit<StudioErrorBody['error'], 'code' | 'message'>;
 
+/** One problem with a request body or an answer, per field path (`a.b`, '' for the whole). */
+export interface StudioIssue {
+  readonly path: string;
+  readonly message: string;
+}
+
+/** The JSON error body of `code` and `message` (with `issues` when given). */
+export function errorBody(
+  code: string,
+  message: string,
+  issues?: readonly StudioIssue[],
+): StudioErrorBody {
+  return { error: { code, message, ...(issues === undefined ? {} : { issues }) } };
+}
+
 /**
  * A failure the studio itself decides, with its HTTP status: thrown by route code and turned
  * into `{ error: { code, message } }` by {@link errorResponse}.
@@ -24,6 +39,7 @@ export class StudioHttpError extends Error {
 
 const STATUS: Readonly<Record<string, ContentfulStatusCode>> = {
   INVALID_CONFIGURATION: 400,
+  TOOL_RESULT_TOO_LARGE: 413,
   TOOL_ARGUMENTS_INVALID: 400,
   TOOL_DENIED: 403,
   TOOL_APPROVAL_REQUIRED: 403,

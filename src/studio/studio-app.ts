@@ -7,7 +7,7 @@ import { mcpRoutes } from './mcp-routes.js';
 import { runRoutes } from './run-routes.js';
 import { sessionRoutes } from './session-routes.js';
 import type { StudioContext } from './studio-context.js';
-import { errorBody, errorResponse } from './studio-errors.js';
+import { errorBody, errorResponse } from './error-response.js';
 import type { StudioEventHub } from './studio-events.js';
 import type { StudioRuns } from './studio-runs.js';
 import type { StudioSecurity } from './studio-security.js';

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { StudioHttpError } from './studio-errors.js';
+import { StudioHttpError } from './error-response.js';
 
 /**
  * The JSON object a POST carries (the security layer has already checked its content type).
@@ -20,7 +20,7 @@ export async function readJsonObject(c: Context): Promise<Record<string, unknown
 
 /** A 400 `STUDIO_BAD_REQUEST` naming the field that is wrong. */
 export function badField(field: string, expected: string): StudioHttpError {
-  return new StudioHttpError(400, 'STUDIO_BAD_REQUEST', `'${field}' must be ${expected}.`, [
-    { path: field, message: `must be ${expected}` },
-  ]);
+  return new StudioHttpError(400, 'STUDIO_BAD_REQUEST', `'${field}' must be ${expected}.`, {
+    issues: [{ path: field, message: `must be ${expected}` }],
+  });
 }

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
-import { errorBody } from './studio-errors.js';
+import { errorBody } from './error-response.js';
 
 /** The cookie the token is exchanged for. */
 export const STUDIO_COOKIE = 'muster_studio';

@@ -280,7 +280,7 @@ describe('the studio', () => {
 
   it('answers GET /api/info without secrets or paths', async () => {
     const r = await client.get('/api/info');
-    expect(r.json).toMatchObject({ store: 'memory', apps: false });
+    expect(r.json).toMatchObject({ store: 'memory', apps: true });
     expect(typeof (r.json as { version: unknown }).version).toBe('string');
   });
 });
