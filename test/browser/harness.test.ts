@@ -1,13 +1,17 @@
 /**
  * The browser suite's own harness: headless Chromium opens a page from a loopback server
- * (under a strict CSP, its script a file of its own) and takes a screenshot; the MCP servers
- * the studio tests declare all connect; the studio's printed URL is recognized.
+ * (under a strict CSP, its script a file of its own) and takes a screenshot; it passes the
+ * OAuth world's login and consent pages on its own; the MCP servers the studio tests declare
+ * all connect; the studio's printed URL is recognized.
  */
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auth } from '@modelcontextprotocol/client';
+import { RecordingProvider, REDIRECT_URL } from '../auth/oauth-fixture-helpers.js';
+import { startOAuthWorld } from '../fixtures/oauth/index.js';
 import {
   chromiumPath,
   newTestContext,
@@ -93,6 +97,34 @@ describe.skipIf(!chromium)('browser harness', () => {
       expect(png.length).toBeGreaterThan(1_000);
     } finally {
       await context.close();
+    }
+  });
+  it("follows the OAuth world's login and consent pages to the client's redirect URI", async () => {
+    const world = await startOAuthWorld();
+    const context = await newTestContext(chrome.browser);
+    try {
+      const provider = new RecordingProvider();
+      expect(await auth(provider, { serverUrl: world.mcpUrl })).toBe('REDIRECT');
+      const page = await context.newPage();
+      const paths: string[] = [];
+      page.on('request', (request) => paths.push(new URL(request.url()).pathname));
+      const callback = page.waitForRequest((request) => request.url().startsWith(REDIRECT_URL));
+      // the redirect URI's port (9) is one Chromium never connects to: the navigation stops
+      // there, as the fixture's own browse() stops at the redirect
+      await page.goto(String(provider.authorizationUrl)).catch((error: Error) => {
+        expect(error.message).toContain('ERR_UNSAFE_PORT');
+      });
+      const url = new URL((await callback).url());
+      expect(paths.some((p) => p.startsWith('/interaction/'))).toBe(true);
+      const code = url.searchParams.get('code') ?? '';
+      expect(code).not.toBe('');
+      const iss = url.searchParams.get('iss') ?? undefined;
+      expect(await auth(provider, { serverUrl: world.mcpUrl, authorizationCode: code, iss })).toBe(
+        'AUTHORIZED',
+      );
+    } finally {
+      await context.close();
+      await world.close();
     }
   });
 });
