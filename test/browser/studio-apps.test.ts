@@ -52,6 +52,9 @@ describe.skipIf(!chromium)('studio: MCP Apps', () => {
     try {
       await waitForServerStatus(page, APPS.server, 'connected');
       await selectTool(page, APPS.server, APPS.viewTool);
+      for (const [field, value] of Object.entries(APPS.viewArgs)) {
+        await page.getByTestId(`field-${field}`).fill(value);
+      }
       await page.getByTestId('tool-call').click();
 
       const frame = page.getByTestId('app-frame');
@@ -59,7 +62,9 @@ describe.skipIf(!chromium)('studio: MCP Apps', () => {
       expect(await frame.getAttribute('sandbox')).not.toBeNull();
       expect(await frame.getAttribute('src')).toMatch(/\/apps\/view\//);
       const view = appView(page);
-      await view.locator(APPS.button).first().click();
+      await expect.poll(() => textOf(view.locator(APPS.status)), STUDIO_WAIT).toBe('connected');
+      await expect.poll(() => textOf(view.locator(APPS.result)), STUDIO_WAIT).toBe(APPS.resultText);
+      await view.locator(APPS.button).click();
 
       // the view's call is a call like any other: the policy asks, a person allows it
       const approvals = await openTab(context, studio, 'approvals');
@@ -70,7 +75,7 @@ describe.skipIf(!chromium)('studio: MCP Apps', () => {
       await item.getByTestId('approval-allow').click();
 
       await expect
-        .poll(() => textOf(view.locator(APPS.answer).first()), STUDIO_WAIT)
+        .poll(() => textOf(view.locator(APPS.answer)), STUDIO_WAIT)
         .toMatch(APPS.answerText);
       await saveScreenshot(page, 'apps');
     } finally {

@@ -54,20 +54,24 @@ export function formServer(): StdioLaunch {
 }
 
 /**
- * `test/fixtures/mcp/apps-server.mjs`: a tool with a `ui://` view (MCP Apps) whose page has
- * a button that calls another tool of the server and shows its answer.
+ * `test/fixtures/mcp/apps-server.mjs`: `show-greeting {name}` has a `ui://` view (MCP Apps)
+ * whose button calls the app-only tool `stamp` through the host and shows the answer.
  */
 export const APPS = {
   server: 'apps',
-  /** The tool that declares the view. */
-  viewTool: 'show-panel',
+  /** The tool that declares the view, and the arguments it is called with. */
+  viewTool: 'show-greeting',
+  viewArgs: { name: 'Ada' },
   /** The tool the view's button calls through the studio's policy. */
-  calledTool: 'get-answer',
-  /** Inside the view: the button, and where the answer appears. */
-  button: 'button',
-  answer: '[data-testid="answer"]',
-  /** What the answer holds once the call came back. */
-  answerText: /\S/,
+  calledTool: 'stamp',
+  /** Inside the view (element ids of the fixture's page). */
+  status: '#view-status',
+  result: '#view-result',
+  button: '#view-stamp',
+  answer: '#view-stamp-result',
+  /** What the view shows: connected, the tool's result, then the called tool's answer. */
+  resultText: 'Hello, Ada!',
+  answerText: /^stamped: Ada #1$/,
 } as const;
 
 /** The MCP Apps fixture server. */
