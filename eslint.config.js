@@ -52,9 +52,9 @@ export default tseslint.config(
     files: [
       'eslint.config.js',
       'vitest.config.ts',
+      'vitest.browser.config.ts',
       'vitest.replicas.config.ts',
       'vitest.faults.config.ts',
-      'vitest.browser.config.ts',
       '.dependency-cruiser.mjs',
     ],
     rules: { 'no-restricted-syntax': 'off' },
