@@ -1,8 +1,8 @@
 /**
  * A run watched live on the Runs page while its calls wait on the Approvals page (another
  * tab): the scripted model calls two tools of server-everything that need approval (policy
- * default `ask`); the first is allowed, the second denied, the run completes, and the
- * timeline shows both decisions.
+ * default `ask`); the first is allowed, the second denied, the run completes, the timeline
+ * shows both decisions, and the run is then a past session of the store.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -113,6 +113,17 @@ describe.skipIf(!chromium)('studio: Runs and Approvals', () => {
         ),
       ).toBe(true);
       await saveScreenshot(page, 'runs');
+
+      // and the run is a past session of the store, its messages shown when picked
+      const session = page
+        .getByTestId('session-item')
+        .filter({ hasText: APPROVAL_RUN.prompt })
+        .first();
+      await session.waitFor({ timeout: STUDIO_WAIT.timeout });
+      await session.click();
+      const messages = page.getByTestId('session-messages');
+      await expect.poll(() => textOf(messages), STUDIO_WAIT).toContain(APPROVAL_RUN.prompt);
+      expect(await textOf(messages)).toContain(APPROVAL_RUN.finalText);
     } finally {
       await context.close();
     }
