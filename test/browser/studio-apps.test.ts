@@ -11,12 +11,12 @@ import { chromiumPath, saveScreenshot, useChromium } from '../support/browser.js
 import { startStudioProcess } from '../support/studio.js';
 import type { StudioProcess } from '../support/studio.js';
 import {
-  openStudio,
   openTab,
   selectTool,
   STUDIO_WAIT,
   textOf,
   waitForServerStatus,
+  withStudio,
 } from '../support/studio-page.js';
 import { APPS, appsServer, CONNECT_ALL } from '../support/studio-servers.js';
 
@@ -48,8 +48,7 @@ describe.skipIf(!chromium)('studio: MCP Apps', () => {
   });
 
   it('renders the view of a tool, whose button calls a tool through the policy', async () => {
-    const { context, page } = await openStudio(chrome.browser, studio);
-    try {
+    await withStudio(chrome.browser, studio, 'apps', async ({ context, page }) => {
       await waitForServerStatus(page, APPS.server, 'connected');
       await selectTool(page, APPS.server, APPS.viewTool);
       for (const [field, value] of Object.entries(APPS.viewArgs)) {
@@ -78,8 +77,6 @@ describe.skipIf(!chromium)('studio: MCP Apps', () => {
         .poll(() => textOf(view.locator(APPS.answer)), STUDIO_WAIT)
         .toMatch(APPS.answerText);
       await saveScreenshot(page, 'apps');
-    } finally {
-      await context.close();
-    }
+    });
   });
 });

@@ -10,13 +10,13 @@ import { chromiumPath, saveScreenshot, useChromium } from '../support/browser.js
 import { startStudioProcess } from '../support/studio.js';
 import type { StudioProcess } from '../support/studio.js';
 import {
-  openStudio,
   openTab,
   selectTool,
   STUDIO_WAIT,
   textOf,
   waitForResult,
   waitForServerStatus,
+  withStudio,
 } from '../support/studio-page.js';
 import { ALLOW_ALL, formServer } from '../support/studio-servers.js';
 
@@ -33,8 +33,7 @@ describe.skipIf(!chromium)('studio: Elicitations', () => {
   });
 
   it('validates the form in the page, then sends the valid answer to the server', async () => {
-    const { context, page } = await openStudio(chrome.browser, studio);
-    try {
+    await withStudio(chrome.browser, studio, 'elicitations', async ({ context, page }) => {
       await waitForServerStatus(page, 'form', 'connected');
       await selectTool(page, 'form', 'signup');
       await page.getByTestId('tool-call').click();
@@ -89,8 +88,6 @@ describe.skipIf(!chromium)('studio: Elicitations', () => {
       const result = await textOf(page.getByTestId('result-text').first());
       const answered = JSON.parse(result.slice(result.indexOf('{'), result.lastIndexOf('}') + 1));
       expect(answered).toEqual({ name: 'Ada', age: 36, plan: 'pro', newsletter: true });
-    } finally {
-      await context.close();
-    }
+    });
   });
 });

@@ -9,7 +9,6 @@ import { chromiumPath, saveScreenshot, useChromium } from '../support/browser.js
 import { startStudioProcess } from '../support/studio.js';
 import type { StudioProcess } from '../support/studio.js';
 import {
-  openStudio,
   openTab,
   selectTool,
   showPage,
@@ -17,6 +16,7 @@ import {
   textOf,
   waitForResult,
   waitForServerStatus,
+  withStudio,
 } from '../support/studio-page.js';
 import { ALLOW_ALL, everythingServer } from '../support/studio-servers.js';
 
@@ -39,8 +39,7 @@ describe.skipIf(!chromium)('studio: Resources', () => {
   });
 
   it('reads a resource, subscribes to it and counts the updates the server sends', async () => {
-    const { context, page } = await openStudio(chrome.browser, studio);
-    try {
+    await withStudio(chrome.browser, studio, 'resources', async ({ context, page }) => {
       await waitForServerStatus(page, 'everything', 'connected');
       await showPage(page, 'resources');
       await page.getByTestId('resources-server').selectOption('everything');
@@ -73,8 +72,6 @@ describe.skipIf(!chromium)('studio: Resources', () => {
       await saveScreenshot(page, 'resources');
       await page.getByTestId('resource-unsubscribe').click();
       await page.getByTestId('resource-subscribe').waitFor();
-    } finally {
-      await context.close();
-    }
+    });
   });
 });

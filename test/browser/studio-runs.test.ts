@@ -10,12 +10,12 @@ import { chromiumPath, saveScreenshot, useChromium } from '../support/browser.js
 import { startStudioProcess } from '../support/studio.js';
 import type { StudioProcess } from '../support/studio.js';
 import {
-  openStudio,
   openTab,
   showPage,
   STUDIO_WAIT,
   textOf,
   waitForServerStatus,
+  withStudio,
 } from '../support/studio-page.js';
 import {
   APPROVAL_RUN,
@@ -63,8 +63,7 @@ describe.skipIf(!chromium)('studio: Runs and Approvals', () => {
   });
 
   it('watches a run live; one call allowed and one denied from the Approvals page', async () => {
-    const { context, page } = await openStudio(chrome.browser, studio);
-    try {
+    await withStudio(chrome.browser, studio, 'runs', async ({ context, page }) => {
       await waitForServerStatus(page, 'everything', 'connected');
       const approvals = await openTab(context, studio, 'approvals');
 
@@ -124,8 +123,6 @@ describe.skipIf(!chromium)('studio: Runs and Approvals', () => {
       const messages = page.getByTestId('session-messages');
       await expect.poll(() => textOf(messages), STUDIO_WAIT).toContain(APPROVAL_RUN.prompt);
       expect(await textOf(messages)).toContain(APPROVAL_RUN.finalText);
-    } finally {
-      await context.close();
-    }
+    });
   });
 });

@@ -13,12 +13,12 @@ import type { EverythingHttp } from '../support/mcp-fixtures.js';
 import { startStudioProcess } from '../support/studio.js';
 import type { StudioProcess } from '../support/studio.js';
 import {
-  openStudio,
   selectTool,
   showPage,
   STUDIO_PAGES,
   waitForResult,
   waitForServerStatus,
+  withStudio,
 } from '../support/studio-page.js';
 import { ALLOW_ALL, CANARY, everythingServer, httpServer } from '../support/studio-servers.js';
 
@@ -105,8 +105,7 @@ describe.skipIf(!chromium)('studio: security in the browser', () => {
   });
 
   it('shows no secret in any page, response or event, and sends the CSP on every response', async () => {
-    const { context, page } = await openStudio(chrome.browser, studio);
-    try {
+    await withStudio(chrome.browser, studio, 'security', async ({ context, page }) => {
       const received: Promise<Received>[] = [];
       page.on('response', (response) => received.push(receive(response)));
       const cookies = await context.cookies(studio.origin);
@@ -163,8 +162,6 @@ describe.skipIf(!chromium)('studio: security in the browser', () => {
         }
         expect(response.headers['x-content-type-options'], where).toBe('nosniff');
       }
-    } finally {
-      await context.close();
-    }
+    });
   });
 });

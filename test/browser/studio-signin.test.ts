@@ -13,13 +13,13 @@ import { startStudioProcess } from '../support/studio.js';
 import type { StudioProcess } from '../support/studio.js';
 import {
   byTestIdAnd,
-  openStudio,
   selectTool,
   showPage,
   STUDIO_WAIT,
   textOf,
   waitForResult,
   waitForServerStatus,
+  withStudio,
 } from '../support/studio-page.js';
 import { ALLOW_ALL, oauthServer } from '../support/studio-servers.js';
 
@@ -43,8 +43,7 @@ describe.skipIf(!chromium)('studio: Sign-in', () => {
   });
 
   it('signs in through the authorization server in the browser; the server then connects', async () => {
-    const { context, page } = await openStudio(chrome.browser, studio);
-    try {
+    await withStudio(chrome.browser, studio, 'signin', async ({ context, page }) => {
       await waitForServerStatus(page, 'world', 'needs-auth');
       await showPage(page, 'signin');
       const row = byTestIdAnd(page, 'signin-row', 'data-server', 'world');
@@ -81,8 +80,6 @@ describe.skipIf(!chromium)('studio: Sign-in', () => {
       await selectTool(page, 'world', 'whoami');
       await page.getByTestId('tool-call').click();
       await waitForResult(page, 'user-1');
-    } finally {
-      await context.close();
-    }
+    });
   });
 });

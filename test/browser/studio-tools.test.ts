@@ -11,11 +11,11 @@ import { chromiumPath, saveScreenshot, useChromium } from '../support/browser.js
 import { startStudioProcess } from '../support/studio.js';
 import type { StudioProcess } from '../support/studio.js';
 import {
-  openStudio,
   selectTool,
   textOf,
   waitForResult,
   waitForServerStatus,
+  withStudio,
 } from '../support/studio-page.js';
 import {
   ALLOW_ALL,
@@ -47,8 +47,7 @@ describe.skipIf(!chromium)('studio: Servers and Tools', () => {
   });
 
   it('shows every server connected, then calls echo and get-sum from their generated forms', async () => {
-    const { context, page } = await openStudio(chrome.browser, studio);
-    try {
+    await withStudio(chrome.browser, studio, 'tools', async ({ page }) => {
       for (const name of ['everything', 'memory', 'files']) {
         await waitForServerStatus(page, name, 'connected');
       }
@@ -77,8 +76,6 @@ describe.skipIf(!chromium)('studio: Servers and Tools', () => {
       expect(await textOf(page.getByTestId('result-text').first())).toMatch(/2.*3.*\b5\b/);
       expect(await textOf(page.getByTestId('tool-duration'))).toMatch(/\d/);
       await saveScreenshot(page, 'tools');
-    } finally {
-      await context.close();
-    }
+    });
   });
 });

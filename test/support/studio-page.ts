@@ -3,9 +3,10 @@
  * the page (docs/studio.md): sign in with the printed URL, move between pages, wait for a
  * server's status, pick a tool.
  */
+import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { newTestContext } from './browser.js';
+import { newTestContext, saveScreenshot, TEST_OUTPUT } from './browser.js';
 import type { StudioProcess } from './studio.js';
 
 /** The studio's pages (hash routes `#/<name>`, roots `page-<name>`, links `nav-<name>`). */
@@ -104,4 +105,41 @@ export async function waitForResult(page: Page, expected: string | RegExp): Prom
   const result = page.getByTestId('tool-result');
   await expect.poll(() => textOf(result), STUDIO_WAIT).toMatch(expected);
   return textOf(result);
+}
+
+/** Where a failed test leaves screenshots of its tabs. */
+export const FAILURE_SCREENSHOTS = join(TEST_OUTPUT, 'failures');
+
+/**
+ * Opens the studio (see {@link openStudio}), runs `test` with the context and its first tab,
+ * and closes the context. When `test` fails, every tab is saved to
+ * `test-output/failures/<name>-<n>.png` and the studio's output is printed, then the error
+ * is thrown again.
+ */
+export async function withStudio(
+  browser: Browser,
+  studio: StudioProcess,
+  name: string,
+  test: (opened: { context: BrowserContext; page: Page }) => Promise<void>,
+): Promise<void> {
+  const opened = await openStudio(browser, studio);
+  try {
+    await test(opened);
+  } catch (error) {
+    const pages = opened.context.pages();
+    for (const [index, tab] of pages.entries()) {
+      await saveScreenshot(tab, `${name}-${index + 1}`, FAILURE_SCREENSHOTS).catch(() => '');
+    }
+    const redact = (text: string) => text.split(studio.token).join('<token>');
+    const stdout = redact(studio.output().stdout);
+    const stderr = redact(studio.output().stderr);
+    console.error(`${name} failed; screenshots in ${FAILURE_SCREENSHOTS}.
+studio stdout:
+${stdout}
+studio stderr:
+${stderr}`);
+    throw error;
+  } finally {
+    await opened.context.close();
+  }
 }
