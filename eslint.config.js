@@ -52,6 +52,7 @@ export default tseslint.config(
     files: [
       'eslint.config.js',
       'vitest.config.ts',
+      'vitest.browser.config.ts',
       'vitest.replicas.config.ts',
       'vitest.faults.config.ts',
       '.dependency-cruiser.mjs',

@@ -5,7 +5,7 @@ export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     // slow suites with their own scripts: npm run test:replicas, npm run test:faults
-    exclude: [...configDefaults.exclude, 'test/replicas/**', 'test/faults/**'],
+    exclude: [...configDefaults.exclude, 'test/replicas/**', 'test/faults/**', 'test/browser/**'],
     setupFiles: ['test/support/isolate-home.ts'],
     reporters: ['default', new SummaryReporter()],
     testTimeout: 90_000,

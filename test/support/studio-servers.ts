@@ -1,0 +1,114 @@
+/**
+ * The MCP servers and scripted models the studio's browser tests start the studio with, in
+ * one place so a fixture's path or a tool's name is changed here only. Reference servers
+ * come from npm (their bin, run with this Node.js); fixtures from `test/fixtures/mcp/`.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ScriptedTurnSpec } from '../../src/model/index.js';
+import {
+  everythingStdioConfig,
+  filesystemStdioConfig,
+  fixturePath,
+  memoryStdioConfig,
+} from './mcp-fixtures.js';
+import type { StdioLaunch } from './mcp-fixtures.js';
+
+/**
+ * A secret that must never reach the page: put in a server's env and headers. Long and
+ * random, so finding it anywhere means it leaked.
+ */
+export const CANARY = `canary-${randomUUID()}-${randomUUID()}`;
+
+/** Lets the studio connect the project file's servers (they are the test's own). */
+export const CONNECT_ALL: readonly string[] = ['--allow', 'mcp_connect:*'];
+
+/** Every call runs without asking. */
+export const ALLOW_ALL: readonly string[] = [...CONNECT_ALL, '--default', 'allow'];
+
+/** Every call waits for a person (the Approvals page). */
+export const ASK_ALL: readonly string[] = [...CONNECT_ALL, '--default', 'ask'];
+
+/** `@modelcontextprotocol/server-everything` over stdio, with a canary in its env. */
+export function everythingServer(): StdioLaunch {
+  return { ...everythingStdioConfig(), env: { MUSTER_TEST_SECRET: CANARY } };
+}
+
+/** `@modelcontextprotocol/server-memory`, its graph in `dir/memory.json`. */
+export function memoryServer(dir: string): StdioLaunch {
+  mkdirSync(dir, { recursive: true });
+  return memoryStdioConfig(join(dir, 'memory.json'));
+}
+
+/** `@modelcontextprotocol/server-filesystem` over `dir` (created, with one file in it). */
+export function filesystemServer(dir: string): StdioLaunch {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'hello.txt'), 'Hello from the studio tests.\n');
+  return filesystemStdioConfig(dir);
+}
+
+/** `test/fixtures/mcp/form-server.mjs`: `signup {}` elicits `{ name, age, plan, newsletter }`. */
+export function formServer(): StdioLaunch {
+  return { command: process.execPath, args: [fixturePath('form-server.mjs')] };
+}
+
+/**
+ * `test/fixtures/mcp/apps-server.mjs`: `show-greeting {name}` has a `ui://` view (MCP Apps)
+ * whose button calls the app-only tool `stamp` through the host and shows the answer.
+ */
+export const APPS = {
+  server: 'apps',
+  /** The tool that declares the view, and the arguments it is called with. */
+  viewTool: 'show-greeting',
+  viewArgs: { name: 'Ada' },
+  /** The tool the view's button calls through the studio's policy. */
+  calledTool: 'stamp',
+  /** Inside the view (element ids of the fixture's page). */
+  status: '#view-status',
+  result: '#view-result',
+  button: '#view-stamp',
+  answer: '#view-stamp-result',
+  /** What the view shows: connected, the tool's result, then the called tool's answer. */
+  resultText: 'Hello, Ada!',
+  answerText: /^stamped: Ada #1$/,
+} as const;
+
+/** The MCP Apps fixture server. */
+export function appsServer(): StdioLaunch {
+  return { command: process.execPath, args: [fixturePath('apps-server.mjs')] };
+}
+
+/** A Streamable HTTP server entry, with a canary header the studio must never show. */
+export function httpServer(url: string): Record<string, unknown> {
+  return { type: 'http', url, headers: { 'X-Api-Key': CANARY } };
+}
+
+/** The OAuth world's protected MCP server (test/fixtures/oauth): needs a sign-in. */
+export function oauthServer(mcpUrl: string): Record<string, unknown> {
+  return { type: 'http', url: mcpUrl };
+}
+
+/** A call of the scripted model. */
+function call(name: string, args: object): ScriptedTurnSpec {
+  return { toolCalls: [{ name, arguments: args }] };
+}
+
+/** The run of the approvals test: two calls of server-everything, one after the other. */
+export const APPROVAL_RUN = {
+  prompt: 'Echo a word, then add two numbers.',
+  /** Allowed from the Approvals page. */
+  first: { tool: 'echo', modelName: 'mcp__everything__echo', args: { message: 'studio-first' } },
+  /** Denied from the Approvals page. */
+  second: { tool: 'get-sum', modelName: 'mcp__everything__get-sum', args: { a: 20, b: 22 } },
+  finalText: 'Both calls are done.',
+} as const;
+
+/** The scripted turns of {@link APPROVAL_RUN}. */
+export function approvalRunTurns(): ScriptedTurnSpec[] {
+  return [
+    call(APPROVAL_RUN.first.modelName, APPROVAL_RUN.first.args),
+    call(APPROVAL_RUN.second.modelName, APPROVAL_RUN.second.args),
+    { text: APPROVAL_RUN.finalText },
+  ];
+}
