@@ -174,6 +174,9 @@ export async function startStudio(options: StudioOptions = {}): Promise<RunningS
       events: hub,
     });
     runs = new StudioRuns(runtime.agent, hub, options.model !== undefined);
+    // a console shows where every server stands: connect them now, in the background (each
+    // goes through mcp_connect; a project file's servers wait in the approvals queue)
+    void runtime.agent.mcp.connectAll().catch(() => undefined);
     const info: StudioInfo = {
       version: VERSION,
       ...(options.model === undefined
