@@ -54,6 +54,7 @@ export default tseslint.config(
       'vitest.config.ts',
       'vitest.replicas.config.ts',
       'vitest.faults.config.ts',
+      'studio-ui/vite.config.ts',
       '.dependency-cruiser.mjs',
     ],
     rules: { 'no-restricted-syntax': 'off' },
