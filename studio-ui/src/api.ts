@@ -6,6 +6,13 @@ export interface ApiIssue {
   readonly message: string;
 }
 
+/** What the policy decided about a refused tool call (`error.decision` of a 403). */
+export interface ApiDecision {
+  readonly decision: string;
+  readonly stage: string;
+  readonly reason?: string;
+}
+
 /** A failed request: the server's `{ error: { code, message } }`, or the page's own. */
 export class ApiError extends Error {
   constructor(
@@ -13,6 +20,7 @@ export class ApiError extends Error {
     message: string,
     readonly status = 0,
     readonly issues: readonly ApiIssue[] = [],
+    readonly decision?: ApiDecision,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -34,6 +42,13 @@ function isErrorBody(value: unknown): value is StudioErrorBody {
     error !== null &&
     typeof (error as { code?: unknown }).code === 'string'
   );
+}
+
+function decisionOf(value: unknown): ApiDecision | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { decision, stage, reason } = value as Record<string, unknown>;
+  if (typeof decision !== 'string' || typeof stage !== 'string') return undefined;
+  return { decision, stage, ...(typeof reason === 'string' ? { reason } : {}) };
 }
 
 async function request<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown) {
@@ -63,7 +78,8 @@ async function request<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?
   if (!response.ok) {
     if (isErrorBody(parsed)) {
       const { code, message, issues } = parsed.error;
-      throw new ApiError(code, message, response.status, issues ?? []);
+      const decision = decisionOf((parsed.error as { decision?: unknown }).decision);
+      throw new ApiError(code, message, response.status, issues ?? [], decision);
     }
     throw new ApiError(`HTTP_${response.status}`, text.slice(0, 300) || response.statusText);
   }

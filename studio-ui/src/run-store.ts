@@ -34,6 +34,8 @@ export interface RunRecord {
   readonly error?: { readonly code: string; readonly message: string };
   /** The next text delta starts a new model turn. */
   readonly turnEnded: boolean;
+  /** Text deltas arrived in this turn (else its text comes from `model.completed`). */
+  readonly turnStreamed: boolean;
 }
 
 const MAX_ENTRIES = 1000;
@@ -48,6 +50,7 @@ export function emptyRun(sessionId: string): RunRecord {
     entries: [],
     calls: {},
     turnEnded: false,
+    turnStreamed: false,
   };
 }
 
@@ -81,12 +84,18 @@ export function reduceRun(run: RunRecord, event: AgentEvent, seq: number): RunRe
     case 'model.delta': {
       if (event.kind === 'reasoning') return { ...run, reasoning: run.reasoning + event.content };
       const gap = run.turnEnded && run.text !== '' ? '\n\n' : '';
-      return { ...run, text: run.text + gap + event.content, turnEnded: false };
+      const text = run.text + gap + event.content;
+      return { ...run, text, turnEnded: false, turnStreamed: true };
     }
-    case 'model.completed':
-      return { ...withEntry(run, entry), turnEnded: true };
+    case 'model.completed': {
+      // a model that does not stream still shows its text
+      const gap = run.turnEnded && run.text !== '' ? '\n\n' : '';
+      const text = run.turnStreamed || event.text === '' ? run.text : run.text + gap + event.text;
+      return { ...withEntry(run, entry), text, turnEnded: true, turnStreamed: false };
+    }
     case 'session.started':
-      return withEntry({ ...run, status: 'running' }, entry);
+      // a new run of the session: its own timeline
+      return withEntry(emptyRun(run.sessionId), entry);
     case 'session.completed':
       return withEntry({ ...run, status: 'completed' }, entry);
     case 'session.failed':
@@ -141,10 +150,9 @@ export class RunStore {
     return this.runs.get(sessionId);
   }
 
-  /** Marks a run the page just started, before its first event. */
+  /** Records a run the page just started (its events may have arrived already). */
   begin(sessionId: string): void {
-    const run = this.runs.get(sessionId);
-    this.put(run ? { ...run, status: 'running', error: undefined } : emptyRun(sessionId));
+    if (!this.runs.has(sessionId)) this.put(emptyRun(sessionId));
   }
 
   subscribe(listener: Listener): () => void {

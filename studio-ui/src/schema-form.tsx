@@ -1,4 +1,6 @@
 import type { ComponentChildren } from 'preact';
+import { ApiError } from './api.js';
+import { FormError } from './form-error.js';
 import { useMemo, useState } from 'preact/hooks';
 import {
   checkValues,
@@ -145,6 +147,18 @@ function FieldControl({ field, value, onValue }: FieldProps) {
   }
 }
 
+/** The page's own refusal to send: which fields need attention (shown as a form error too). */
+function invalidForm(form: SchemaFormState): ApiError | undefined {
+  const names = Object.keys(form.errors);
+  if (names.length === 0) return undefined;
+  return new ApiError(
+    'FORM_INVALID',
+    'Nothing was sent; correct the marked fields first.',
+    0,
+    names.map((name) => ({ path: name, message: form.errors[name] ?? '' })),
+  );
+}
+
 /** Props of `<SchemaForm>`. */
 export interface SchemaFormProps {
   readonly form: SchemaFormState;
@@ -190,6 +204,7 @@ export function SchemaForm({ form, onFieldInput, below }: SchemaFormProps) {
           </div>
         );
       })}
+      <FormError error={invalidForm(form)} />
     </div>
   );
 }

@@ -7,6 +7,9 @@ import { resourceKey } from '../studio-store.js';
 import { useAction } from '../use-action.js';
 import { useStudio } from '../use-studio.js';
 
+/** The subscriptions this page made, so a panel shown again knows its state. */
+const subscriptions = new Set<string>();
+
 /** Props of `<ResourcePanel>`. */
 export interface ResourcePanelProps {
   readonly server: string;
@@ -18,7 +21,13 @@ export function ResourcePanel({ server, resource }: ResourcePanelProps) {
   const uri = String(resource.uri);
   const { resourceUpdates } = useStudio();
   const [content, setContent] = useState<ReadResourceResponse | undefined>(undefined);
-  const [subscribed, setSubscribed] = useState(false);
+  const key = resourceKey(server, uri);
+  const [subscribed, setSubscribedState] = useState(subscriptions.has(key));
+  const setSubscribed = (on: boolean) => {
+    if (on) subscriptions.add(key);
+    else subscriptions.delete(key);
+    setSubscribedState(on);
+  };
   const action = useAction();
   const read = () =>
     action.run(async () => {
@@ -65,9 +74,7 @@ export function ResourcePanel({ server, resource }: ResourcePanelProps) {
         </button>
         <span class="muted">
           {subscribed ? 'subscribed' : 'not subscribed'} · updates seen:{' '}
-          <strong data-testid="resource-update-count">
-            {resourceUpdates[resourceKey(server, uri)] ?? 0}
-          </strong>
+          <strong data-testid="resource-update-count">{resourceUpdates[key] ?? 0}</strong>
         </span>
       </div>
       <FormError error={action.error} />

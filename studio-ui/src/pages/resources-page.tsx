@@ -23,6 +23,11 @@ type Selection =
 
 const EMPTY: Catalog = { resources: [], templates: [], prompts: [], errors: [] };
 
+interface Listed {
+  readonly server: string;
+  readonly catalog: Catalog;
+}
+
 async function loadCatalog(server: string): Promise<Catalog> {
   const errors: ApiError[] = [];
   const [resources, prompts] = await Promise.all([
@@ -49,14 +54,15 @@ const label = (entry: Entry, fallback: unknown) =>
 /** `#/resources`: a server's resources, templates and prompts. */
 export function ResourcesPage() {
   const [server, setServer] = useState('');
-  const [catalog, setCatalog] = useState<Catalog>(EMPTY);
+  const [listed, setListed] = useState<Listed>({ server: '', catalog: EMPTY });
+  // only the chosen server's entries, never the previous server's while the new ones load
+  const catalog = listed.server === server ? listed.catalog : EMPTY;
   const [selection, setSelection] = useState<Selection | undefined>(undefined);
   useEffect(() => {
-    setCatalog(EMPTY);
     setSelection(undefined);
     if (server === '') return;
     let live = true;
-    void loadCatalog(server).then((c) => live && setCatalog(c));
+    void loadCatalog(server).then((c) => live && setListed({ server, catalog: c }));
     return () => {
       live = false;
     };

@@ -26,6 +26,8 @@ function ToolDetail({ server, tool }: { readonly server: string; readonly tool: 
   const form = useSchemaForm(tool.inputSchema);
   const action = useAction();
   const [call, setCall] = useState<CallState | undefined>(undefined);
+  // a call the policy refused answers 403 with the decision
+  const refused = action.error?.decision;
   const submit = (event: Event) => {
     event.preventDefault();
     const input = form.submit();
@@ -79,6 +81,16 @@ function ToolDetail({ server, tool }: { readonly server: string; readonly tool: 
         </button>
       </form>
       {call?.response && <ToolResult response={call.response} />}
+      {call && !call.response && refused && (
+        <section class="card">
+          <div class="result-head">
+            <span class={`decision decision-${refused.decision}`} data-testid="tool-decision">
+              {refused.decision} ({refused.stage})
+            </span>
+            {refused.reason && <span class="muted">{refused.reason}</span>}
+          </div>
+        </section>
+      )}
       {call && tool.uiResourceUri && (
         <AppFrame
           key={call.seq}
@@ -95,17 +107,21 @@ function ToolDetail({ server, tool }: { readonly server: string; readonly tool: 
 /** `#/tools`: a server's tools, each with its schema and a generated form to call it. */
 export function ToolsPage() {
   const [server, setServer] = useState('');
-  const [tools, setTools] = useState<ToolView[]>([]);
+  const [listed, setListed] = useState<{ server: string; tools: ToolView[] }>({
+    server: '',
+    tools: [],
+  });
+  // only the chosen server's tools, never the previous server's while the new list loads
+  const tools = listed.server === server ? listed.tools : [];
   const [selected, setSelected] = useState<string | undefined>(undefined);
   const action = useAction();
   useEffect(() => {
-    setTools([]);
     setSelected(undefined);
     if (server === '') return;
     let live = true;
     void action.run(async () => {
       const list = toolList(await api.get<unknown>(serverPath(server, 'tools')));
-      if (live) setTools(list);
+      if (live) setListed({ server, tools: list });
     });
     return () => {
       live = false;
