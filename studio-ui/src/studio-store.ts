@@ -19,6 +19,10 @@ export interface StudioState {
 }
 
 type StateListener = (state: StudioState) => void;
+
+/** Statuses that change by themselves soon. */
+const SETTLING = new Set(['connecting', 'reconnecting']);
+const SETTLING_POLL_MS = 1500;
 type EventListener = (event: StudioEvent) => void;
 
 const EVENT_KINDS: readonly StudioEvent['kind'][] = [
@@ -84,6 +88,8 @@ export class StudioStore {
   private readonly stateListeners = new Set<StateListener>();
   private readonly eventListeners = new Set<EventListener>();
   private source: EventSource | undefined;
+  /** How many `servers` events arrived (orders them against `GET /api/servers`). */
+  private serverEvents = 0;
 
   /** Opens the stream (once) and loads the server list. */
   start(): void {
@@ -96,13 +102,21 @@ export class StudioStore {
     for (const kind of EVENT_KINDS) source.addEventListener(kind, onMessage);
     source.addEventListener('message', onMessage);
     void this.refreshServers();
+    // a safety net while a server is on its way: the list again every so often
+    setInterval(() => {
+      if (this.state.servers?.some((s) => SETTLING.has(s.status))) void this.refreshServers();
+    }, SETTLING_POLL_MS);
   }
 
-  /** Reloads `GET /api/servers` (after a register, unregister or reconnect). */
+  /**
+   * Reloads `GET /api/servers` (at start, on every `hello`, after a register, unregister or
+   * reconnect). A `servers` event that arrives meanwhile is newer: the answer is then dropped.
+   */
   async refreshServers(): Promise<void> {
+    const seen = this.serverEvents;
     try {
       const servers = await api.get<ServersResponse>('/api/servers');
-      this.set({ ...this.state, servers });
+      if (seen === this.serverEvents) this.set({ ...this.state, servers });
     } catch {
       // the pages show their own errors; the next `servers` event fills the list
     }
@@ -139,7 +153,10 @@ export class StudioStore {
       return;
     }
     if (typeof event !== 'object' || event === null || typeof event.kind !== 'string') return;
+    if (event.kind === 'servers') this.serverEvents += 1;
     this.set(reduceStudioState(this.state, event));
+    // the stream (re)opened: what happened while it was closed is in the list, not in events
+    if (event.kind === 'hello') void this.refreshServers();
     for (const listener of this.eventListeners) listener(event);
   }
 

@@ -152,6 +152,11 @@ export function ToolsPage() {
                   <span class="tag tag-error">destructive</span>
                 )}
                 {t.uiResourceUri && <span class="tag">app</span>}
+                {t.visibility && !t.visibility.includes('model') && (
+                  <span class="tag" title="only its MCP Apps view may call it">
+                    app only
+                  </span>
+                )}
                 {t.description && <small class="muted">{t.description}</small>}
               </button>
             </li>
