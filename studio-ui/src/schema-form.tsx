@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { ApiError } from './api.js';
 import { FormError } from './form-error.js';
-import { useMemo, useState } from 'preact/hooks';
+import { useMemo, useRef, useState } from 'preact/hooks';
 import {
   checkValues,
   fieldsOf,
@@ -23,27 +23,28 @@ export interface SchemaFormState {
 
 /** The state of a form generated from `schema`; reset when the schema changes. */
 export function useSchemaForm(schema: JsonSchema | undefined): SchemaFormState {
-  const fields = useMemo(() => fieldsOf(schema), [schema]);
-  const [state, setState] = useState<{
-    schema: JsonSchema | undefined;
-    values: RawValues;
-    errors: Readonly<Record<string, string>>;
-  }>(() => ({ schema, values: initialValues(fields), errors: {} }));
-  const current =
-    state.schema === schema ? state : { schema, values: initialValues(fields), errors: {} };
+  // by content: the same schema sent again (an event stream reconnect) keeps what was typed
+  const key = JSON.stringify(schema ?? null);
+  const fields = useMemo(() => fieldsOf(schema), [key]);
+  const [state, setState] = useState<FormMemory>(() => fresh(key, fields));
+  const current = state.key === key ? state : fresh(key, fields);
   if (current !== state) setState(current);
+  // the latest values, for a submit that follows an edit before the next render
+  const latest = useRef(current.values);
+  latest.current = current.values;
   return {
     fields,
     values: current.values,
     errors: current.errors,
     setValue(name, value) {
+      latest.current = { ...latest.current, [name]: value };
       setState((s) => {
         const { [name]: _dropped, ...errors } = s.errors;
         return { ...s, values: { ...s.values, [name]: value }, errors };
       });
     },
     submit() {
-      const result = checkValues(schema, fields, current.values);
+      const result = checkValues(schema, fields, latest.current);
       if (result.ok) {
         setState((s) => ({ ...s, errors: {} }));
         return result.value;
@@ -52,6 +53,16 @@ export function useSchemaForm(schema: JsonSchema | undefined): SchemaFormState {
       return undefined;
     },
   };
+}
+
+interface FormMemory {
+  readonly key: string;
+  readonly values: RawValues;
+  readonly errors: Readonly<Record<string, string>>;
+}
+
+function fresh(key: string, fields: readonly FieldSpec[]): FormMemory {
+  return { key, values: initialValues(fields), errors: {} };
 }
 
 interface FieldProps {
