@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkValues, fieldsOf, initialValues, type JsonSchema } from './schema-form-values.js';
+import { checkValues } from './schema-form-check.js';
+import { fieldsOf, initialValues, type JsonSchema } from './schema-form-values.js';
 
 const schema: JsonSchema = {
   type: 'object',

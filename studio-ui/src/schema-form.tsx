@@ -2,8 +2,8 @@ import type { ComponentChildren } from 'preact';
 import { ApiError } from './api.js';
 import { FormError } from './form-error.js';
 import { useMemo, useRef, useState } from 'preact/hooks';
+import { checkValues } from './schema-form-check.js';
 import {
-  checkValues,
   fieldsOf,
   initialValues,
   type FieldSpec,
