@@ -55,6 +55,7 @@ export default tseslint.config(
       'vitest.browser.config.ts',
       'vitest.replicas.config.ts',
       'vitest.faults.config.ts',
+      'studio-ui/vite.config.ts',
       '.dependency-cruiser.mjs',
     ],
     rules: { 'no-restricted-syntax': 'off' },

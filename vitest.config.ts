@@ -3,7 +3,7 @@ import { SummaryReporter } from './test/support/summary-reporter.js';
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'studio-ui/src/**/*.test.ts'],
     // slow suites with their own scripts: npm run test:replicas, npm run test:faults
     exclude: [...configDefaults.exclude, 'test/replicas/**', 'test/faults/**', 'test/browser/**'],
     setupFiles: ['test/support/isolate-home.ts'],

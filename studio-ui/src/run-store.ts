@@ -1,0 +1,180 @@
+import type { StudioEvent } from '../../src/studio/api-types.js';
+import { studioStore, type StudioStore } from './studio-store.js';
+
+type AgentEvent = Extract<StudioEvent, { kind: 'agent' }>['event'];
+
+/** One line of a run's timeline: an agent event (progress events share one line per call). */
+export interface TimelineEntry {
+  readonly key: string;
+  readonly type: string;
+  readonly event: AgentEvent;
+}
+
+/** What the timeline knows about one tool call, gathered from its events. */
+export interface ToolCallInfo {
+  readonly name: string;
+  readonly decision?: string;
+  readonly stage?: string;
+  readonly durationMs?: number;
+  readonly isError?: boolean;
+  readonly errorCode?: string;
+  readonly progress?: number;
+  readonly total?: number;
+  readonly message?: string;
+}
+
+/** One session's live run as the page saw it. */
+export interface RunRecord {
+  readonly sessionId: string;
+  readonly status: string;
+  readonly text: string;
+  readonly reasoning: string;
+  readonly entries: readonly TimelineEntry[];
+  readonly calls: Readonly<Record<string, ToolCallInfo>>;
+  readonly error?: { readonly code: string; readonly message: string };
+  /** The next text delta starts a new model turn. */
+  readonly turnEnded: boolean;
+  /** Text deltas arrived in this turn (else its text comes from `model.completed`). */
+  readonly turnStreamed: boolean;
+}
+
+const MAX_ENTRIES = 1000;
+
+/** A record before any event arrived. */
+export function emptyRun(sessionId: string): RunRecord {
+  return {
+    sessionId,
+    status: 'running',
+    text: '',
+    reasoning: '',
+    entries: [],
+    calls: {},
+    turnEnded: false,
+    turnStreamed: false,
+  };
+}
+
+function withEntry(run: RunRecord, entry: TimelineEntry): RunRecord {
+  const entries = [...run.entries, entry];
+  return { ...run, entries: entries.length > MAX_ENTRIES ? entries.slice(-MAX_ENTRIES) : entries };
+}
+
+function withCall(
+  run: RunRecord,
+  callId: string,
+  name: string,
+  patch: Partial<ToolCallInfo>,
+): RunRecord {
+  const previous = run.calls[callId] ?? { name };
+  return { ...run, calls: { ...run.calls, [callId]: { ...previous, ...patch } } };
+}
+
+function errorOf(error: unknown): { code: string; message: string } {
+  const e = (error ?? {}) as { code?: unknown; message?: unknown };
+  return {
+    code: typeof e.code === 'string' ? e.code : 'RUN_FAILED',
+    message: typeof e.message === 'string' ? e.message : 'The run failed.',
+  };
+}
+
+/** Folds one agent event into its session's record (pure). */
+export function reduceRun(run: RunRecord, event: AgentEvent, seq: number): RunRecord {
+  const entry: TimelineEntry = { key: `${seq}`, type: event.type, event };
+  switch (event.type) {
+    case 'model.delta': {
+      if (event.kind === 'reasoning') return { ...run, reasoning: run.reasoning + event.content };
+      const gap = run.turnEnded && run.text !== '' ? '\n\n' : '';
+      const text = run.text + gap + event.content;
+      return { ...run, text, turnEnded: false, turnStreamed: true };
+    }
+    case 'model.completed': {
+      // a model that does not stream still shows its text
+      const gap = run.turnEnded && run.text !== '' ? '\n\n' : '';
+      const text = run.turnStreamed || event.text === '' ? run.text : run.text + gap + event.text;
+      return { ...withEntry(run, entry), text, turnEnded: true, turnStreamed: false };
+    }
+    case 'session.started':
+      // a new run of the session: its own timeline
+      return withEntry(emptyRun(run.sessionId), entry);
+    case 'session.completed':
+      return withEntry({ ...run, status: 'completed' }, entry);
+    case 'session.failed':
+      return withEntry({ ...run, status: 'failed', error: errorOf(event.error) }, entry);
+    case 'tool.decision':
+      return withEntry(
+        withCall(run, event.callId, event.toolName, {
+          decision: event.decision,
+          stage: event.stage,
+        }),
+        entry,
+      );
+    case 'tool.called':
+      return withEntry(withCall(run, event.callId, event.toolName, {}), entry);
+    case 'tool.completed':
+      return withEntry(
+        withCall(run, event.callId, event.toolName, {
+          durationMs: event.durationMs,
+          isError: event.isError,
+          ...(event.errorCode ? { errorCode: event.errorCode } : {}),
+        }),
+        entry,
+      );
+    case 'tool.progress': {
+      const first = run.calls[event.callId]?.progress === undefined;
+      const next = withCall(run, event.callId, event.toolName, {
+        progress: event.progress,
+        ...(event.total !== undefined ? { total: event.total } : {}),
+        ...(event.message !== undefined ? { message: event.message } : {}),
+      });
+      // one progress line per call, updated in place
+      return first ? withEntry(next, { ...entry, key: `progress-${event.callId}` }) : next;
+    }
+    default:
+      return withEntry(run, entry);
+  }
+}
+
+type Listener = () => void;
+
+/** Every session's run record, fed by the studio's `agent` and `run.ended` events. */
+export class RunStore {
+  private readonly runs = new Map<string, RunRecord>();
+  private readonly listeners = new Set<Listener>();
+  private seq = 0;
+
+  constructor(studio: StudioStore) {
+    studio.onEvent((event) => this.receive(event));
+  }
+
+  get(sessionId: string): RunRecord | undefined {
+    return this.runs.get(sessionId);
+  }
+
+  /** Records a run the page just started (its events may have arrived already). */
+  begin(sessionId: string): void {
+    if (!this.runs.has(sessionId)) this.put(emptyRun(sessionId));
+  }
+
+  subscribe(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private receive(event: StudioEvent): void {
+    if (event.kind === 'agent') {
+      const id = event.event.sessionId;
+      this.put(reduceRun(this.runs.get(id) ?? emptyRun(id), event.event, ++this.seq));
+    } else if (event.kind === 'run.ended') {
+      const run = this.runs.get(event.sessionId) ?? emptyRun(event.sessionId);
+      if (run.status === 'running') this.put({ ...run, status: event.status });
+    }
+  }
+
+  private put(run: RunRecord): void {
+    this.runs.set(run.sessionId, run);
+    for (const listener of this.listeners) listener();
+  }
+}
+
+/** The page's run records. */
+export const runStore = new RunStore(studioStore);

@@ -1,0 +1,139 @@
+import type { RunRecord, TimelineEntry, ToolCallInfo } from './run-store.js';
+
+function time(iso: string): string {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? '' : date.toLocaleTimeString();
+}
+
+function ToolFacts({ call }: { readonly call: ToolCallInfo | undefined }) {
+  if (!call) return null;
+  return (
+    <>
+      {call.decision && (
+        <span class={`decision decision-${call.decision}`} data-testid="timeline-decision">
+          {call.decision}
+          {call.stage ? ` (${call.stage})` : ''}
+        </span>
+      )}
+      {call.durationMs !== undefined && (
+        <span class="muted" data-testid="timeline-duration">
+          {Math.round(call.durationMs)} ms
+        </span>
+      )}
+      {call.isError && <span class="tag tag-error">{call.errorCode ?? 'error'}</span>}
+    </>
+  );
+}
+
+function Summary({ entry, run }: { readonly entry: TimelineEntry; readonly run: RunRecord }) {
+  const e = entry.event;
+  switch (e.type) {
+    case 'session.started':
+      return (
+        <span>
+          model {e.modelName}
+          {e.continued ? ' · continued' : ''}
+        </span>
+      );
+    case 'session.completed':
+      return <span>{e.iterations} iterations</span>;
+    case 'session.failed':
+      return (
+        <span class="error-text">
+          {run.error ? `${run.error.code}: ${run.error.message}` : 'failed'}
+        </span>
+      );
+    case 'model.completed':
+      return (
+        <span>
+          turn {e.iteration} · {e.stopReason}
+          {e.toolCalls.length > 0 && ` · ${e.toolCalls.length} tool call(s)`}
+        </span>
+      );
+    case 'tool.approval.requested':
+      return <span>{e.toolName} waits for approval</span>;
+    case 'tool.decision':
+      return (
+        <span>
+          <code>{e.toolName}</code>{' '}
+          <ToolFacts call={{ name: e.toolName, decision: e.decision, stage: e.stage }} />
+          {e.reason && <span class="muted"> {e.reason}</span>}
+        </span>
+      );
+    case 'tool.called':
+      return (
+        <span>
+          <code>{e.toolName}</code> <ToolFacts call={run.calls[e.callId]} />
+        </span>
+      );
+    case 'tool.completed':
+      return (
+        <span>
+          <code>{e.toolName}</code> <span class="muted">{Math.round(e.durationMs)} ms</span>
+          {e.isError && <span class="tag tag-error">{e.errorCode ?? 'error'}</span>}
+        </span>
+      );
+    case 'tool.progress': {
+      const call = run.calls[e.callId];
+      const progress = call?.progress ?? e.progress;
+      const total = call?.total;
+      return (
+        <span class="progress-line">
+          <code>{e.toolName}</code>
+          <progress
+            data-testid="run-progress"
+            data-progress={String(progress)}
+            data-total={total === undefined ? '' : String(total)}
+            value={progress}
+            {...(total !== undefined ? { max: total } : {})}
+          />
+          <span class="muted">
+            {progress}
+            {total !== undefined ? ` / ${total}` : ''} {call?.message ?? ''}
+          </span>
+        </span>
+      );
+    }
+    case 'context.compacted':
+      return (
+        <span>
+          {e.strategy}: {e.removedMessages} message(s) left out
+        </span>
+      );
+    case 'mcp.server.status':
+      return (
+        <span>
+          {e.server} → {e.status}
+          {e.error && <span class="muted"> {e.error.code}</span>}
+        </span>
+      );
+    case 'mcp.diagnostic':
+      return (
+        <span>
+          {e.server}: {e.message}
+        </span>
+      );
+    default:
+      return 'server' in e ? <span>{String(e.server)}</span> : null;
+  }
+}
+
+/** A run's events in order: one line each, tool calls with their decision and duration. */
+export function RunTimeline({ run }: { readonly run: RunRecord }) {
+  return (
+    <ol class="timeline" data-testid="run-timeline">
+      {run.entries.map((entry) => (
+        <li
+          key={entry.key}
+          class={`timeline-item type-${entry.type.replace(/\./g, '-')}`}
+          data-testid="timeline-item"
+          data-type={entry.type}
+        >
+          <span class="muted time">{time(entry.event.timestamp)}</span>
+          <span class="tag">{entry.type}</span>
+          <Summary entry={entry} run={run} />
+        </li>
+      ))}
+    </ol>
+  );
+}
