@@ -144,6 +144,21 @@ export interface SubscriptionResponse {
   readonly subscribed: boolean;
 }
 
+/** One live resource subscription of the studio. */
+export interface SubscriptionView {
+  readonly server: string;
+  readonly uri: string;
+}
+
+/**
+ * `GET /api/subscriptions`: the subscriptions the studio holds now, whoever made them (a
+ * reload or a second tab shows the same state). One ends by `DELETE`, or on its own when the
+ * server's stream ends (then `resource.subscription.ended` is published).
+ */
+export interface SubscriptionsResponse {
+  readonly subscriptions: readonly SubscriptionView[];
+}
+
 /** `GET /api/servers/:name/prompts`. */
 export interface PromptsResponse {
   readonly prompts: readonly Readonly<Record<string, unknown>>[];
@@ -265,4 +280,12 @@ export type StudioEvent =
   | { readonly kind: 'elicitation.pending'; readonly elicitation: PendingElicitation }
   | { readonly kind: 'elicitation.resolved'; readonly id: string; readonly action: string }
   | { readonly kind: 'resource.updated'; readonly server: string; readonly uri: string }
+  | {
+      /** A subscription the server side ended (its connection went away or closed the stream). */
+      readonly kind: 'resource.subscription.ended';
+      readonly server: string;
+      readonly uri: string;
+      /** Why, when known: the error code (`MCP_DISCONNECTED`, say). */
+      readonly reason?: string;
+    }
   | { readonly kind: 'run.ended'; readonly sessionId: string; readonly status: string };

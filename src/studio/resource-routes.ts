@@ -1,5 +1,10 @@
 import type { Hono } from 'hono';
-import type { ReadResourceResponse, ResourcesResponse, SubscriptionResponse } from './api-types.js';
+import type {
+  ReadResourceResponse,
+  ResourcesResponse,
+  SubscriptionResponse,
+  SubscriptionsResponse,
+} from './api-types.js';
 import { ResourceSubscriptions } from './resource-subscriptions.js';
 import {
   guarded,
@@ -16,7 +21,8 @@ import type { StudioContext } from './studio-context.js';
  * Resources: `GET /api/servers/:name/resources` (resources and templates),
  * `GET /api/servers/:name/resource?uri=` (`resources/read`), and
  * `POST /api/servers/:name/subscriptions { uri }` / `DELETE …?uri=`: updates arrive as
- * `resource.updated` events until unsubscribed or the studio stops.
+ * `resource.updated` events until unsubscribed, the server's stream ends
+ * (`resource.subscription.ended`) or the studio stops; `GET /api/subscriptions` lists them.
  */
 export function resourceRoutes(app: Hono, ctx: StudioContext): void {
   const subscriptions = new ResourceSubscriptions(ctx);
@@ -51,6 +57,10 @@ export function resourceRoutes(app: Hono, ctx: StudioContext): void {
       });
       return c.json({ contents: read.contents } as ReadResourceResponse);
     }),
+  );
+
+  app.get('/api/subscriptions', (c) =>
+    c.json({ subscriptions: subscriptions.list() } satisfies SubscriptionsResponse),
   );
 
   app.post(

@@ -12,9 +12,10 @@ import type {
   ResourcesResponse,
   ServersResponse,
   StudioErrorBody,
+  SubscriptionsResponse,
   ToolView,
 } from '../../src/studio/api-types.js';
-import { everythingStdioConfig, stdioConfig } from '../support/mcp-fixtures.js';
+import { everythingStdioConfig, fixturePath, stdioConfig } from '../support/mcp-fixtures.js';
 import { mcpStudio } from './mcp-studio-support.js';
 import type { McpStudio } from './mcp-studio-support.js';
 
@@ -71,6 +72,9 @@ describe('resources, prompts and completion', () => {
     expect(
       await json(studio.call('POST', '/api/servers/everything/subscriptions', { uri })),
     ).toEqual({ uri, subscribed: true });
+    expect(await json<SubscriptionsResponse>(studio.call('GET', '/api/subscriptions'))).toEqual({
+      subscriptions: [{ server: 'everything', uri }],
+    });
     const toggle = () =>
       json(
         studio.call('POST', '/api/servers/everything/tools/toggle-subscriber-updates/call', {
@@ -92,6 +96,10 @@ describe('resources, prompts and completion', () => {
         ),
       ),
     ).toEqual({ uri, subscribed: false });
+    expect(await json<SubscriptionsResponse>(studio.call('GET', '/api/subscriptions'))).toEqual({
+      subscriptions: [],
+    });
+    expect(studio.events.events.some((e) => e.kind === 'resource.subscription.ended')).toBe(false);
   }, 30_000);
 
   it('gets a prompt with its arguments', async () => {
@@ -229,4 +237,50 @@ describe('subscriptions on the server', () => {
       await features.close();
     }
   }, 30_000);
+});
+
+describe('a subscription the server side ends', () => {
+  for (const mode of ['legacy', 'auto'] as const) {
+    it(`is dropped from the list and announced when the server exits (${mode})`, async () => {
+      const live = mcpStudio({
+        servers: {
+          live: { command: process.execPath, args: [fixturePath('live-resource-server.mjs')] },
+        },
+        mcp: { protocol: { mode } },
+      });
+      const uri = 'live://revision';
+      const read = async () => {
+        const path = `/api/servers/live/resource?uri=${encodeURIComponent(uri)}`;
+        const body = await json<ReadResourceResponse>(live.call('GET', path));
+        return body.contents[0]?.['text'];
+      };
+      const callTool = (tool: string) =>
+        live.call('POST', `/api/servers/live/tools/${tool}/call`, { arguments: {} });
+      try {
+        expect(await read()).toBe('revision 1');
+        await json(live.call('POST', '/api/servers/live/subscriptions', { uri }));
+        expect(await json<SubscriptionsResponse>(live.call('GET', '/api/subscriptions'))).toEqual({
+          subscriptions: [{ server: 'live', uri }],
+        });
+        await json(callTool('bump'));
+        expect(await live.events.next((e) => e.kind === 'resource.updated')).toEqual({
+          kind: 'resource.updated',
+          server: 'live',
+          uri,
+        });
+        expect(await read()).toBe('revision 2');
+
+        // the server process exits: its stream ends, and nobody here ended it
+        void callTool('crash').catch(() => undefined);
+        const ended = await live.events.next((e) => e.kind === 'resource.subscription.ended');
+        expect(ended).toMatchObject({ kind: 'resource.subscription.ended', server: 'live', uri });
+        if (ended.kind === 'resource.subscription.ended') expect(ended.reason).toMatch(/^MCP_/);
+        expect(await json<SubscriptionsResponse>(live.call('GET', '/api/subscriptions'))).toEqual({
+          subscriptions: [],
+        });
+      } finally {
+        await live.close();
+      }
+    }, 30_000);
+  }
 });

@@ -48,6 +48,17 @@ export function filesystemServer(dir: string): StdioLaunch {
   return filesystemStdioConfig(dir);
 }
 
+/**
+ * `test/fixtures/mcp/live-resource-server.mjs`: `live://revision` reads `revision <n>`;
+ * the tool `bump` makes it the next revision and announces the update; `crash` exits.
+ */
+export const LIVE_RESOURCE = { server: 'live', uri: 'live://revision' } as const;
+
+/** The fixture of {@link LIVE_RESOURCE}. */
+export function liveResourceServer(): StdioLaunch {
+  return { command: process.execPath, args: [fixturePath('live-resource-server.mjs')] };
+}
+
 /** `test/fixtures/mcp/form-server.mjs`: `signup {}` elicits `{ name, age, plan, newsletter }`. */
 export function formServer(): StdioLaunch {
   return { command: process.execPath, args: [fixturePath('form-server.mjs')] };
