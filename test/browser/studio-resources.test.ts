@@ -2,13 +2,16 @@
  * A resource subscription on the Resources page: a static document of server-everything is
  * read and subscribed to; server-everything then sends `notifications/resources/updated`
  * for it (once when its `toggle-subscriber-updates` tool is called, from a second tab, then
- * every 5 s), and the page's count of updates goes up.
+ * every 5 s), and the page's count of updates goes up. Then the subscription as the server
+ * holds it: still shown after a reload, and each update shows the resource's new content
+ * (the live-resource fixture, whose `bump` tool changes it).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumPath, saveScreenshot, useChromium } from '../support/browser.js';
 import { startStudioProcess } from '../support/studio.js';
 import type { StudioProcess } from '../support/studio.js';
 import {
+  byTestIdAnd,
   openTab,
   selectTool,
   showPage,
@@ -18,7 +21,12 @@ import {
   waitForServerStatus,
   withStudio,
 } from '../support/studio-page.js';
-import { ALLOW_ALL, everythingServer } from '../support/studio-servers.js';
+import {
+  ALLOW_ALL,
+  everythingServer,
+  LIVE_RESOURCE,
+  liveResourceServer,
+} from '../support/studio-servers.js';
 
 const chromium = chromiumPath();
 
@@ -30,7 +38,7 @@ describe.skipIf(!chromium)('studio: Resources', () => {
   let studio: StudioProcess;
   beforeAll(async () => {
     studio = await startStudioProcess({
-      servers: { everything: everythingServer() },
+      servers: { everything: everythingServer(), [LIVE_RESOURCE.server]: liveResourceServer() },
       args: ALLOW_ALL,
     });
   });
@@ -72,6 +80,71 @@ describe.skipIf(!chromium)('studio: Resources', () => {
       await saveScreenshot(page, 'resources');
       await page.getByTestId('resource-unsubscribe').click();
       await page.getByTestId('resource-subscribe').waitFor();
+    });
+  });
+
+  it('shows the subscription the server holds after a reload, and the new content of each update', async () => {
+    await withStudio(chrome.browser, studio, 'resources-live', async ({ context, page }) => {
+      const { server, uri } = LIVE_RESOURCE;
+      const openResource = async () => {
+        await showPage(page, 'resources');
+        await page.getByTestId('resources-server').selectOption(server);
+        await byTestIdAnd(page, 'resource-item', 'data-uri', uri).click();
+      };
+      const content = page.getByTestId('resource-content');
+      await waitForServerStatus(page, server, 'connected');
+      await openResource();
+      await page.getByTestId('resource-read').click();
+      await expect.poll(() => textOf(content), STUDIO_WAIT).toContain('revision 1');
+      await page.getByTestId('resource-subscribe').click();
+      await expect
+        .poll(() => page.getByTestId('resource-unsubscribe').isEnabled(), STUDIO_WAIT)
+        .toBe(true);
+
+      // a reload forgets everything the page knew: the state comes from the server
+      await page.reload();
+      await page.getByTestId('nav-servers').waitFor();
+      await openResource();
+      await expect
+        .poll(
+          () => page.getByTestId('resource-subscription').getAttribute('data-subscribed'),
+          STUDIO_WAIT,
+        )
+        .toBe('true');
+      expect(await page.getByTestId('resource-subscribe').isDisabled()).toBe(true);
+      expect(await page.getByTestId('resource-unsubscribe').isEnabled()).toBe(true);
+      expect(await content.count()).toBe(0);
+
+      // the resource changes (a second tab calls the tool): the page shows the new content
+      const tools = await openTab(context, studio, 'tools');
+      await selectTool(tools, server, 'bump');
+      await tools.getByTestId('tool-call').click();
+      await waitForResult(tools, 'revision 2');
+      await expect.poll(() => textOf(content), STUDIO_WAIT).toContain('revision 2');
+      await expect
+        .poll(() => textOf(page.getByTestId('resource-update-count')), STUDIO_WAIT)
+        .toBe('1');
+      await tools.getByTestId('tool-call').click();
+      await waitForResult(tools, 'revision 3');
+      await expect.poll(() => textOf(content), STUDIO_WAIT).toContain('revision 3');
+      await expect
+        .poll(() => textOf(page.getByTestId('resource-update-count')), STUDIO_WAIT)
+        .toBe('2');
+      await saveScreenshot(page, 'resources-live');
+
+      await page.getByTestId('resource-unsubscribe').click();
+      await expect
+        .poll(() => page.getByTestId('resource-subscribe').isEnabled(), STUDIO_WAIT)
+        .toBe(true);
+      await page.reload();
+      await page.getByTestId('nav-servers').waitFor();
+      await openResource();
+      await expect
+        .poll(
+          () => page.getByTestId('resource-subscription').getAttribute('data-subscribed'),
+          STUDIO_WAIT,
+        )
+        .toBe('false');
     });
   });
 });
