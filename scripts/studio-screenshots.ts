@@ -28,6 +28,12 @@ export const CAPTIONS: Readonly<Record<string, string>> = {
   signin: 'Sign-in: a server that needs a login, with its authorization link',
   apps: 'MCP Apps: a tool’s view rendered in its sandboxed frame',
   refused: 'Opened without the token: refused',
+  'resources-live': 'Resources: a subscription kept across a reload, with the updated content',
+  'result-image': 'Tools: an image block of a result',
+  'elicitation-url': 'Elicitations: a URL-mode request shown as a link, never opened',
+  'servers-reconnected': 'Servers: a failed server connected again by Reconnect',
+  'run-redirected': 'Runs: a call redirected from the Approvals page',
+  'run-progress': 'Runs: the progress of a long-running call',
 };
 
 /** The screenshot names in display order: the known pages first, then the rest by name. */

@@ -59,6 +59,16 @@ export function liveResourceServer(): StdioLaunch {
   return { command: process.execPath, args: [fixturePath('live-resource-server.mjs')] };
 }
 
+/** `test/fixtures/mcp/basic-server.mjs`: tools `echo` and `add` (as a JSON config for the register form). */
+export function basicServer(): StdioLaunch {
+  return { command: process.execPath, args: [fixturePath('basic-server.mjs')] };
+}
+
+/** `test/fixtures/mcp/gated-server.mjs`: fails to start until the file `gate` exists. */
+export function gatedServer(gate: string): StdioLaunch {
+  return { command: process.execPath, args: [fixturePath('gated-server.mjs'), `--gate=${gate}`] };
+}
+
 /** `test/fixtures/mcp/form-server.mjs`: `signup {}` elicits `{ name, age, plan, newsletter }`. */
 export function formServer(): StdioLaunch {
   return { command: process.execPath, args: [fixturePath('form-server.mjs')] };
@@ -121,5 +131,45 @@ export function approvalRunTurns(): ScriptedTurnSpec[] {
     call(APPROVAL_RUN.first.modelName, APPROVAL_RUN.first.args),
     call(APPROVAL_RUN.second.modelName, APPROVAL_RUN.second.args),
     { text: APPROVAL_RUN.finalText },
+  ];
+}
+
+/**
+ * The runs of the live-run test: first a turn that says something, then calls `echo`
+ * (waiting for approval) and is redirected; then a run calling the long-running operation
+ * (allowed without asking), whose progress the timeline shows.
+ */
+export const LIVE_RUN = {
+  prompt: 'Say what you do, then echo a word.',
+  firstText: 'Let me echo the word first.',
+  echo: { tool: 'echo', modelName: 'mcp__everything__echo', args: { message: 'live-run' } },
+  redirect: 'Do not echo anything; just say you were redirected.',
+  afterRedirect: 'I was redirected, so I did not echo.',
+  progressPrompt: 'Run the long operation.',
+  longRunning: {
+    tool: 'trigger-long-running-operation',
+    modelName: 'mcp__everything__trigger-long-running-operation',
+    args: { duration: 3, steps: 3 },
+  },
+  afterProgress: 'The long operation is done.',
+} as const;
+
+/** Asks for every call but the long-running operation (see {@link LIVE_RUN}). */
+export const ASK_ALL_BUT_LONG_RUNNING: readonly string[] = [
+  ...ASK_ALL,
+  '--allow',
+  LIVE_RUN.longRunning.modelName,
+];
+
+/** The scripted turns of {@link LIVE_RUN}. */
+export function liveRunTurns(): ScriptedTurnSpec[] {
+  return [
+    {
+      text: LIVE_RUN.firstText,
+      toolCalls: [{ name: LIVE_RUN.echo.modelName, arguments: LIVE_RUN.echo.args }],
+    },
+    { text: LIVE_RUN.afterRedirect },
+    call(LIVE_RUN.longRunning.modelName, LIVE_RUN.longRunning.args),
+    { text: LIVE_RUN.afterProgress },
   ];
 }
