@@ -147,4 +147,25 @@ describe.skipIf(!chromium)('studio: Resources', () => {
         .toBe('false');
     });
   });
+
+  it('shows a subscription the server side ended as ended, without a reload', async () => {
+    await withStudio(chrome.browser, studio, 'resources-ended', async ({ context, page }) => {
+      const { server, uri } = LIVE_RESOURCE;
+      const state = page.getByTestId('resource-subscription');
+      await waitForServerStatus(page, server, 'connected');
+      await showPage(page, 'resources');
+      await page.getByTestId('resources-server').selectOption(server);
+      await byTestIdAnd(page, 'resource-item', 'data-uri', uri).click();
+      await expect.poll(() => state.getAttribute('data-subscribed'), STUDIO_WAIT).toBe('false');
+      await page.getByTestId('resource-subscribe').click();
+      await expect.poll(() => state.getAttribute('data-subscribed'), STUDIO_WAIT).toBe('true');
+
+      // the server's process exits: the stream ends on the studio's side
+      const tools = await openTab(context, studio, 'tools');
+      await selectTool(tools, server, 'crash');
+      await tools.getByTestId('tool-call').click();
+      await expect.poll(() => state.getAttribute('data-subscribed'), STUDIO_WAIT).toBe('false');
+      expect(await page.getByTestId('resource-subscribe').isEnabled()).toBe(true);
+    });
+  });
 });
