@@ -13,7 +13,9 @@ function record(value: unknown): Record<string, unknown> | undefined {
  * The `_meta.ui.visibility` a listed tool declares, keeping only the known audiences
  * (`model`, `app`) once each; `undefined` when it declares none, which means both.
  */
-export function mcpAppVisibilityOf(tool: { readonly _meta?: unknown }): McpAppVisibility | undefined {
+export function mcpAppVisibilityOf(tool: {
+  readonly _meta?: unknown;
+}): McpAppVisibility | undefined {
   const value = record(record(tool._meta)?.['ui'])?.['visibility'];
   if (!Array.isArray(value)) return undefined;
   const known = value.filter((v): v is 'model' | 'app' => v === 'model' || v === 'app');

@@ -139,7 +139,10 @@ export interface ArchivePageResponse {
  * it with `callId`), oldest first, without their payloads.
  */
 export interface ArchiveListResponse {
-  readonly items: readonly (ArchivedRefView & { readonly callId: string; readonly toolName: string })[];
+  readonly items: readonly (ArchivedRefView & {
+    readonly callId: string;
+    readonly toolName: string;
+  })[];
 }
 
 /** The answer of a call: what the policy decided, then the result when it ran. */

@@ -78,10 +78,14 @@ export async function callThroughPolicy(
   const result = await ctx.agent.mcp.callTool(call.server, call.tool.name, call.arguments, {
     signal: call.signal,
   });
-  const archived = await ctx.agent.sessions.archiveResult(STUDIO_SESSION_ID, result as CallToolResultLike, {
-    toolName: call.modelName,
-    callId: `studio-${crypto.randomUUID()}`,
-  });
+  const archived = await ctx.agent.sessions.archiveResult(
+    STUDIO_SESSION_ID,
+    result as CallToolResultLike,
+    {
+      toolName: call.modelName,
+      callId: `studio-${crypto.randomUUID()}`,
+    },
+  );
   return {
     decision: directCallDecision(decision),
     result: archivedResultView(result, archived, STUDIO_SESSION_ID),
