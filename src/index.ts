@@ -8,6 +8,10 @@
 export { Agent, createAgent, DEFAULT_LIMITS } from './agent/index.js';
 export type {
   AgentSessions,
+  ArchivedItemSummary,
+  ArchivedResultRef,
+  ArchivedToolResult,
+  ArchiveReadOptions,
   ChildAgentOptions,
   AgentToolOptions,
   AgentOptions,
@@ -230,6 +234,7 @@ export type {
   ArchiveItemInput,
   MemoryArchiveStoreOptions,
   ContextOptions,
+  ContextPage,
 } from './context/index.js';
 
 // Auth: OAuth for remote MCP servers (mcp.oauth) and where its tokens are kept

@@ -1,6 +1,14 @@
 import { SessionError } from '../errors/index.js';
 import type { SessionListQuery, SessionPage, SessionState } from '../session/index.js';
+import type { ContextPage } from '../context/index.js';
+import type { ToolReturn } from '../tools/index.js';
 import type { AgentScope } from './agent-scope.js';
+import { archiveDirectResult, listArchived, readArchivePage } from './session-archive-access.js';
+import type {
+  ArchivedItemSummary,
+  ArchivedToolResult,
+  ArchiveReadOptions,
+} from './session-archive-access.js';
 import { guardedStore, guardStore } from './store-guard.js';
 
 /** Read access to an agent's sessions. */
@@ -10,6 +18,27 @@ export interface AgentSessions {
   list(query?: SessionListQuery): Promise<SessionPage>;
   /** Deletes a session; fails with `SESSION_ALREADY_RUNNING` while a run uses it. */
   delete(sessionId: string): Promise<void>;
+  /**
+   * Treats the result of a tool call made outside a run (a console's direct call) as a run
+   * would: projected for the model, and archived in `sessionId`'s archive when it is over
+   * `mcp.archiveThresholdBytes` or carries media.
+   */
+  archiveResult(
+    sessionId: string,
+    result: ToolReturn,
+    call: { readonly toolName: string; readonly callId: string },
+  ): Promise<ArchivedToolResult>;
+  /**
+   * One page of an archived item of `sessionId`, as the `context` tool reads it; `undefined`
+   * when the session has no such ref (refs of other sessions are unknown here).
+   */
+  readArchive(
+    sessionId: string,
+    ref: string,
+    options?: ArchiveReadOptions,
+  ): Promise<ContextPage | undefined>;
+  /** The archived items of `sessionId` (of one call with `callId`), oldest first, no payloads. */
+  listArchive(sessionId: string, callId?: string): Promise<readonly ArchivedItemSummary[]>;
 }
 
 /** The `agent.sessions` facade over the runtime's store; failures are typed like a run's. */
@@ -32,5 +61,8 @@ export function agentSessions(runtime: AgentScope): AgentSessions {
       await store.delete(id);
       await runtime.archive.deleteSession?.(id);
     },
+    archiveResult: (id, result, call) => archiveDirectResult(runtime, id, result, call),
+    readArchive: (id, ref, options) => readArchivePage(runtime, id, ref, options),
+    listArchive: (id, callId) => listArchived(runtime, id, callId),
   };
 }

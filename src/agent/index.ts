@@ -1,5 +1,11 @@
 export { Agent, createAgent } from './agent.js';
 export type { AgentSessions } from './agent-sessions.js';
+export type {
+  ArchivedItemSummary,
+  ArchivedResultRef,
+  ArchivedToolResult,
+  ArchiveReadOptions,
+} from './session-archive-access.js';
 export type { ChildAgentOptions } from './child-options.js';
 export type { AgentToolOptions } from './agent-as-tool.js';
 export type {

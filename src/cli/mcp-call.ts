@@ -1,8 +1,14 @@
 import type { Command } from 'commander';
 import { ToolError } from '../errors/index.js';
 import { ToolPolicy } from '../policy/index.js';
-import type { AuthorizationDecision, PolicyOptions } from '../policy/index.js';
-import { formatIssues, normalizeToolReturn, validateJsonSchema } from '../tools/index.js';
+import type { PolicyOptions } from '../policy/index.js';
+import {
+  checkDirectToolCall,
+  directCallDecision,
+  formatIssues,
+  mcpModelNameOf,
+  normalizeToolReturn,
+} from '../tools/index.js';
 import type { CliContext } from './cli-context.js';
 import { EXIT_CODES } from './exit-codes.js';
 import { collect, parseToolArgs } from './mcp-args.js';
@@ -30,15 +36,6 @@ The call goes through the policy of a run: --deny patterns win, then --allow pat
 with TOOL_APPROVAL_REQUIRED). Arguments are checked against the tool's input schema first.
 Exit codes: 0 done, 2 bad input, 3 the server failed, 4 it needs a login, 5 the policy
 refused the call, 6 the tool failed (an isError result is printed, then exit 6).`;
-
-/** What the CLI's policy decided, as printed. */
-function decisionView(d: AuthorizationDecision): Record<string, unknown> {
-  return {
-    decision: d.decision,
-    stage: d.stage,
-    ...(d.reason !== undefined ? { reason: d.reason } : {}),
-  };
-}
 
 /** `muster mcp call`: one tool call through the policy, after a real connect. */
 export function mcpCallCommand(program: Command, ctx: CliContext): void {
@@ -82,12 +79,11 @@ export function mcpCallCommand(program: Command, ctx: CliContext): void {
         ctx,
         async (manager) => {
           const tool = (await manager.listTools(server)).find((t) => t.name === toolName);
-          const modelName =
-            manager
-              .list()
-              .find((s) => s.name === server)
-              ?.tools.find((t) => t.originalName === toolName)?.name ??
-            `mcp__${server}__${toolName}`;
+          const modelName = mcpModelNameOf(
+            manager.list().find((s) => s.name === server)?.tools,
+            server,
+            toolName,
+          );
           if (!tool)
             throw new ToolError(
               'TOOL_NOT_FOUND',
@@ -95,29 +91,19 @@ export function mcpCallCommand(program: Command, ctx: CliContext): void {
               { toolName: modelName },
             );
           // the order of a run: arguments checked first, then the policy decides
-          const checked = await validateJsonSchema(tool.inputSchema, args);
-          if (!checked.success)
-            throw new ToolError(
-              'TOOL_ARGUMENTS_INVALID',
-              `Invalid arguments for '${toolName}': ${formatIssues(checked.issues)}. Fix --args/--arg and call again.`,
-              { toolName: modelName },
-            );
-          const decision = await policy.authorize(
-            {
-              kind: 'tool',
-              capability: modelName,
-              toolName: modelName,
-              source: 'mcp',
-              server,
-              originalName: toolName,
-              arguments: args,
-              ...(tool.annotations ? { annotations: tool.annotations } : {}),
-              sessionId: 'cli',
-              runId: 'mcp-call',
-            },
+          const check = await checkDirectToolCall(
+            policy,
+            { server, tool, modelName, arguments: args, sessionId: 'cli', runId: 'mcp-call' },
             { signal: new AbortController().signal },
           );
-          if (decision.decision !== 'allow')
+          if (check.outcome === 'arguments')
+            throw new ToolError(
+              'TOOL_ARGUMENTS_INVALID',
+              `Invalid arguments for '${toolName}': ${formatIssues(check.issues)}. Fix --args/--arg and call again.`,
+              { toolName: modelName },
+            );
+          const decision = check.decision;
+          if (check.outcome === 'refused')
             throw new ToolError(
               decision.code ?? 'TOOL_DENIED',
               `The policy refused ${modelName} (${decision.stage}: ${decision.reason ?? decision.decision}): change --allow, --deny or --default.`,
@@ -131,7 +117,7 @@ export function mcpCallCommand(program: Command, ctx: CliContext): void {
             server,
             tool: toolName,
             modelName,
-            policy: decisionView(decision),
+            policy: directCallDecision(decision),
             result: {
               content: result.content,
               ...(result.isError ? { isError: true } : {}),

@@ -67,6 +67,8 @@ export type {
 } from './operation-types.js';
 export { getMcpExtensionSupport, assertMcpExtensionSupported } from './extension-support.js';
 export { mcpContentText, mcpTextOf } from './content-text.js';
+export { mcpAppVisibilityOf, isModelVisibleMcpTool } from './app-visibility.js';
+export type { McpAppVisibility } from './app-visibility.js';
 export type { McpExtensionSupport } from './extension-support.js';
 export { McpClientManager } from './mcp-client-manager.js';
 export type { McpClientManagerOptions } from './mcp-client-manager.js';

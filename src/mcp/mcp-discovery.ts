@@ -1,6 +1,7 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/client';
 import { MusterError } from '../errors/index.js';
 import { assignMcpToolNames } from '../tools/index.js';
+import { isModelVisibleMcpTool } from './app-visibility.js';
 import type { JsonSchema, NamingMode, ToolAnnotations, ToolDefinition } from '../tools/index.js';
 
 /** A tool discovered on a server, with its model-facing name. */
@@ -10,6 +11,11 @@ export interface DiscoveredTool {
   /** The name on the server; execution always uses this one. */
   readonly originalName: string;
   readonly definition: ToolDefinition;
+  /**
+   * False for an MCP Apps tool its server shows to its view only (`_meta.ui.visibility`
+   * without `model`): it keeps its name but stays out of every run's catalog.
+   */
+  readonly modelVisible: boolean;
 }
 
 const ANNOTATION_KEYS = [
@@ -48,6 +54,7 @@ export function toDiscoveredTools(
     return {
       name,
       originalName: t.name,
+      modelVisible: isModelVisibleMcpTool(t),
       definition: {
         name,
         description: t.description ?? t.title ?? '',

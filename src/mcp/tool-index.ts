@@ -21,7 +21,11 @@ export class ToolIndex {
 
   constructor(readonly naming: NamingMode) {}
 
-  /** The definitions of every published tool, as the run's catalog will see them. */
+  /**
+   * The definitions of every published tool, as the run's catalog will see them. A tool only
+   * its MCP Apps view may see (`modelVisible: false`) is never published, so a run neither
+   * lists nor resolves it (the model naming it gets `TOOL_NOT_FOUND`).
+   */
   definitions(): ToolDefinition[] {
     return [...this.#byTool.values()].map((t) => t.tool.definition);
   }
@@ -50,6 +54,7 @@ export class ToolIndex {
     this.unpublish(e);
     e.tools = tools;
     for (const tool of tools) {
+      if (!tool.modelVisible) continue;
       this.#byTool.set(tool.name, { entry: e, tool });
       this.#lost.delete(tool.name);
       emit(

@@ -90,8 +90,59 @@ export interface ToolResultView {
   /** The result's content blocks, as the server sent them (text, image, resource, link…). */
   readonly content: readonly Readonly<Record<string, unknown>>[];
   readonly structuredContent?: unknown;
-  /** The raw `CallToolResult`, for MCP Apps views (`ui/notifications/tool-result`). */
+  /**
+   * The raw `CallToolResult`, for MCP Apps views (`ui/notifications/tool-result`). When the
+   * raw result is over 1 MiB (`rawOmitted`), a stand-in: its `content` is the preview only.
+   */
   readonly raw: Readonly<Record<string, unknown>>;
+  /**
+   * Set when the result was archived as in a run (its projection over
+   * `mcp.archiveThresholdBytes`, or media): the text the model would read (a preview and a
+   * note per archived item). `content` then keeps only the blocks that are not text.
+   */
+  readonly preview?: string;
+  /** The archived items, each paged with `GET /api/sessions/:sessionId/archive/:ref`. */
+  readonly archived?: readonly ArchivedRefView[];
+  /** Set when `raw` is a stand-in: the raw result was this many bytes of JSON. */
+  readonly rawOmitted?: { readonly bytes: number };
+}
+
+/** One archived item of a tool result: where to page it, and how big it is. */
+export interface ArchivedRefView {
+  readonly ref: string;
+  /** The session whose archive holds it (refs are valid there only). */
+  readonly sessionId: string;
+  readonly kind: 'text' | 'binary';
+  readonly mimeType: string;
+  readonly totalBytes: number;
+}
+
+/**
+ * `GET /api/sessions/:id/archive/:ref?offset=&length=`: one page of an archived item
+ * (`length` at most 65536, default 65536). `text` for a text item, `data` (base64) for a
+ * binary one; `nextOffset` is absent on the last page. An unknown ref, or one of another
+ * session, is 404 `STUDIO_NOT_FOUND`.
+ */
+export interface ArchivePageResponse {
+  readonly ref: string;
+  readonly mimeType: string;
+  readonly offset: number;
+  readonly length: number;
+  readonly totalBytes: number;
+  readonly nextOffset?: number;
+  readonly text?: string;
+  readonly data?: string;
+}
+
+/**
+ * `GET /api/sessions/:id/archive?callId=`: the archived items of a session (of one call of
+ * it with `callId`), oldest first, without their payloads.
+ */
+export interface ArchiveListResponse {
+  readonly items: readonly (ArchivedRefView & {
+    readonly callId: string;
+    readonly toolName: string;
+  })[];
 }
 
 /** The answer of a call: what the policy decided, then the result when it ran. */

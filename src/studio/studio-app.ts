@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { appsRoutes } from './apps-routes.js';
+import { archiveRoutes } from './archive-routes.js';
 import type { ApprovalQueue } from './approval-queue.js';
 import type { ElicitationQueue } from './elicitation-queue.js';
 import { mcpRoutes } from './mcp-routes.js';
@@ -53,6 +54,7 @@ export function createStudioApp(parts: StudioAppParts): Hono {
   parts.elicitations.routes(app);
   runRoutes(parts.runs)(app, parts.ctx);
   sessionRoutes(app, parts.ctx);
+  archiveRoutes(app, parts.ctx);
   mcpRoutes(app, parts.ctx);
   appsRoutes(app, parts.ctx);
   staticRoutes(app, parts.uiDir);

@@ -1,11 +1,14 @@
 import type { Tool } from '@modelcontextprotocol/client';
-import type { AuthorizationDecision } from '../policy/index.js';
-import { formatIssues, validateJsonSchema } from '../tools/index.js';
-import type { JsonSchema } from '../tools/index.js';
+import { mcpAppVisibilityOf } from '../mcp/index.js';
+import { checkDirectToolCall, directCallDecision, formatIssues } from '../tools/index.js';
+import type { CallToolResultLike } from '../tools/index.js';
 import type { CallToolResponse } from './api-types.js';
 import { StudioHttpError } from './error-response.js';
 import type { StudioContext } from './studio-context.js';
-import { toolResultView, visibilityOf } from './tool-view.js';
+import { archivedResultView } from './tool-view.js';
+
+/** The session whose archive keeps the archived results of the studio's direct calls. */
+export const STUDIO_SESSION_ID = 'studio';
 
 /** One direct call of the studio: which tool, with what, from where. */
 export interface StudioToolCall {
@@ -19,17 +22,9 @@ export interface StudioToolCall {
   readonly signal: AbortSignal;
 }
 
-function decisionView(d: AuthorizationDecision): CallToolResponse['decision'] {
-  return {
-    decision: d.decision,
-    stage: d.stage,
-    ...(d.reason !== undefined ? { reason: d.reason } : {}),
-  };
-}
-
 /** Refuses a call its caller may not make under the tool's MCP Apps visibility. */
 function checkVisibility(call: StudioToolCall): void {
-  const visibility = visibilityOf(call.tool);
+  const visibility = mcpAppVisibilityOf(call.tool);
   if (!visibility) return;
   const caller = call.fromApp ? 'app' : 'model';
   if (visibility.includes(caller)) return;
@@ -45,7 +40,9 @@ function checkVisibility(call: StudioToolCall): void {
 /**
  * Runs one call in the order of a run: the visibility, the arguments against the input
  * schema (400 `TOOL_ARGUMENTS_INVALID` with issues), then the policy (which may wait on the
- * approval queue; a refusal is a 403 with the decision), then the server.
+ * approval queue; a refusal is a 403 with the decision), then the server. The result gets a
+ * run's treatment: projected, and archived in the `studio` session's archive when it is
+ * over `mcp.archiveThresholdBytes` or carries media (the answer then has a preview and refs).
  */
 export async function callThroughPolicy(
   ctx: StudioContext,
@@ -53,47 +50,45 @@ export async function callThroughPolicy(
 ): Promise<CallToolResponse> {
   const started = performance.now();
   checkVisibility(call);
-  const checked = await validateJsonSchema(call.tool.inputSchema as JsonSchema, call.arguments);
-  if (!checked.success)
+  const check = await checkDirectToolCall(
+    ctx.policy,
+    { ...call, sessionId: STUDIO_SESSION_ID, runId: 'studio-call' },
+    { signal: call.signal },
+  );
+  if (check.outcome === 'arguments')
     throw new StudioHttpError(
       400,
       'TOOL_ARGUMENTS_INVALID',
-      `Invalid arguments for '${call.tool.name}': ${formatIssues(checked.issues)}. Fix them and call again.`,
+      `Invalid arguments for '${call.tool.name}': ${formatIssues(check.issues)}. Fix them and call again.`,
       {
-        issues: checked.issues.map((i) => ({
+        issues: check.issues.map((i) => ({
           path: i.path.map(String).join('.'),
           message: i.message,
         })),
       },
     );
-  const decision = await ctx.policy.authorize(
-    {
-      kind: 'tool',
-      capability: call.modelName,
-      toolName: call.modelName,
-      source: 'mcp',
-      server: call.server,
-      originalName: call.tool.name,
-      arguments: call.arguments,
-      ...(call.tool.annotations ? { annotations: call.tool.annotations } : {}),
-      sessionId: 'studio',
-      runId: 'studio-call',
-    },
-    { signal: call.signal },
-  );
-  if (decision.decision !== 'allow')
+  const decision = check.decision;
+  if (check.outcome === 'refused')
     throw new StudioHttpError(
       403,
       decision.code ?? 'TOOL_DENIED',
       `The policy refused ${call.modelName} (${decision.stage}: ${decision.reason ?? decision.message ?? decision.decision}).`,
-      { decision: decisionView(decision) },
+      { decision: directCallDecision(decision) },
     );
   const result = await ctx.agent.mcp.callTool(call.server, call.tool.name, call.arguments, {
     signal: call.signal,
   });
+  const archived = await ctx.agent.sessions.archiveResult(
+    STUDIO_SESSION_ID,
+    result as CallToolResultLike,
+    {
+      toolName: call.modelName,
+      callId: `studio-${crypto.randomUUID()}`,
+    },
+  );
   return {
-    decision: decisionView(decision),
-    result: toolResultView(result),
+    decision: directCallDecision(decision),
+    result: archivedResultView(result, archived, STUDIO_SESSION_ID),
     durationMs: Math.round(performance.now() - started),
   };
 }

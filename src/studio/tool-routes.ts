@@ -1,5 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import type { Hono } from 'hono';
+import { mcpModelNameOf } from '../tools/index.js';
 import type { ToolView } from './api-types.js';
 import { StudioHttpError } from './error-response.js';
 import { guarded, jsonBody, param, requestSignal, serverOf } from './route-input.js';
@@ -9,10 +10,7 @@ import { toolView } from './tool-view.js';
 
 /** The model-facing name of a server's tool (as the registry named it, else the default). */
 function modelNameOf(ctx: StudioContext, server: string, tool: string): string {
-  return (
-    serverOf(ctx, server).tools.find((t) => t.originalName === tool)?.name ??
-    `mcp__${server}__${tool}`
-  );
+  return mcpModelNameOf(serverOf(ctx, server).tools, server, tool);
 }
 
 async function findTool(

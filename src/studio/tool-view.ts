@@ -1,7 +1,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
+import type { ArchivedToolResult } from '../agent/index.js';
+import { mcpAppVisibilityOf } from '../mcp/index.js';
 import type { ToolResultView, ToolView } from './api-types.js';
-
-type Visibility = NonNullable<ToolView['visibility']>;
 
 function record(value: unknown): Record<string, unknown> | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -21,18 +21,10 @@ export function uiResourceUriOf(tool: Pick<Tool, '_meta'>): string | undefined {
   return typeof flat === 'string' ? flat : undefined;
 }
 
-/** `_meta.ui.visibility` when it lists `model` and/or `app`; absent means both. */
-export function visibilityOf(tool: Pick<Tool, '_meta'>): Visibility | undefined {
-  const value = record(record(tool._meta)?.['ui'])?.['visibility'];
-  if (!Array.isArray(value)) return undefined;
-  const known = value.filter((v): v is 'model' | 'app' => v === 'model' || v === 'app');
-  return known.length > 0 ? [...new Set(known)] : undefined;
-}
-
 /** A listed tool as the page shows it; `modelName` is its name in runs. */
 export function toolView(tool: Tool, modelName: string): ToolView {
   const uiResourceUri = uiResourceUriOf(tool);
-  const visibility = visibilityOf(tool);
+  const visibility = mcpAppVisibilityOf(tool);
   return {
     name: tool.name,
     modelName,
@@ -43,6 +35,41 @@ export function toolView(tool: Tool, modelName: string): ToolView {
     ...(tool.annotations ? { annotations: tool.annotations as Record<string, unknown> } : {}),
     ...(uiResourceUri !== undefined ? { uiResourceUri } : {}),
     ...(visibility ? { visibility } : {}),
+  };
+}
+
+/** The largest raw result (bytes of JSON) the studio sends with an archived result. */
+export const MAX_RAW_RESULT_BYTES = 1024 * 1024;
+
+/**
+ * A result after a run's treatment (`agent.sessions.archiveResult`): as it was when nothing
+ * was archived; else the preview the model would read, the refs to page, the blocks that
+ * are not text, and the raw result for MCP Apps views when it is at most 1 MiB (over that,
+ * a stand-in carrying the preview, and `rawOmitted` says how big it was).
+ */
+export function archivedResultView(
+  result: CallToolResult,
+  archived: ArchivedToolResult,
+  sessionId: string,
+): ToolResultView {
+  const plain = toolResultView(result);
+  if (archived.archived.length === 0) return plain;
+  const preview = archived.result.content;
+  const rawBytes = Buffer.byteLength(JSON.stringify(result), 'utf8');
+  const small = rawBytes <= MAX_RAW_RESULT_BYTES;
+  const previewBlock = { type: 'text', text: preview };
+  return {
+    isError: plain.isError,
+    content: small ? plain.content.filter((b) => b['type'] !== 'text') : [],
+    ...(small && plain.structuredContent !== undefined
+      ? { structuredContent: plain.structuredContent }
+      : {}),
+    raw: small
+      ? plain.raw
+      : { content: [previewBlock], ...(plain.isError ? { isError: true } : {}) },
+    preview,
+    archived: archived.archived.map((a) => ({ ...a, sessionId })),
+    ...(small ? {} : { rawOmitted: { bytes: rawBytes } }),
   };
 }
 

@@ -35,6 +35,13 @@ export {
 } from './naming.js';
 export type { NamingMode, AssignedToolName } from './naming.js';
 export { validateJsonSchema, formatIssues } from './json-schema-validator.js';
+export { checkDirectToolCall, directCallDecision, mcpModelNameOf } from './direct-call.js';
+export type {
+  DirectCallCheck,
+  DirectCallDecision,
+  DirectCallTool,
+  DirectToolCall,
+} from './direct-call.js';
 export { errorResult, normalizeToolReturn, isCallToolResult, resultBytes } from './tool-result.js';
 export type { NormalizedToolResult, ToolBlob } from './tool-result.js';
 export { HostToolExecutor } from './host-tool-executor.js';

@@ -1,3 +1,4 @@
+import { CallArchive } from './archive-pager.js';
 import type { RunRecord, TimelineEntry, ToolCallInfo } from './run-store.js';
 
 function time(iso: string): string {
@@ -71,6 +72,9 @@ function Summary({ entry, run }: { readonly entry: TimelineEntry; readonly run: 
         <span>
           <code>{e.toolName}</code> <span class="muted">{Math.round(e.durationMs)} ms</span>
           {e.isError && <span class="tag tag-error">{e.errorCode ?? 'error'}</span>}
+          {e.executed && (
+            <CallArchive sessionId={run.sessionId} callId={e.callId} preview={e.content} />
+          )}
         </span>
       );
     case 'tool.progress': {

@@ -1,5 +1,6 @@
 import type { CallToolResponse } from '../../src/studio/api-types.js';
-import { ContentBlocks } from './content-block.js';
+import { ArchivePagers } from './archive-pager.js';
+import { ContentBlock, ContentBlocks } from './content-block.js';
 import { JsonView } from './json-view.js';
 
 /** A call's decision, duration and result. */
@@ -22,6 +23,16 @@ export function ToolResult({ response }: { readonly response: CallToolResponse }
           data-testid="tool-result"
         >
           {result.isError && <div class="tag tag-error">error result</div>}
+          {result.preview !== undefined && (
+            <ContentBlock block={{ type: 'text', text: result.preview }} />
+          )}
+          {result.archived && <ArchivePagers items={result.archived} />}
+          {result.rawOmitted && (
+            <div class="muted">
+              The raw result ({result.rawOmitted.bytes} bytes) was over 1 MiB: MCP Apps views get
+              the preview only.
+            </div>
+          )}
           <ContentBlocks blocks={result.content} />
           {result.structuredContent !== undefined && (
             <div>

@@ -173,3 +173,29 @@ export function liveRunTurns(): ScriptedTurnSpec[] {
     { text: LIVE_RUN.afterProgress },
   ];
 }
+
+/**
+ * `test/fixtures/mcp/big-result-server.mjs`: `big {kib}` answers exactly `kib` KiB of text
+ * (`bigText(kib)` of the fixture data), archived by the studio over the 16 KiB threshold.
+ */
+export const BIG_RESULT = {
+  server: 'big',
+  tool: 'big',
+  modelName: 'mcp__big__big',
+  /** From the Tools page: two pages of the studio's pager (64 KiB each). */
+  toolsKib: 100,
+  /** From a run: one page. */
+  runKib: 40,
+  prompt: 'Fetch the big text.',
+  finalText: 'I read the big text.',
+} as const;
+
+/** The big-result fixture server. */
+export function bigResultServer(): StdioLaunch {
+  return { command: process.execPath, args: [fixturePath('big-result-server.mjs')] };
+}
+
+/** The run of the archive test: one call of `big`, then the answer. */
+export function bigResultRunTurns(): ScriptedTurnSpec[] {
+  return [call(BIG_RESULT.modelName, { kib: BIG_RESULT.runKib }), { text: BIG_RESULT.finalText }];
+}

@@ -1,0 +1,99 @@
+// One tool call made outside a run (`muster mcp call`, the studio's Tools page): the same
+// checks, in the same order, as a run's pipeline, for callers that map failures to their own
+// errors.
+import type {
+  AuthorizationDecision,
+  AuthorizeOptions,
+  PolicyToolAnnotations,
+  ToolPolicy,
+} from '../policy/index.js';
+import { validateJsonSchema } from './json-schema-validator.js';
+import { plainMcpToolName } from './naming.js';
+import type { JsonSchema, ValidationIssue } from './tool-types.js';
+
+/** A policy decision as a direct call reports it: what, where, and why. */
+export interface DirectCallDecision {
+  readonly decision: AuthorizationDecision['decision'];
+  readonly stage: string;
+  readonly reason?: string;
+}
+
+/** The MCP tool a direct call names, as its server listed it. */
+export interface DirectCallTool {
+  readonly name: string;
+  readonly inputSchema: unknown;
+  readonly annotations?: PolicyToolAnnotations;
+}
+
+/** What {@link checkDirectToolCall} checks. */
+export interface DirectToolCall {
+  readonly server: string;
+  readonly tool: DirectCallTool;
+  /** The model-facing name ({@link mcpModelNameOf}). */
+  readonly modelName: string;
+  readonly arguments: Readonly<Record<string, unknown>>;
+  /** The ids the policy is told (a direct call has no run: the caller names one). */
+  readonly sessionId: string;
+  readonly runId: string;
+}
+
+/**
+ * How the checks ended: the arguments failed the input schema (`arguments`, with the
+ * issues), the policy did not allow the call (`refused`, with its decision), or the call may
+ * be sent (`allowed`).
+ */
+export type DirectCallCheck =
+  | { readonly outcome: 'arguments'; readonly issues: readonly ValidationIssue[] }
+  | { readonly outcome: 'refused'; readonly decision: AuthorizationDecision }
+  | { readonly outcome: 'allowed'; readonly decision: AuthorizationDecision };
+
+/** A decision without its internals (rule ids, codes), for output. */
+export function directCallDecision(d: AuthorizationDecision): DirectCallDecision {
+  return {
+    decision: d.decision,
+    stage: d.stage,
+    ...(d.reason !== undefined ? { reason: d.reason } : {}),
+  };
+}
+
+/**
+ * The model-facing name of a server's tool: the one its listing was given (`tools` is the
+ * server's status listing), else the plain `mcp__<server>__<tool>`.
+ */
+export function mcpModelNameOf(
+  tools: readonly { readonly name: string; readonly originalName: string }[] | undefined,
+  server: string,
+  tool: string,
+): string {
+  return tools?.find((t) => t.originalName === tool)?.name ?? plainMcpToolName(server, tool);
+}
+
+/**
+ * Checks a direct call in the order of a run: the arguments against the tool's input schema
+ * first, then the policy (which may wait on an approver, bounded by `options.signal`).
+ * Never throws for a refusal: the caller maps each outcome to its own error.
+ */
+export async function checkDirectToolCall(
+  policy: Pick<ToolPolicy, 'authorize'>,
+  call: DirectToolCall,
+  options: AuthorizeOptions,
+): Promise<DirectCallCheck> {
+  const checked = await validateJsonSchema(call.tool.inputSchema as JsonSchema, call.arguments);
+  if (!checked.success) return { outcome: 'arguments', issues: checked.issues };
+  const decision = await policy.authorize(
+    {
+      kind: 'tool',
+      capability: call.modelName,
+      toolName: call.modelName,
+      source: 'mcp',
+      server: call.server,
+      originalName: call.tool.name,
+      arguments: call.arguments,
+      ...(call.tool.annotations ? { annotations: call.tool.annotations } : {}),
+      sessionId: call.sessionId,
+      runId: call.runId,
+    },
+    options,
+  );
+  return { outcome: decision.decision === 'allow' ? 'allowed' : 'refused', decision };
+}
