@@ -145,6 +145,7 @@ export type {
   Pattern,
   PolicySubject,
   AuthorizationRequest,
+  ConnectionSummary,
   DecisionKind,
   PolicyDecision,
   AuthorizationRule,

@@ -77,7 +77,9 @@ export async function callThroughPolicy(
       arguments: call.arguments,
       ...(call.tool.annotations ? { annotations: call.tool.annotations } : {}),
       sessionId: 'studio',
-      runId: 'studio-call',
+      ...(call.fromApp
+        ? { runId: 'studio-app', metadata: { via: 'mcp-app-view' } }
+        : { runId: 'studio-call' }),
     },
     { signal: call.signal },
   );
