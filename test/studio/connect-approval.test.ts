@@ -7,6 +7,7 @@ import { scriptedModel } from '../../src/model/index.js';
 import type { AuthorizationRequest } from '../../src/policy/index.js';
 import { startStudio } from '../../src/studio/index.js';
 import type { PendingApproval, RunningStudio, StudioEvent } from '../../src/studio/index.js';
+import { stdioConfig } from '../support/mcp-fixtures.js';
 import { openEvents, signIn } from '../support/studio-client.js';
 import type { SseReader, StudioClient } from '../support/studio-client.js';
 
@@ -103,6 +104,36 @@ describe('a connection approval in the studio', () => {
     });
     await deny(approval);
     await registered;
+  });
+
+  it("marks a call an MCP Apps view asked for (fromApp), and not a person's", async () => {
+    const { approval, registered } = await pendingConnection('basic', {
+      ...stdioConfig('basic-server.mjs'),
+    });
+    await client.post(`/api/approvals/${approval.id}`, { decision: 'allow' });
+    expect(((await registered) as { status: number }).status).toBe(201);
+    const calls: Record<string, AuthorizationRequest> = {};
+    for (const fromApp of [true, false]) {
+      const answered = client.post('/api/servers/basic/tools/echo/call', {
+        arguments: { text: 'hi' },
+        fromApp,
+      });
+      const event = await events.waitFor((e) => {
+        const d = e.data as StudioEvent;
+        return (
+          d.kind === 'approval.pending' &&
+          d.approval.request.kind === 'tool' &&
+          !Object.values(calls).some((r) => r === d.approval.request) &&
+          d.approval.request.runId === (fromApp ? 'studio-app' : 'studio-call')
+        );
+      }, `the approval of a call with fromApp ${fromApp}`);
+      const pending = (event.data as StudioEvent & { kind: 'approval.pending' }).approval;
+      calls[String(fromApp)] = pending.request;
+      await deny(pending);
+      expect((await answered).status).toBe(403);
+    }
+    expect(calls['true']?.metadata).toEqual({ via: 'mcp-app-view' });
+    expect(calls['false']?.metadata).toBeUndefined();
   });
 
   it('never carries an env value, a header value, a token or a query in what it sent', async () => {

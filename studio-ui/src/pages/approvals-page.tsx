@@ -130,7 +130,7 @@ function ApprovalItem({ approval }: { readonly approval: PendingApproval }) {
         <strong data-testid="approval-tool">{tool}</strong>
         {fromView && (
           <span class="decision decision-redirect" data-testid="approval-via-view">
-            asked by the view of {request.originalName ?? tool}
+            asked by an MCP Apps view of {request.server ?? 'its server'}
           </span>
         )}
         <span class="muted">{new Date(approval.createdAt).toLocaleTimeString()}</span>
