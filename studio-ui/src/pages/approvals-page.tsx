@@ -50,7 +50,7 @@ function ConnectionFacts({ connection: c }: { readonly connection: ConnectionSum
       )}
       {c.args !== undefined && (
         <>
-          <dt>Arguments</dt>
+          <dt>Command arguments</dt>
           <dd>
             <code data-testid="approval-command-args">{JSON.stringify(c.args)}</code>
           </dd>
