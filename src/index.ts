@@ -149,6 +149,7 @@ export type {
   Pattern,
   PolicySubject,
   AuthorizationRequest,
+  ConnectionSummary,
   DecisionKind,
   PolicyDecision,
   AuthorizationRule,

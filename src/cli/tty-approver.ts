@@ -1,4 +1,9 @@
-import type { ApprovalAnswer, AuthorizationRequest, AuthorizationRule } from '../policy/index.js';
+import type {
+  ApprovalAnswer,
+  AuthorizationRequest,
+  AuthorizationRule,
+  ConnectionSummary,
+} from '../policy/index.js';
 import type { CliIo } from './cli-io.js';
 
 /** Where prompts read and write, and what to do when the person presses Ctrl-C in one. */
@@ -62,6 +67,9 @@ export function ttyApprover(queue: PromptQueue, allowances: SessionAllowances) {
         // loaded only here, on the TTY path: the prompts need Node >= 20.17 (docs/cli.md)
         const { input, select } = await import('@inquirer/prompts');
         const what = describeRequest(request);
+        // what a connection will run or reach, before the question (SPEC 5: names, not values)
+        if (request.connection)
+          context.output.write(connectionLines(request.server ?? '', request.connection));
         const choice = await select<Choice>(
           {
             message: `Allow ${what}?`,
@@ -97,6 +105,35 @@ function describeRequest(request: AuthorizationRequest): string {
   if (request.kind === 'sampling') return `'${request.server ?? ''}' to use the model (sampling)`;
   const args = request.arguments === undefined ? '' : ` ${JSON.stringify(request.arguments)}`;
   return `${request.toolName ?? request.capability}${args}`;
+}
+
+const SOURCES: Readonly<Record<string, string>> = {
+  project: 'the project file',
+  user: 'the user file',
+  options: "the agent's options",
+  runtime: 'a registration at run time',
+};
+
+/**
+ * What a connection will run or reach, one fact per indented line, every value JSON-quoted
+ * (a declaration cannot hide itself with terminal control characters). Names of env
+ * variables and headers only, never their values.
+ */
+export function connectionLines(server: string, c: ConnectionSummary): string {
+  const q = (v: unknown) => JSON.stringify(v);
+  const from = SOURCES[c.configSource] ?? q(c.configSource);
+  const lines = [`MCP server ${q(server)} (${c.transport}, from ${from}) asks to connect:`];
+  if (c.sandbox)
+    lines.push(`  inside the sandbox: ${q(c.sandbox.command)} ${q(c.sandbox.args ?? [])}`);
+  if (c.command !== undefined) lines.push(`  command: ${q(c.command)}`);
+  if (c.args !== undefined) lines.push(`  args: ${q(c.args)}`);
+  if (c.cwd !== undefined) lines.push(`  cwd: ${q(c.cwd)}`);
+  if (c.envKeys?.length) lines.push(`  env (names only): ${c.envKeys.map(q).join(', ')}`);
+  if (c.url !== undefined) lines.push(`  url: ${q(c.url)}`);
+  if (c.headerNames?.length)
+    lines.push(`  headers (names only): ${c.headerNames.map(q).join(', ')}`);
+  if (c.auth !== undefined) lines.push(`  auth: ${q(c.auth)}`);
+  return `${lines.join('\n')}\n`;
 }
 
 /** The tools a person allowed "always for this session", as a policy rule. */

@@ -2,6 +2,7 @@ import { oauthReasonOf } from '../auth/index.js';
 import type { ExecutorRunContext } from '../tools/index.js';
 import { needsSignIn } from './auth-connect.js';
 import { mapWithConcurrency } from './concurrency.js';
+import { connectionSummary } from './connection-summary.js';
 import type { McpConnection, ProtocolVerdict } from './mcp-connection.js';
 import { MCP_DEFAULTS } from './mcp-defaults.js';
 import type { Emit } from './mcp-defaults.js';
@@ -160,6 +161,7 @@ export class Connector {
       capability: `mcp_connect:${e.name}`,
       server: e.name,
       source: e.type,
+      connection: connectionSummary(e, this.config.options.sandbox),
       sessionId: ctx.sessionId,
       runId: ctx.runId,
     });

@@ -8,6 +8,7 @@ export type { PolicyLayer } from './layered-policy.js';
 export type {
   PolicyToolAnnotations,
   AuthorizationRequest,
+  ConnectionSummary,
   DecisionKind,
   PolicyDecision,
   AuthorizationRule,

@@ -10,9 +10,38 @@ export interface PolicyToolAnnotations {
 }
 
 /**
+ * What a connection request will start or reach, for the person who approves it: the stdio
+ * command, arguments and working directory as declared, the NAMES of the env variables, the
+ * URL without credentials, query or fragment, and the NAMES of the headers. Never a value of
+ * an env variable, a header or a token.
+ */
+export interface ConnectionSummary {
+  /** `stdio`, `http`, `sse` or `sdk`. */
+  readonly transport: string;
+  /** Where the declaration came from: `project`, `user`, `options` (the constructor) or `runtime`. */
+  readonly configSource: string;
+  /** The executable that is spawned (stdio). */
+  readonly command?: string;
+  /** Its arguments, exactly as declared (stdio). */
+  readonly args?: readonly string[];
+  readonly cwd?: string;
+  /** The names of the variables added to the environment (stdio), never their values. */
+  readonly envKeys?: readonly string[];
+  /** Origin and path of the server (http, sse): no credentials, query or fragment. */
+  readonly url?: string;
+  /** The names of the declared headers (http, sse), never their values. */
+  readonly headerNames?: readonly string[];
+  /** How it authenticates (http), when declared: `bearer` or `provider`, never the token. */
+  readonly auth?: string;
+  /** The launcher every stdio command runs under (`mcp.sandbox`), when there is one. */
+  readonly sandbox?: { readonly command: string; readonly args?: readonly string[] };
+}
+
+/**
  * One thing to authorize: a tool call, a connection to an MCP server (capability
  * `mcp_connect:<server>`), or a server's sampling request of the agent's model
- * (`mcp_sampling:<server>`, the request in `arguments` for the approver). Never carries headers, env or tokens.
+ * (`mcp_sampling:<server>`, the request in `arguments` for the approver). Never carries the
+ * values of headers, env variables or tokens (a connection shows their names only).
  */
 export interface AuthorizationRequest {
   readonly kind: 'tool' | 'connection' | 'sampling';
@@ -31,6 +60,8 @@ export interface AuthorizationRequest {
   readonly annotations?: PolicyToolAnnotations;
   /** Safe metadata the tool source exposes for rules. */
   readonly metadata?: Readonly<Record<string, unknown>>;
+  /** What the connection will start or reach (connection requests only). */
+  readonly connection?: ConnectionSummary;
   readonly sessionId: string;
   readonly runId: string;
   readonly callId?: string;

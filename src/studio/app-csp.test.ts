@@ -76,11 +76,52 @@ describe('buildAppViewCsp', () => {
   });
 });
 
+describe("buildAppViewCsp and the studio's own origin", () => {
+  const FIELDS = ['connectDomains', 'resourceDomains', 'frameDomains', 'baseUriDomains'];
+  it.each(
+    FIELDS.flatMap((field) =>
+      [
+        'http://127.0.0.1:4567',
+        'http://localhost:4567',
+        'http://[::1]:4567',
+        'https://LOCALHOST:4567/',
+        ...(field === 'connectDomains' ? ['ws://127.0.0.1:4567'] : []),
+      ].map((origin) => [field, origin] as const),
+    ),
+  )('refuses %s %j when the studio listens on 4567', (field, origin) => {
+    const csp = buildAppViewCsp({ [field]: ['https://fine.example.com', origin] }, 4567);
+    expect(csp.ok).toBe(false);
+    if (!csp.ok) expect(csp.problem).toContain("the studio's own origin");
+  });
+
+  it('still accepts loopback origins on other ports, and the default port of the scheme', () => {
+    const csp = buildAppViewCsp(
+      { connectDomains: ['http://127.0.0.1:4568', 'http://localhost', 'ws://[::1]:9000'] },
+      4567,
+    );
+    expect(csp.ok).toBe(true);
+    expect(buildAppViewCsp({ connectDomains: ['http://localhost'] }, 80).ok).toBe(false);
+    expect(buildAppViewCsp({ connectDomains: ['https://127.0.0.1'] }, 443).ok).toBe(false);
+  });
+});
+
 describe('appViewAllow', () => {
   it('maps the permissions a view asks for, and ignores the rest', () => {
     expect(appViewAllow(undefined)).toBe('');
     expect(appViewAllow({ camera: {}, clipboardWrite: {}, usb: {} })).toBe(
       'camera; clipboard-write',
     );
+  });
+
+  it('grants only permissions whose value is an object (false, null and the rest are not)', () => {
+    expect(
+      appViewAllow({
+        camera: false,
+        microphone: null,
+        geolocation: true,
+        clipboardWrite: 'yes',
+      }),
+    ).toBe('');
+    expect(appViewAllow({ camera: false, microphone: {}, geolocation: [] })).toBe('microphone');
   });
 });

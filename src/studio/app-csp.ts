@@ -33,11 +33,19 @@ const LOOPBACK = new RegExp(
   `^(http|ws|https|wss)://(localhost|127\\.0\\.0\\.1|\\[::1\\])${PORT}/?$`,
 );
 
+/** The port an origin without one uses, by scheme. */
+const DEFAULT_PORTS: Readonly<Record<string, number>> = { http: 80, ws: 80, https: 443, wss: 443 };
+
 /**
  * Checks one declared origin; `undefined` when valid, else what is wrong with it. WebSocket
- * schemes (`wss:`, loopback `ws:`) are accepted in `connectDomains` only.
+ * schemes (`wss:`, loopback `ws:`) are accepted in `connectDomains` only. With `studioPort`,
+ * the studio's own origin (a loopback host on that port, any scheme) is refused.
  */
-export function originProblem(field: Field, value: unknown): string | undefined {
+export function originProblem(
+  field: Field,
+  value: unknown,
+  studioPort?: number,
+): string | undefined {
   if (typeof value !== 'string') return 'is not a string';
   const lower = value.toLowerCase();
   const match = REMOTE.exec(lower) ?? LOOPBACK.exec(lower);
@@ -48,6 +56,9 @@ export function originProblem(field: Field, value: unknown): string | undefined 
     return `uses ${scheme}: which only connectDomains may`;
   const port = /:(\d+)\/?$/.exec(lower.replace(/^[a-z]+:\/\//, ''))?.[1];
   if (port !== undefined && Number(port) > 65_535) return 'has a port above 65535';
+  const effective = port !== undefined ? Number(port) : DEFAULT_PORTS[scheme];
+  if (studioPort !== undefined && LOOPBACK.test(lower) && effective === studioPort)
+    return "is the studio's own origin, which a view may never reach";
   return undefined;
 }
 
@@ -62,7 +73,7 @@ function source(value: string): string {
  * no network, no frames. Always: `frame-ancestors 'self'` (only the studio page may embed
  * it) and `sandbox allow-scripts` (an opaque origin even if opened outside the iframe).
  */
-export function buildAppViewCsp(declared: unknown): AppViewCspResult {
+export function buildAppViewCsp(declared: unknown, studioPort?: number): AppViewCspResult {
   if (declared !== undefined && (typeof declared !== 'object' || declared === null))
     return { ok: false, problem: '_meta.ui.csp is not an object' };
   const csp = (declared ?? {}) as Record<string, unknown>;
@@ -75,7 +86,7 @@ export function buildAppViewCsp(declared: unknown): AppViewCspResult {
     if (value.length > MAX_ORIGINS)
       return { ok: false, problem: `_meta.ui.csp.${field} lists more than ${MAX_ORIGINS} origins` };
     for (const [i, origin] of value.entries()) {
-      const problem = originProblem(field, origin);
+      const problem = originProblem(field, origin, studioPort);
       if (problem)
         return {
           ok: false,
@@ -113,11 +124,18 @@ const PERMISSIONS: Readonly<Record<string, string>> = {
   clipboardWrite: 'clipboard-write',
 };
 
-/** The iframe `allow` attribute for `_meta.ui.permissions` (unknown keys ignored; '' for none). */
+/**
+ * The iframe `allow` attribute for `_meta.ui.permissions`: only a key whose value is an object
+ * is granted (unknown keys, false, null and other values are ignored; '' for none).
+ */
 export function appViewAllow(permissions: unknown): string {
   if (typeof permissions !== 'object' || permissions === null) return '';
   return Object.keys(PERMISSIONS)
-    .filter((key) => (permissions as Record<string, unknown>)[key] !== undefined)
+    .filter((key) => {
+      // `{}` asks for the feature; false, null or any other value does not grant it
+      const value = (permissions as Record<string, unknown>)[key];
+      return typeof value === 'object' && value !== null && !Array.isArray(value);
+    })
     .map((key) => PERMISSIONS[key]!)
     .join('; ');
 }

@@ -56,7 +56,8 @@ export function createAppsRoutes(options: AppViewStoreOptions = {}): StudioRoute
         return failure(c, 500, 'INTERNAL_ERROR', `Reading the view of '${tool}' failed.`);
       }
       if ('status' in loaded) return failure(c, loaded.status, loaded.code, loaded.message);
-      const csp = buildAppViewCsp(loaded.ui?.['csp']);
+      // the studio's own origin (any loopback host on its port) is refused in every list
+      const csp = buildAppViewCsp(loaded.ui?.['csp'], Number(new URL(ctx.origin).port));
       if (!csp.ok)
         return failure(
           c,

@@ -52,7 +52,14 @@ export async function callThroughPolicy(
   checkVisibility(call);
   const check = await checkDirectToolCall(
     ctx.policy,
-    { ...call, sessionId: STUDIO_SESSION_ID, runId: 'studio-call' },
+    {
+      ...call,
+      sessionId: STUDIO_SESSION_ID,
+      // a view's call says so on the approval card
+      ...(call.fromApp
+        ? { runId: 'studio-app', metadata: { via: 'mcp-app-view' } }
+        : { runId: 'studio-call' }),
+    },
     { signal: call.signal },
   );
   if (check.outcome === 'arguments')

@@ -35,6 +35,8 @@ export interface DirectToolCall {
   /** The ids the policy is told (a direct call has no run: the caller names one). */
   readonly sessionId: string;
   readonly runId: string;
+  /** Safe metadata for rules and approvers (who asked, e.g. an MCP Apps view). */
+  readonly metadata?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -92,6 +94,7 @@ export async function checkDirectToolCall(
       ...(call.tool.annotations ? { annotations: call.tool.annotations } : {}),
       sessionId: call.sessionId,
       runId: call.runId,
+      ...(call.metadata === undefined ? {} : { metadata: call.metadata }),
     },
     options,
   );

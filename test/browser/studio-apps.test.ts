@@ -71,6 +71,10 @@ describe.skipIf(!chromium)('studio: MCP Apps', () => {
         has: approvals.getByTestId('approval-tool').filter({ hasText: APPS.calledTool }),
       });
       await item.waitFor({ timeout: STUDIO_WAIT.timeout });
+      // the card says a view asked, not a person on the Tools page
+      expect(await textOf(item.getByTestId('approval-via-view'))).toBe(
+        `asked by an MCP Apps view of ${APPS.server}`,
+      );
       await item.getByTestId('approval-allow').click();
 
       await expect

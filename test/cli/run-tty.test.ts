@@ -1,3 +1,5 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildCli, runMuster } from '../support/cli.js';
 import { cliProject } from '../support/cli-project.js';
@@ -111,6 +113,32 @@ describe.skipIf(skip)('muster run on a terminal', () => {
     const state = JSON.parse(shown.stdout) as { messages: { role: string }[] };
     const messages = JSON.stringify(state.messages);
     expect(messages).toContain('use subtraction instead');
+  }, 90_000);
+
+  it("shows what a project server's connection will run, env names only, before asking", async () => {
+    project = cliProject({}, 'project');
+    const marker = join(project.dir, 'touched');
+    const secret = `CANARY-TTY-ENV-${process.pid}-7b1e`;
+    writeFileSync(
+      join(project.dir, '.muster', 'mcp.json'),
+      JSON.stringify({
+        mcpServers: {
+          shx: { command: 'sh', args: ['-c', `touch ${marker}`], env: { MUSTER_KEY: secret } },
+        },
+      }),
+    );
+    const model = project.turns('turns.json', [{ text: 'No tools needed.' }]);
+    pane = inTerminal('connect', project, ['run', 'hello', '--model', model]);
+    const asked = await pane.waitFor(/Allow connecting to MCP server 'shx'\?/);
+    expect(asked).toContain(`MCP server "shx" (stdio, from the project file) asks to connect:`);
+    expect(asked).toContain('command: "sh"');
+    expect(asked).toContain(`args: ["-c","touch ${marker}"]`);
+    expect(asked).toContain('env (names only): "MUSTER_KEY"');
+    expect(asked).not.toContain(secret);
+    pane.send(['Down', 'Down', 'Enter']); // deny
+    const screen = await pane.waitFor(/EXIT=\d+/);
+    expect(screen).not.toContain(secret);
+    expect(existsSync(marker)).toBe(false);
   }, 90_000);
 
   it('answers an elicitation form field by field from its schema', async () => {

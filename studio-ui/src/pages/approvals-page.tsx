@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import type { ConnectionSummary } from '../../../src/policy/policy-types.js';
 import type { ApprovalAnswerBody, PendingApproval } from '../../../src/studio/api-types.js';
 import { api } from '../api.js';
 import { FormError } from '../form-error.js';
@@ -7,12 +8,104 @@ import { studioStore } from '../studio-store.js';
 import { useAction } from '../use-action.js';
 import { useStudio } from '../use-studio.js';
 
+const SOURCES: Readonly<Record<string, string>> = {
+  project: 'the project file',
+  user: 'the user file',
+  options: "the agent's options",
+  runtime: 'a registration at run time',
+};
+
+/** A list of names (env variables, headers): the values are never sent to the page. */
+function Names({ names }: { readonly names: readonly string[] }) {
+  return (
+    <>
+      <code>{names.join(', ')}</code> <span class="muted">(names only)</span>
+    </>
+  );
+}
+
+/** What a connection will run or reach: command and args as declared, names of env/headers. */
+function ConnectionFacts({ connection: c }: { readonly connection: ConnectionSummary }) {
+  return (
+    <dl class="facts" data-testid="approval-connection">
+      <dt>Transport</dt>
+      <dd>{c.transport}</dd>
+      <dt>Declared in</dt>
+      <dd>{SOURCES[c.configSource] ?? c.configSource}</dd>
+      {c.sandbox && (
+        <>
+          <dt>Sandbox</dt>
+          <dd>
+            <code>{[c.sandbox.command, ...(c.sandbox.args ?? [])].join(' ')}</code>
+          </dd>
+        </>
+      )}
+      {c.command !== undefined && (
+        <>
+          <dt>Command</dt>
+          <dd>
+            <code data-testid="approval-command">{c.command}</code>
+          </dd>
+        </>
+      )}
+      {c.args !== undefined && (
+        <>
+          <dt>Command arguments</dt>
+          <dd>
+            <code data-testid="approval-command-args">{JSON.stringify(c.args)}</code>
+          </dd>
+        </>
+      )}
+      {c.cwd !== undefined && (
+        <>
+          <dt>Working directory</dt>
+          <dd>
+            <code>{c.cwd}</code>
+          </dd>
+        </>
+      )}
+      {c.envKeys && c.envKeys.length > 0 && (
+        <>
+          <dt>Environment</dt>
+          <dd>
+            <Names names={c.envKeys} />
+          </dd>
+        </>
+      )}
+      {c.url !== undefined && (
+        <>
+          <dt>URL</dt>
+          <dd>
+            <code>{c.url}</code>
+          </dd>
+        </>
+      )}
+      {c.headerNames && c.headerNames.length > 0 && (
+        <>
+          <dt>Headers</dt>
+          <dd>
+            <Names names={c.headerNames} />
+          </dd>
+        </>
+      )}
+      {c.auth !== undefined && (
+        <>
+          <dt>Authentication</dt>
+          <dd>{c.auth}</dd>
+        </>
+      )}
+    </dl>
+  );
+}
+
 function ApprovalItem({ approval }: { readonly approval: PendingApproval }) {
   const { request } = approval;
   const [message, setMessage] = useState('');
   const [messageError, setMessageError] = useState<string | undefined>(undefined);
   const action = useAction();
   const tool = request.toolName ?? request.capability;
+  // a call an MCP Apps view made (the studio marks it), not one a person typed
+  const fromView = request.metadata?.['via'] === 'mcp-app-view';
   const answer = (decision: ApprovalAnswerBody['decision']) => {
     const text = message.trim();
     if (decision === 'redirect' && text === '') {
@@ -35,6 +128,11 @@ function ApprovalItem({ approval }: { readonly approval: PendingApproval }) {
     <li class="card approval" data-testid="approval-item" data-id={approval.id} data-tool={tool}>
       <div class="result-head">
         <strong data-testid="approval-tool">{tool}</strong>
+        {fromView && (
+          <span class="decision decision-redirect" data-testid="approval-via-view">
+            asked by an MCP Apps view of {request.server ?? 'its server'}
+          </span>
+        )}
         <span class="muted">{new Date(approval.createdAt).toLocaleTimeString()}</span>
       </div>
       <dl class="facts">
@@ -63,6 +161,12 @@ function ApprovalItem({ approval }: { readonly approval: PendingApproval }) {
           <code>{request.sessionId}</code>
         </dd>
       </dl>
+      {request.connection && (
+        <>
+          <h4>What connecting runs</h4>
+          <ConnectionFacts connection={request.connection} />
+        </>
+      )}
       <h4>Annotations</h4>
       <JsonView value={request.annotations ?? {}} />
       <h4>Arguments</h4>
