@@ -3,8 +3,10 @@ import { streamSSE } from 'hono/streaming';
 import type { StudioEvent } from './api-types.js';
 import type { StudioApprovals, StudioElicitations, StudioEventSink } from './studio-context.js';
 
-/** Messages a slow stream may fall behind by before it is closed (the page reconnects). */
-const MAX_BACKLOG = 10_000;
+/** Bytes a slow stream may fall behind by before it is closed (the page reconnects). */
+const MAX_BACKLOG_BYTES = 8 * 1024 * 1024;
+/** Open streams at most; a new one closes the oldest (a page reconnects on its own). */
+const MAX_SUBSCRIBERS = 16;
 /** A comment line this often keeps idle streams open through proxies and browsers. */
 const KEEPALIVE_MS = 20_000;
 
@@ -18,12 +20,17 @@ interface Message {
 /** One open `/api/events` stream. */
 class Subscriber {
   readonly #backlog: Message[] = [];
+  #bytes = 0;
   #wake: (() => void) | undefined;
   closed = false;
 
+  constructor(private readonly maxBytes: number) {}
+
   push(message: Message): void {
     if (this.closed) return;
-    if (this.#backlog.length >= MAX_BACKLOG) return this.close();
+    const size = message.data.length + message.event.length + message.id.length;
+    if (this.#bytes + size > this.maxBytes) return this.close();
+    this.#bytes += size;
     this.#backlog.push(message);
     this.#wakeUp();
   }
@@ -37,7 +44,11 @@ class Subscriber {
   async next(): Promise<Message | undefined> {
     while (this.#backlog.length === 0 && !this.closed)
       await new Promise<void>((resolve) => (this.#wake = resolve));
-    return this.closed ? undefined : this.#backlog.shift();
+    if (this.closed) return undefined;
+    const message = this.#backlog.shift();
+    if (message !== undefined)
+      this.#bytes -= message.data.length + message.event.length + message.id.length;
+    return message;
   }
 
   #wakeUp(): void {
@@ -47,14 +58,37 @@ class Subscriber {
   }
 }
 
+/** Limits of {@link StudioEventHub} (the defaults suit the studio; tests lower them). */
+export interface StudioEventHubOptions {
+  /** Open streams at most (default 16); a new stream closes the oldest. */
+  readonly maxSubscribers?: number;
+  /** Unsent characters a stream may hold (default 8 MiB); past that it is closed. */
+  readonly maxBacklogBytes?: number;
+}
+
 /**
  * The studio's live updates: every published {@link StudioEvent} goes to every open
  * `GET /api/events` stream (Server-Sent Events, `event: <kind>`, `data: <json>`). Errors in
- * events are sent as `{ code, message }` only.
+ * events are sent as `{ code, message }` only. At most `maxSubscribers` streams stay open (a
+ * new one closes the oldest) and a stream that falls `maxBacklogBytes` behind is closed: the
+ * page's `EventSource` reconnects, and its new `hello` says what is pending and running.
  */
 export class StudioEventHub implements StudioEventSink {
   readonly #subscribers = new Set<Subscriber>();
+  readonly #maxSubscribers: number;
+  readonly #maxBacklogBytes: number;
+  #liveRuns: () => readonly string[] = () => [];
   #seq = 0;
+
+  constructor(options: StudioEventHubOptions = {}) {
+    this.#maxSubscribers = options.maxSubscribers ?? MAX_SUBSCRIBERS;
+    this.#maxBacklogBytes = options.maxBacklogBytes ?? MAX_BACKLOG_BYTES;
+  }
+
+  /** Where `hello` takes the live runs from (the studio's runs, once they exist). */
+  setLiveRuns(live: () => readonly string[]): void {
+    this.#liveRuns = live;
+  }
 
   /** Sends `event` to every open stream. */
   publish(event: StudioEvent): void {
@@ -69,19 +103,26 @@ export class StudioEventHub implements StudioEventSink {
     this.#subscribers.clear();
   }
 
-  /** The `GET /api/events` route: a stream that starts with `hello` (what is pending now). */
+  /** The `GET /api/events` route: a stream that starts with `hello` (what is pending and running now). */
   routes(approvals: StudioApprovals, elicitations: StudioElicitations): (app: Hono) => void {
     return (app) => {
       app.get('/api/events', (c) =>
         streamSSE(c, async (stream) => {
           // subscribed and greeted in one synchronous step, so nothing published falls between
-          const subscriber = new Subscriber();
+          const subscriber = new Subscriber(this.#maxBacklogBytes);
+          // the set keeps insertion order: the first is the oldest
+          for (const old of this.#subscribers) {
+            if (this.#subscribers.size < this.#maxSubscribers) break;
+            old.close();
+            this.#subscribers.delete(old);
+          }
           this.#subscribers.add(subscriber);
           subscriber.push(
             this.#message({
               kind: 'hello',
               approvals: approvals.pending(),
               elicitations: elicitations.pending(),
+              runs: this.#liveRuns(),
             }),
           );
           stream.onAbort(() => subscriber.close());

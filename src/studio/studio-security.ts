@@ -3,8 +3,13 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { errorBody } from './error-response.js';
 
-/** The cookie the token is exchanged for. */
-export const STUDIO_COOKIE = 'muster_studio';
+/**
+ * The cookie the token is exchanged for: `muster_studio_<port>`. Browsers scope cookies by
+ * host, not port, so a name per port keeps two studios on one machine signed in side by side.
+ */
+export function studioCookieName(port: number): string {
+  return `muster_studio_${port}`;
+}
 
 /** The CSP of every response that does not set its own (the MCP Apps view route does). */
 export const STUDIO_CSP =
@@ -31,9 +36,11 @@ export class StudioSecurity {
   readonly #token: Buffer;
   readonly #hosts: ReadonlySet<string>;
   readonly #cookies = new Set<string>();
+  readonly #cookieName: string;
 
   constructor(port: number, token: string) {
     this.#token = digest(token);
+    this.#cookieName = studioCookieName(port);
     this.#hosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
   }
 
@@ -76,7 +83,7 @@ export class StudioSecurity {
         return forbid(c, 'Requests from other sites are refused: open the studio URL directly.');
       const token = safe ? c.req.query('token') : undefined;
       if (token !== undefined) return this.#exchange(c, token);
-      const cookie = getCookie(c, STUDIO_COOKIE);
+      const cookie = getCookie(c, this.#cookieName);
       if (cookie === undefined || !this.#cookies.has(cookie))
         return forbid(
           c,
@@ -93,7 +100,11 @@ export class StudioSecurity {
     };
   }
 
-  /** The right token sets the cookie and redirects to the same path without the token. */
+  /**
+   * The right token sets the cookie and redirects to the same path without the token. The
+   * path's leading slashes are collapsed to one: `//evil.example/` would be a
+   * protocol-relative Location, a redirect to another site.
+   */
   #exchange(c: Context, token: string): Response {
     if (!timingSafeEqual(digest(token), this.#token))
       return forbid(c, 'Wrong studio token: open the URL muster studio printed last.');
@@ -102,8 +113,9 @@ export class StudioSecurity {
     const url = new URL(c.req.url);
     url.searchParams.delete('token');
     const rest = url.searchParams.toString();
-    c.header('Set-Cookie', `${STUDIO_COOKIE}=${value}; HttpOnly; SameSite=Strict; Path=/`);
-    return c.redirect(`${url.pathname}${rest === '' ? '' : `?${rest}`}`, 303);
+    c.header('Set-Cookie', `${this.#cookieName}=${value}; HttpOnly; SameSite=Strict; Path=/`);
+    const path = url.pathname.replace(/^[/\\]+/, '/');
+    return c.redirect(`${path}${rest === '' ? '' : `?${rest}`}`, 303);
   }
 }
 
