@@ -156,7 +156,7 @@ export async function startStudio(options: StudioOptions = {}): Promise<RunningS
     controller.abort();
     await runs?.close();
     await runtime?.agent.close().catch(() => undefined);
-    hub.close();
+    await hub.close();
     await server.close();
   };
   try {

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { StudioEvent } from './api-types.js';
@@ -9,6 +10,8 @@ const MAX_BACKLOG_BYTES = 8 * 1024 * 1024;
 const MAX_SUBSCRIBERS = 16;
 /** A comment line this often keeps idle streams open through proxies and browsers. */
 const KEEPALIVE_MS = 20_000;
+/** How long shutdown waits for the streams to send what was published before it. */
+const FLUSH_MS = 2000;
 
 /** One message, serialized once for every stream. */
 interface Message {
@@ -35,8 +38,10 @@ class Subscriber {
     this.#wakeUp();
   }
 
-  close(): void {
+  /** Ends the stream; with `flush`, what is queued is still sent first (on shutdown). */
+  close(flush = false): void {
     this.closed = true;
+    if (!flush) this.#backlog.length = 0;
     this.#wakeUp();
   }
 
@@ -44,7 +49,6 @@ class Subscriber {
   async next(): Promise<Message | undefined> {
     while (this.#backlog.length === 0 && !this.closed)
       await new Promise<void>((resolve) => (this.#wake = resolve));
-    if (this.closed) return undefined;
     const message = this.#backlog.shift();
     if (message !== undefined)
       this.#bytes -= message.data.length + message.event.length + message.id.length;
@@ -75,6 +79,8 @@ export interface StudioEventHubOptions {
  */
 export class StudioEventHub implements StudioEventSink {
   readonly #subscribers = new Set<Subscriber>();
+  /** Each open stream's end: its response sent to the socket (or the request gone). */
+  readonly #ends = new Set<Promise<void>>();
   readonly #maxSubscribers: number;
   readonly #maxBacklogBytes: number;
   #liveRuns: () => readonly string[] = () => [];
@@ -97,17 +103,35 @@ export class StudioEventHub implements StudioEventSink {
     for (const s of this.#subscribers) s.push(message);
   }
 
-  /** Ends every stream (on shutdown). */
-  close(): void {
-    for (const s of this.#subscribers) s.close();
+  /**
+   * Ends every stream (on shutdown), after what was published before (a withdrawn approval,
+   * say): resolves once each stream's response is sent, or after 2 seconds at most.
+   */
+  async close(): Promise<void> {
+    for (const s of this.#subscribers) s.close(true);
     this.#subscribers.clear();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      Promise.all(this.#ends),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, FLUSH_MS))),
+    ]);
+    clearTimeout(timer);
   }
 
   /** The `GET /api/events` route: a stream that starts with `hello` (what is pending and running now). */
   routes(approvals: StudioApprovals, elicitations: StudioElicitations): (app: Hono) => void {
     return (app) => {
-      app.get('/api/events', (c) =>
-        streamSSE(c, async (stream) => {
+      app.get('/api/events', (c) => {
+        const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+        if (outgoing !== undefined) {
+          const ended = new Promise<void>((resolve) => {
+            outgoing.once('finish', resolve);
+            outgoing.once('close', resolve);
+          });
+          this.#ends.add(ended);
+          void ended.then(() => this.#ends.delete(ended));
+        }
+        return streamSSE(c, async (stream) => {
           // subscribed and greeted in one synchronous step, so nothing published falls between
           const subscriber = new Subscriber(this.#maxBacklogBytes);
           // the set keeps insertion order: the first is the oldest
@@ -138,8 +162,8 @@ export class StudioEventHub implements StudioEventSink {
             this.#subscribers.delete(subscriber);
             subscriber.close();
           }
-        }),
-      );
+        });
+      });
     };
   }
 

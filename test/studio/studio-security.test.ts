@@ -53,7 +53,7 @@ describe('the studio refuses', () => {
     expect(wrong.headers['set-cookie']).toBeUndefined();
     const forged = await send(studio.port, {
       path: '/api/info',
-      headers: { cookie: 'muster_studio=' + 'y'.repeat(43) },
+      headers: { cookie: `muster_studio_${studio.port}=` + 'y'.repeat(43) },
     });
     expect(forged.status).toBe(403);
   });
@@ -201,11 +201,47 @@ describe('the studio', () => {
     expect(r.headers.location).toBe('/');
     const cookie = r.headers['set-cookie']![0]!;
     const flags = cookie.split(';').map((f) => f.trim().toLowerCase());
-    expect(flags[0]).toMatch(/^muster_studio=/);
+    // a name per port: two studios on one machine keep their own cookie
+    expect(flags[0]).toMatch(new RegExp(`^muster_studio_${studio.port}=`));
     expect(flags).toContain('httponly');
     expect(flags).toContain('samesite=strict');
     expect(flags).toContain('path=/');
     expect(cookie).not.toContain(token);
+  });
+
+  it('redirects to a path of its own only: leading slashes are collapsed', async () => {
+    const token = new URL(studio.url).searchParams.get('token')!;
+    for (const path of [`//evil.example/?token=${token}`, `///evil.example/x?token=${token}&a=1`]) {
+      const r = await send(studio.port, { path });
+      expect(r.status, path).toBe(303);
+      const location = String(r.headers.location);
+      expect(location, path).toMatch(/^\/[^/\\]/);
+      expect(new URL(location, studio.origin).origin, path).toBe(studio.origin);
+    }
+    const r = await send(studio.port, { path: `//evil.example/?token=${token}` });
+    expect(r.headers.location).toBe('/evil.example/');
+  });
+
+  it('keeps two studios signed in side by side (a cookie name per port)', async () => {
+    const other = await startStudio({ uiDir, mcp: { strictConfig: true }, workdir: uiDir });
+    try {
+      const second = await signIn(other.url);
+      expect(second.cookie.split('=')[0]).toBe(`muster_studio_${other.port}`);
+      // a browser sends both cookies to both studios (cookies are per host, not port)
+      const both = `${client.cookie}; ${second.cookie}`;
+      for (const port of [studio.port, other.port]) {
+        const r = await send(port, { path: '/api/info', headers: { cookie: both } });
+        expect(r.status, String(port)).toBe(200);
+      }
+      // and one studio's cookie does not open the other
+      const wrong = await send(other.port, {
+        path: '/api/info',
+        headers: { cookie: client.cookie.replace(`_${studio.port}=`, `_${other.port}=`) },
+      });
+      expect(wrong.status).toBe(403);
+    } finally {
+      await other.close();
+    }
   });
 
   it('sends a strict CSP, nosniff, no-referrer and no-store on every answer, refusals too', async () => {
