@@ -110,8 +110,10 @@ describe.skipIf(!chromium)('studio: security in the browser', () => {
       page.on('response', (response) => received.push(receive(response)));
       const cookies = await context.cookies(studio.origin);
       const cookie = cookies.map((c) => `${c.name}=${c.value}`).join('; ');
-      expect(cookies.map((c) => c.name)).toContain('muster_studio');
-      const studioCookie = cookies.find((c) => c.name === 'muster_studio');
+      // a cookie name per port: another studio on this machine keeps its own
+      const name = `muster_studio_${studio.port}`;
+      expect(cookies.map((c) => c.name)).toContain(name);
+      const studioCookie = cookies.find((c) => c.name === name);
       expect(studioCookie?.httpOnly).toBe(true);
       expect(studioCookie?.sameSite).toBe('Strict');
 
