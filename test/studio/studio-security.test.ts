@@ -222,6 +222,29 @@ describe('the studio', () => {
     expect(r.headers.location).toBe('/evil.example/');
   });
 
+  it('takes the token on a page load another site started (--open), then moves on same-origin', async () => {
+    const token = new URL(studio.url).searchParams.get('token')!;
+    const navigate = { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate' };
+    const r = await send(studio.port, {
+      path: `//evil.example/?token=${token}`,
+      headers: { ...navigate, 'sec-fetch-dest': 'document' },
+    });
+    // a redirect would keep the load cross-site (no Strict cookie): a page of its own instead
+    expect(r.status).toBe(200);
+    expect(r.headers['set-cookie']?.[0]).toMatch(new RegExp(`^muster_studio_${studio.port}=`));
+    expect(r.text).toContain('content="0; url=/evil.example/"');
+    expect(r.text).not.toContain(token);
+    // but not on a fetch, image or frame load from another site
+    for (const dest of ['image', 'iframe', 'empty']) {
+      const refused = await send(studio.port, {
+        path: `/?token=${token}`,
+        headers: { ...navigate, 'sec-fetch-dest': dest },
+      });
+      expect(refused.status, dest).toBe(403);
+      expect(refused.headers['set-cookie'], dest).toBeUndefined();
+    }
+  });
+
   it('keeps two studios signed in side by side (a cookie name per port)', async () => {
     const other = await startStudio({ uiDir, mcp: { strictConfig: true }, workdir: uiDir });
     try {
