@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Option } from 'commander';
 import type { Command } from 'commander';
 import { MusterError } from '../errors/index.js';
@@ -35,7 +38,10 @@ export function studioGroup(program: Command, ctx: CliContext): void {
       'a local web console: servers, tools, resources, live runs, approvals, forms, sign-in',
     )
     .option('-p, --port <port>', 'the port on 127.0.0.1 (default 0: a free one)', parsePort)
-    .option('--open', 'open the studio in the browser (MUSTER_BROWSER, else open / xdg-open)')
+    .option(
+      '--open',
+      'open the studio in the browser (MUSTER_BROWSER, else open / xdg-open), through a private file that holds the token',
+    )
     .option('--host <host>', 'only 127.0.0.1 (or localhost): the studio never listens elsewhere')
     .option(
       '-m, --model <provider:name>',
@@ -87,6 +93,7 @@ async function runStudio(ctx: CliContext, options: StudioCommandOptions): Promis
   const chosen = wantsModel ? await chooseModel(options.model, options.baseUrl, ctx.io) : undefined;
   const opened = await openStore(ctx, options.store);
   let studio: Awaited<ReturnType<typeof studioModule.startStudio>> | undefined;
+  let launcher: Launcher | undefined;
   try {
     const workdir = ctx.workdir();
     studio = await studioModule.startStudio({
@@ -120,7 +127,8 @@ async function runStudio(ctx: CliContext, options: StudioCommandOptions): Promis
       );
     const stopped = waitForStop();
     if (options.open === true) {
-      const outcome = await openBrowser(browserProgram(ctx.io.env), studio.url, ctx.io.env);
+      launcher = writeLauncher(studio.url);
+      const outcome = await openBrowser(browserProgram(ctx.io.env), launcher.file, ctx.io.env);
       if (!outcome.opened)
         out.notice(`Could not open a browser (${outcome.reason}): open the URL yourself.`);
     }
@@ -129,8 +137,38 @@ async function runStudio(ctx: CliContext, options: StudioCommandOptions): Promis
     return 0;
   } finally {
     await studio?.close().catch(() => undefined);
+    launcher?.remove();
     await opened.close().catch(() => undefined);
   }
+}
+
+/** A file that sends the browser on to the studio's URL, and how to delete it. */
+interface Launcher {
+  readonly file: string;
+  remove(): void;
+}
+
+/**
+ * Writes the page `--open` opens: an HTML file, readable by the user only (mode 0600, in a
+ * new private temporary folder), that redirects to the token URL. The browser is given the
+ * file's path, so the token never appears on a command line (which other users of the
+ * machine can read). The folder is deleted when the studio stops.
+ */
+function writeLauncher(url: string): Launcher {
+  const dir = mkdtempSync(join(tmpdir(), 'muster-studio-'));
+  const file = join(dir, 'open-studio.html');
+  const href = url.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
+  writeFileSync(
+    file,
+    `<!doctype html><html lang="en"><head><meta charset="utf-8">` +
+      `<meta http-equiv="refresh" content="0; url=${href}"><title>Muster studio</title></head>` +
+      `<body><p><a href="${href}">Open the Muster studio</a></p></body></html>`,
+    { mode: 0o600 },
+  );
+  return {
+    file,
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 /** Resolves on the first SIGINT or SIGTERM. */

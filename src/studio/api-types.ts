@@ -312,13 +312,20 @@ export interface AppViewResponse {
 
 /**
  * One message on `GET /api/events` (Server-Sent Events, `event: <kind>`, `data: <json>`).
- * The stream starts with a `hello` carrying the pending approvals and elicitations.
+ * The stream starts with a `hello` carrying the pending approvals and elicitations and the
+ * live runs.
  */
 export type StudioEvent =
   | {
       readonly kind: 'hello';
       readonly approvals: readonly PendingApproval[];
       readonly elicitations: readonly PendingElicitation[];
+      /**
+       * The sessions with a live run in the studio now. A page that reconnects marks any
+       * other run it still shows as running as ended (its `run.ended` came while it was away)
+       * and reads the session again.
+       */
+      readonly runs: readonly string[];
     }
   | { readonly kind: 'agent'; readonly event: AgentEvent }
   | { readonly kind: 'servers'; readonly servers: ServersResponse }
@@ -339,4 +346,10 @@ export type StudioEvent =
       /** Why, when known: the error code (`MCP_DISCONNECTED`, say). */
       readonly reason?: string;
     }
-  | { readonly kind: 'run.ended'; readonly sessionId: string; readonly status: string };
+  | {
+      readonly kind: 'run.ended';
+      readonly sessionId: string;
+      readonly status: string;
+      /** Why a `failed` run failed (`{ code, message }` only). */
+      readonly error?: { readonly code: string; readonly message: string };
+    };

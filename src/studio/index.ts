@@ -79,6 +79,11 @@ export interface StudioOptions {
   readonly deny?: readonly string[];
   /** What happens to other calls (`--default`, default `ask`: the approvals queue). */
   readonly default?: 'ask' | 'allow' | 'deny';
+  /**
+   * How long a call waits on the approvals queue (default 30 minutes); nobody answering by
+   * then denies it, with a reason that says so.
+   */
+  readonly approvalTimeoutMs?: number;
   /** Rules asked before the allow list. */
   readonly rules?: readonly AuthorizationRule[];
   /** Only `127.0.0.1` or `localhost`; anything else fails with `INVALID_CONFIGURATION`. */
@@ -151,12 +156,16 @@ export async function startStudio(options: StudioOptions = {}): Promise<RunningS
     controller.abort();
     await runs?.close();
     await runtime?.agent.close().catch(() => undefined);
-    hub.close();
+    await hub.close();
     await server.close();
   };
   try {
     const workdir = options.workdir ?? process.cwd();
-    const approvals = new ApprovalQueue(hub);
+    // the shutdown withdraws every waiting approval (a project server's connection included)
+    const approvals = new ApprovalQueue(hub, {
+      shutdown: controller.signal,
+      ...(options.approvalTimeoutMs === undefined ? {} : { timeoutMs: options.approvalTimeoutMs }),
+    });
     const elicitations = new ElicitationQueue(hub);
     const oauth = await studioOAuthOptions({
       workdir,
@@ -173,7 +182,9 @@ export async function startStudio(options: StudioOptions = {}): Promise<RunningS
       elicitations,
       events: hub,
     });
-    runs = new StudioRuns(runtime.agent, hub, options.model !== undefined);
+    const live = new StudioRuns(runtime.agent, hub, options.model !== undefined);
+    runs = live;
+    hub.setLiveRuns(() => live.live());
     // a console shows where every server stands: connect them now, in the background (each
     // goes through mcp_connect; a project file's servers wait in the approvals queue)
     void runtime.agent.mcp.connectAll().catch(() => undefined);

@@ -22,15 +22,38 @@ function failurePage(c: Context, code: string, status: 400 | 502): Response {
   );
 }
 
+/** How long a sign-in the studio handed out waits for its callback. */
+export const SIGNIN_TTL_MS = 10 * 60_000;
+
+/** Options of {@link signinRoutes} (tests set the clock). */
+export interface SigninRouteOptions {
+  /** How long a pending sign-in is accepted (default 10 minutes). */
+  readonly ttlMs?: number;
+  /** The clock, in milliseconds (default `Date.now`). */
+  readonly now?: () => number;
+}
+
 /**
  * Sign-in: `POST /api/servers/:name/signin` starts (or resumes) a pull-mode OAuth login and
  * answers the URL for the page to show as a link; `GET /oauth/callback` (no cookie: the
  * OAuth `state` authenticates it) finishes the login the `state` belongs to, then redirects
- * to `/#/signin?signin=ok&server=<name>`. The code and state are never echoed.
+ * to `/#/signin?signin=ok&server=<name>`. The code and state are never echoed. A sign-in
+ * not finished within 10 minutes is forgotten (its callback is refused; start again).
  */
-export function signinRoutes(app: Hono, ctx: StudioContext): void {
-  // state -> server, for the logins this studio handed out (the callback names no server)
-  const pending = new Map<string, string>();
+export function signinRoutes(
+  app: Hono,
+  ctx: StudioContext,
+  options: SigninRouteOptions = {},
+): void {
+  const ttlMs = options.ttlMs ?? SIGNIN_TTL_MS;
+  const now = options.now ?? Date.now;
+  // state -> server and deadline, for the logins this studio handed out (the callback
+  // names no server)
+  const pending = new Map<string, { readonly server: string; readonly expires: number }>();
+  const forgetExpired = (): void => {
+    const at = now();
+    for (const [s, p] of pending) if (p.expires <= at) pending.delete(s);
+  };
 
   app.post(
     '/api/servers/:name/signin',
@@ -41,9 +64,10 @@ export function signinRoutes(app: Hono, ctx: StudioContext): void {
         const result = await ctx.agent.mcp.authenticate(server);
         if (result.authUrl !== undefined) {
           const state = new URL(result.authUrl).searchParams.get('state');
+          forgetExpired();
           if (state) {
-            for (const [s, name] of pending) if (name === server && s !== state) pending.delete(s);
-            pending.set(state, server);
+            for (const [s, p] of pending) if (p.server === server && s !== state) pending.delete(s);
+            pending.set(state, { server, expires: now() + ttlMs });
           }
         }
         return c.json({
@@ -60,9 +84,11 @@ export function signinRoutes(app: Hono, ctx: StudioContext): void {
     // the request URL holds the code: neither answer may be cached
     c.header('Cache-Control', 'no-store');
     const url = new URL(c.req.url);
-    const server = pending.get(url.searchParams.get('state') ?? '');
+    forgetExpired();
+    const state = url.searchParams.get('state') ?? '';
+    const server = pending.get(state)?.server;
     if (server === undefined) return failurePage(c, 'MCP_AUTH_REQUIRED', 400);
-    pending.delete(url.searchParams.get('state') ?? '');
+    pending.delete(state);
     try {
       // the registered redirect URI, whichever loopback name the browser used
       await ctx.agent.mcp.submitOAuthCallback(

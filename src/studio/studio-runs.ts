@@ -13,10 +13,12 @@ interface LiveRun {
  * The runs the studio started, at most one per session. A run goes on in the background:
  * its events reach the page through the agent's event observer (the studio's runtime
  * publishes every event); this only starts it, drains it, cancels it, and publishes
- * `run.ended` with `completed`, `failed` or `cancelled` when it is over.
+ * `run.ended` with `completed`, `failed` (and the error's code and message) or `cancelled`
+ * when it is over.
  */
 export class StudioRuns {
   readonly #live = new Map<string, LiveRun>();
+  #closed = false;
 
   constructor(
     private readonly agent: Agent,
@@ -25,10 +27,17 @@ export class StudioRuns {
   ) {}
 
   /**
-   * Starts a run; fails with `SESSION_ALREADY_RUNNING` while the session has one here, and
-   * with `INVALID_CONFIGURATION` when the studio has no model.
+   * Starts a run; fails with `SESSION_ALREADY_RUNNING` while the session has one here, with
+   * `INVALID_CONFIGURATION` when the studio has no model, and with `ABORTED` (503) once
+   * {@link close} has begun.
    */
   start(body: StartRunBody): string {
+    if (this.#closed) {
+      throw new MusterError(
+        'ABORTED',
+        'The studio is shutting down, so no run can start: start muster studio again.',
+      );
+    }
     if (!this.hasModel) {
       throw new MusterError(
         'INVALID_CONFIGURATION',
@@ -62,8 +71,14 @@ export class StudioRuns {
     return this.#live.has(sessionId);
   }
 
-  /** Cancels every live run and waits for them to end. */
+  /** The sessions with a live run here now (the event stream's `hello` lists them). */
+  live(): readonly string[] {
+    return [...this.#live.keys()];
+  }
+
+  /** Refuses new runs, cancels every live run and waits for them to end. */
   async close(): Promise<void> {
+    this.#closed = true;
     const all = [...this.#live.values()];
     for (const live of all)
       live.controller.abort(new MusterError('ABORTED', 'The studio is shutting down.'));
@@ -72,6 +87,7 @@ export class StudioRuns {
 
   async #drain(sessionId: string, body: StartRunBody, controller: AbortController): Promise<void> {
     let status = 'completed';
+    let error: { code: string; message: string } | undefined;
     try {
       const events = this.agent.run({
         input: body.prompt,
@@ -81,11 +97,23 @@ export class StudioRuns {
       });
       // the events themselves are published by the agent's observer (studio-runtime.ts)
       for await (const _event of events) void _event;
-    } catch {
+    } catch (err) {
       status = controller.signal.aborted ? 'cancelled' : 'failed';
+      if (status === 'failed') error = errorData(err);
     } finally {
       this.#live.delete(sessionId);
-      this.events.publish({ kind: 'run.ended', sessionId, status });
+      this.events.publish({
+        kind: 'run.ended',
+        sessionId,
+        status,
+        ...(error === undefined ? {} : { error }),
+      });
     }
   }
+}
+
+/** A run's failure as the page may see it: its code and message, never details or cause. */
+function errorData(err: unknown): { code: string; message: string } {
+  if (MusterError.isInstance(err)) return { code: err.code, message: err.message };
+  return { code: 'INTERNAL_ERROR', message: 'The run failed unexpectedly (see the terminal).' };
 }

@@ -3,8 +3,13 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { errorBody } from './error-response.js';
 
-/** The cookie the token is exchanged for. */
-export const STUDIO_COOKIE = 'muster_studio';
+/**
+ * The cookie the token is exchanged for: `muster_studio_<port>`. Browsers scope cookies by
+ * host, not port, so a name per port keeps two studios on one machine signed in side by side.
+ */
+export function studioCookieName(port: number): string {
+  return `muster_studio_${port}`;
+}
 
 /** The CSP of every response that does not set its own (the MCP Apps view route does). */
 export const STUDIO_CSP =
@@ -31,9 +36,11 @@ export class StudioSecurity {
   readonly #token: Buffer;
   readonly #hosts: ReadonlySet<string>;
   readonly #cookies = new Set<string>();
+  readonly #cookieName: string;
 
   constructor(port: number, token: string) {
     this.#token = digest(token);
+    this.#cookieName = studioCookieName(port);
     this.#hosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
   }
 
@@ -72,11 +79,15 @@ export class StudioSecurity {
       // a page of another port of 127.0.0.1 is the same site: its cookie-carrying loads
       // (img, script, no-cors fetch) send no Origin, but browsers mark them here
       const site = c.req.header('sec-fetch-site');
-      if (site === 'cross-site' || site === 'same-site')
-        return forbid(c, 'Requests from other sites are refused: open the studio URL directly.');
+      const foreign = site === 'cross-site' || site === 'same-site';
       const token = safe ? c.req.query('token') : undefined;
-      if (token !== undefined) return this.#exchange(c, token);
-      const cookie = getCookie(c, STUDIO_COOKIE);
+      // the token itself authenticates a page load that carries it, wherever it was started
+      // (`--open` starts it from a local file, which browsers call cross-site)
+      if (token !== undefined && (!foreign || isTopLevelLoad(c)))
+        return this.#exchange(c, token, foreign);
+      if (foreign)
+        return forbid(c, 'Requests from other sites are refused: open the studio URL directly.');
+      const cookie = getCookie(c, this.#cookieName);
       if (cookie === undefined || !this.#cookies.has(cookie))
         return forbid(
           c,
@@ -93,8 +104,12 @@ export class StudioSecurity {
     };
   }
 
-  /** The right token sets the cookie and redirects to the same path without the token. */
-  #exchange(c: Context, token: string): Response {
+  /**
+   * The right token sets the cookie and redirects to the same path without the token. The
+   * path's leading slashes are collapsed to one: `//evil.example/` would be a
+   * protocol-relative Location, a redirect to another site.
+   */
+  #exchange(c: Context, token: string, foreign: boolean): Response {
     if (!timingSafeEqual(digest(token), this.#token))
       return forbid(c, 'Wrong studio token: open the URL muster studio printed last.');
     const value = randomBytes(32).toString('base64url');
@@ -102,9 +117,32 @@ export class StudioSecurity {
     const url = new URL(c.req.url);
     url.searchParams.delete('token');
     const rest = url.searchParams.toString();
-    c.header('Set-Cookie', `${STUDIO_COOKIE}=${value}; HttpOnly; SameSite=Strict; Path=/`);
-    return c.redirect(`${url.pathname}${rest === '' ? '' : `?${rest}`}`, 303);
+    c.header('Set-Cookie', `${this.#cookieName}=${value}; HttpOnly; SameSite=Strict; Path=/`);
+    const target = `${url.pathname.replace(/^[/\\]+/, '/')}${rest === '' ? '' : `?${rest}`}`;
+    // a redirect would go on with the load another site started, and a SameSite=Strict
+    // cookie is not sent on that: a page of the studio's own moves on instead (same-origin)
+    if (foreign) return c.html(movingOnPage(target));
+    return c.redirect(target, 303);
   }
+}
+
+/** A top-level page load (not a fetch, image or frame). */
+function isTopLevelLoad(c: Context): boolean {
+  return (
+    c.req.method === 'GET' &&
+    c.req.header('sec-fetch-mode') === 'navigate' &&
+    c.req.header('sec-fetch-dest') === 'document'
+  );
+}
+
+/** A page that sends the browser on to `target` (a path of the studio) with no script. */
+function movingOnPage(target: string): string {
+  const href = target.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+  return (
+    `<!doctype html><html lang="en"><head><meta charset="utf-8">` +
+    `<meta http-equiv="refresh" content="0; url=${href}"><title>Muster studio</title></head>` +
+    `<body><p><a href="${href}">Open the Muster studio</a></p></body></html>`
+  );
 }
 
 function forbid(c: Context, message: string): Response {

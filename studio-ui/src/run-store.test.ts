@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { emptyRun, reduceRun, type RunRecord } from './run-store.js';
+import type { SessionView, StudioEvent } from '../../src/studio/api-types.js';
+import { emptyRun, reduceRun, RunStore, type RunRecord } from './run-store.js';
 
 const base = { sessionId: 's1', runId: 'r1', timestamp: '2026-01-01T00:00:00.000Z' };
 type Event = Parameters<typeof reduceRun>[1];
@@ -86,5 +87,88 @@ describe('reduceRun', () => {
     ]);
     expect(run.status).toBe('failed');
     expect(run.error).toEqual({ code: 'MODEL_REQUEST_FAILED', message: 'down' });
+  });
+});
+
+/** A RunStore fed by hand: the events the stream would bring, and the stored sessions. */
+function storeWith(sessions: Record<string, SessionView>) {
+  const listeners: ((event: StudioEvent) => void)[] = [];
+  const reads: string[] = [];
+  const store = new RunStore(
+    {
+      onEvent: (listener) => {
+        listeners.push(listener);
+        return () => undefined;
+      },
+    },
+    async (id) => {
+      reads.push(id);
+      const session = sessions[id];
+      if (session === undefined) throw new Error('no such session');
+      return session;
+    },
+  );
+  const send = (event: StudioEvent) => listeners.forEach((l) => l(event));
+  const settled = () =>
+    new Promise<void>((resolve) => {
+      const unsubscribe = store.subscribe(() => {
+        unsubscribe();
+        resolve();
+      });
+    });
+  return { store, send, reads, settled };
+}
+
+const hello = (runs: string[]): StudioEvent => ({
+  kind: 'hello',
+  approvals: [],
+  elicitations: [],
+  runs,
+});
+
+describe('RunStore', () => {
+  it('on hello, ends a run the studio no longer runs and reads its stored session', async () => {
+    const stored: SessionView = {
+      id: 's1',
+      status: 'completed',
+      createdAt: '2026-01-01T00:00:00.000Z',
+      updatedAt: '2026-01-01T00:00:01.000Z',
+      messages: [],
+      finalContent: 'All done.',
+    };
+    const { store, send, reads, settled } = storeWith({ s1: stored });
+    store.begin('s1');
+    store.begin('s2');
+    // the stream reconnected: s2 still runs, s1 ended while the page was away
+    const changed = settled();
+    send(hello(['s2']));
+    await changed;
+    expect(reads).toEqual(['s1']);
+    expect(store.get('s1')).toMatchObject({ status: 'completed', text: 'All done.' });
+    expect(store.get('s2')?.status).toBe('running');
+  });
+
+  it('marks a run ended even when its session cannot be read', async () => {
+    const { store, send, settled } = storeWith({});
+    store.begin('gone');
+    const changed = settled();
+    send(hello([]));
+    await changed;
+    expect(store.get('gone')?.status).toBe('ended');
+  });
+
+  it('keeps the error run.ended carries', () => {
+    const { store, send } = storeWith({});
+    store.begin('s3');
+    send({
+      kind: 'run.ended',
+      sessionId: 's3',
+      status: 'failed',
+      error: { code: 'MODEL_REQUEST_FAILED', message: 'down' },
+    });
+    expect(store.get('s3')).toMatchObject({
+      status: 'failed',
+      error: { code: 'MODEL_REQUEST_FAILED', message: 'down' },
+    });
   });
 });

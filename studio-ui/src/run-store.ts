@@ -1,4 +1,5 @@
-import type { StudioEvent } from '../../src/studio/api-types.js';
+import type { SessionView, StudioEvent } from '../../src/studio/api-types.js';
+import { api } from './api.js';
 import { studioStore, type StudioStore } from './studio-store.js';
 
 type AgentEvent = Extract<StudioEvent, { kind: 'agent' }>['event'];
@@ -136,13 +137,43 @@ export function reduceRun(run: RunRecord, event: AgentEvent, seq: number): RunRe
 
 type Listener = () => void;
 
-/** Every session's run record, fed by the studio's `agent` and `run.ended` events. */
+/** Reads a stored session (`GET /api/sessions/:id`). */
+export type SessionLoader = (sessionId: string) => Promise<SessionView>;
+
+const loadSession: SessionLoader = (sessionId) =>
+  api.get<SessionView>(`/api/sessions/${encodeURIComponent(sessionId)}`);
+
+/**
+ * A run the stream lost track of (its `run.ended` came while the page was reconnecting),
+ * completed from its stored session: the stored status, and the final text when none was
+ * streamed (pure).
+ */
+export function endedFromStore(run: RunRecord, session: SessionView | undefined): RunRecord {
+  if (run.status !== 'running') return run;
+  const stored = session?.status;
+  const status =
+    stored === undefined || stored === 'running' || stored === 'idle' ? 'ended' : stored;
+  const text = run.text === '' && session?.finalContent ? session.finalContent : run.text;
+  return { ...run, status, text };
+}
+
+/** Which sources the store reads events and stored sessions from. */
+type EventFeed = Pick<StudioStore, 'onEvent'>;
+
+/**
+ * Every session's run record, fed by the studio's `agent` and `run.ended` events. On every
+ * `hello` (the stream opened again) a run still shown as running that the studio no longer
+ * lists as live has ended unseen: it is marked ended and its stored session read again.
+ */
 export class RunStore {
   private readonly runs = new Map<string, RunRecord>();
   private readonly listeners = new Set<Listener>();
   private seq = 0;
 
-  constructor(studio: StudioStore) {
+  constructor(
+    studio: EventFeed,
+    private readonly load: SessionLoader = loadSession,
+  ) {
     studio.onEvent((event) => this.receive(event));
   }
 
@@ -166,8 +197,31 @@ export class RunStore {
       this.put(reduceRun(this.runs.get(id) ?? emptyRun(id), event.event, ++this.seq));
     } else if (event.kind === 'run.ended') {
       const run = this.runs.get(event.sessionId) ?? emptyRun(event.sessionId);
-      if (run.status === 'running') this.put({ ...run, status: event.status });
+      if (run.status === 'running')
+        this.put({
+          ...run,
+          status: event.status,
+          ...(event.error !== undefined && run.error === undefined ? { error: event.error } : {}),
+        });
+    } else if (event.kind === 'hello') {
+      const live = new Set(Array.isArray(event.runs) ? event.runs : []);
+      for (const run of this.runs.values())
+        if (run.status === 'running' && !live.has(run.sessionId)) void this.reread(run.sessionId);
     }
+  }
+
+  /** Marks a run that ended unseen as ended, from its stored session when it can be read. */
+  private async reread(sessionId: string): Promise<void> {
+    const before = this.runs.get(sessionId);
+    let session: SessionView | undefined;
+    try {
+      session = await this.load(sessionId);
+    } catch {
+      session = undefined;
+    }
+    // an event of the session arrived meanwhile (a new run of it, say): it says more
+    const run = this.runs.get(sessionId);
+    if (run !== undefined && run === before) this.put(endedFromStore(run, session));
   }
 
   private put(run: RunRecord): void {

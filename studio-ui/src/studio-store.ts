@@ -25,17 +25,20 @@ const SETTLING = new Set(['connecting', 'reconnecting']);
 const SETTLING_POLL_MS = 1500;
 type EventListener = (event: StudioEvent) => void;
 
-const EVENT_KINDS: readonly StudioEvent['kind'][] = [
-  'hello',
-  'agent',
-  'servers',
-  'approval.pending',
-  'approval.resolved',
-  'elicitation.pending',
-  'elicitation.resolved',
-  'resource.updated',
-  'run.ended',
-];
+/** Every kind the server sends: a record, so a kind added to the contract must be listed. */
+const EVENT_KIND_SET: Record<StudioEvent['kind'], true> = {
+  hello: true,
+  agent: true,
+  servers: true,
+  'approval.pending': true,
+  'approval.resolved': true,
+  'elicitation.pending': true,
+  'elicitation.resolved': true,
+  'resource.updated': true,
+  'resource.subscription.ended': true,
+  'run.ended': true,
+};
+const EVENT_KINDS = Object.keys(EVENT_KIND_SET) as StudioEvent['kind'][];
 
 /** The key of `resourceUpdates`. */
 export function resourceKey(server: string, uri: string): string {

@@ -18,8 +18,14 @@ export function useCompletion(server: string, ref: CompleteBody['ref']): Complet
   const latest = useRef(0);
   const refKey = JSON.stringify(ref);
   useEffect(() => {
+    // another server or template: an answer still on its way is for the old one
+    latest.current += 1;
+    clearTimeout(timer.current);
     setSuggestions({});
-    return () => clearTimeout(timer.current);
+    return () => {
+      latest.current += 1;
+      clearTimeout(timer.current);
+    };
   }, [server, refKey]);
   const request = useCallback(
     (argument: string, value: string, context: Readonly<Record<string, string>>) => {

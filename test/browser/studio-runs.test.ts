@@ -126,3 +126,112 @@ describe.skipIf(!chromium)('studio: Runs and Approvals', () => {
     });
   });
 });
+
+/**
+ * The page's event stream drops while the run ends (16 other streams push it out, and its
+ * reconnection is held back): the `run.ended` it missed is made up on the next `hello`, which
+ * no longer lists the run, so the page reads the stored session and shows the run completed.
+ */
+describe.skipIf(!chromium)('studio: a run that ends while the page reconnects', () => {
+  const chrome = useChromium(chromium);
+  let studio: StudioProcess;
+  beforeAll(async () => {
+    studio = await startStudioProcess({
+      servers: { everything: everythingServer() },
+      turns: approvalRunTurns(),
+      args: ASK_ALL,
+    });
+  });
+  afterAll(async () => {
+    await studio?.close();
+  });
+
+  it('shows it completed from the stored session once the stream is back', async () => {
+    await withStudio(chrome.browser, studio, 'runs-reconnect', async ({ context, page }) => {
+      await waitForServerStatus(page, 'everything', 'connected');
+      await showPage(page, 'runs');
+      await page.getByTestId('run-prompt').fill(APPROVAL_RUN.prompt);
+      await page.getByTestId('run-start').click();
+      await expect.poll(() => textOf(page.getByTestId('approvals-count')), STUDIO_WAIT).toBe('1');
+
+      const cookie = (await context.cookies(studio.origin))
+        .map((c) => `${c.name}=${c.value}`)
+        .join('; ');
+      const api = async (path: string, body?: object): Promise<unknown> => {
+        const response = await fetch(`${studio.origin}${path}`, {
+          method: body === undefined ? 'GET' : 'POST',
+          headers: {
+            cookie,
+            ...(body === undefined
+              ? {}
+              : { origin: studio.origin, 'content-type': 'application/json' }),
+          },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+        return response.json();
+      };
+
+      // the page's reconnection waits until the gate opens
+      let open: () => void = () => undefined;
+      const gate = new Promise<void>((resolve) => (open = resolve));
+      await context.route('**/api/events', async (route) => {
+        await gate;
+        await route.continue();
+      });
+      // 16 streams of the test's own push the page's one out (the studio keeps 16 at most)
+      const streams: AbortController[] = [];
+      for (let i = 0; i < 16; i++) {
+        const controller = new AbortController();
+        streams.push(controller);
+        await fetch(`${studio.origin}/api/events`, {
+          headers: { cookie, accept: 'text/event-stream' },
+          signal: controller.signal,
+        });
+      }
+      try {
+        // meanwhile the run goes on and ends: one call allowed, one denied, over the API
+        const waiting = async (tool: string) => {
+          let id: string | undefined;
+          await expect
+            .poll(async () => {
+              const list = (await api('/api/approvals')) as {
+                id: string;
+                request: { toolName?: string };
+              }[];
+              id = list.find((a) => a.request.toolName?.endsWith(tool))?.id;
+              return id;
+            }, STUDIO_WAIT)
+            .toBeDefined();
+          return id!;
+        };
+        await api(`/api/approvals/${await waiting(APPROVAL_RUN.first.tool)}`, {
+          decision: 'allow',
+        });
+        await api(`/api/approvals/${await waiting(APPROVAL_RUN.second.tool)}`, {
+          decision: 'deny',
+        });
+        const { sessions } = (await api('/api/sessions')) as {
+          sessions: { id: string; status: string }[];
+        };
+        const sessionId = sessions[0]!.id;
+        await expect
+          .poll(
+            async () => ((await api(`/api/sessions/${sessionId}`)) as { status: string }).status,
+            STUDIO_WAIT,
+          )
+          .toBe('completed');
+        // the page missed run.ended
+        expect(await textOf(page.getByTestId('run-status'))).toBe('running');
+
+        open();
+        await expect
+          .poll(() => textOf(page.getByTestId('run-status')), STUDIO_WAIT)
+          .toBe('completed');
+        expect(await textOf(page.getByTestId('run-text'))).toContain(APPROVAL_RUN.finalText);
+      } finally {
+        open();
+        for (const s of streams) s.abort();
+      }
+    });
+  });
+});

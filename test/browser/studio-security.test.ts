@@ -5,6 +5,9 @@
  * page's HTML, in any response the page received, or on the event stream; every response
  * carries the CSP and none a CORS header.
  */
+import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Response } from 'playwright-core';
 import { chromiumPath, newTestContext, saveScreenshot, useChromium } from '../support/browser.js';
@@ -16,6 +19,7 @@ import {
   selectTool,
   showPage,
   STUDIO_PAGES,
+  STUDIO_WAIT,
   waitForResult,
   waitForServerStatus,
   withStudio,
@@ -110,8 +114,10 @@ describe.skipIf(!chromium)('studio: security in the browser', () => {
       page.on('response', (response) => received.push(receive(response)));
       const cookies = await context.cookies(studio.origin);
       const cookie = cookies.map((c) => `${c.name}=${c.value}`).join('; ');
-      expect(cookies.map((c) => c.name)).toContain('muster_studio');
-      const studioCookie = cookies.find((c) => c.name === 'muster_studio');
+      // a cookie name per port: another studio on this machine keeps its own
+      const name = `muster_studio_${studio.port}`;
+      expect(cookies.map((c) => c.name)).toContain(name);
+      const studioCookie = cookies.find((c) => c.name === name);
       expect(studioCookie?.httpOnly).toBe(true);
       expect(studioCookie?.sameSite).toBe('Strict');
 
@@ -163,5 +169,49 @@ describe.skipIf(!chromium)('studio: security in the browser', () => {
         expect(response.headers['x-content-type-options'], where).toBe('nosniff');
       }
     });
+  });
+});
+
+/**
+ * `muster studio --open` gives the browser a file, never the token URL: opened in Chromium,
+ * that file signs the browser in (the load it starts is cross-site; the studio takes the
+ * token on it and moves on to its page same-origin, so the Strict cookie is sent).
+ */
+describe.skipIf(!chromium)('studio: --open', () => {
+  const chrome = useChromium(chromium);
+  let studio: StudioProcess;
+  let record: string;
+  beforeAll(async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'studio-open-'));
+    record = join(dir, 'opened.txt');
+    // the "browser" only notes the path it was given
+    const browser = join(dir, 'browser.sh');
+    writeFileSync(browser, `#!/bin/sh\nprintf '%s' "$1" > "${record}"\n`);
+    chmodSync(browser, 0o755);
+    studio = await startStudioProcess({
+      servers: {},
+      args: ['--open'],
+      env: { MUSTER_BROWSER: browser },
+    });
+  });
+  afterAll(async () => {
+    await studio?.close();
+  });
+
+  it('signs the browser in from the file it hands over', async () => {
+    await expect.poll(() => existsSync(record), STUDIO_WAIT).toBe(true);
+    const file = readFileSync(record, 'utf8');
+    expect(file).not.toContain(studio.token);
+    const context = await newTestContext(chrome.browser);
+    try {
+      const page = await context.newPage();
+      await page.goto(`file://${file}`);
+      await page.waitForURL((url) => url.origin === studio.origin && url.search === '');
+      await page.getByTestId('nav-servers').waitFor({ timeout: STUDIO_WAIT.timeout });
+      const names = (await context.cookies(studio.origin)).map((c) => c.name);
+      expect(names).toEqual([`muster_studio_${studio.port}`]);
+    } finally {
+      await context.close();
+    }
   });
 });

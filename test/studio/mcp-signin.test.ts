@@ -17,6 +17,7 @@ import type {
   SignInResponse,
 } from '../../src/studio/api-types.js';
 import { fileTokenStore, oauthNamespace, osUser } from '../../src/auth/index.js';
+import { signinRoutes, SIGNIN_TTL_MS } from '../../src/studio/signin-routes.js';
 import { studioOAuthOptions } from '../../src/studio/studio-oauth.js';
 import { startOAuthWorld } from '../fixtures/oauth/index.js';
 import type { OAuthWorld } from '../fixtures/oauth/index.js';
@@ -157,6 +158,44 @@ describe('sign-in', () => {
     } finally {
       await studio2.close();
       await new Promise((resolve) => second.server.close(resolve));
+    }
+  }, 60_000);
+
+  it('forgets a sign-in not finished within 10 minutes: its callback is refused', async () => {
+    const { workdir, home } = project(world.mcpUrl);
+    const app = new Hono();
+    const { server, origin } = await listen(app);
+    const oauth = await studioOAuthOptions({
+      workdir,
+      home,
+      origin,
+      allowedOrigins: [world.issuer],
+    });
+    // the routes under test on the served app, with a clock the test moves
+    const studio = mcpStudio({
+      origin,
+      servers: { w: { type: 'http', url: world.mcpUrl } },
+      oauth,
+    });
+    let clock = 1_000_000;
+    signinRoutes(app, studio.ctx, { now: () => clock });
+    try {
+      const started = (await (
+        await fetch(`${origin}/api/servers/w/signin`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{}',
+        })
+      ).json()) as SignInResponse;
+      const callback = new URL(await world.browse(started.authUrl!));
+      clock += SIGNIN_TTL_MS;
+      const late = await fetch(callback, { redirect: 'manual' });
+      expect(late.status).toBe(400);
+      expect(await late.text()).toContain('MCP_AUTH_REQUIRED');
+      expect(studio.ctx.agent.mcp.list()[0]?.status).not.toBe('connected');
+    } finally {
+      await studio.close();
+      await new Promise((resolve) => server.close(resolve));
     }
   }, 60_000);
 

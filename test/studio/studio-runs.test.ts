@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/agent/index.js';
+import { ModelError } from '../../src/errors/index.js';
 import { scriptedModel } from '../../src/model/index.js';
 import type { ModelRequest, ScriptedTurnSpec } from '../../src/model/index.js';
 import { startStudio } from '../../src/studio/index.js';
@@ -17,6 +18,7 @@ function turn(request: ModelRequest): ScriptedTurnSpec {
   if (last?.role === 'tool') return { text: 'done' };
   const prompt =
     last?.role === 'user' && last.content[0]?.type === 'text' ? last.content[0].text : '';
+  if (prompt.includes('fail')) throw new ModelError('MODEL_RESPONSE_INVALID', 'The model is down.');
   const calls = [];
   if (prompt.includes('echo')) calls.push({ name: 'mcp__basic__echo', arguments: { text: 'hi' } });
   if (prompt.includes('add')) calls.push({ name: 'mcp__basic__add', arguments: { a: 1, b: 2 } });
@@ -59,7 +61,7 @@ const pendingFor = (sessionId: string, tool: string) => (e: SseEvent) => {
 describe('a run started from the studio', () => {
   it('starts with hello, asks for approvals on the stream, and runs what was allowed only', async () => {
     const hello = await events.waitFor((e) => e.event === 'hello', 'hello');
-    expect(data(hello)).toEqual({ kind: 'hello', approvals: [], elicitations: [] });
+    expect(data(hello)).toEqual({ kind: 'hello', approvals: [], elicitations: [], runs: [] });
 
     const started = await client.post('/api/runs', { prompt: 'echo and add' });
     expect(started.status).toBe(200);
@@ -73,9 +75,10 @@ describe('a run started from the studio', () => {
     const late = await openEvents(client);
     try {
       const lateHello = await late.waitFor((e) => e.event === 'hello', 'hello');
-      expect((data(lateHello) as Extract<StudioEvent, { kind: 'hello' }>).approvals).toEqual([
-        echoApproval,
-      ]);
+      const greeting = data(lateHello) as Extract<StudioEvent, { kind: 'hello' }>;
+      expect(greeting.approvals).toEqual([echoApproval]);
+      // and which runs are live: a page that lost run.ended learns it from the next hello
+      expect(greeting.runs).toEqual([sessionId]);
     } finally {
       late.close();
     }
@@ -124,6 +127,14 @@ describe('a run started from the studio', () => {
     );
     expect(events.events.some((e) => e.event === 'servers')).toBe(true);
 
+    const after = await openEvents(client);
+    try {
+      const hello = await after.waitFor((e) => e.event === 'hello', 'hello');
+      expect((data(hello) as Extract<StudioEvent, { kind: 'hello' }>).runs).toEqual([]);
+    } finally {
+      after.close();
+    }
+
     const session = await client.get(`/api/sessions/${sessionId}`);
     expect(session.json).toMatchObject({
       id: sessionId,
@@ -162,6 +173,22 @@ describe('a run started from the studio', () => {
     expect((await client.get('/api/approvals')).json).toEqual([]);
     expect((await client.post(`/api/runs/${sessionId}/cancel`, {})).json).toEqual({
       cancelled: false,
+    });
+  });
+
+  it('sends the error of a failed run with run.ended', async () => {
+    const started = await client.post('/api/runs', { prompt: 'fail now' });
+    const { sessionId } = started.json as { sessionId: string };
+    const ended = await events.waitFor(
+      (e) =>
+        data(e).kind === 'run.ended' && (data(e) as { sessionId: string }).sessionId === sessionId,
+      'run.ended',
+    );
+    expect(data(ended)).toEqual({
+      kind: 'run.ended',
+      sessionId,
+      status: 'failed',
+      error: { code: 'MODEL_RESPONSE_INVALID', message: 'The model is down.' },
     });
   });
 

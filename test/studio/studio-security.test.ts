@@ -53,7 +53,7 @@ describe('the studio refuses', () => {
     expect(wrong.headers['set-cookie']).toBeUndefined();
     const forged = await send(studio.port, {
       path: '/api/info',
-      headers: { cookie: 'muster_studio=' + 'y'.repeat(43) },
+      headers: { cookie: `muster_studio_${studio.port}=` + 'y'.repeat(43) },
     });
     expect(forged.status).toBe(403);
   });
@@ -201,7 +201,8 @@ describe('the studio', () => {
     expect(r.headers.location).toBe('/');
     const cookie = r.headers['set-cookie']![0]!;
     const flags = cookie.split(';').map((f) => f.trim().toLowerCase());
-    expect(flags[0]).toMatch(/^muster_studio=/);
+    // a name per port: two studios on one machine keep their own cookie
+    expect(flags[0]).toMatch(new RegExp(`^muster_studio_${studio.port}=`));
     expect(flags).toContain('httponly');
     expect(flags).toContain('samesite=strict');
     expect(flags).toContain('path=/');
