@@ -1,7 +1,6 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { createAgent } from '../../src/agent/index.js';
-import type { AgentEvent } from '../../src/agent/index.js';
 import { scriptedModel } from '../../src/model/index.js';
 import type { ModelRequest, ScriptedTurnSpec } from '../../src/model/index.js';
 import { errorResponse } from '../../src/studio/error-response.js';
@@ -11,7 +10,7 @@ import { runRoutes } from '../../src/studio/run-routes.js';
 import { StudioRuns } from '../../src/studio/studio-runs.js';
 import { stdioConfig } from '../support/mcp-fixtures.js';
 import { openEvents, signIn } from '../support/studio-client.js';
-import type { SseEvent } from '../support/studio-client.js';
+import { agentEventOf, eventData, pendingFor } from '../support/studio-events.js';
 
 // How runs and their approvals end when nobody answers or the studio stops: a real studio, a
 // real stdio MCP server, a scripted model that calls echo and then says done.
@@ -20,20 +19,6 @@ const turn = (request: ModelRequest): ScriptedTurnSpec =>
   request.messages[request.messages.length - 1]?.role === 'tool'
     ? { text: 'done' }
     : { toolCalls: [{ name: 'mcp__basic__echo', arguments: { text: 'hi' } }] };
-
-const data = (e: SseEvent) => e.data as StudioEvent;
-const agentEvent = (e: SseEvent): AgentEvent | undefined => {
-  const d = data(e);
-  return d.kind === 'agent' ? d.event : undefined;
-};
-const pendingFor = (sessionId: string, tool: string) => (e: SseEvent) => {
-  const d = data(e);
-  return (
-    d.kind === 'approval.pending' &&
-    d.approval.request.sessionId === sessionId &&
-    d.approval.request.toolName === tool
-  );
-};
 
 describe('approvals nobody answers', () => {
   it('deny the call at the deadline, saying so, and publish approval.resolved', async () => {
@@ -51,19 +36,20 @@ describe('approvals nobody answers', () => {
         sessionId: string;
       };
       const pending = await stream.waitFor(pendingFor(sessionId, 'mcp__basic__echo'), 'approval');
-      const id = (data(pending) as { approval: PendingApproval }).approval.id;
+      const id = (eventData(pending) as { approval: PendingApproval }).approval.id;
       const resolved = await stream.waitFor(
-        (e) => data(e).kind === 'approval.resolved' && (data(e) as { id: string }).id === id,
+        (e) =>
+          eventData(e).kind === 'approval.resolved' && (eventData(e) as { id: string }).id === id,
         'approval.resolved',
       );
-      expect(data(resolved)).toEqual({ kind: 'approval.resolved', id, decision: 'deny' });
+      expect(eventData(resolved)).toEqual({ kind: 'approval.resolved', id, decision: 'deny' });
       await stream.waitFor(
         (e) =>
-          data(e).kind === 'run.ended' &&
-          (data(e) as { sessionId: string }).sessionId === sessionId,
+          eventData(e).kind === 'run.ended' &&
+          (eventData(e) as { sessionId: string }).sessionId === sessionId,
         'run.ended',
       );
-      const ofRun = stream.events.map(agentEvent).filter((e) => e?.sessionId === sessionId);
+      const ofRun = stream.events.map(agentEventOf).filter((e) => e?.sessionId === sessionId);
       const decision = ofRun.find((e) => e?.type === 'tool.decision');
       expect(decision).toMatchObject({ decision: 'deny', stage: 'approval' });
       expect(JSON.stringify(decision)).toContain('Nobody answered the approval within 300 ms');
@@ -88,22 +74,23 @@ describe('approvals nobody answers', () => {
     try {
       const pending = await stream.waitFor(
         (e) =>
-          data(e).kind === 'approval.pending' ||
-          (data(e).kind === 'hello' &&
-            (data(e) as Extract<StudioEvent, { kind: 'hello' }>).approvals.length > 0),
+          eventData(e).kind === 'approval.pending' ||
+          (eventData(e).kind === 'hello' &&
+            (eventData(e) as Extract<StudioEvent, { kind: 'hello' }>).approvals.length > 0),
         'connection approval',
       );
-      const d = data(pending);
+      const d = eventData(pending);
       const approval =
         d.kind === 'hello' ? d.approvals[0]! : (d as { approval: PendingApproval }).approval;
       expect(approval.request.capability).toBe('mcp_connect:project');
       await closing.close();
       const withdrawn = await stream.waitFor(
         (e) =>
-          data(e).kind === 'approval.resolved' && (data(e) as { id: string }).id === approval.id,
+          eventData(e).kind === 'approval.resolved' &&
+          (eventData(e) as { id: string }).id === approval.id,
         'approval.resolved',
       );
-      expect(data(withdrawn)).toMatchObject({ decision: 'cancelled' });
+      expect(eventData(withdrawn)).toMatchObject({ decision: 'cancelled' });
     } finally {
       stream.close();
       await closing.close();

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentEvent } from '../../src/agent/index.js';
 import { ModelError } from '../../src/errors/index.js';
 import { scriptedModel } from '../../src/model/index.js';
 import type { ModelRequest, ScriptedTurnSpec } from '../../src/model/index.js';
@@ -7,7 +6,8 @@ import { startStudio } from '../../src/studio/index.js';
 import type { PendingApproval, RunningStudio, StudioEvent } from '../../src/studio/index.js';
 import { stdioConfig } from '../support/mcp-fixtures.js';
 import { openEvents, signIn } from '../support/studio-client.js';
-import type { SseEvent, SseReader, StudioClient } from '../support/studio-client.js';
+import { agentEventOf, eventData, pendingFor } from '../support/studio-events.js';
+import type { SseReader, StudioClient } from '../support/studio-client.js';
 
 // A run started over the studio's API, its approvals answered over the API, its events seen
 // on the event stream: a real studio, a real stdio MCP server, a scripted model.
@@ -44,38 +44,24 @@ afterAll(async () => {
   await studio?.close();
 });
 
-const data = (e: SseEvent) => e.data as StudioEvent;
-const agentEvent = (e: SseEvent): AgentEvent | undefined => {
-  const d = data(e);
-  return d.kind === 'agent' ? d.event : undefined;
-};
-const pendingFor = (sessionId: string, tool: string) => (e: SseEvent) => {
-  const d = data(e);
-  return (
-    d.kind === 'approval.pending' &&
-    d.approval.request.sessionId === sessionId &&
-    d.approval.request.toolName === tool
-  );
-};
-
 describe('a run started from the studio', () => {
   it('starts with hello, asks for approvals on the stream, and runs what was allowed only', async () => {
     const hello = await events.waitFor((e) => e.event === 'hello', 'hello');
-    expect(data(hello)).toEqual({ kind: 'hello', approvals: [], elicitations: [], runs: [] });
+    expect(eventData(hello)).toEqual({ kind: 'hello', approvals: [], elicitations: [], runs: [] });
 
     const started = await client.post('/api/runs', { prompt: 'echo and add' });
     expect(started.status).toBe(200);
     const { sessionId } = started.json as { sessionId: string };
 
     const echo = await events.waitFor(pendingFor(sessionId, 'mcp__basic__echo'), 'echo approval');
-    const echoApproval = (data(echo) as { approval: PendingApproval }).approval;
+    const echoApproval = (eventData(echo) as { approval: PendingApproval }).approval;
     expect(echoApproval.request.arguments).toEqual({ text: 'hi' });
     expect((await client.get('/api/approvals')).json).toContainEqual(echoApproval);
     // a page that connects now is told what is waiting
     const late = await openEvents(client);
     try {
       const lateHello = await late.waitFor((e) => e.event === 'hello', 'hello');
-      const greeting = data(lateHello) as Extract<StudioEvent, { kind: 'hello' }>;
+      const greeting = eventData(lateHello) as Extract<StudioEvent, { kind: 'hello' }>;
       expect(greeting.approvals).toEqual([echoApproval]);
       // and which runs are live: a page that lost run.ended learns it from the next hello
       expect(greeting.runs).toEqual([sessionId]);
@@ -91,7 +77,7 @@ describe('a run started from the studio', () => {
     const allowed = await client.post(`/api/approvals/${echoApproval.id}`, { decision: 'allow' });
     expect(allowed.status).toBe(200);
     const add = await events.waitFor(pendingFor(sessionId, 'mcp__basic__add'), 'add approval');
-    const addId = (data(add) as { approval: PendingApproval }).approval.id;
+    const addId = (eventData(add) as { approval: PendingApproval }).approval.id;
     const denied = await client.post(`/api/approvals/${addId}`, {
       decision: 'deny',
       reason: 'not now',
@@ -102,12 +88,13 @@ describe('a run started from the studio', () => {
 
     const ended = await events.waitFor(
       (e) =>
-        data(e).kind === 'run.ended' && (data(e) as { sessionId: string }).sessionId === sessionId,
+        eventData(e).kind === 'run.ended' &&
+        (eventData(e) as { sessionId: string }).sessionId === sessionId,
       'run.ended',
     );
-    expect(data(ended)).toEqual({ kind: 'run.ended', sessionId, status: 'completed' });
+    expect(eventData(ended)).toEqual({ kind: 'run.ended', sessionId, status: 'completed' });
 
-    const ofRun = events.events.map(agentEvent).filter((e) => e?.sessionId === sessionId);
+    const ofRun = events.events.map(agentEventOf).filter((e) => e?.sessionId === sessionId);
     // the calls may end in either order (the policy may ask about both at once)
     const completed = ofRun.flatMap((e) =>
       e?.type === 'tool.completed' ? [[e.toolName, e.errorCode ?? 'ok']] : [],
@@ -118,7 +105,7 @@ describe('a run started from the studio', () => {
     ]);
     expect(ofRun.map((e) => e?.type)).toContain('model.delta');
     expect(ofRun[ofRun.length - 1]?.type).toBe('session.completed');
-    const resolved = events.events.filter((e) => e.event === 'approval.resolved').map(data);
+    const resolved = events.events.filter((e) => e.event === 'approval.resolved').map(eventData);
     expect(resolved).toEqual(
       expect.arrayContaining([
         { kind: 'approval.resolved', id: echoApproval.id, decision: 'allow' },
@@ -130,7 +117,7 @@ describe('a run started from the studio', () => {
     const after = await openEvents(client);
     try {
       const hello = await after.waitFor((e) => e.event === 'hello', 'hello');
-      expect((data(hello) as Extract<StudioEvent, { kind: 'hello' }>).runs).toEqual([]);
+      expect((eventData(hello) as Extract<StudioEvent, { kind: 'hello' }>).runs).toEqual([]);
     } finally {
       after.close();
     }
@@ -155,21 +142,23 @@ describe('a run started from the studio', () => {
       pendingFor(sessionId, 'mcp__basic__echo'),
       'echo approval',
     );
-    const id = (data(pending) as { approval: PendingApproval }).approval.id;
+    const id = (eventData(pending) as { approval: PendingApproval }).approval.id;
 
     const cancelled = await client.post(`/api/runs/${sessionId}/cancel`, {});
     expect(cancelled.json).toEqual({ cancelled: true });
     const withdrawn = await events.waitFor(
-      (e) => data(e).kind === 'approval.resolved' && (data(e) as { id: string }).id === id,
+      (e) =>
+        eventData(e).kind === 'approval.resolved' && (eventData(e) as { id: string }).id === id,
       'approval.resolved',
     );
-    expect(data(withdrawn)).toEqual({ kind: 'approval.resolved', id, decision: 'cancelled' });
+    expect(eventData(withdrawn)).toEqual({ kind: 'approval.resolved', id, decision: 'cancelled' });
     const ended = await events.waitFor(
       (e) =>
-        data(e).kind === 'run.ended' && (data(e) as { sessionId: string }).sessionId === sessionId,
+        eventData(e).kind === 'run.ended' &&
+        (eventData(e) as { sessionId: string }).sessionId === sessionId,
       'run.ended',
     );
-    expect(data(ended)).toMatchObject({ status: 'cancelled' });
+    expect(eventData(ended)).toMatchObject({ status: 'cancelled' });
     expect((await client.get('/api/approvals')).json).toEqual([]);
     expect((await client.post(`/api/runs/${sessionId}/cancel`, {})).json).toEqual({
       cancelled: false,
@@ -181,10 +170,11 @@ describe('a run started from the studio', () => {
     const { sessionId } = started.json as { sessionId: string };
     const ended = await events.waitFor(
       (e) =>
-        data(e).kind === 'run.ended' && (data(e) as { sessionId: string }).sessionId === sessionId,
+        eventData(e).kind === 'run.ended' &&
+        (eventData(e) as { sessionId: string }).sessionId === sessionId,
       'run.ended',
     );
-    expect(data(ended)).toEqual({
+    expect(eventData(ended)).toEqual({
       kind: 'run.ended',
       sessionId,
       status: 'failed',
