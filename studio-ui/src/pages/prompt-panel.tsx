@@ -1,11 +1,11 @@
 import { useMemo, useState } from 'preact/hooks';
 import { api, serverPath } from '../api.js';
 import { promptArguments, stringArgumentsSchema, stringValues } from '../argument-schema.js';
-import { CompletionOptions } from '../completion-options.js';
+import { CompletingForm } from '../completing-form.js';
 import { ContentBlock } from '../content-block.js';
 import { FormError } from '../form-error.js';
 import { JsonView } from '../json-view.js';
-import { SchemaForm, useSchemaForm } from '../schema-form.js';
+import { useSchemaForm } from '../schema-form.js';
 import { useAction } from '../use-action.js';
 import { useCompletion } from '../use-completion.js';
 
@@ -43,7 +43,6 @@ export function PromptPanel({ server, prompt }: PromptPanelProps) {
   const completion = useCompletion(server, { type: 'ref/prompt', name });
   const [result, setResult] = useState<PromptResult | undefined>(undefined);
   const action = useAction();
-  const values = stringValues(form.values);
   const get = (event: Event) => {
     event.preventDefault();
     const checked = form.submit();
@@ -60,22 +59,7 @@ export function PromptPanel({ server, prompt }: PromptPanelProps) {
     <form class="detail" onSubmit={get} noValidate>
       <h3>{String(prompt.title ?? name)}</h3>
       {typeof prompt.description === 'string' && <p>{prompt.description}</p>}
-      <SchemaForm
-        form={form}
-        onFieldInput={(field, value) => {
-          if (typeof value === 'string')
-            completion.request(field, value, { ...values, [field]: value });
-        }}
-        below={(field) => (
-          <CompletionOptions
-            values={completion.suggestions[field.name]}
-            onPick={(value) => {
-              form.setValue(field.name, value);
-              completion.clear(field.name);
-            }}
-          />
-        )}
-      />
+      <CompletingForm form={form} completion={completion} />
       <FormError error={action.error} />
       <button type="submit" class="primary" data-testid="prompt-get" disabled={action.busy}>
         Get

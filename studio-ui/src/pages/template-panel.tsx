@@ -2,10 +2,10 @@ import { useMemo, useState } from 'preact/hooks';
 import type { ReadResourceResponse } from '../../../src/studio/api-types.js';
 import { api, serverPath } from '../api.js';
 import { stringArgumentsSchema, stringValues } from '../argument-schema.js';
-import { CompletionOptions } from '../completion-options.js';
+import { CompletingForm } from '../completing-form.js';
 import { FormError } from '../form-error.js';
 import { ResourceContents } from '../resource-contents.js';
-import { SchemaForm, useSchemaForm } from '../schema-form.js';
+import { useSchemaForm } from '../schema-form.js';
 import { expandTemplate, templateVariables } from '../uri-template.js';
 import { useAction } from '../use-action.js';
 import { useCompletion } from '../use-completion.js';
@@ -50,22 +50,7 @@ export function TemplatePanel({ server, template }: TemplatePanelProps) {
         <code>{uriTemplate}</code>
       </p>
       {typeof template.description === 'string' && <p>{template.description}</p>}
-      <SchemaForm
-        form={form}
-        onFieldInput={(name, value) => {
-          if (typeof value === 'string')
-            completion.request(name, value, { ...values, [name]: value });
-        }}
-        below={(field) => (
-          <CompletionOptions
-            values={completion.suggestions[field.name]}
-            onPick={(value) => {
-              form.setValue(field.name, value);
-              completion.clear(field.name);
-            }}
-          />
-        )}
-      />
+      <CompletingForm form={form} completion={completion} />
       <p class="muted">
         URI: <code>{expandTemplate(uriTemplate, values)}</code>
       </p>
