@@ -2,12 +2,35 @@ import { Option } from 'commander';
 import type { Command } from 'commander';
 import { MusterError } from '../errors/index.js';
 
-/** Adds the options `muster run` and `muster sessions resume` share to `command`. */
-export function addRunOptions(command: Command): Command {
+/** The model, store and policy options `muster run`, `muster sessions resume` and `muster studio` share. */
+export interface AgentCommandOptions {
+  readonly model?: string;
+  readonly baseUrl?: string;
+  readonly allow?: readonly string[];
+  readonly deny?: readonly string[];
+  readonly default?: 'ask' | 'allow' | 'deny';
+  readonly store?: string;
+  readonly system?: string;
+}
+
+/** Help texts a command gives instead of the run's, where the option means more for it. */
+export interface AgentOptionHelp {
+  readonly model?: string;
+  readonly default?: string;
+  readonly system?: string;
+}
+
+/**
+ * Adds `--model`, `--base-url`, `--allow`, `--deny`, `--default`, `--store` and `--system`
+ * (see {@link AgentCommandOptions}) to `command`, with the run's help texts unless `help`
+ * gives others.
+ */
+export function addAgentOptions(command: Command, help: AgentOptionHelp = {}): Command {
   return command
     .option(
       '-m, --model <provider:name>',
-      'the model (default: MUSTER_MODEL): openai:<model>, anthropic:<model>, ollama:<model>, scripted:<file.json>',
+      help.model ??
+        'the model (default: MUSTER_MODEL): openai:<model>, anthropic:<model>, ollama:<model>, scripted:<file.json>',
     )
     .option(
       '--base-url <url>',
@@ -22,7 +45,8 @@ export function addRunOptions(command: Command): Command {
     .addOption(
       new Option(
         '--default <decision>',
-        'what happens to other calls: ask (a prompt on a TTY; refused without one), allow or deny',
+        help.default ??
+          'what happens to other calls: ask (a prompt on a TTY; refused without one), allow or deny',
       )
         .choices(['ask', 'allow', 'deny'])
         .default('ask'),
@@ -31,16 +55,20 @@ export function addRunOptions(command: Command): Command {
       '--store <url>',
       'keep sessions in PostgreSQL (postgres://…) instead of the SQLite file under MUSTER_HOME',
     )
-    .option('--system <text>', 'the system prompt')
-    .option(
-      '--lease-ms <ms>',
-      'how long a run that died keeps its session before it may be resumed (default 30000)',
-      parseLease,
-    );
+    .option('--system <text>', help.system ?? 'the system prompt');
+}
+
+/** Adds the options `muster run` and `muster sessions resume` share to `command`. */
+export function addRunOptions(command: Command): Command {
+  return addAgentOptions(command).option(
+    '--lease-ms <ms>',
+    'how long a run that died keeps its session before it may be resumed (default 30000)',
+    parseLease,
+  );
 }
 
 /** One value of a repeatable option, added to the ones before it. */
-function collect(value: string, previous: readonly string[] | undefined): string[] {
+export function collect(value: string, previous: readonly string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
 

@@ -7,21 +7,15 @@ import type { CliContext } from './cli-context.js';
 import { connectUserServers } from './connect-user-servers.js';
 import { EXIT_CODES, exitCodeOf } from './exit-codes.js';
 import { chooseModel } from './model-choice.js';
+import type { AgentCommandOptions } from './run-options.js';
 import { RunPrinter } from './run-printer.js';
 import { openStore } from './store-choice.js';
 import { PromptQueue, SessionAllowances, ttyApprover } from './tty-approver.js';
 import { ttyElicitation } from './tty-elicitation.js';
 
 /** The options `muster run` and `muster sessions resume` share. */
-export interface RunOptions {
-  readonly model?: string;
-  readonly baseUrl?: string;
-  readonly allow?: readonly string[];
-  readonly deny?: readonly string[];
-  readonly default?: 'ask' | 'allow' | 'deny';
-  readonly store?: string;
+export interface RunOptions extends AgentCommandOptions {
   readonly leaseMs?: number;
-  readonly system?: string;
 }
 
 /** How a run is started on the agent: `run()` with a prompt, or `resume()`. */

@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Option } from 'commander';
 import type { Command } from 'commander';
 import { MusterError } from '../errors/index.js';
 import type { CliContext } from './cli-context.js';
@@ -9,21 +8,16 @@ import { connectUserServers } from './connect-user-servers.js';
 import { setExitCode } from './exit-status.js';
 import { chooseModel } from './model-choice.js';
 import { browserProgram, openBrowser } from './open-browser.js';
+import { addAgentOptions, collect } from './run-options.js';
+import type { AgentCommandOptions } from './run-options.js';
 import { openStore } from './store-choice.js';
 
 /** The options of `muster studio`. */
-interface StudioCommandOptions {
+interface StudioCommandOptions extends AgentCommandOptions {
   readonly port?: number;
   readonly open?: boolean;
   readonly host?: string;
-  readonly model?: string;
-  readonly baseUrl?: string;
-  readonly allow?: readonly string[];
-  readonly deny?: readonly string[];
-  readonly default?: 'ask' | 'allow' | 'deny';
-  readonly store?: string;
   readonly allowedOrigin?: readonly string[];
-  readonly system?: string;
   readonly apps?: boolean;
 }
 
@@ -32,7 +26,7 @@ interface StudioCommandOptions {
  * loaded with a dynamic `import()` when the command runs, so `muster --help` stays fast.
  */
 export function studioGroup(program: Command, ctx: CliContext): void {
-  program
+  const studio = program
     .command('studio')
     .description(
       'a local web console: servers, tools, resources, live runs, approvals, forms, sign-in',
@@ -42,36 +36,18 @@ export function studioGroup(program: Command, ctx: CliContext): void {
       '--open',
       'open the studio in the browser (MUSTER_BROWSER, else open / xdg-open), through a private file that holds the token',
     )
-    .option('--host <host>', 'only 127.0.0.1 (or localhost): the studio never listens elsewhere')
-    .option(
-      '-m, --model <provider:name>',
+    .option('--host <host>', 'only 127.0.0.1 (or localhost): the studio never listens elsewhere');
+  addAgentOptions(studio, {
+    model:
       'the model of runs (default: MUSTER_MODEL; none: runs cannot start): openai:<model>, anthropic:<model>, ollama:<model>, scripted:<file.json>',
-    )
-    .option('--base-url <url>', 'the API base URL (openai, ollama)')
-    .option(
-      '--allow <pattern>',
-      'a tool pattern that runs without asking; repeat for more',
-      collect,
-    )
-    .option('--deny <pattern>', 'a tool pattern that is always refused; repeat for more', collect)
-    .addOption(
-      new Option(
-        '--default <decision>',
-        'what happens to other calls: ask (the approvals page), allow or deny',
-      )
-        .choices(['ask', 'allow', 'deny'])
-        .default('ask'),
-    )
-    .option(
-      '--store <url>',
-      'keep sessions in PostgreSQL (postgres://…) instead of the SQLite file',
-    )
+    default: 'what happens to other calls: ask (the approvals page), allow or deny',
+    system: 'the system prompt of runs',
+  })
     .option(
       '--allowed-origin <origin>',
       'an origin OAuth sign-in may reach besides the server; repeat for more',
       collect,
     )
-    .option('--system <text>', 'the system prompt of runs')
     .option('--no-apps', 'do not render MCP Apps views (servers are then not told the studio can)')
     .addHelpText(
       'after',
@@ -188,10 +164,6 @@ function waitForStop(): Promise<void> {
 function modelLabel(spec: string | undefined, modelName: string | undefined): string {
   const provider = (spec ?? '').split(':')[0]!;
   return modelName === undefined ? provider : `${provider}:${modelName}`;
-}
-
-function collect(value: string, previous: readonly string[] | undefined): string[] {
-  return [...(previous ?? []), value];
 }
 
 function parsePort(value: string): number {
