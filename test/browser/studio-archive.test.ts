@@ -12,7 +12,7 @@ import { startStudioProcess } from '../support/studio.js';
 import type { StudioProcess } from '../support/studio.js';
 import {
   selectTool,
-  showPage,
+  startRun,
   STUDIO_WAIT,
   textOf,
   waitForResult,
@@ -88,9 +88,7 @@ describe.skipIf(!chromium)('studio: archived results', () => {
     const expected = bigText(BIG_RESULT.runKib);
     await withStudio(chrome.browser, studio, 'archive-run', async ({ page }) => {
       await waitForServerStatus(page, BIG_RESULT.server, 'connected');
-      await showPage(page, 'runs');
-      await page.getByTestId('run-prompt').fill(BIG_RESULT.prompt);
-      await page.getByTestId('run-start').click();
+      await startRun(page, BIG_RESULT.prompt);
       await expect
         .poll(() => textOf(page.getByTestId('run-status')), STUDIO_WAIT)
         .toBe('completed');

@@ -6,15 +6,15 @@
  * operation, whose progress notifications the timeline shows as a progress bar.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
 import { chromiumPath, saveScreenshot, useChromium } from '../support/browser.js';
 import { startStudioProcess } from '../support/studio.js';
 import type { StudioProcess } from '../support/studio.js';
 import {
   openTab,
-  showPage,
+  startRun,
   STUDIO_WAIT,
   textOf,
+  timelineTexts,
   waitForServerStatus,
   withStudio,
 } from '../support/studio-page.js';
@@ -26,22 +26,6 @@ import {
 } from '../support/studio-servers.js';
 
 const chromium = chromiumPath();
-
-/** The texts of the run's timeline items of `type`. */
-async function timelineTexts(page: Page, type: string): Promise<string[]> {
-  const items = page.getByTestId('run-timeline').locator('[data-testid="timeline-item"]');
-  const texts: string[] = [];
-  for (const item of await items.all()) {
-    if ((await item.getAttribute('data-type')) === type) texts.push(await textOf(item));
-  }
-  return texts;
-}
-
-async function startRun(page: Page, prompt: string): Promise<void> {
-  await showPage(page, 'runs');
-  await page.getByTestId('run-prompt').fill(prompt);
-  await page.getByTestId('run-start').click();
-}
 
 describe.skipIf(!chromium)('studio: a run seen live', () => {
   const chrome = useChromium(chromium);

@@ -11,9 +11,10 @@ import { startStudioProcess } from '../support/studio.js';
 import type { StudioProcess } from '../support/studio.js';
 import {
   openTab,
-  showPage,
+  startRun,
   STUDIO_WAIT,
   textOf,
+  timelineTexts,
   waitForServerStatus,
   withStudio,
 } from '../support/studio-page.js';
@@ -38,16 +39,6 @@ async function pendingApproval(page: Page, tool: string, args: object) {
   return item;
 }
 
-/** The texts of the run's timeline items of `type`. */
-async function timelineTexts(page: Page, type: string): Promise<string[]> {
-  const items = page.getByTestId('run-timeline').locator(`[data-testid="timeline-item"]`);
-  const texts: string[] = [];
-  for (const item of await items.all()) {
-    if ((await item.getAttribute('data-type')) === type) texts.push(await textOf(item));
-  }
-  return texts;
-}
-
 describe.skipIf(!chromium)('studio: Runs and Approvals', () => {
   const chrome = useChromium(chromium);
   let studio: StudioProcess;
@@ -67,9 +58,7 @@ describe.skipIf(!chromium)('studio: Runs and Approvals', () => {
       await waitForServerStatus(page, 'everything', 'connected');
       const approvals = await openTab(context, studio, 'approvals');
 
-      await showPage(page, 'runs');
-      await page.getByTestId('run-prompt').fill(APPROVAL_RUN.prompt);
-      await page.getByTestId('run-start').click();
+      await startRun(page, APPROVAL_RUN.prompt);
 
       // the first call waits: the run is live, its timeline already has events
       const first = await pendingApproval(
@@ -149,9 +138,7 @@ describe.skipIf(!chromium)('studio: a run that ends while the page reconnects', 
   it('shows it completed from the stored session once the stream is back', async () => {
     await withStudio(chrome.browser, studio, 'runs-reconnect', async ({ context, page }) => {
       await waitForServerStatus(page, 'everything', 'connected');
-      await showPage(page, 'runs');
-      await page.getByTestId('run-prompt').fill(APPROVAL_RUN.prompt);
-      await page.getByTestId('run-start').click();
+      await startRun(page, APPROVAL_RUN.prompt);
       await expect.poll(() => textOf(page.getByTestId('approvals-count')), STUDIO_WAIT).toBe('1');
 
       const cookie = (await context.cookies(studio.origin))

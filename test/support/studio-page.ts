@@ -107,6 +107,23 @@ export async function waitForResult(page: Page, expected: string | RegExp): Prom
   return textOf(result);
 }
 
+/** Shows the Runs page and starts a run of `prompt`. */
+export async function startRun(page: Page, prompt: string): Promise<void> {
+  await showPage(page, 'runs');
+  await page.getByTestId('run-prompt').fill(prompt);
+  await page.getByTestId('run-start').click();
+}
+
+/** The texts of the run's timeline items of `type` (`tool.decision`, `tool.completed`, …). */
+export async function timelineTexts(page: Page, type: string): Promise<string[]> {
+  const items = page.getByTestId('run-timeline').locator('[data-testid="timeline-item"]');
+  const texts: string[] = [];
+  for (const item of await items.all()) {
+    if ((await item.getAttribute('data-type')) === type) texts.push(await textOf(item));
+  }
+  return texts;
+}
+
 /** Where a failed test leaves screenshots of its tabs. */
 export const FAILURE_SCREENSHOTS = join(TEST_OUTPUT, 'failures');
 
