@@ -55,17 +55,23 @@ async function listen(app: Hono): Promise<{ server: ServerType; origin: string }
   });
 }
 
+/** A project declaring the world's server, an app served on loopback, and its OAuth entries. */
+async function signInSetup() {
+  const { workdir, home } = project(world.mcpUrl);
+  const app = new Hono();
+  const { server, origin } = await listen(app);
+  const oauth = await studioOAuthOptions({
+    workdir,
+    home,
+    origin,
+    allowedOrigins: [world.issuer],
+  });
+  return { workdir, home, app, server, origin, oauth };
+}
+
 describe('sign-in', () => {
   it('signs a remote server in through /oauth/callback, with the tokens in the file store', async () => {
-    const { workdir, home } = project(world.mcpUrl);
-    const app = new Hono();
-    const { server, origin } = await listen(app);
-    const oauth = await studioOAuthOptions({
-      workdir,
-      home,
-      origin,
-      allowedOrigins: [world.issuer],
-    });
+    const { workdir, home, app, server, origin, oauth } = await signInSetup();
     expect(Object.keys(oauth)).toEqual(['w']);
     expect(oauth['w']).toMatchObject({
       serverUrl: world.mcpUrl,
@@ -162,15 +168,7 @@ describe('sign-in', () => {
   }, 60_000);
 
   it('forgets a sign-in not finished within 10 minutes: its callback is refused', async () => {
-    const { workdir, home } = project(world.mcpUrl);
-    const app = new Hono();
-    const { server, origin } = await listen(app);
-    const oauth = await studioOAuthOptions({
-      workdir,
-      home,
-      origin,
-      allowedOrigins: [world.issuer],
-    });
+    const { app, server, origin, oauth } = await signInSetup();
     // the routes under test on the served app, with a clock the test moves
     const studio = mcpStudio({
       origin,
