@@ -16,7 +16,7 @@ import type {
   ToolView,
 } from '../../src/studio/api-types.js';
 import { everythingStdioConfig, fixturePath, stdioConfig } from '../support/mcp-fixtures.js';
-import { mcpStudio } from './mcp-studio-support.js';
+import { json, mcpStudio } from './mcp-studio-support.js';
 import type { McpStudio } from './mcp-studio-support.js';
 
 let studio: McpStudio;
@@ -30,13 +30,6 @@ beforeAll(() => {
   });
 });
 afterAll(() => studio?.close());
-
-async function json<T>(response: Response | Promise<Response>, status = 200): Promise<T> {
-  const r = await response;
-  const body = (await r.json()) as T;
-  expect(r.status, JSON.stringify(body)).toBe(status);
-  return body;
-}
 
 describe('resources, prompts and completion', () => {
   it('lists resources and templates, and reads one', async () => {

@@ -3,6 +3,7 @@
  * agent with real MCP servers, a real ToolPolicy, and a recorder for the events.
  */
 import { Hono } from 'hono';
+import { expect } from 'vitest';
 import { createAgent, scriptedModel, ToolPolicy } from '../../src/index.js';
 import type {
   McpOAuthServerOptions,
@@ -111,4 +112,12 @@ export function mcpStudio(options: McpStudioOptions = {}): McpStudio {
       await agent.close();
     },
   };
+}
+
+/** The JSON body of a studio response, after checking its status (200 unless told). */
+export async function json<T>(response: Response | Promise<Response>, status = 200): Promise<T> {
+  const r = await response;
+  const body = (await r.json()) as T;
+  expect(r.status, JSON.stringify(body)).toBe(status);
+  return body;
 }

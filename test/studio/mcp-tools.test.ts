@@ -15,7 +15,7 @@ import type {
 } from '../../src/studio/api-types.js';
 import type { AuthorizationRequest } from '../../src/index.js';
 import { everythingStdioConfig, stdioConfig } from '../support/mcp-fixtures.js';
-import { mcpStudio } from './mcp-studio-support.js';
+import { json, mcpStudio } from './mcp-studio-support.js';
 import type { McpStudio } from './mcp-studio-support.js';
 
 const log = join(mkdtempSync(join(tmpdir(), 'studio-mcp-')), 'counting.log');
@@ -32,13 +32,6 @@ beforeAll(() => {
   });
 });
 afterAll(() => studio?.close());
-
-async function json<T>(response: Response | Promise<Response>, status = 200): Promise<T> {
-  const r = await response;
-  const body = (await r.json()) as T;
-  expect(r.status, JSON.stringify(body)).toBe(status);
-  return body;
-}
 
 const toolCalls = () =>
   readFileSync(log, 'utf8')

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scriptedModel } from '../../src/model/index.js';
 import { startStudio } from '../../src/studio/index.js';
-import type { PendingElicitation, RunningStudio, StudioEvent } from '../../src/studio/index.js';
+import type { PendingElicitation, RunningStudio } from '../../src/studio/index.js';
 import { fixturePath } from '../support/mcp-fixtures.js';
 import { openEvents, signIn } from '../support/studio-client.js';
-import type { SseEvent, SseReader, StudioClient } from '../support/studio-client.js';
+import { eventData } from '../support/studio-events.js';
+import type { SseReader, StudioClient } from '../support/studio-client.js';
 
 // A server's form question answered over the studio's API: the studio checks the answer
 // against the server's requestedSchema (a real stdio MCP server asks, form-server.mjs).
@@ -31,8 +32,6 @@ afterAll(async () => {
   await studio?.close();
 });
 
-const data = (e: SseEvent) => e.data as StudioEvent;
-
 describe('an elicitation in the studio', () => {
   it('refuses content that does not match the form, with issues, then accepts a valid answer', async () => {
     const { sessionId } = (await client.post('/api/runs', { prompt: 'sign me up' })).json as {
@@ -42,7 +41,7 @@ describe('an elicitation in the studio', () => {
       (e) => e.event === 'elicitation.pending',
       'elicitation.pending',
     );
-    const elicitation = (data(pending) as { elicitation: PendingElicitation }).elicitation;
+    const elicitation = (eventData(pending) as { elicitation: PendingElicitation }).elicitation;
     expect(elicitation).toMatchObject({
       server: 'form',
       mode: 'form',
@@ -71,14 +70,14 @@ describe('an elicitation in the studio', () => {
       (e) => e.event === 'elicitation.resolved',
       'elicitation.resolved',
     );
-    expect(data(resolved)).toEqual({
+    expect(eventData(resolved)).toEqual({
       kind: 'elicitation.resolved',
       id: elicitation.id,
       action: 'accept',
     });
 
     const ended = await events.waitFor((e) => e.event === 'run.ended', 'run.ended');
-    expect(data(ended)).toEqual({ kind: 'run.ended', sessionId, status: 'completed' });
+    expect(eventData(ended)).toEqual({ kind: 'run.ended', sessionId, status: 'completed' });
     const session = (await client.get(`/api/sessions/${sessionId}`)).json as {
       messages: { role: string; content: unknown }[];
     };
