@@ -91,6 +91,18 @@ describe.skipIf(!chromium)('studio: Resources', () => {
         await page.getByTestId('resources-server').selectOption(server);
         await byTestIdAnd(page, 'resource-item', 'data-uri', uri).click();
       };
+      /** Reloads the page, shows the resource again, and waits for its subscription state. */
+      const reloadAndExpectSubscribed = async (subscribed: boolean) => {
+        await page.reload();
+        await page.getByTestId('nav-servers').waitFor();
+        await openResource();
+        await expect
+          .poll(
+            () => page.getByTestId('resource-subscription').getAttribute('data-subscribed'),
+            STUDIO_WAIT,
+          )
+          .toBe(String(subscribed));
+      };
       const content = page.getByTestId('resource-content');
       await waitForServerStatus(page, server, 'connected');
       await openResource();
@@ -102,15 +114,7 @@ describe.skipIf(!chromium)('studio: Resources', () => {
         .toBe(true);
 
       // a reload forgets everything the page knew: the state comes from the server
-      await page.reload();
-      await page.getByTestId('nav-servers').waitFor();
-      await openResource();
-      await expect
-        .poll(
-          () => page.getByTestId('resource-subscription').getAttribute('data-subscribed'),
-          STUDIO_WAIT,
-        )
-        .toBe('true');
+      await reloadAndExpectSubscribed(true);
       expect(await page.getByTestId('resource-subscribe').isDisabled()).toBe(true);
       expect(await page.getByTestId('resource-unsubscribe').isEnabled()).toBe(true);
       expect(await content.count()).toBe(0);
@@ -118,33 +122,24 @@ describe.skipIf(!chromium)('studio: Resources', () => {
       // the resource changes (a second tab calls the tool): the page shows the new content
       const tools = await openTab(context, studio, 'tools');
       await selectTool(tools, server, 'bump');
-      await tools.getByTestId('tool-call').click();
-      await waitForResult(tools, 'revision 2');
-      await expect.poll(() => textOf(content), STUDIO_WAIT).toContain('revision 2');
-      await expect
-        .poll(() => textOf(page.getByTestId('resource-update-count')), STUDIO_WAIT)
-        .toBe('1');
-      await tools.getByTestId('tool-call').click();
-      await waitForResult(tools, 'revision 3');
-      await expect.poll(() => textOf(content), STUDIO_WAIT).toContain('revision 3');
-      await expect
-        .poll(() => textOf(page.getByTestId('resource-update-count')), STUDIO_WAIT)
-        .toBe('2');
+      for (const [revision, updates] of [
+        [2, 1],
+        [3, 2],
+      ] as const) {
+        await tools.getByTestId('tool-call').click();
+        await waitForResult(tools, `revision ${revision}`);
+        await expect.poll(() => textOf(content), STUDIO_WAIT).toContain(`revision ${revision}`);
+        await expect
+          .poll(() => textOf(page.getByTestId('resource-update-count')), STUDIO_WAIT)
+          .toBe(String(updates));
+      }
       await saveScreenshot(page, 'resources-live');
 
       await page.getByTestId('resource-unsubscribe').click();
       await expect
         .poll(() => page.getByTestId('resource-subscribe').isEnabled(), STUDIO_WAIT)
         .toBe(true);
-      await page.reload();
-      await page.getByTestId('nav-servers').waitFor();
-      await openResource();
-      await expect
-        .poll(
-          () => page.getByTestId('resource-subscription').getAttribute('data-subscribed'),
-          STUDIO_WAIT,
-        )
-        .toBe('false');
+      await reloadAndExpectSubscribed(false);
     });
   });
 
