@@ -5,11 +5,10 @@
  * the studio's policy (here it asks: the call is allowed from the Approvals page) before
  * its answer shows in the view.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { chromiumPath, saveScreenshot, useChromium } from '../support/browser.js';
-import { startStudioProcess } from '../support/studio.js';
-import type { StudioProcess } from '../support/studio.js';
+import { useStudioProcess } from '../support/studio.js';
 import {
   openTab,
   selectTool,
@@ -29,23 +28,11 @@ function appView(page: Page) {
 
 describe.skipIf(!chromium)('studio: MCP Apps', () => {
   const chrome = useChromium(chromium);
-  let studio: StudioProcess;
-  beforeAll(async () => {
-    studio = await startStudioProcess({
-      servers: { [APPS.server]: appsServer() },
-      // the view's tool runs; the tool the view calls waits for a person
-      args: [
-        ...CONNECT_ALL,
-        '--default',
-        'ask',
-        '--allow',
-        `mcp__${APPS.server}__${APPS.viewTool}`,
-      ],
-    });
-  });
-  afterAll(async () => {
-    await studio?.close();
-  });
+  const studio = useStudioProcess(() => ({
+    servers: { [APPS.server]: appsServer() },
+    // the view's tool runs; the tool the view calls waits for a person
+    args: [...CONNECT_ALL, '--default', 'ask', '--allow', `mcp__${APPS.server}__${APPS.viewTool}`],
+  }));
 
   it('renders the view of a tool, whose button calls a tool through the policy', async () => {
     await withStudio(chrome.browser, studio, 'apps', async ({ context, page }) => {

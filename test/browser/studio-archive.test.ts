@@ -4,12 +4,11 @@
  * the rest a page at a time, until the whole result is shown — on the Tools page (a direct
  * call) and in a run's timeline (the call of a scripted model).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Locator } from 'playwright-core';
 import { bigText } from '../fixtures/mcp/fixture-data.mjs';
 import { chromiumPath, saveScreenshot, useChromium } from '../support/browser.js';
-import { startStudioProcess } from '../support/studio.js';
-import type { StudioProcess } from '../support/studio.js';
+import { useStudioProcess } from '../support/studio.js';
 import {
   selectTool,
   startRun,
@@ -48,17 +47,11 @@ async function loadAll(pager: Locator, expected: string): Promise<number> {
 
 describe.skipIf(!chromium)('studio: archived results', () => {
   const chrome = useChromium(chromium);
-  let studio: StudioProcess;
-  beforeAll(async () => {
-    studio = await startStudioProcess({
-      servers: { [BIG_RESULT.server]: bigResultServer() },
-      turns: bigResultRunTurns(),
-      args: ALLOW_ALL,
-    });
-  });
-  afterAll(async () => {
-    await studio?.close();
-  });
+  const studio = useStudioProcess(() => ({
+    servers: { [BIG_RESULT.server]: bigResultServer() },
+    turns: bigResultRunTurns(),
+    args: ALLOW_ALL,
+  }));
 
   it('pages a big result of the Tools page to its end with Load more', async () => {
     const expected = bigText(BIG_RESULT.toolsKib);

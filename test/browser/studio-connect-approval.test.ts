@@ -6,10 +6,9 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { chromiumPath, useChromium } from '../support/browser.js';
-import { startStudioProcess } from '../support/studio.js';
-import type { StudioProcess } from '../support/studio.js';
+import { useStudioProcess } from '../support/studio.js';
 import { openTab, STUDIO_WAIT, textOf, withStudio } from '../support/studio-page.js';
 import { CANARY } from '../support/studio-servers.js';
 
@@ -17,14 +16,8 @@ const chromium = chromiumPath();
 
 describe.skipIf(!chromium)('studio: connection approvals', () => {
   const chrome = useChromium(chromium);
-  let studio: StudioProcess;
-  beforeAll(async () => {
-    // no --allow mcp_connect: every connection waits for a person
-    studio = await startStudioProcess({ servers: {}, args: ['--default', 'ask'] });
-  });
-  afterAll(async () => {
-    await studio?.close();
-  });
+  // no --allow mcp_connect: every connection waits for a person
+  const studio = useStudioProcess(() => ({ servers: {}, args: ['--default', 'ask'] }));
 
   it('shows the command and args of a registered server, and no env value', async () => {
     await withStudio(chrome.browser, studio, 'connect-approval', async ({ context, page }) => {

@@ -5,10 +5,9 @@
  * shows the error, nothing is sent), then with valid values, and the call's result shows
  * what was answered.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { chromiumPath, saveScreenshot, useChromium } from '../support/browser.js';
-import { startStudioProcess } from '../support/studio.js';
-import type { StudioProcess } from '../support/studio.js';
+import { useStudioProcess } from '../support/studio.js';
 import {
   openTab,
   selectTool,
@@ -24,13 +23,7 @@ const chromium = chromiumPath();
 
 describe.skipIf(!chromium)('studio: Elicitations', () => {
   const chrome = useChromium(chromium);
-  let studio: StudioProcess;
-  beforeAll(async () => {
-    studio = await startStudioProcess({ servers: { form: formServer() }, args: ALLOW_ALL });
-  });
-  afterAll(async () => {
-    await studio?.close();
-  });
+  const studio = useStudioProcess(() => ({ servers: { form: formServer() }, args: ALLOW_ALL }));
 
   it('validates the form in the page, then sends the valid answer to the server', async () => {
     await withStudio(chrome.browser, studio, 'elicitations', async ({ context, page }) => {

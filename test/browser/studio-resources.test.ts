@@ -6,10 +6,9 @@
  * holds it: still shown after a reload, and each update shows the resource's new content
  * (the live-resource fixture, whose `bump` tool changes it).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { chromiumPath, saveScreenshot, useChromium } from '../support/browser.js';
-import { startStudioProcess } from '../support/studio.js';
-import type { StudioProcess } from '../support/studio.js';
+import { useStudioProcess } from '../support/studio.js';
 import {
   byTestIdAnd,
   openTab,
@@ -35,16 +34,10 @@ const STATIC_DOCUMENT = 'demo://resource/static/document/';
 
 describe.skipIf(!chromium)('studio: Resources', () => {
   const chrome = useChromium(chromium);
-  let studio: StudioProcess;
-  beforeAll(async () => {
-    studio = await startStudioProcess({
-      servers: { everything: everythingServer(), [LIVE_RESOURCE.server]: liveResourceServer() },
-      args: ALLOW_ALL,
-    });
-  });
-  afterAll(async () => {
-    await studio?.close();
-  });
+  const studio = useStudioProcess(() => ({
+    servers: { everything: everythingServer(), [LIVE_RESOURCE.server]: liveResourceServer() },
+    args: ALLOW_ALL,
+  }));
 
   it('reads a resource, subscribes to it and counts the updates the server sends', async () => {
     await withStudio(chrome.browser, studio, 'resources', async ({ context, page }) => {

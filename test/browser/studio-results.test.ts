@@ -4,10 +4,9 @@
  * template whose argument completes from the server, and a URL-mode elicitation shown as a
  * link the studio never opens.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { chromiumPath, saveScreenshot, useChromium } from '../support/browser.js';
-import { startStudioProcess } from '../support/studio.js';
-import type { StudioProcess } from '../support/studio.js';
+import { useStudioProcess } from '../support/studio.js';
 import {
   byTestIdAnd,
   openTab,
@@ -34,16 +33,10 @@ const POPUP_GRACE_MS = 2_000;
 
 describe.skipIf(!chromium)('studio: results, templates and URL elicitations', () => {
   const chrome = useChromium(chromium);
-  let studio: StudioProcess;
-  beforeAll(async () => {
-    studio = await startStudioProcess({
-      servers: { everything: everythingServer() },
-      args: ALLOW_ALL,
-    });
-  });
-  afterAll(async () => {
-    await studio?.close();
-  });
+  const studio = useStudioProcess(() => ({
+    servers: { everything: everythingServer() },
+    args: ALLOW_ALL,
+  }));
 
   it('shows an image block as an img with a data: source', async () => {
     await withStudio(chrome.browser, studio, 'result-image', async ({ page }) => {

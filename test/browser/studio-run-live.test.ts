@@ -5,10 +5,9 @@
  * timeline shows the redirect; a second run calls server-everything's long-running
  * operation, whose progress notifications the timeline shows as a progress bar.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { chromiumPath, saveScreenshot, useChromium } from '../support/browser.js';
-import { startStudioProcess } from '../support/studio.js';
-import type { StudioProcess } from '../support/studio.js';
+import { useStudioProcess } from '../support/studio.js';
 import {
   openTab,
   startRun,
@@ -29,17 +28,11 @@ const chromium = chromiumPath();
 
 describe.skipIf(!chromium)('studio: a run seen live', () => {
   const chrome = useChromium(chromium);
-  let studio: StudioProcess;
-  beforeAll(async () => {
-    studio = await startStudioProcess({
-      servers: { everything: everythingServer() },
-      turns: liveRunTurns(),
-      args: ASK_ALL_BUT_LONG_RUNNING,
-    });
-  });
-  afterAll(async () => {
-    await studio?.close();
-  });
+  const studio = useStudioProcess(() => ({
+    servers: { everything: everythingServer() },
+    turns: liveRunTurns(),
+    args: ASK_ALL_BUT_LONG_RUNNING,
+  }));
 
   it('streams text before the run ends, redirects a call, then shows progress', async () => {
     await withStudio(chrome.browser, studio, 'run-live', async ({ context, page }) => {

@@ -4,11 +4,10 @@
  * default `ask`); the first is allowed, the second denied, the run completes, the timeline
  * shows both decisions, and the run is then a past session of the store.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { chromiumPath, saveScreenshot, useChromium } from '../support/browser.js';
-import { startStudioProcess } from '../support/studio.js';
-import type { StudioProcess } from '../support/studio.js';
+import { useStudioProcess } from '../support/studio.js';
 import {
   openTab,
   startRun,
@@ -41,17 +40,11 @@ async function pendingApproval(page: Page, tool: string, args: object) {
 
 describe.skipIf(!chromium)('studio: Runs and Approvals', () => {
   const chrome = useChromium(chromium);
-  let studio: StudioProcess;
-  beforeAll(async () => {
-    studio = await startStudioProcess({
-      servers: { everything: everythingServer() },
-      turns: approvalRunTurns(),
-      args: ASK_ALL,
-    });
-  });
-  afterAll(async () => {
-    await studio?.close();
-  });
+  const studio = useStudioProcess(() => ({
+    servers: { everything: everythingServer() },
+    turns: approvalRunTurns(),
+    args: ASK_ALL,
+  }));
 
   it('watches a run live; one call allowed and one denied from the Approvals page', async () => {
     await withStudio(chrome.browser, studio, 'runs', async ({ context, page }) => {
@@ -123,17 +116,11 @@ describe.skipIf(!chromium)('studio: Runs and Approvals', () => {
  */
 describe.skipIf(!chromium)('studio: a run that ends while the page reconnects', () => {
   const chrome = useChromium(chromium);
-  let studio: StudioProcess;
-  beforeAll(async () => {
-    studio = await startStudioProcess({
-      servers: { everything: everythingServer() },
-      turns: approvalRunTurns(),
-      args: ASK_ALL,
-    });
-  });
-  afterAll(async () => {
-    await studio?.close();
-  });
+  const studio = useStudioProcess(() => ({
+    servers: { everything: everythingServer() },
+    turns: approvalRunTurns(),
+    args: ASK_ALL,
+  }));
 
   it('shows it completed from the stored session once the stream is back', async () => {
     await withStudio(chrome.browser, studio, 'runs-reconnect', async ({ context, page }) => {

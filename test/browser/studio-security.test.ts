@@ -13,7 +13,7 @@ import type { Response } from 'playwright-core';
 import { chromiumPath, newTestContext, saveScreenshot, useChromium } from '../support/browser.js';
 import { startEverythingHttp } from '../support/mcp-fixtures.js';
 import type { EverythingHttp } from '../support/mcp-fixtures.js';
-import { startStudioProcess } from '../support/studio.js';
+import { useStudioProcess } from '../support/studio.js';
 import type { StudioProcess } from '../support/studio.js';
 import {
   selectTool,
@@ -77,18 +77,16 @@ async function readEvents(
 describe.skipIf(!chromium)('studio: security in the browser', () => {
   const chrome = useChromium(chromium);
   let remote: EverythingHttp;
-  let studio: StudioProcess;
   beforeAll(async () => {
     remote = await startEverythingHttp();
-    studio = await startStudioProcess({
-      servers: { everything: everythingServer(), remote: httpServer(remote.url) },
-      args: ALLOW_ALL,
-    });
   });
   afterAll(async () => {
-    await studio?.close();
     await remote?.close();
   });
+  const studio = useStudioProcess(() => ({
+    servers: { everything: everythingServer(), remote: httpServer(remote.url) },
+    args: ALLOW_ALL,
+  }));
 
   it('refuses the page without the token, or with a wrong one', async () => {
     const context = await newTestContext(chrome.browser);
@@ -179,24 +177,21 @@ describe.skipIf(!chromium)('studio: security in the browser', () => {
  */
 describe.skipIf(!chromium)('studio: --open', () => {
   const chrome = useChromium(chromium);
-  let studio: StudioProcess;
   let record: string;
-  beforeAll(async () => {
+  let browser: string;
+  beforeAll(() => {
     const dir = mkdtempSync(join(tmpdir(), 'studio-open-'));
     record = join(dir, 'opened.txt');
     // the "browser" only notes the path it was given
-    const browser = join(dir, 'browser.sh');
+    browser = join(dir, 'browser.sh');
     writeFileSync(browser, `#!/bin/sh\nprintf '%s' "$1" > "${record}"\n`);
     chmodSync(browser, 0o755);
-    studio = await startStudioProcess({
-      servers: {},
-      args: ['--open'],
-      env: { MUSTER_BROWSER: browser },
-    });
   });
-  afterAll(async () => {
-    await studio?.close();
-  });
+  const studio = useStudioProcess(() => ({
+    servers: {},
+    args: ['--open'],
+    env: { MUSTER_BROWSER: browser },
+  }));
 
   it('signs the browser in from the file it hands over', async () => {
     await expect.poll(() => existsSync(record), STUDIO_WAIT).toBe(true);

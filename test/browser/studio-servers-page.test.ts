@@ -7,10 +7,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { chromiumPath, saveScreenshot, useChromium } from '../support/browser.js';
-import { startStudioProcess } from '../support/studio.js';
-import type { StudioProcess } from '../support/studio.js';
+import { useStudioProcess } from '../support/studio.js';
 import {
   selectTool,
   serverRow,
@@ -27,16 +26,15 @@ const chromium = chromiumPath();
 
 describe.skipIf(!chromium)('studio: Servers page', () => {
   const chrome = useChromium(chromium);
-  let studio: StudioProcess;
   const gateDir = mkdtempSync(join(tmpdir(), 'studio-gate-'));
   const gate = join(gateDir, 'open');
-  beforeAll(async () => {
-    studio = await startStudioProcess({ servers: { gated: gatedServer(gate) }, args: ALLOW_ALL });
-  });
-  afterAll(async () => {
-    await studio?.close();
+  afterAll(() => {
     rmSync(gateDir, { recursive: true, force: true });
   });
+  const studio = useStudioProcess(() => ({
+    servers: { gated: gatedServer(gate) },
+    args: ALLOW_ALL,
+  }));
 
   it('registers a server from its JSON config, then unregisters it', async () => {
     await withStudio(chrome.browser, studio, 'servers-register', async ({ page }) => {

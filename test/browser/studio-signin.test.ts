@@ -9,8 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOAuthWorld } from '../fixtures/oauth/index.js';
 import type { OAuthWorld } from '../fixtures/oauth/index.js';
 import { chromiumPath, saveScreenshot, useChromium } from '../support/browser.js';
-import { startStudioProcess } from '../support/studio.js';
-import type { StudioProcess } from '../support/studio.js';
+import { useStudioProcess } from '../support/studio.js';
 import {
   byTestIdAnd,
   selectTool,
@@ -28,19 +27,17 @@ const chromium = chromiumPath();
 describe.skipIf(!chromium)('studio: Sign-in', () => {
   const chrome = useChromium(chromium);
   let world: OAuthWorld;
-  let studio: StudioProcess;
   beforeAll(async () => {
     world = await startOAuthWorld();
-    studio = await startStudioProcess({
-      servers: { world: oauthServer(world.mcpUrl) },
-      // the authorization server is on another loopback port: allowed by name
-      args: [...ALLOW_ALL, '--allowed-origin', world.issuer],
-    });
   });
   afterAll(async () => {
-    await studio?.close();
     await world?.close();
   });
+  const studio = useStudioProcess(() => ({
+    servers: { world: oauthServer(world.mcpUrl) },
+    // the authorization server is on another loopback port: allowed by name
+    args: [...ALLOW_ALL, '--allowed-origin', world.issuer],
+  }));
 
   it('signs in through the authorization server in the browser; the server then connects', async () => {
     await withStudio(chrome.browser, studio, 'signin', async ({ context, page }) => {

@@ -8,8 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumPath, saveScreenshot, useChromium } from '../support/browser.js';
-import { startStudioProcess } from '../support/studio.js';
-import type { StudioProcess } from '../support/studio.js';
+import { useStudioProcess } from '../support/studio.js';
 import {
   selectTool,
   textOf,
@@ -28,23 +27,21 @@ const chromium = chromiumPath();
 
 describe.skipIf(!chromium)('studio: Servers and Tools', () => {
   const chrome = useChromium(chromium);
-  let studio: StudioProcess;
   let data: string;
-  beforeAll(async () => {
+  beforeAll(() => {
     data = mkdtempSync(join(tmpdir(), 'muster-studio-data-'));
-    studio = await startStudioProcess({
-      servers: {
-        everything: everythingServer(),
-        memory: memoryServer(join(data, 'memory')),
-        files: filesystemServer(join(data, 'files')),
-      },
-      args: ALLOW_ALL,
-    });
   });
-  afterAll(async () => {
-    await studio?.close();
+  afterAll(() => {
     if (data) rmSync(data, { recursive: true, force: true });
   });
+  const studio = useStudioProcess(() => ({
+    servers: {
+      everything: everythingServer(),
+      memory: memoryServer(join(data, 'memory')),
+      files: filesystemServer(join(data, 'files')),
+    },
+    args: ALLOW_ALL,
+  }));
 
   it('shows every server connected, then calls echo and get-sum from their generated forms', async () => {
     await withStudio(chrome.browser, studio, 'tools', async ({ page }) => {

@@ -9,6 +9,7 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import type { ScriptedTurnSpec } from '../../src/model/index.js';
 import { ROOT } from '../package/built-package.js';
 
@@ -207,4 +208,47 @@ function waitForUrl(
     child.once('exit', onExit);
     onData();
   });
+}
+
+/**
+ * One studio for a `describe` block: started before its tests with the options `options()`
+ * gives then (so they may use what earlier `beforeAll` hooks made), closed after them. The
+ * returned process reads the running one; using it outside a test throws.
+ */
+export function useStudioProcess(options: () => StudioProcessOptions): StudioProcess {
+  let started: StudioProcess | undefined;
+  beforeAll(async () => {
+    started = await startStudioProcess(options());
+  });
+  afterAll(async () => {
+    await started?.close();
+  });
+  const current = (): StudioProcess => {
+    if (started === undefined) throw new Error('The studio starts in beforeAll: use it in a test.');
+    return started;
+  };
+  return {
+    get url() {
+      return current().url;
+    },
+    get origin() {
+      return current().origin;
+    },
+    get port() {
+      return current().port;
+    },
+    get token() {
+      return current().token;
+    },
+    get workdir() {
+      return current().workdir;
+    },
+    get home() {
+      return current().home;
+    },
+    output: () => current().output(),
+    close: async () => {
+      await started?.close();
+    },
+  };
 }
