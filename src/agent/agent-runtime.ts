@@ -66,6 +66,7 @@ export class AgentRuntime implements AgentScope {
   readonly #closeController = new AbortController();
   readonly #idle = new IdleTracker(() => this.running.size === 0);
   #initialized: Promise<void> | undefined;
+  #ready = false;
   #closing: Promise<void> | undefined;
 
   constructor(options: AgentOptions) {
@@ -195,14 +196,25 @@ export class AgentRuntime implements AgentScope {
     return this.#idle.wait();
   }
 
+  /** True once every tool source has initialized. */
+  get initialized(): boolean {
+    return this.#ready;
+  }
+
   /** Initializes every tool source once (again after a failure). */
   ensureInitialized(): Promise<void> {
+    if (this.#initialized) return this.#initialized;
     const signal = this.closeSignal;
-    this.#initialized ??= Promise.all(this.executors.map((e) => e.initialize?.({ signal }))).then(
-      () => undefined,
+    const initializing = Promise.all(this.executors.map((e) => e.initialize?.({ signal }))).then(
+      () => {
+        this.#ready = true;
+      },
     );
-    this.#initialized.catch(() => (this.#initialized = undefined));
-    return this.#initialized;
+    initializing.catch(() => {
+      if (this.#initialized === initializing) this.#initialized = undefined;
+    });
+    this.#initialized = initializing;
+    return initializing;
   }
 
   /** Throws `ABORTED` once the agent is closed. */

@@ -58,6 +58,8 @@ export interface AgentScope {
   /** Marks a session as running (here and in every ancestor); the returned function ends it. */
   startRun(sessionId: string): () => void;
   awaitIdle(): Promise<void>;
+  /** True once every tool source has initialized: a run need not wait for it. */
+  readonly initialized: boolean;
   ensureInitialized(): Promise<void>;
   /** Throws `ABORTED` once the agent (or an ancestor) is closed. */
   assertOpen(): void;

@@ -4,7 +4,7 @@ import type { McpFacade } from '../mcp/index.js';
 import { addUsage } from '../model/index.js';
 import type { Usage } from '../model/index.js';
 import type { Tool } from '../tools/index.js';
-import { callIsolated, isoNow, newId, raceAbort } from '../util/index.js';
+import { callIsolated, followAbort, isoNow, newId, raceAbort } from '../util/index.js';
 import { ZERO_USAGE } from '../model/index.js';
 import type { AgentOptions, RunRequest, SendResult } from './agent-options.js';
 import { agentAsTool } from './agent-as-tool.js';
@@ -185,13 +185,17 @@ export class Agent {
     let claim: SessionClaim;
     try {
       runtime.assertOpen();
-      claim = claimSession(runtime, sessionId);
+      claim = claimSession(runtime, sessionId, (reason) => controller.abort(reason));
     } catch (err) {
       return fail(err);
     }
-    const signals = [controller.signal, runtime.closeSignal, claim.lost];
-    if (raw?.signal instanceof AbortSignal) signals.push(raw.signal);
-    const signal = AbortSignal.any(signals);
+    // the run's signal is its own controller's, which follows the agent's close and the
+    // caller's signal (no AbortSignal.any per run: it costs a signal and weak references)
+    const signal = controller.signal;
+    const unfollow = followAbort(controller, [
+      runtime.closeSignal,
+      raw?.signal instanceof AbortSignal ? raw.signal : undefined,
+    ]);
     // one run's signal fans out to every call in flight (and the MCP client adds its own)
     setMaxListeners(0, signal);
     const store = guardedStore(runtime.store, () => claim.writeOptions());
@@ -215,7 +219,8 @@ export class Agent {
           request.traceContext,
         );
       await claim.lease(runtime.store, runId);
-      await raceAbort(runtime.ensureInitialized(), signal, 'Initialization');
+      if (!runtime.initialized)
+        await raceAbort(runtime.ensureInitialized(), signal, 'Initialization');
       session = resume
         ? await resumeSessionRun(store, sessionId)
         : await openSessionRun(store, sessionId, request);
@@ -265,8 +270,8 @@ export class Agent {
       return undefined;
     } catch (err) {
       // a lost lease ends the run with SESSION_ALREADY_RUNNING, whatever it was doing then
-      const error = claim.lost.aborted
-        ? claim.lost.reason
+      const error = claim.lostReason
+        ? claim.lostReason
         : signal.aborted && !(MusterError.isInstance(err) && err.code === 'ABORTED')
           ? abortedError('The run', signal.reason)
           : err;
@@ -278,6 +283,7 @@ export class Agent {
       if (session) await session.fail(failure).catch((e: unknown) => runtime.reportError(e));
       return failure;
     } finally {
+      unfollow();
       runtime.takeRunUsage(runId);
       runtime.finishRun(runId);
       await claim.release((e) => runtime.reportError(e));

@@ -130,6 +130,10 @@ export class ChildRuntime implements AgentScope {
     return this.#idle.wait();
   }
 
+  get initialized(): boolean {
+    return this.#parent.initialized;
+  }
+
   ensureInitialized(): Promise<void> {
     return this.#parent.ensureInitialized();
   }

@@ -10,7 +10,7 @@ import type {
   Usage,
 } from '../model/index.js';
 import type { ModelRetryOptions } from './agent-options.js';
-import { backoffDelay, deepFreeze, raceAbort, sleepUnlessAborted } from '../util/index.js';
+import { backoffDelay, copyData, deepFreeze, raceAbort, sleepUnlessAborted } from '../util/index.js';
 import { modelBackoff } from './model-retry.js';
 
 /** A tool call as the model produced it, with its raw argument text. */
@@ -117,7 +117,7 @@ async function attemptModelTurn(
     const message: AssistantMessage = deepFreeze({
       role: 'assistant',
       content: t.parts,
-      ...(t.metadata ? { providerMetadata: structuredClone(t.metadata) } : {}),
+      ...(t.metadata ? { providerMetadata: copyData(t.metadata) } : {}),
     });
     return {
       message,
@@ -211,7 +211,7 @@ class TurnAssembly {
           text: part.text,
           // the model's own object: copied, since the message is frozen and kept
           ...(part.providerMetadata
-            ? { providerMetadata: structuredClone(part.providerMetadata) }
+            ? { providerMetadata: copyData(part.providerMetadata) }
             : {}),
         });
         break;
@@ -231,7 +231,7 @@ class TurnAssembly {
           name: part.name,
           arguments: args,
           ...(part.providerMetadata
-            ? { providerMetadata: structuredClone(part.providerMetadata) }
+            ? { providerMetadata: copyData(part.providerMetadata) }
             : {}),
         });
         break;

@@ -15,8 +15,8 @@ export interface SessionClaim {
   lease(store: SessionStore, runId: string): Promise<void>;
   /** What every write of the run passes to the store: the lease, once held. */
   writeOptions(): SessionWriteOptions;
-  /** Aborted, with a `SESSION_ALREADY_RUNNING` error as reason, when the lease is lost. */
-  readonly lost: AbortSignal;
+  /** The `SESSION_ALREADY_RUNNING` error the lease was lost with; undefined while it holds. */
+  readonly lostReason: SessionError | undefined;
   /** Ends the claim: stops renewing, releases the lease, marks the session idle here. Never throws. */
   release(onError: (err: unknown) => void): Promise<void>;
 }
@@ -24,9 +24,13 @@ export interface SessionClaim {
 /**
  * Claims `sessionId` for one run of this agent. Fails at once with `SESSION_ALREADY_RUNNING`
  * when this agent already runs it; the store's lease is claimed later, once the request is
- * known to be valid.
+ * known to be valid. `onLost` is called once, with the error, if the lease is lost.
  */
-export function claimSession(runtime: AgentScope, sessionId: string): SessionClaim {
+export function claimSession(
+  runtime: AgentScope,
+  sessionId: string,
+  onLost: (reason: SessionError) => void,
+): SessionClaim {
   if (runtime.running.has(sessionId)) {
     throw new SessionError(
       'SESSION_ALREADY_RUNNING',
@@ -36,21 +40,22 @@ export function claimSession(runtime: AgentScope, sessionId: string): SessionCla
   }
   const end = runtime.startRun(sessionId);
   const ttlMs = runtime.options.sessionLeaseMs ?? DEFAULT_SESSION_LEASE_MS;
-  const lostController = new AbortController();
+  let lostReason: SessionError | undefined;
   let held: SessionLease | undefined;
   let heartbeat: ReturnType<typeof setInterval> | undefined;
   const lose = () => {
-    if (lostController.signal.aborted) return;
-    lostController.abort(
-      new SessionError(
-        'SESSION_ALREADY_RUNNING',
-        `The lease on session '${sessionId}' was lost (not renewed within sessionLeaseMs, or taken over by another replica): this run stopped; resume the session to continue it.`,
-        { sessionId },
-      ),
+    if (lostReason) return;
+    lostReason = new SessionError(
+      'SESSION_ALREADY_RUNNING',
+      `The lease on session '${sessionId}' was lost (not renewed within sessionLeaseMs, or taken over by another replica): this run stopped; resume the session to continue it.`,
+      { sessionId },
     );
+    onLost(lostReason);
   };
   return {
-    lost: lostController.signal,
+    get lostReason() {
+      return lostReason;
+    },
     writeOptions: () => (held ? { lease: held } : {}),
     async lease(store, runId) {
       if (!store.acquire) return;
@@ -70,7 +75,7 @@ export function claimSession(runtime: AgentScope, sessionId: string): SessionCla
       let renewing = false;
       heartbeat = setInterval(
         () => {
-          if (renewing || lostController.signal.aborted) return;
+          if (renewing || lostReason) return;
           renewing = true;
           lease
             .renew()
@@ -98,7 +103,7 @@ export function claimSession(runtime: AgentScope, sessionId: string): SessionCla
     async release(onError) {
       if (heartbeat) clearInterval(heartbeat);
       try {
-        if (held && !lostController.signal.aborted) {
+        if (held && !lostReason) {
           const lease = held;
           await guardStore(sessionId, 'release the session', () => lease.release());
         }

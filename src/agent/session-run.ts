@@ -2,7 +2,7 @@ import type { ModelMessage, UserContentPart, UserMessage } from '../model/index.
 import type { SessionState, SessionStore } from '../session/index.js';
 import { MusterError, SessionError } from '../errors/index.js';
 import type { RunRequest } from './agent-options.js';
-import { deepFreeze, isoNow } from '../util/index.js';
+import { copyData, deepFreeze, isoNow } from '../util/index.js';
 import { withoutMedia } from './stored-form.js';
 import { unansweredCallResults } from './transcript-repair.js';
 
@@ -130,7 +130,7 @@ function ending(store: SessionStore, sessionId: string): Pick<SessionRun, 'compl
 /** The run's user message: a deep-frozen copy, so the host changing its input later changes nothing. */
 function userMessage(request: RunRequest): UserMessage {
   const content: UserContentPart[] = request.inputContent
-    ? structuredClone([...request.inputContent])
+    ? copyData([...request.inputContent])
     : [{ type: 'text', text: request.input ?? '' }];
   return deepFreeze({ role: 'user', content });
 }

@@ -1,6 +1,6 @@
 import { addUsage } from '../model/index.js';
 import type { ModelMessage } from '../model/index.js';
-import { deepFreeze, isDeepFrozen, isoNow } from '../util/index.js';
+import { copyData, deepFreeze, isDeepFrozen, isoNow } from '../util/index.js';
 import type {
   SessionLease,
   SessionListQuery,
@@ -48,7 +48,7 @@ export class MemorySessionStore implements SessionStore {
     this.#checkWrite(state.id, options);
     const { messages, archiveRefs, startedCalls, ...rest } = state;
     const stored = messages.map(isolated);
-    const copy = structuredClone({ rest, archiveRefs, startedCalls: startedCalls ?? [] });
+    const copy = copyData({ rest, archiveRefs, startedCalls: startedCalls ?? [] });
     deepFreeze(copy.rest.usage);
     if (copy.rest.error) deepFreeze(copy.rest.error);
     this.#sessions.set(state.id, {
@@ -163,5 +163,5 @@ export class MemorySessionStore implements SessionStore {
 
 /** A message the store may keep: shared when deep-frozen already, else a deep-frozen copy. */
 function isolated(message: ModelMessage): ModelMessage {
-  return isDeepFrozen(message) ? message : deepFreeze(structuredClone(message));
+  return isDeepFrozen(message) ? message : deepFreeze(copyData(message));
 }

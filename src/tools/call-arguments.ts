@@ -1,4 +1,4 @@
-import { isDeepFrozen, utf8Bytes } from '../util/index.js';
+import { copyData, isDeepFrozen, utf8Bytes } from '../util/index.js';
 import { describeFailure, pass, refuse } from './call-stage.js';
 import type { StageResult } from './call-stage.js';
 import { formatIssues, validateJsonSchema } from './json-schema-validator.js';
@@ -102,7 +102,7 @@ export function ownArguments(args: CallArguments): CallArguments {
 
 function thawed(value: unknown): unknown {
   if (typeof value !== 'object' || value === null) return value;
-  if (Object.isFrozen(value)) return structuredClone(value);
+  if (Object.isFrozen(value)) return copyData(value);
   let copy: Record<string, unknown> | unknown[] | undefined;
   const source = value as Record<string, unknown>;
   for (const key of Object.keys(source)) {

@@ -27,3 +27,35 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal, what: str
     );
   });
 }
+
+/**
+ * Aborts `target` with the reason of the first of `sources` to abort (at once when one has
+ * already), as `AbortSignal.any` would, without building a new signal: a run's own controller
+ * follows the agent's close signal and the caller's signal this way. Returns the function that
+ * stops following; call it when the target's work ends, so a long-lived source keeps no
+ * listener per finished run.
+ */
+export function followAbort(
+  target: AbortController,
+  sources: readonly (AbortSignal | undefined)[],
+): () => void {
+  const followed: AbortSignal[] = [];
+  const onAbort = function (this: AbortSignal) {
+    target.abort(this.reason);
+  };
+  const stop = () => {
+    for (const s of followed) s.removeEventListener('abort', onAbort);
+    followed.length = 0;
+  };
+  for (const source of sources) {
+    if (!source || source === target.signal) continue;
+    if (source.aborted) {
+      stop();
+      target.abort(source.reason);
+      return stop;
+    }
+    source.addEventListener('abort', onAbort, { once: true });
+    followed.push(source);
+  }
+  return stop;
+}

@@ -1,7 +1,7 @@
 export { utf8Bytes } from './bytes.js';
 export { newId } from './ids.js';
 export { musterHome } from './muster-home.js';
-export { raceAbort } from './abort.js';
+export { followAbort, raceAbort } from './abort.js';
 export { callIsolated } from './isolate.js';
 export type { EventBase } from './event-base.js';
 export { redact, SecretRegistry, MIN_SECRET_LENGTH } from './redact.js';
@@ -17,3 +17,4 @@ export type {
   TraceSpanOptions,
   Tracer,
 } from './tracing-types.js';
+export { copyData } from './copy-data.js';
