@@ -79,13 +79,12 @@ export async function loopContext(
   const options = runtime.options;
   const mcpContext = request.mcpContext ?? options.mcpContext;
   const preloaded = mcpContext && (await preloadMcpContext(runtime.mcp, mcpContext, run.signal));
-  return {
+  const ctx: Mutable<RunContext> = {
     sessionId: run.sessionId,
     runId: run.runId,
     model: run.model,
     modelName: run.modelName,
     system: request.system ?? options.system,
-    ...(preloaded ? { preamble: [preloaded] } : {}),
     stream: request.stream ?? true,
     reasoningEffort: request.reasoningEffort,
     modelRetry: request.modelRetry ?? options.modelRetry,
@@ -100,15 +99,22 @@ export async function loopContext(
     signal: run.signal,
     emit: run.emit,
     onObserverError: (err) => runtime.reportError(err),
-    ...(run.iterationsDone !== undefined ? { iterationsDone: run.iterationsDone } : {}),
-    ...(run.tools.finishResult ? { finishResult: run.tools.finishResult } : {}),
-    ...(run.link ? { link: run.link } : {}),
-    ...(run.trace ? { trace: run.trace } : {}),
-    ...(run.tools.view ? { toolView: run.tools.view } : {}),
   };
+  // set one by one, not spread: this is built for every run
+  if (preloaded) ctx.preamble = [preloaded];
+  if (run.iterationsDone !== undefined) ctx.iterationsDone = run.iterationsDone;
+  if (run.tools.finishResult) ctx.finishResult = run.tools.finishResult;
+  if (run.link) ctx.link = run.link;
+  if (run.trace) ctx.trace = run.trace;
+  if (run.tools.view) ctx.toolView = run.tools.view;
+  return ctx;
 }
 
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+const NO_HOOKS: readonly never[] = Object.freeze([]);
+
 function toList<T>(value: T | readonly T[] | undefined): readonly T[] {
-  if (value === undefined) return [];
+  if (value === undefined) return NO_HOOKS;
   return Array.isArray(value) ? [...(value as readonly T[])] : [value as T];
 }

@@ -1,5 +1,10 @@
 import { MusterError, SessionError } from '../errors/index.js';
-import type { SessionStore, SessionWriteOptions } from '../session/index.js';
+import type {
+  SessionPatch,
+  SessionState,
+  SessionStore,
+  SessionWriteOptions,
+} from '../session/index.js';
 
 /**
  * Runs one store operation. A store that fails with a Muster error (an unknown session, a
@@ -39,22 +44,40 @@ function typedStoreError(err: unknown, sessionId: string, what: string): unknown
  */
 export function guardedStore(
   store: SessionStore,
-  write: () => SessionWriteOptions = () => ({}),
+  write: () => SessionWriteOptions = noLease,
 ): SessionStore {
-  return {
-    create: (state) =>
-      guardStore(state.id, 'create the session', () => store.create(state, write())),
-    get: (id) => guardStore(id, 'read the session', () => store.get(id)),
-    // no async frame: this wraps every commit of every run
-    update: (id, patch) => {
-      try {
-        return store.update(id, patch, write()).then(undefined, (err: unknown) => {
-          throw typedStoreError(err, id, 'save the session');
-        });
-      } catch (err) {
-        return Promise.reject(typedStoreError(err, id, 'save the session'));
-      }
-    },
-    delete: (id) => guardStore(id, 'delete the session', () => store.delete(id)),
-  };
+  return new GuardedStore(store, write);
+}
+
+const noLease = (): SessionWriteOptions => ({});
+
+/** A class, not an object of closures: one is made per run. */
+class GuardedStore implements SessionStore {
+  constructor(
+    private readonly store: SessionStore,
+    private readonly write: () => SessionWriteOptions,
+  ) {}
+
+  create(state: SessionState): Promise<void> {
+    return guardStore(state.id, 'create the session', () => this.store.create(state, this.write()));
+  }
+
+  get(id: string): Promise<SessionState | undefined> {
+    return guardStore(id, 'read the session', () => this.store.get(id));
+  }
+
+  // no async frame: this wraps every commit of every run
+  update(id: string, patch: SessionPatch): Promise<void> {
+    try {
+      return this.store.update(id, patch, this.write()).then(undefined, (err: unknown) => {
+        throw typedStoreError(err, id, 'save the session');
+      });
+    } catch (err) {
+      return Promise.reject(typedStoreError(err, id, 'save the session'));
+    }
+  }
+
+  delete(id: string): Promise<void> {
+    return guardStore(id, 'delete the session', () => this.store.delete(id));
+  }
 }

@@ -42,6 +42,7 @@ interface MutableSession {
 export class MemorySessionStore implements SessionStore {
   readonly #sessions = new Map<string, MutableSession>();
   readonly #leases = new Map<string, LeaseRecord>();
+  #lastToken = FIRST_TOKEN - 1;
 
   async create(state: SessionState, options?: SessionWriteOptions): Promise<void> {
     if (this.#sessions.has(state.id)) throw existsError(state.id);
@@ -102,6 +103,9 @@ export class MemorySessionStore implements SessionStore {
   async delete(sessionId: string): Promise<void> {
     if (isLive(this.#leases.get(sessionId), Date.now())) throw heldError(sessionId);
     this.#sessions.delete(sessionId);
+    // a deleted session keeps no lease record (the store would otherwise hold one per id ever
+    // used); tokens come from one counter, so an old holder's token never matches a new lease
+    this.#leases.delete(sessionId);
   }
 
   async list(query?: SessionListQuery): Promise<SessionPage> {
@@ -136,7 +140,9 @@ export class MemorySessionStore implements SessionStore {
     const now = Date.now();
     const current = this.#leases.get(sessionId);
     if (isLive(current, now)) return undefined;
-    const token = (current?.token ?? FIRST_TOKEN - 1) + 1;
+    // one counter for the store: a token is never handed out twice, even to a session
+    // deleted and created again (its lease record is dropped with it)
+    const token = ++this.#lastToken;
     this.#leases.set(sessionId, { token, owner, expiresAt: now + ttlMs });
     return {
       token,

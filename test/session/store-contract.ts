@@ -153,6 +153,23 @@ export function describeStoreContract(
       expect(await store.get('l')).toBeUndefined();
     });
 
+    it('a session deleted and created again never hands out an old lease token', async () => {
+      const { store } = await open();
+      await store.create(newState('again'));
+      const old = await store.acquire!('again', 'one', 5_000);
+      await old!.release();
+      await store.delete('again');
+      await store.create(newState('again'));
+      const fresh = await store.acquire!('again', 'two', 5_000);
+      expect(fresh!.token).not.toBe(old!.token);
+      // the old holder's writes are fenced off from the new lease
+      await expect(
+        store.update('again', { appendMessages: [user('stale')] }, { lease: old! }),
+      ).rejects.toMatchObject({ code: 'SESSION_ALREADY_RUNNING' });
+      await fresh!.release();
+      expect((await store.get('again'))!.messages).toHaveLength(0);
+    });
+
     it('a lease can be taken before the session exists and its writes create it', async () => {
       const { store } = await open();
       const lease = await store.acquire!('fresh', 'one', 5_000);
