@@ -10,7 +10,13 @@ import type {
   Usage,
 } from '../model/index.js';
 import type { ModelRetryOptions } from './agent-options.js';
-import { backoffDelay, copyData, deepFreeze, raceAbort, sleepUnlessAborted } from '../util/index.js';
+import {
+  backoffDelay,
+  copyData,
+  deepFreeze,
+  raceAbort,
+  sleepUnlessAborted,
+} from '../util/index.js';
 import { modelBackoff } from './model-retry.js';
 
 /** A tool call as the model produced it, with its raw argument text. */
@@ -210,9 +216,7 @@ class TurnAssembly {
           type: 'reasoning',
           text: part.text,
           // the model's own object: copied, since the message is frozen and kept
-          ...(part.providerMetadata
-            ? { providerMetadata: copyData(part.providerMetadata) }
-            : {}),
+          ...(part.providerMetadata ? { providerMetadata: copyData(part.providerMetadata) } : {}),
         });
         break;
       case 'tool-call': {
@@ -230,9 +234,7 @@ class TurnAssembly {
           callId: part.callId,
           name: part.name,
           arguments: args,
-          ...(part.providerMetadata
-            ? { providerMetadata: copyData(part.providerMetadata) }
-            : {}),
+          ...(part.providerMetadata ? { providerMetadata: copyData(part.providerMetadata) } : {}),
         });
         break;
       }

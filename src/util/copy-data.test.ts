@@ -13,7 +13,10 @@ describe('copyData', () => {
   });
 
   it('thaws frozen input and keeps array holes', () => {
-    const value = Object.freeze({ list: Object.freeze([1, , 3]) });
+    const list: number[] = new Array<number>(3);
+    list[0] = 1;
+    list[2] = 3;
+    const value = Object.freeze({ list: Object.freeze(list) });
     const copy = copyData(value);
     expect(Object.isFrozen(copy)).toBe(false);
     expect(Object.isFrozen(copy.list)).toBe(false);

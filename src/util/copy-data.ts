@@ -10,7 +10,9 @@ const MAX_PLAIN_DEPTH = 64;
  */
 export function copyData<T>(value: T): T {
   if (typeof value !== 'object' || value === null) {
-    return typeof value === 'function' || typeof value === 'symbol' ? structuredClone(value) : value;
+    return typeof value === 'function' || typeof value === 'symbol'
+      ? structuredClone(value)
+      : value;
   }
   try {
     return copyPlain(value, 0) as T;
