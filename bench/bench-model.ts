@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { tool } from '../src/index.js';
 import type {
   ModelCallOptions,
   ModelClient,
@@ -8,6 +7,9 @@ import type {
   Tool,
   ToolExecutionContext,
 } from '../src/index.js';
+import { muster } from './muster.js';
+
+const { tool } = muster;
 
 /** The arguments every benchmark tool call carries, as the model would send them. */
 export const ADD_ARGUMENTS_TEXT = '{"a":1,"b":2}';

@@ -1,7 +1,9 @@
-import { ContextManager } from '../src/index.js';
 import type { ContextCompactedEvent, ModelMessage } from '../src/index.js';
 import { summarize } from './stats.js';
 import type { Summary } from './stats.js';
+import { muster } from './muster.js';
+
+const { ContextManager } = muster;
 
 /** How many times each case is timed: batches of `batchSize` requests, `samples` batches. */
 export interface ContextBenchOptions {
@@ -93,33 +95,36 @@ export async function measureContextManager(
   const roomy = new ContextManager();
   const full = roomy.measure(base, request.system);
   const tight = { maxTokens: Math.floor(full.tokens / 3) };
-  const cases: { label: string; manager: ContextManager; input: () => readonly ModelMessage[] }[] =
-    [
-      { label: 'within the limits (sent as it is)', manager: roomy, input: () => base },
-      {
-        label: 'within the limits, first request of a run',
-        manager: roomy,
-        input: () => copy(base),
-      },
-      {
-        label: 'truncate to 1/3 of the tokens',
-        manager: new ContextManager(tight),
-        input: () => base,
-      },
-      {
-        label: 'truncate, first request of a run',
-        manager: new ContextManager(tight),
-        input: () => copy(base),
-      },
-      {
-        label: 'summarize to 1/3 (summary reused)',
-        manager: new ContextManager({
-          ...tight,
-          summarize: async () => 'The user asked about many topics.',
-        }),
-        input: () => base,
-      },
-    ];
+  const cases: {
+    label: string;
+    manager: InstanceType<typeof ContextManager>;
+    input: () => readonly ModelMessage[];
+  }[] = [
+    { label: 'within the limits (sent as it is)', manager: roomy, input: () => base },
+    {
+      label: 'within the limits, first request of a run',
+      manager: roomy,
+      input: () => copy(base),
+    },
+    {
+      label: 'truncate to 1/3 of the tokens',
+      manager: new ContextManager(tight),
+      input: () => base,
+    },
+    {
+      label: 'truncate, first request of a run',
+      manager: new ContextManager(tight),
+      input: () => copy(base),
+    },
+    {
+      label: 'summarize to 1/3 (summary reused)',
+      manager: new ContextManager({
+        ...tight,
+        summarize: async () => 'The user asked about many topics.',
+      }),
+      input: () => base,
+    },
+  ];
   const results: ContextBenchCase[] = [];
   for (const c of cases) {
     let sent = 0;

@@ -1,7 +1,9 @@
-import { createAgent } from '../src/index.js';
 import type { Agent, SessionStore } from '../src/index.js';
 import { BenchModel } from './bench-model.js';
 import type { ForcedGc } from './gc.js';
+import { muster } from './muster.js';
+
+const { createAgent } = muster;
 
 /** Heap retained by idle, completed sessions in one `MemorySessionStore`. */
 export interface IdleSessionsResult {

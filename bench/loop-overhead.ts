@@ -1,8 +1,10 @@
-import { createAgent } from '../src/index.js';
 import type { AgentEvent, ModelRequest } from '../src/index.js';
 import { ADD_TOOL_NAME, BenchModel, addNumbers, makeAddTool } from './bench-model.js';
 import { summarize } from './stats.js';
 import type { Summary } from './stats.js';
+import { muster } from './muster.js';
+
+const { createAgent } = muster;
 
 /** One run shape to measure. */
 export interface LoopConfig {

@@ -2,7 +2,6 @@ import { EventEmitter, setMaxListeners } from 'node:events';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { z } from 'zod';
-import { createSdkMcpServer, sdkTool } from '../src/index.js';
 import { startDualHttpServer, stdioConfig } from '../test/support/mcp-fixtures.js';
 import type { StdioLaunch } from '../test/support/mcp-fixtures.js';
 import { compareCalls } from './mcp-compare.js';
@@ -16,6 +15,9 @@ import {
 } from './mcp-endpoints.js';
 import type { Baseline, ToolCall } from './mcp-endpoints.js';
 import type { PeerClient } from './peers.js';
+import { muster } from './muster.js';
+
+const { createSdkMcpServer, sdkTool } = muster;
 
 const ECHO: ToolCall = Object.freeze({ tool: 'echo', args: Object.freeze({ text: 'hello' }) });
 

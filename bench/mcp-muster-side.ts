@@ -1,8 +1,10 @@
-import { createAgent, tool } from '../src/index.js';
 import type { Agent, McpServerConfig, StandardSchemaV1Like } from '../src/index.js';
 import type { Endpoint, ToolCall } from './mcp-endpoints.js';
 import { ScriptedRunModel } from './mcp-model.js';
 import type { RunScript } from './mcp-model.js';
+import { muster } from './muster.js';
+
+const { createAgent, tool } = muster;
 
 /** The registry name of the measured server in every Muster agent here. */
 const SERVER = 'b';

@@ -3,13 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { createAgent } from '../src/index.js';
 import type { McpServerConfig } from '../src/index.js';
 import { stdioConfig } from '../test/support/mcp-fixtures.js';
 import type { StdioLaunch } from '../test/support/mcp-fixtures.js';
 import { RAW_CLIENT_INFO } from './mcp-endpoints.js';
 import { summarize } from './stats.js';
 import type { Summary } from './stats.js';
+import { muster } from './muster.js';
+
+const { createAgent } = muster;
 
 /** Muster's default `mcp.startupConcurrency` (SPEC section 7), left unset in this benchmark. */
 export const DEFAULT_STARTUP_CONCURRENCY = 4;

@@ -1,6 +1,4 @@
-import { DEFAULT_LIMITS, HostToolExecutor, ToolCatalog, ToolPolicy } from '../src/index.js';
 // the pipeline itself is internal: the bench measures it through its folder's face
-import { runToolCall } from '../src/tools/index.js';
 import type { ToolCallEnvironment, ToolCallRequest } from '../src/tools/index.js';
 import type {
   ToolDefinition,
@@ -18,6 +16,10 @@ import {
 } from './bench-model.js';
 import { elapsedNs, scaleSummary, summarize } from './stats.js';
 import type { Summary } from './stats.js';
+import { muster, musterTools } from './muster.js';
+
+const { DEFAULT_LIMITS, HostToolExecutor, ToolCatalog, ToolPolicy } = muster;
+const { runToolCall } = musterTools;
 
 /** How many calls each case makes. */
 export interface PipelineOverheadOptions {

@@ -17,9 +17,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { createAgent } from '../src/index.js';
 import { stdioConfig } from '../test/support/mcp-fixtures.js';
 import { loadPeers } from './peers.js';
+import { muster } from './muster.js';
+
+const { createAgent } = muster;
 
 const WHO = ['raw-legacy', 'raw-auto', 'muster', 'muster-legacy', 'ai-sdk'] as const;
 type Who = (typeof WHO)[number];

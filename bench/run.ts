@@ -6,7 +6,8 @@
  * Prints to stdout only. The peer MCP clients (AI SDK, OpenAI Agents) are measured when
  * installed: `npm --prefix bench/peers ci`.
  *
- *   npm run bench                    (BENCH_SCALE=0.2 for a quick pass)
+ *   npm run bench                    (BENCH_SCALE=0.2 for a quick pass; measures dist/)
+ *   BENCH_SOURCE=src npx tsx bench/run.ts   (the sources, through tsx's transform)
  *   npx tsx --expose-gc bench/run.ts (uses global.gc; otherwise gc is enabled at run time)
  */
 import { availableParallelism, cpus } from 'node:os';
@@ -15,6 +16,7 @@ import { forcedGc } from './gc.js';
 import { measureIdleSessions } from './idle-sessions.js';
 import { measureCreateAgentWithMcp, measureImportTime } from './import-time.js';
 import { measureLoopOverhead } from './loop-overhead.js';
+import { BENCH_SOURCE } from './muster.js';
 import { measureMcp, peersNote } from './mcp-bench.js';
 import { formatMcpReport, mcpSummary } from './mcp-report.js';
 import type { TargetLine } from './mcp-report.js';
@@ -51,7 +53,7 @@ async function main(): Promise<void> {
   const started = performance.now();
   const gc = forcedGc();
   print(
-    `muster bench: node ${process.version}, ${availableParallelism()} cpu (${cpus()[0]?.model ?? '?'}), gc ${gc.source}, scale ${scale}`,
+    `muster bench: node ${process.version}, ${availableParallelism()} cpu (${cpus()[0]?.model ?? '?'}), gc ${gc.source}, scale ${scale}, measuring ${BENCH_SOURCE === 'dist' ? 'the built package (dist/)' : 'the sources through tsx (BENCH_SOURCE=src)'}`,
   );
 
   gc.collect();

@@ -10,14 +10,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
-import { MemorySessionStore } from '../src/index.js';
 import type { SessionStore } from '../src/index.js';
-import { PostgresSessionStore } from '../src/session/postgres.js';
-import { SqliteSessionStore } from '../src/session/sqlite.js';
 import { createCluster } from '../test/replicas/replica-cluster.js';
+import { loadStores, muster } from './muster.js';
+
 import { forcedGc } from './gc.js';
 import type { ForcedGc } from './gc.js';
 import { measureIdleSessions } from './idle-sessions.js';
+
+const { MemorySessionStore } = muster;
+const {
+  postgres: { PostgresSessionStore },
+  sqlite: { SqliteSessionStore },
+} = await loadStores();
 
 const MB = 1024 * 1024;
 

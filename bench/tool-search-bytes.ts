@@ -1,6 +1,4 @@
-import { createAgent, scriptedModel } from '../src/index.js';
 import type { AgentEvent, ModelRequest, ScriptedTurn } from '../src/index.js';
-import { ToolSearchIndex } from '../src/tools/index.js';
 import type { SearchableTool } from '../src/tools/index.js';
 import {
   CATALOG_DOMAINS,
@@ -9,6 +7,10 @@ import {
   catalogTools,
 } from '../test/support/catalog-fixtures.js';
 import { summarize } from './stats.js';
+import { muster, musterTools } from './muster.js';
+
+const { createAgent, scriptedModel } = muster;
+const { ToolSearchIndex } = musterTools;
 
 /** Bytes of tool definitions each model request of one run carried. */
 export interface ToolSearchBytesResult {

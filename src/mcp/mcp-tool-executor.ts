@@ -47,11 +47,9 @@ export class McpToolExecutor implements ToolExecutor {
 
   prepareRun(ctx: ExecutorRunContext): Promise<void> {
     this.#runs.delete(ctx.runId);
-    if (!ctx.signal.aborted) {
-      this.#runs.set(ctx.runId, ctx);
-      // a run ended by abort (or by the agent closing) lets go of its context at once
-      ctx.signal.addEventListener('abort', () => this.finishRun(ctx.runId, ctx), { once: true });
-    }
+    // the agent calls finishRun when the run ends; a run's context is never looked up once its
+    // signal has aborted (see #runOf), so no abort listener is needed per run
+    if (!ctx.signal.aborted) this.#runs.set(ctx.runId, ctx);
     while (this.#runs.size > RECENT_RUNS) this.#runs.delete(this.#runs.keys().next().value!);
     return this.manager.prepare(ctx);
   }
@@ -62,6 +60,16 @@ export class McpToolExecutor implements ToolExecutor {
    */
   finishRun(runId: string, ctx?: ExecutorRunContext): void {
     if (ctx === undefined || this.#runs.get(runId) === ctx) this.#runs.delete(runId);
+  }
+
+  /** The context of a run still in progress: an aborted run's is forgotten. */
+  #runOf(runId: string): ExecutorRunContext | undefined {
+    const run = this.#runs.get(runId);
+    if (run?.signal.aborted) {
+      this.#runs.delete(runId);
+      return undefined;
+    }
+    return run;
   }
 
   async execute(
@@ -77,7 +85,7 @@ export class McpToolExecutor implements ToolExecutor {
         { toolName: name, details: { reason: 'not-sent' } },
       );
     }
-    const run = this.#runs.get(ctx.runId);
+    const run = this.#runOf(ctx.runId);
     const emit = run?.emit ?? this.background;
     const end = this.manager.inFlight.begin(address.server, {
       sessionId: ctx.sessionId,
