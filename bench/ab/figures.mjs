@@ -12,7 +12,8 @@ import { measurePipelineOverhead } from './pipeline-overhead.js';
 
 const scale = Number(process.env.BENCH_SCALE ?? '1');
 const n = (count) => Math.max(10, Math.round(count * (scale > 0 ? scale : 1)));
-const sections = (process.env.AB_ONLY ?? 'loop,pipeline,mcp,big').split(',');
+// loop, pipeline, mcp (the whole MCP section), stdio and big (one comparison alone)
+const sections = (process.env.AB_ONLY ?? 'loop,pipeline,mcp').split(',');
 const out = {};
 const gc = forcedGc();
 
@@ -57,42 +58,76 @@ if (sections.includes('mcp')) {
     rmSync(home, { recursive: true, force: true });
   }
 }
-if (sections.includes('big')) {
-  // the 1 MiB result alone, in a fresh process: in the whole MCP section it runs last, after
-  // thousands of calls, so the raw client's reads there also pay for what the tree kept
-  gc.collect();
+// `stdio` and `big` run one comparison of the MCP section alone, in a fresh process: in the
+// whole section each runs after thousands of other calls, whose leftovers (a tree that keeps
+// memory per run, say) the raw client's calls in the same process pay for too
+if (sections.includes('stdio') || sections.includes('big')) {
   const { compareCalls } = await import('./mcp-calls.js');
   const { stdioConfig } = await import('../test/support/mcp-fixtures.js');
   const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
   const { Client } = await import('@modelcontextprotocol/client');
   const { z } = await import('zod');
-  const server = stdioConfig('big-result-server.mjs');
-  const c = await compareCalls({
-    warmupSamples: 3,
-    samples: n(50),
-    epochs: 2,
-    collect: gc.collect,
-    collectEvery: 10,
-    label: 'a 1 MiB result, alone',
-    openRaw: async () => {
-      const client = new Client(
-        { name: 'muster-ab-raw', version: '0.0.0' },
-        // as the base commit's own raw client in that comparison
-        { versionNegotiation: { mode: 'auto' } },
-      );
-      await client.connect(new StdioClientTransport(server));
-      return { client, close: () => client.close() };
-    },
-    server,
-    tool: 'big',
-    args: { kib: 1024 },
-    hostInput: z.object({ kib: z.number() }),
-    batch: 1,
-    variants: ['sequential'],
-    checkContent: (text) => text.includes('[archived: ref='),
-  });
-  out['mcp big alone: muster µs/call'] = c.variants[0].musterUs.median;
-  out['mcp big alone: muster / raw'] = c.variants[0].ratio;
+  // as the base commit's own raw client in these comparisons
+  const raw = async (server, mode = 'auto') => {
+    const client = new Client(
+      { name: 'muster-ab-raw', version: '0.0.0' },
+      { versionNegotiation: { mode } },
+    );
+    await client.connect(new StdioClientTransport(server));
+    return { client, close: () => client.close() };
+  };
+  const collect = { collect: gc.collect, collectEvery: 10 };
+  const home = mkdtempSync(join(tmpdir(), 'muster-ab-home-'));
+  process.env.MUSTER_HOME = home;
+  try {
+    if (sections.includes('stdio')) {
+      gc.collect();
+      const server = stdioConfig('basic-server.mjs');
+      const c = await compareCalls({
+        ...collect,
+        warmupSamples: 5,
+        samples: n(160),
+        epochs: 4,
+        label: 'stdio, alone',
+        tool: 'echo',
+        args: { text: 'hello' },
+        hostInput: z.object({ text: z.string() }),
+        batch: 8,
+        variants: ['sequential', 'concurrent'],
+        openRaw: () => raw(server),
+        referenceRaw: [{ label: 'raw client, legacy', open: () => raw(server, 'legacy') }],
+        server,
+        checkContent: (text) => text === 'default: hello',
+      });
+      for (const v of c.variants) {
+        out[`mcp stdio ${v.variant} alone: muster µs/call`] = v.musterUs.median;
+        out[`mcp stdio ${v.variant} alone: muster / raw`] = v.ratio;
+      }
+    }
+    if (sections.includes('big')) {
+      gc.collect();
+      const server = stdioConfig('big-result-server.mjs');
+      const c = await compareCalls({
+        ...collect,
+        warmupSamples: 3,
+        samples: n(50),
+        epochs: 2,
+        label: 'a 1 MiB result, alone',
+        openRaw: () => raw(server),
+        server,
+        tool: 'big',
+        args: { kib: 1024 },
+        hostInput: z.object({ kib: z.number() }),
+        batch: 1,
+        variants: ['sequential'],
+        checkContent: (text) => text.includes('[archived: ref='),
+      });
+      out['mcp big alone: muster µs/call'] = c.variants[0].musterUs.median;
+      out['mcp big alone: muster / raw'] = c.variants[0].ratio;
+    }
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
 }
 process.stdout.write(`AB ${JSON.stringify(out)}\n`);
 process.exit(0);
