@@ -219,8 +219,10 @@ export class Agent {
           request.traceContext,
         );
       await claim.lease(runtime.store, runId);
+      // the last check before the session is touched: an aborted run writes nothing
       if (!runtime.initialized)
         await raceAbort(runtime.ensureInitialized(), signal, 'Initialization');
+      else if (signal.aborted) throw abortedError('Initialization', signal.reason);
       session = resume
         ? await resumeSessionRun(store, sessionId)
         : await openSessionRun(store, sessionId, request);

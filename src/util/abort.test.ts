@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { followAbort } from './abort.js';
 
@@ -29,5 +30,32 @@ describe('followAbort', () => {
     stop();
     source.abort('late');
     expect(target.signal.aborted).toBe(false);
+  });
+
+  it('puts one listener on a source however many targets follow it', () => {
+    const source = new AbortController();
+    const targets = Array.from({ length: 20 }, () => new AbortController());
+    const stops = targets.map((t) => followAbort(t, [source.signal]));
+    expect(getEventListeners(source.signal, 'abort')).toHaveLength(1);
+    stops[0]!();
+    source.abort('gone');
+    expect(targets[0]!.signal.aborted).toBe(false);
+    expect(targets.slice(1).every((t) => t.signal.reason === 'gone')).toBe(true);
+    for (const stop of stops) stop();
+  });
+
+  it('removes the shared listener once the last target stops following', () => {
+    const source = new AbortController();
+    const stops = [new AbortController(), new AbortController()].map((t) =>
+      followAbort(t, [source.signal]),
+    );
+    for (const stop of stops) stop();
+    expect(getEventListeners(source.signal, 'abort')).toHaveLength(0);
+    // a new follower after that gets a listener of its own again
+    const late = new AbortController();
+    const stop = followAbort(late, [source.signal]);
+    source.abort('now');
+    expect(late.signal.reason).toBe('now');
+    stop();
   });
 });

@@ -48,4 +48,24 @@ describe('copyData', () => {
     expect(copy.self).toBe(copy);
     expect(copy).not.toBe(value);
   });
+
+  it('keeps a __proto__ key of parsed JSON an own property, never a prototype', () => {
+    const parsed = JSON.parse('{"__proto__":{"admin":true},"a":1}') as Record<string, unknown>;
+    const copy = copyData(parsed);
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect(Object.keys(copy)).toEqual(['__proto__', 'a']);
+    expect((copy as { admin?: boolean }).admin).toBeUndefined();
+    expect(JSON.stringify(copy)).toBe(JSON.stringify(parsed));
+  });
+
+  it('copies an object reached twice once, as structuredClone does', () => {
+    const shared = { n: 1 };
+    const copy = copyData({ a: shared, b: [shared] });
+    expect(copy.a).toBe(copy.b[0]);
+    expect(copy.a).not.toBe(shared);
+  });
+
+  it('refuses a proxy, as structuredClone does', () => {
+    expect(() => copyData({ p: new Proxy({ a: 1 }, {}) })).toThrow(DOMException);
+  });
 });

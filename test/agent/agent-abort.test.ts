@@ -113,6 +113,54 @@ describe('cancellation', () => {
     expect(ran).toBe(false);
   });
 
+  it('a run whose signal has aborted already touches no session, also once the agent is initialized', async () => {
+    const store = new MemorySessionStore();
+    const agent = createAgent({ model: scriptedModel([{ text: 'first' }]), sessionStore: store });
+    await collect(agent.run({ input: 'x', sessionId: 'done' })); // initializes the agent
+    const before = await store.get('done');
+    for (const run of [
+      agent.run({ input: 'y', sessionId: 'new', signal: AbortSignal.abort() }),
+      agent.run({ input: 'y', sessionId: 'done', signal: AbortSignal.abort() }),
+      agent.resume('done', { signal: AbortSignal.abort() }),
+    ]) {
+      const { events, error } = await collect(run);
+      expect(error).toMatchObject({ code: 'ABORTED' });
+      expect(events.map((e) => e.type)).toEqual(['session.failed']);
+    }
+    expect(await store.get('new')).toBeUndefined();
+    expect(await store.get('done')).toEqual(before);
+    await agent.close();
+  });
+
+  it('one caller signal shared by many concurrent runs raises no listener warning, and aborts them all', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      const ac = new AbortController();
+      let streaming = 0;
+      const started = deferred<void>();
+      const agent = createAgent({
+        model: hangingModel(() => {
+          if (++streaming === 16) started.resolve();
+        }),
+      });
+      const runs = Array.from({ length: 16 }, () =>
+        collect(agent.run({ input: 'x', signal: ac.signal })),
+      );
+      await started.promise;
+      ac.abort();
+      for (const { error } of await Promise.all(runs))
+        expect(error).toMatchObject({ code: 'ABORTED' });
+      await agent.close();
+      // a warning is emitted on the next tick at the latest
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   it('breaking out of the event loop aborts the run', async () => {
     let toolSignal: AbortSignal | undefined;
     const started = deferred();
