@@ -44,18 +44,17 @@ describe('followAbort', () => {
     for (const stop of stops) stop();
   });
 
-  it('removes the shared listener once the last target stops following', () => {
+  it('keeps one listener on a source between followers, holding none of them', () => {
     const source = new AbortController();
-    const stops = [new AbortController(), new AbortController()].map((t) =>
-      followAbort(t, [source.signal]),
-    );
-    for (const stop of stops) stop();
-    expect(getEventListeners(source.signal, 'abort')).toHaveLength(0);
-    // a new follower after that gets a listener of its own again
+    const first = new AbortController();
+    followAbort(first, [source.signal])();
+    expect(getEventListeners(source.signal, 'abort')).toHaveLength(1);
     const late = new AbortController();
     const stop = followAbort(late, [source.signal]);
+    expect(getEventListeners(source.signal, 'abort')).toHaveLength(1);
     source.abort('now');
     expect(late.signal.reason).toBe('now');
+    expect(first.signal.aborted).toBe(false);
     stop();
   });
 });

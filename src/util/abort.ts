@@ -28,14 +28,8 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal, what: str
   });
 }
 
-/** The controllers following one source signal, and the one listener that aborts them. */
-interface Followers {
-  readonly targets: Set<AbortController>;
-  readonly onAbort: () => void;
-}
-
-/** Per source signal: it carries one listener however many runs follow it. */
-const followed = new WeakMap<AbortSignal, Followers>();
+/** The controllers following each source signal; a source carries one listener that aborts them. */
+const followed = new WeakMap<AbortSignal, Set<AbortController>>();
 
 /**
  * Aborts `target` with the reason of the first of `sources` to abort (at once when one has
@@ -45,7 +39,8 @@ const followed = new WeakMap<AbortSignal, Followers>();
  * app-wide shutdown signal, the agent's close signal) carries one listener, not one per run.
  * Followers abort in the order they started following, after the listeners the source had
  * before the first of them. Returns the function that stops following; call it when the
- * target's work ends, so a long-lived source keeps nothing per finished run.
+ * target's work ends, so a long-lived source keeps nothing per finished run (its one listener
+ * stays until it aborts or is collected).
  */
 export function followAbort(
   target: AbortController,
@@ -63,27 +58,26 @@ export function followAbort(
       target.abort(source.reason);
       return stop;
     }
-    let group = followed.get(source);
-    if (!group) {
-      const targets = new Set<AbortController>();
+    let targets = followed.get(source);
+    if (!targets) {
+      const group = new Set<AbortController>();
+      targets = group;
+      followed.set(source, group);
       const onAbort = () => {
         followed.delete(source);
-        for (const t of targets) t.abort(source.reason);
-        targets.clear();
+        for (const t of group) t.abort(source.reason);
+        group.clear();
       };
-      group = { targets, onAbort };
-      followed.set(source, group);
       source.addEventListener('abort', onAbort, { once: true });
     }
-    group.targets.add(target);
+    targets.add(target);
     mine.push(source);
   }
   return stop;
 }
 
 function unfollow(source: AbortSignal, target: AbortController): void {
-  const group = followed.get(source);
-  if (!group || !group.targets.delete(target) || group.targets.size > 0) return;
-  source.removeEventListener('abort', group.onAbort);
-  followed.delete(source);
+  // the shared listener stays while the source lives (it holds no finished run): adding and
+  // removing it per run would cost more than the run's other set-up
+  followed.get(source)?.delete(target);
 }
