@@ -3,9 +3,11 @@
 // prints each figure's median per folder and the median of the pairwise ratios to DIR_A.
 // AB_CPU=1 pins every run to that CPU (taskset): the loop and pipeline figures vary less;
 // the MCP figures should not be pinned (their stdio servers would share the CPU).
-// BENCH_SCALE and AB_ONLY (loop,pipeline,mcp) are passed on to figures.mjs.
+// BENCH_SCALE and AB_ONLY (loop,pipeline,mcp) are passed on to figures.mjs; AB_OUT=file.json
+// keeps every round's figures.
 import process from 'node:process';
 import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 
 const [rounds, ...dirs] = process.argv.slice(2);
 if (!(Number(rounds) > 0) || dirs.length < 2) {
@@ -30,6 +32,7 @@ for (let r = 0; r < Number(rounds); r++) {
   }
   process.stderr.write(`round ${r + 1} of ${rounds} done\n`);
 }
+if (process.env.AB_OUT) writeFileSync(process.env.AB_OUT, JSON.stringify({ dirs, samples }));
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
