@@ -14,20 +14,24 @@ export type {
   McpOperationDefaults,
   McpReconnectOptions,
   McpOptions,
-} from './config-types.js';
-export { createSdkMcpServer, sdkTool } from './sdk-server.js';
+} from './contracts/config-types.js';
+export { createSdkMcpServer, sdkTool } from './servers/sdk-server.js';
 export type {
   SdkMcpServer,
   SdkToolDefinition,
   SdkToolContext,
   SdkToolArgs,
   SdkInputSchema,
-} from './sdk-server.js';
+} from './servers/sdk-server.js';
 export { createMcpRuntime } from './mcp-runtime.js';
 export type { McpRuntime, McpRuntimeInput } from './mcp-runtime.js';
 export { McpFacade } from './mcp-facade.js';
 export type { McpFacadeHost } from './mcp-facade.js';
-export type { McpServerStatus, McpServerStatusValue, McpToolStatus } from './mcp-status.js';
+export type {
+  McpServerStatus,
+  McpServerStatusValue,
+  McpToolStatus,
+} from './contracts/mcp-status.js';
 export type {
   McpEvent,
   McpServerStatusEvent,
@@ -35,13 +39,13 @@ export type {
   McpCatalogUpdatedEvent,
   McpServerChangedEvent,
   McpDiagnosticEvent,
-} from './mcp-events.js';
+} from './contracts/mcp-events.js';
 export type {
   ElicitationRequestedEvent,
   ElicitationCompletedEvent,
   SamplingRequestedEvent,
-} from './mcp-events.js';
-export type { AgentSampler } from './sampling-handler.js';
+} from './contracts/mcp-events.js';
+export type { AgentSampler } from './handlers/sampling-handler.js';
 export type {
   McpHandlers,
   McpRoot,
@@ -54,7 +58,7 @@ export type {
   McpElicitationHooks,
   OnElicitationHook,
   OnElicitationResultHook,
-} from './handler-types.js';
+} from './contracts/handler-types.js';
 export type {
   McpConnectionInfo,
   McpServerDiagnostics,
@@ -64,12 +68,15 @@ export type {
   McpNotice,
   McpOperationOptions,
   McpRetryOptions,
-} from './operation-types.js';
-export { getMcpExtensionSupport, assertMcpExtensionSupported } from './extension-support.js';
-export { mcpContentText, mcpTextOf } from './content-text.js';
-export { mcpAppVisibilityOf, isModelVisibleMcpTool } from './app-visibility.js';
-export type { McpAppVisibility } from './app-visibility.js';
-export type { McpExtensionSupport } from './extension-support.js';
+} from './contracts/operation-types.js';
+export {
+  getMcpExtensionSupport,
+  assertMcpExtensionSupported,
+} from './operations/extension-support.js';
+export { mcpContentText, mcpTextOf } from './contracts/content-text.js';
+export { mcpAppVisibilityOf, isModelVisibleMcpTool } from './connection/app-visibility.js';
+export type { McpAppVisibility } from './connection/app-visibility.js';
+export type { McpExtensionSupport } from './operations/extension-support.js';
 export { McpClientManager } from './mcp-client-manager.js';
 export type { McpClientManagerOptions } from './mcp-client-manager.js';
 export {
@@ -79,5 +86,5 @@ export {
   parseMcpConfigScope,
   readMcpConfigFile,
   redactMcpServerConfig,
-} from './config-file.js';
-export type { McpConfigScope, McpFileServer } from './config-file.js';
+} from './config/config-file.js';
+export type { McpConfigScope, McpFileServer } from './config/config-file.js';

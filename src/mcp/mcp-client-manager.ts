@@ -3,18 +3,18 @@ import { musterHome } from '../util/index.js';
 import { ToolPolicy } from '../policy/index.js';
 import type { PolicyOptions } from '../policy/index.js';
 import type { ExecutorRunContext } from '../tools/index.js';
-import { parseMcpOptions } from './config-schema.js';
-import { collectDeclarations } from './config-sources.js';
-import type { McpOptions, McpServerConfig } from './config-types.js';
-import type { McpElicitationHooks } from './handler-types.js';
+import { parseMcpOptions } from './config/config-schema.js';
+import { collectDeclarations } from './config/config-sources.js';
+import type { McpOptions, McpServerConfig } from './contracts/config-types.js';
+import type { McpElicitationHooks } from './contracts/handler-types.js';
 import { McpFacade } from './mcp-facade.js';
-import type { McpEvent } from './mcp-events.js';
-import { McpManager } from './mcp-manager.js';
-import { McpOperations } from './mcp-operations.js';
-import type { McpServerStatus } from './mcp-status.js';
+import type { McpEvent } from './contracts/mcp-events.js';
+import { McpManager } from './operations/mcp-manager.js';
+import { McpOperations } from './operations/mcp-operations.js';
+import type { McpServerStatus } from './contracts/mcp-status.js';
 import { checkDeclaration } from './mcp-runtime.js';
-import { checkRemoteDeclaration } from './remote-checks.js';
-import { FileVerdictCache } from './verdict-cache.js';
+import { checkRemoteDeclaration } from './config/remote-checks.js';
+import { FileVerdictCache } from './connection/verdict-cache.js';
 
 /** Options of a standalone {@link McpClientManager}: `McpOptions` plus what an agent would give. */
 export interface McpClientManagerOptions extends McpOptions {

@@ -2,8 +2,11 @@
 // (like the root) no MCP client until the first connect.
 export { McpClientManager } from './mcp-client-manager.js';
 export type { McpClientManagerOptions } from './mcp-client-manager.js';
-export { getMcpExtensionSupport, assertMcpExtensionSupported } from './extension-support.js';
-export type { McpExtensionSupport } from './extension-support.js';
+export {
+  getMcpExtensionSupport,
+  assertMcpExtensionSupported,
+} from './operations/extension-support.js';
+export type { McpExtensionSupport } from './operations/extension-support.js';
 export type {
   McpConnectionInfo,
   McpServerDiagnostics,
@@ -13,7 +16,7 @@ export type {
   McpNotice,
   McpOperationOptions,
   McpRetryOptions,
-} from './operation-types.js';
+} from './contracts/operation-types.js';
 export type {
   McpHandlers,
   McpRoot,
@@ -26,7 +29,7 @@ export type {
   McpElicitationHooks,
   OnElicitationHook,
   OnElicitationResultHook,
-} from './handler-types.js';
+} from './contracts/handler-types.js';
 export type {
   McpServerConfig,
   McpStdioServerConfig,
@@ -35,8 +38,8 @@ export type {
   McpSdkServerConfig,
   McpOptions,
   McpReconnectOptions,
-} from './config-types.js';
-export type { McpServerStatus } from './mcp-status.js';
+} from './contracts/config-types.js';
+export type { McpServerStatus } from './contracts/mcp-status.js';
 export { memoryTokenStore, fileTokenStore, keychainTokenStore } from '../auth/index.js';
 export type {
   McpOAuthServerOptions,
@@ -48,4 +51,4 @@ export type {
   FileTokenStoreOptions,
   KeychainTokenStoreOptions,
 } from '../auth/index.js';
-export type { McpEvent } from './mcp-events.js';
+export type { McpEvent } from './contracts/mcp-events.js';

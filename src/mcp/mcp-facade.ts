@@ -1,12 +1,12 @@
 import { MusterError } from '../errors/index.js';
 import type { ExecutorEvent, ExecutorRunContext } from '../tools/index.js';
-import { declare } from './config-sources.js';
-import type { ServerDeclaration } from './config-sources.js';
-import type { McpServerConfig } from './config-types.js';
-import type { McpManager } from './mcp-manager.js';
-import { McpOperations } from './mcp-operations.js';
-import type { McpServerStatus } from './mcp-status.js';
-import { unknownServerError } from './server-registry.js';
+import { declare } from './config/config-sources.js';
+import type { ServerDeclaration } from './config/config-sources.js';
+import type { McpServerConfig } from './contracts/config-types.js';
+import type { McpManager } from './operations/mcp-manager.js';
+import { McpOperations } from './operations/mcp-operations.js';
+import type { McpServerStatus } from './contracts/mcp-status.js';
+import { unknownServerError } from './connection/server-registry.js';
 
 /** What the facade needs from its agent. */
 export interface McpFacadeHost {

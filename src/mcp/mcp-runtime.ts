@@ -1,24 +1,24 @@
 import { MusterError } from '../errors/index.js';
 import { musterHome } from '../util/index.js';
 import type { PolicySubject } from '../policy/index.js';
-import { parseMcpOptions } from './config-schema.js';
-import { collectDeclarations, transportOf } from './config-sources.js';
-import type { ServerDeclaration } from './config-sources.js';
-import type { McpOptions } from './config-types.js';
+import { parseMcpOptions } from './config/config-schema.js';
+import { collectDeclarations, transportOf } from './config/config-sources.js';
+import type { ServerDeclaration } from './config/config-sources.js';
+import type { McpOptions } from './contracts/config-types.js';
 import { McpFacade } from './mcp-facade.js';
 import type { McpFacadeHost } from './mcp-facade.js';
-import { MCP_DEFAULTS } from './mcp-defaults.js';
-import type { Emit } from './mcp-defaults.js';
-import type { McpEvent } from './mcp-events.js';
-import { McpManager } from './mcp-manager.js';
-import { McpToolExecutor } from './mcp-tool-executor.js';
-import { checkRemoteDeclaration } from './remote-checks.js';
-import { HANDLER_DEFAULTS } from './client-setup.js';
-import type { McpElicitationHooks } from './handler-types.js';
-import type { AgentSampler } from './sampling-handler.js';
-import { urlElicitationResponder } from './url-elicitation.js';
-import { McpResourceToolExecutor } from './resource-tools.js';
-import { FileVerdictCache } from './verdict-cache.js';
+import { MCP_DEFAULTS } from './contracts/mcp-defaults.js';
+import type { Emit } from './contracts/mcp-defaults.js';
+import type { McpEvent } from './contracts/mcp-events.js';
+import { McpManager } from './operations/mcp-manager.js';
+import { McpToolExecutor } from './operations/mcp-tool-executor.js';
+import { checkRemoteDeclaration } from './config/remote-checks.js';
+import { HANDLER_DEFAULTS } from './handlers/client-setup.js';
+import type { McpElicitationHooks } from './contracts/handler-types.js';
+import type { AgentSampler } from './handlers/sampling-handler.js';
+import { urlElicitationResponder } from './handlers/url-elicitation.js';
+import { McpResourceToolExecutor } from './operations/resource-tools.js';
+import { FileVerdictCache } from './connection/verdict-cache.js';
 
 /** The agent options the MCP side reads. */
 export interface McpRuntimeInput {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { MusterError } from '../../src/index.js';
-import { answerElicitation } from '../../src/mcp/elicitation-handler.js';
-import { guardHandler } from '../../src/mcp/handler-guard.js';
-import { listRoots } from '../../src/mcp/roots-handler.js';
+import { answerElicitation } from '../../src/mcp/handlers/elicitation-handler.js';
+import { guardHandler } from '../../src/mcp/handlers/handler-guard.js';
+import { listRoots } from '../../src/mcp/handlers/roots-handler.js';
 
 // Host handlers get a deadline and honour the abort of the request they answer.
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InFlightCalls } from '../../src/mcp/in-flight-calls.js';
-import type { InFlightCall } from '../../src/mcp/in-flight-calls.js';
+import { InFlightCalls } from '../../src/mcp/handlers/in-flight-calls.js';
+import type { InFlightCall } from '../../src/mcp/handlers/in-flight-calls.js';
 
 const call = (sessionId: string, callId: string): InFlightCall => ({
   sessionId,

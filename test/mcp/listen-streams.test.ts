@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MusterError } from '../../src/index.js';
 import { McpClientManager } from '../../src/mcp/mcp-entry.js';
 import type { McpNotice } from '../../src/mcp/mcp-entry.js';
-import { NoticeQueue } from '../../src/mcp/notice-queue.js';
+import { NoticeQueue } from '../../src/mcp/operations/notice-queue.js';
 import { stdioConfig } from '../support/mcp-fixtures.js';
 
 // listen() streams end when their connection goes, never hang, clean up partial

@@ -139,8 +139,8 @@ describe('protocol verdicts', () => {
   });
 
   it('a stale saved verdict is dropped and the protocol negotiated again', async () => {
-    const { FileVerdictCache } = await import('../../src/mcp/verdict-cache.js');
-    const { normalizedKey } = await import('../../src/mcp/config-sources.js');
+    const { FileVerdictCache } = await import('../../src/mcp/connection/verdict-cache.js');
+    const { normalizedKey } = await import('../../src/mcp/config/config-sources.js');
     const config = stdioConfig('basic-server.mjs', ['--name=stale']);
     const cache = new FileVerdictCache(process.env['MUSTER_HOME']!);
     const key = FileVerdictCache.keyOf(normalizedKey(config));

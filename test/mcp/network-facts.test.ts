@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { McpError, ToolError } from '../../src/errors/index.js';
-import { wasNotSent } from '../../src/mcp/failure-reasons.js';
-import { networkFactOf } from '../../src/mcp/network-facts.js';
+import { wasNotSent } from '../../src/mcp/failures/failure-reasons.js';
+import { networkFactOf } from '../../src/mcp/failures/network-facts.js';
 
 /**
  * The shapes Node 20's `fetch` (undici) rejects with, as measured against real loopback

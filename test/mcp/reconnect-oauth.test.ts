@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { declare } from '../../src/mcp/config-sources.js';
-import type { McpEvent } from '../../src/mcp/mcp-events.js';
-import { McpManager } from '../../src/mcp/mcp-manager.js';
+import { declare } from '../../src/mcp/config/config-sources.js';
+import type { McpEvent } from '../../src/mcp/contracts/mcp-events.js';
+import { McpManager } from '../../src/mcp/operations/mcp-manager.js';
 import type { ExecutorRunContext } from '../../src/tools/index.js';
 import { startOAuthWorld } from '../fixtures/oauth/index.js';
 import type { OAuthWorld } from '../fixtures/oauth/index.js';

@@ -1,8 +1,8 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { McpClientModule } from '../../src/mcp/client-errors.js';
-import { loadClient } from '../../src/mcp/client-errors.js';
+import type { McpClientModule } from '../../src/mcp/failures/client-errors.js';
+import { loadClient } from '../../src/mcp/failures/client-errors.js';
 import { McpError, MusterError, ToolError } from '../../src/errors/index.js';
-import { retryableFailure, withRetry } from '../../src/mcp/retry.js';
+import { retryableFailure, withRetry } from '../../src/mcp/connection/retry.js';
 
 // withRetry and the retry decision, on the official client's own error classes.
 

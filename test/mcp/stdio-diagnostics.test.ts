@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MusterError, createAgent, scriptedModel } from '../../src/index.js';
 import type { AgentEvent } from '../../src/index.js';
 import { McpClientManager } from '../../src/mcp/mcp-client-manager.js';
-import type { McpEvent } from '../../src/mcp/mcp-events.js';
+import type { McpEvent } from '../../src/mcp/contracts/mcp-events.js';
 import { collect } from '../support/run-helpers.js';
 import { scriptedServer } from './support/stdio-scripted.js';
 import type { ScriptedServer } from './support/stdio-scripted.js';

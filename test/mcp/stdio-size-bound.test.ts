@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { McpError, ToolError } from '../../src/errors/index.js';
 import type { McpStdioServerConfig } from '../../src/index.js';
 import { McpClientManager } from '../../src/mcp/mcp-client-manager.js';
-import type { McpEvent } from '../../src/mcp/mcp-events.js';
+import type { McpEvent } from '../../src/mcp/contracts/mcp-events.js';
 import { scriptedServer } from './support/stdio-scripted.js';
 
 const LIMIT = 64 * 1024;

@@ -1,5 +1,5 @@
 import { McpError } from '../../errors/index.js';
-import type { McpFailureReason } from '../failure-reasons.js';
+import type { McpFailureReason } from '../failures/failure-reasons.js';
 
 /** What {@link limitResponseBody} needs. */
 export interface BodyLimit {

@@ -1,11 +1,11 @@
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { wrapAuthProvider } from '../../auth/index.js';
 import { SecretRegistry } from '../../util/index.js';
-import type { McpHttpServerConfig } from '../config-types.js';
+import type { McpHttpServerConfig } from '../contracts/config-types.js';
 import { createGuardedFetch } from './guarded-fetch.js';
 import { validateRemoteConfig } from './remote-config.js';
 import { settleSendWithResponseBody } from './request-watch.js';
-import type { TransportContext, TransportHandle } from './transport-types.js';
+import type { TransportContext, TransportHandle } from '../contracts/transport-types.js';
 
 /**
  * Builds the official `StreamableHTTPClientTransport` for an `http` server, on the checked

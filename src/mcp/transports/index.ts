@@ -4,11 +4,11 @@
  * statically; the connection code loads it lazily.
  */
 import { MusterError } from '../../errors/index.js';
-import type { McpServerConfig, McpStdioServerConfig } from '../config-types.js';
+import type { McpServerConfig, McpStdioServerConfig } from '../contracts/config-types.js';
 import { createHttpTransport } from './http-transport.js';
 import { createSseTransport } from './sse-transport.js';
 import { createStdioTransport } from './stdio-transport.js';
-import type { TransportContext, TransportHandle } from './transport-types.js';
+import type { TransportContext, TransportHandle } from '../contracts/transport-types.js';
 
 /** A declaration this folder builds a transport for (every type but `sdk`). */
 export type McpTransportServerConfig = Exclude<McpServerConfig, { type: 'sdk' }>;
@@ -56,4 +56,4 @@ export { StderrRing } from './stderr-ring.js';
 export { createStdioTransport, stdioServerParameters } from './stdio-transport.js';
 export { createHttpTransport } from './http-transport.js';
 export { createSseTransport } from './sse-transport.js';
-export type { TransportContext, TransportHandle } from './transport-types.js';
+export type { TransportContext, TransportHandle } from '../contracts/transport-types.js';

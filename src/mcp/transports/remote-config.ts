@@ -1,6 +1,6 @@
 import type { AuthProvider, OAuthClientProvider } from '@modelcontextprotocol/client';
 import { MusterError } from '../../errors/index.js';
-import type { McpHttpServerConfig, McpSseServerConfig } from '../config-types.js';
+import type { McpHttpServerConfig, McpSseServerConfig } from '../contracts/config-types.js';
 import { checkHeaders, checkServerUrl } from './url-policy.js';
 
 /** A remote declaration after its checks: the parsed URL and how it authenticates. */

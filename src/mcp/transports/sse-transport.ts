@@ -1,11 +1,11 @@
 import { SSEClientTransport, SseError } from '@modelcontextprotocol/client';
 import type { Transport } from '@modelcontextprotocol/client';
 import type { McpError } from '../../errors/index.js';
-import type { McpSseServerConfig } from '../config-types.js';
+import type { McpSseServerConfig } from '../contracts/config-types.js';
 import { createGuardedFetch } from './guarded-fetch.js';
 import { validateRemoteConfig } from './remote-config.js';
 import { settleSendWithResponseBody } from './request-watch.js';
-import type { TransportContext, TransportHandle } from './transport-types.js';
+import type { TransportContext, TransportHandle } from '../contracts/transport-types.js';
 
 /**
  * Builds the official (legacy) `SSEClientTransport` for an `sse` server, on the checked URL

@@ -6,8 +6,8 @@ import { SdkError, SdkErrorCode, serializeMessage } from '@modelcontextprotocol/
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import { McpError } from '../../errors/index.js';
-import type { McpFailureReason } from '../failure-reasons.js';
-import type { ProcessExit } from './exit-status.js';
+import type { McpFailureReason } from '../failures/failure-reasons.js';
+import type { ProcessExit } from '../failures/exit-status.js';
 import { BoundedLineReader } from './line-reader.js';
 import type { OversizedLine } from './line-reader.js';
 import { decodeMessageLine } from './message-decode.js';

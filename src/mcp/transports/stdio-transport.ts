@@ -1,9 +1,9 @@
 import type { StdioServerParameters } from '@modelcontextprotocol/client/stdio';
 import { MusterError } from '../../errors/index.js';
-import type { McpSandbox, McpStdioServerConfig } from '../config-types.js';
-import { checkStdioConfig } from '../stdio-checks.js';
+import type { McpSandbox, McpStdioServerConfig } from '../contracts/config-types.js';
+import { checkStdioConfig } from './stdio-checks.js';
 import { StdioProcessTransport } from './stdio-process.js';
-import type { TransportContext, TransportHandle } from './transport-types.js';
+import type { TransportContext, TransportHandle } from '../contracts/transport-types.js';
 
 /**
  * The spawn parameters of a stdio server: its own command, or the sandbox launcher with

@@ -1,5 +1,5 @@
 import { Client } from '@modelcontextprotocol/client';
-import type { McpServerConfig } from '../../../src/mcp/config-types.js';
+import type { McpServerConfig } from '../../../src/mcp/contracts/config-types.js';
 import type { TransportContext } from '../../../src/mcp/transports/index.js';
 
 /** A remote declaration (`http` or `sse`). */

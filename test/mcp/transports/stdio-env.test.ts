@@ -7,8 +7,8 @@ import { Client } from '@modelcontextprotocol/client';
 import { DEFAULT_INHERITED_ENV_VARS } from '@modelcontextprotocol/client/stdio';
 import type { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { McpConnection } from '../../../src/mcp/mcp-connection.js';
-import type { ServerProcess } from '../../../src/mcp/mcp-connection.js';
+import { McpConnection } from '../../../src/mcp/client/mcp-connection.js';
+import type { ServerProcess } from '../../../src/mcp/client/mcp-connection.js';
 import { createTransport, stdioServerParameters } from '../../../src/mcp/transports/index.js';
 import type { TransportContext, TransportHandle } from '../../../src/mcp/transports/index.js';
 

@@ -1,0 +1,31 @@
+import type { Tool as McpTool } from '@modelcontextprotocol/client';
+import type { CallDeadline } from './call-deadline.js';
+import type { CallOptions } from '../contracts/connection-types.js';
+
+/**
+ * The official client's request options of one `tools/call`: the caller's signal (with the
+ * hard deadline's, when there is one), the per-request timeout reset by progress, the
+ * progress handler only when someone listens, and the tool's definition when Muster has it.
+ *
+ * Why the definition: without it the client looks the tool up in its response cache on every
+ * call (an async read, and in the modern era a scan of the input schema for `x-mcp-header`
+ * declarations too). With it, the output validator comes from the same object every time
+ * (the validator compiles each schema object once). It is left out where the client's
+ * header-mismatch recovery needs the cached lookup: modern-era calls to a remote server.
+ */
+export function callRequest(
+  options: CallOptions,
+  deadline: CallDeadline | undefined,
+  definition: McpTool | undefined,
+): Record<string, unknown> {
+  return {
+    signal: deadline ? AbortSignal.any([options.signal, deadline.signal]) : options.signal,
+    timeout: options.timeoutMs,
+    resetTimeoutOnProgress: true,
+    ...(options.maxTotalTimeoutMs !== undefined
+      ? { maxTotalTimeout: options.maxTotalTimeoutMs }
+      : {}),
+    ...(options.onProgress ? { onprogress: options.onProgress } : {}),
+    ...(definition ? { toolDefinition: definition } : {}),
+  };
+}

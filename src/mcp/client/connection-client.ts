@@ -1,0 +1,65 @@
+import type { Client } from '@modelcontextprotocol/client';
+import { FORWARDED, TOOLS_CHANGED, listChangedNotices } from './connection-notices.js';
+import { CLIENT_INFO } from '../contracts/connection-types.js';
+import { MCP_DEFAULTS } from '../contracts/mcp-defaults.js';
+import type { ConnectionSpecOf, ProbeBounds } from '../contracts/connection-types.js';
+
+/**
+ * The official client of one connection, configured from its spec: the capabilities, the
+ * protocol mode and probe bounds, tool list changes reported (never auto-refreshed: the next
+ * run re-lists), the request handlers installed and the notifications forwarded.
+ */
+export function createClient(
+  ClientClass: typeof Client,
+  spec: Pick<
+    ConnectionSpecOf<unknown>,
+    'capabilities' | 'mode' | 'probe' | 'handlers' | 'onToolsChanged' | 'onNotification'
+  >,
+  remainingMs: number = MCP_DEFAULTS.timeoutMs,
+): Client {
+  const client = new ClientClass(CLIENT_INFO, {
+    capabilities: spec.capabilities ?? {},
+    versionNegotiation: {
+      mode: spec.mode as never,
+      probe: probeOptions(spec.probe, remainingMs),
+    },
+    listChanged: {
+      tools: {
+        autoRefresh: false,
+        debounceMs: 0,
+        onChanged: () => {
+          spec.onToolsChanged();
+          spec.onNotification?.(TOOLS_CHANGED, undefined);
+        },
+      },
+      ...(spec.onNotification ? listChangedNotices(spec.onNotification) : {}),
+    },
+  });
+  for (const h of spec.handlers ?? [])
+    client.setRequestHandler(h.method as never, h.handler as never);
+  const notify = spec.onNotification;
+  if (notify) {
+    for (const method of FORWARDED)
+      client.setNotificationHandler(
+        method as never,
+        ((n: { params?: unknown }) => notify(method, n.params)) as never,
+      );
+  }
+  return client;
+}
+
+/**
+ * The client's probe options from Muster's: a probe waits `probeTimeoutMs` (10 s unless set),
+ * never past what is left of the connect, and is not re-sent unless `probeMaxRetries` says so.
+ * (Without them the client would wait the whole connect timeout, so a silent legacy stdio
+ * server would time the connect out instead of being judged legacy.)
+ */
+function probeOptions(
+  probe: ProbeBounds | undefined,
+  remainingMs: number,
+): { timeoutMs: number; maxRetries: number } {
+  return {
+    timeoutMs: Math.min(probe?.timeoutMs ?? MCP_DEFAULTS.probeTimeoutMs, remainingMs),
+    maxRetries: probe?.maxRetries ?? 0,
+  };
+}

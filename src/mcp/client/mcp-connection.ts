@@ -1,0 +1,300 @@
+import type { CallToolResult, Client, Tool as McpTool } from '@modelcontextprotocol/client';
+import type { McpError } from '../../errors/index.js';
+import { callIsolated } from '../../util/index.js';
+import { loadClient } from '../failures/client-errors.js';
+import { totalDeadline } from './call-deadline.js';
+import { callRequest } from './call-request.js';
+import { ConnectBound } from './connect-bound.js';
+import { openConnection } from './connection-open.js';
+import { createClient } from './connection-client.js';
+import {
+  closedByClient,
+  connectFailure,
+  lostError,
+  notSentError,
+  streamLostError,
+} from '../failures/connection-errors.js';
+import { PendingRequests, watchTransport } from './pending-requests.js';
+import type { ProcessExit } from '../failures/exit-status.js';
+
+export type {
+  ProtocolVerdict,
+  ConnectMode,
+  ClientRequestHandler,
+  ConnectionSpecOf,
+  ConnectionLink,
+  CallOptions,
+  ProbeBounds,
+  ServerProcess,
+} from '../contracts/connection-types.js';
+import type {
+  ProtocolVerdict,
+  ConnectionSpecOf,
+  ConnectionLink,
+  CallOptions,
+} from '../contracts/connection-types.js';
+
+/** What opening a connection needs (see {@link ConnectionSpecOf}). */
+export type ConnectionSpec = ConnectionSpecOf<McpConnection>;
+
+/**
+ * One live connection to one MCP server through the official client. It owns the client,
+ * its transport and (for in-process servers) the server end. Closed by us or by the peer,
+ * it releases all of them and fails its requests in flight at once.
+ */
+export class McpConnection {
+  #closed = false;
+  readonly #closeWatchers = new Set<() => void>();
+  #released: Promise<void> | undefined;
+  /** The requests in flight: each fails at once when its answer can no longer come. */
+  readonly #pending = new PendingRequests();
+  /** The tools of the latest listing, by name (forgotten when the server says they changed). */
+  readonly #tools = new Map<string, McpTool>();
+  /** A remote server (the client mirrors arguments into headers for it in the modern era). */
+  #remote = false;
+
+  private constructor(
+    readonly server: string,
+    private readonly client: Client,
+    private readonly link: ConnectionLink,
+  ) {}
+
+  /**
+   * Opens, negotiates and initializes a connection, within `spec.connectTimeoutMs` and
+   * `spec.signal` (an abort ends it at once, the protocol probe included). A stdio server in
+   * `auto` mode without a remembered verdict is negotiated in place (see `openConnection`). Rejects with the client's error, or a Muster error that says more:
+   * `ABORTED`, the `connectTimeoutMs` timeout, a process that exited before answering.
+   */
+  static open(spec: ConnectionSpec): Promise<McpConnection> {
+    return openConnection(spec, (s2, link, bound) => McpConnection.#connect(s2, link, bound));
+  }
+
+  /** Connects a client over `link` (the transport of {@link open}, or any other). */
+  static async connect(spec: ConnectionSpec, link: ConnectionLink): Promise<McpConnection> {
+    const bound = new ConnectBound(spec.server, spec.connectTimeoutMs, spec.signal);
+    try {
+      return await McpConnection.#connect(spec, link, bound);
+    } finally {
+      bound.dispose();
+    }
+  }
+
+  static async #connect(
+    spec: ConnectionSpec,
+    link: ConnectionLink,
+    bound: ConnectBound,
+  ): Promise<McpConnection> {
+    const { Client } = await bound.race(loadClient());
+    const onToolsChanged = () => {
+      connection.#tools.clear();
+      spec.onToolsChanged();
+    };
+    const client =
+      link.client ?? createClient(Client, { ...spec, onToolsChanged }, bound.remainingMs());
+    const connection: McpConnection = new McpConnection(spec.server, client, link);
+    connection.#remote = spec.config.type === 'http' || spec.config.type === 'sse';
+    // answers that can no longer come: a Streamable HTTP response stream that ended without
+    // the answer, a stdio answer over the size bound (the connection goes on), a close
+    watchTransport(
+      connection.#pending,
+      link.transport,
+      spec.config.type === 'http'
+        ? { onStreamLost: () => connection.#failure('stream-lost') }
+        : undefined,
+    );
+    let open = false;
+    client.onclose = () => {
+      // a handshake that fails closes the client too; only a connection that was open is "lost"
+      if (!open || connection.#closed) return;
+      connection.#closed = true;
+      // the client fails its requests in flight itself ("Connection closed"): see #track
+      connection.#pending.forgetAll();
+      connection.#notifyClosed();
+      void connection.#release();
+      spec.onUnexpectedClose(connection);
+    };
+    client.onerror = (error) => {
+      if (!connection.#closed) spec.onError?.(error);
+    };
+    try {
+      await bound.race(
+        client.connect(link.transport, {
+          timeout: bound.remainingMs(),
+          signal: bound.signal,
+          ...(spec.verdict ? { prior: spec.verdict as never } : {}),
+        }),
+      );
+    } catch (err) {
+      if (bound.failure) {
+        // an abort or the deadline: nothing waits for a graceful close
+        connection.#closed = true;
+        void (link.terminate ? link.terminate() : client.close()).catch(() => undefined);
+        void connection.#release();
+        throw bound.failure;
+      }
+      await connection.close();
+      throw connection.#pending.failureOf(err) ?? connectFailure(spec.server, connection.exit, err);
+    }
+    open = true;
+    return connection;
+  }
+
+  /** The negotiated protocol version. */
+  get protocolVersion(): string | undefined {
+    return this.client.getNegotiatedProtocolVersion?.() ?? undefined;
+  }
+
+  /** `modern` (2026-07-28 and later) or `legacy`. */
+  get era(): 'modern' | 'legacy' | undefined {
+    return this.client.getProtocolEra?.() ?? undefined;
+  }
+
+  /** The verdict to remember for reconnects. */
+  get verdict(): ProtocolVerdict | undefined {
+    if (this.era === 'legacy') return { kind: 'legacy' };
+    const discover = this.client.getDiscoverResult?.();
+    return this.era === 'modern' && discover ? { kind: 'modern', discover } : undefined;
+  }
+
+  /** The server's name and version as it reported them. */
+  get serverInfo(): { name: string; version: string; title?: string } | undefined {
+    return this.client.getServerVersion?.() ?? undefined;
+  }
+
+  /** The capabilities the server declared. */
+  get serverCapabilities(): Readonly<Record<string, unknown>> | undefined {
+    return this.client.getServerCapabilities?.() ?? undefined;
+  }
+
+  /** The server's instructions (never put into a system prompt). */
+  get instructions(): string | undefined {
+    return this.client.getInstructions?.() ?? undefined;
+  }
+
+  /** How the server's process ended, once it has (stdio only). */
+  get exit(): ProcessExit | undefined {
+    return this.link.exit?.();
+  }
+
+  /**
+   * Runs a request on the official client. On a closed connection it fails without being
+   * sent (`details.reason: 'not-sent'`); one whose answer can no longer come (the peer
+   * closed, the transport gave up on its stream, its answer was over the size bound) fails
+   * at once rather than at its timeout.
+   */
+  async request<T>(send: (client: Client) => Promise<T>): Promise<T> {
+    if (this.#closed) throw this.#failure('not-sent');
+    return this.#track(() => send(this.client));
+  }
+
+  /** The latest stderr text of a stdio server, for diagnostics only. */
+  stderrTail(): string {
+    return this.link.stderr?.() ?? '';
+  }
+
+  /** Lists every tool (all pages), bypassing caches. */
+  async listTools(timeoutMs: number, signal?: AbortSignal): Promise<McpTool[]> {
+    if (this.#closed) throw this.#failure('not-sent');
+    const result = await this.#track(() =>
+      this.client.listTools(undefined, {
+        cacheMode: 'refresh',
+        timeout: timeoutMs,
+        ...(signal ? { signal } : {}),
+      } as never),
+    );
+    this.#tools.clear();
+    for (const t of result.tools) this.#tools.set(t.name, t);
+    return result.tools;
+  }
+
+  /**
+   * Calls a tool by its name on the server. Progress resets the per-request timeout;
+   * `maxTotalTimeoutMs` is a hard deadline, progress or not (the request is cancelled when it
+   * passes). A call on a closed connection fails without being sent (`details.reason:
+   * 'not-sent'`); one whose answer can no longer come fails at once, as for {@link request}.
+   */
+  async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options: CallOptions,
+  ): Promise<CallToolResult> {
+    if (this.#closed) throw this.#failure('not-sent');
+    const deadline = totalDeadline(this.server, options.maxTotalTimeoutMs);
+    const definition = this.era === 'modern' && this.#remote ? undefined : this.#tools.get(name);
+    const request = callRequest(options, deadline, definition);
+    try {
+      return (await this.#track(
+        () => this.client.callTool({ name, arguments: args }, request),
+        deadline?.passed,
+      )) as CallToolResult;
+    } finally {
+      deadline?.dispose();
+    }
+  }
+
+  /** True once closed, by us or by the peer. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Calls `watcher` once when the connection closes (at once if closed); returns an unwatch. */
+  onClosed(watcher: () => void): () => void {
+    if (this.#closed) {
+      watcher();
+      return () => undefined;
+    }
+    this.#closeWatchers.add(watcher);
+    return () => this.#closeWatchers.delete(watcher);
+  }
+
+  /**
+   * Closes the client, the transport and any in-process server end. Idempotent. A stdio
+   * server is given time to exit (stdin closed, then SIGTERM, then SIGKILL); with `force`
+   * (the run that needed it was aborted) it is stopped at once and reaped in the background.
+   */
+  async close(options?: { readonly force?: boolean }): Promise<void> {
+    if (!this.#closed) {
+      this.#closed = true;
+      this.#pending.failAll(() => this.#failure('stream-lost'));
+      this.#notifyClosed();
+      if (options?.force && this.link.terminate) void this.link.terminate().catch(() => undefined);
+      await this.client.close().catch(() => undefined);
+    }
+    await this.#release();
+  }
+
+  /**
+   * Runs one operation, raced against `passed` too. A request {@link PendingRequests} failed
+   * throws Muster's error for it; the client's own "Connection closed" says less than ours
+   * (the process's exit, or that the stream was lost).
+   */
+  async #track<T>(work: () => Promise<T>, passed?: Promise<never>): Promise<T> {
+    try {
+      return await (passed ? Promise.race([work(), passed]) : work());
+    } catch (err) {
+      const failure = this.#pending.failureOf(err);
+      if (failure) throw failure;
+      if ((this.exit || this.#closed) && closedByClient(err)) throw this.#lost();
+      throw err;
+    }
+  }
+
+  #release(): Promise<void> {
+    this.#released ??= this.link.release().catch(() => undefined);
+    return this.#released;
+  }
+
+  #notifyClosed(): void {
+    const watchers = [...this.#closeWatchers];
+    this.#closeWatchers.clear();
+    for (const w of watchers) callIsolated(w, undefined);
+  }
+
+  #lost(): McpError {
+    return lostError(this.server, this.exit);
+  }
+
+  #failure(reason: 'not-sent' | 'stream-lost'): McpError {
+    return reason === 'not-sent' ? notSentError(this.server) : streamLostError(this.server);
+  }
+}

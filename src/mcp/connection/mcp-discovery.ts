@@ -1,0 +1,75 @@
+import type { Tool as McpTool } from '@modelcontextprotocol/client';
+import { MusterError } from '../../errors/index.js';
+import { assignMcpToolNames } from '../../tools/index.js';
+import { isModelVisibleMcpTool } from './app-visibility.js';
+import type { JsonSchema, NamingMode, ToolAnnotations, ToolDefinition } from '../../tools/index.js';
+
+/** A tool discovered on a server, with its model-facing name. */
+export interface DiscoveredTool {
+  /** The model-facing name (`mcp__<server>__<tool>` or a safe name). */
+  readonly name: string;
+  /** The name on the server; execution always uses this one. */
+  readonly originalName: string;
+  readonly definition: ToolDefinition;
+  /**
+   * False for an MCP Apps tool its server shows to its view only (`_meta.ui.visibility`
+   * without `model`): it keeps its name but stays out of every run's catalog.
+   */
+  readonly modelVisible: boolean;
+}
+
+const ANNOTATION_KEYS = [
+  'title',
+  'readOnlyHint',
+  'destructiveHint',
+  'idempotentHint',
+  'openWorldHint',
+] as const;
+
+/**
+ * Turns a server's tool listing into catalog tools: names are assigned (safe or strict),
+ * input schemas must be object schemas, annotations are kept as advisory data. Any problem
+ * rejects the whole listing with `INVALID_CONFIGURATION` or `TOOL_NAME_CONFLICT`.
+ */
+export function toDiscoveredTools(
+  server: string,
+  tools: readonly McpTool[],
+  mode: NamingMode,
+): DiscoveredTool[] {
+  const names = assignMcpToolNames(
+    server,
+    tools.map((t) => t.name),
+    mode,
+  );
+  return tools.map((t, i) => {
+    const schema = t.inputSchema as JsonSchema | undefined;
+    if (typeof schema !== 'object' || schema === null || schema.type !== 'object') {
+      throw new MusterError(
+        'INVALID_CONFIGURATION',
+        `Server '${server}' lists tool ${JSON.stringify(t.name)} with an input schema that is not an object schema: fix the server.`,
+        { details: { server, tool: t.name } },
+      );
+    }
+    const name = names[i]!.name;
+    return {
+      name,
+      originalName: t.name,
+      modelVisible: isModelVisibleMcpTool(t),
+      definition: {
+        name,
+        description: t.description ?? t.title ?? '',
+        inputSchema: schema,
+        ...(t.outputSchema ? { outputSchema: t.outputSchema as JsonSchema } : {}),
+        ...annotationsOf(t),
+      },
+    };
+  });
+}
+
+function annotationsOf(t: McpTool): { annotations?: ToolAnnotations } {
+  const source = (t.annotations ?? {}) as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const k of ANNOTATION_KEYS) if (source[k] !== undefined) out[k] = source[k];
+  if (out.title === undefined && typeof t.title === 'string') out.title = t.title;
+  return Object.keys(out).length > 0 ? { annotations: out as ToolAnnotations } : {};
+}

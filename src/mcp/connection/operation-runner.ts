@@ -1,0 +1,276 @@
+import type { CallToolResult } from '@modelcontextprotocol/client';
+import { authError, oauthReasonOf } from '../../auth/index.js';
+import { steppedUp } from './auth-connect.js';
+import { SecretRegistry, raceAbort } from '../../util/index.js';
+import type { McpOptions } from '../contracts/config-types.js';
+import type { Connector } from './connector.js';
+import { wasNotSent } from '../failures/failure-reasons.js';
+import { suspectsLoss } from './health-check.js';
+import type { HealthChecks } from './health-check.js';
+import type { CallOptions, McpConnection } from '../client/mcp-connection.js';
+import { MCP_DEFAULTS } from '../contracts/mcp-defaults.js';
+import type { Emit } from '../contracts/mcp-defaults.js';
+import { clientErrorOf, insufficientScopeOf } from '../failures/client-errors.js';
+import { classifyCallError, describeError } from '../failures/mcp-errors.js';
+import type { ServerEntry } from './server-entry.js';
+import type { ServerRegistry } from './server-registry.js';
+import { sessionGone } from '../failures/session-loss.js';
+import { notSentError } from '../failures/connection-errors.js';
+import { resolveBounds } from './operation-bounds.js';
+import type { OperationOptions, ResolvedOperationOptions } from './operation-bounds.js';
+import type { ToolIndex } from './tool-index.js';
+
+export type { OperationOptions, ResolvedOperationOptions } from './operation-bounds.js';
+
+/** One request on a connection, with its bounds. */
+type Send<T> = (connection: McpConnection, options: ResolvedOperationOptions) => Promise<T>;
+
+/**
+ * Runs operations on a server's live connection (SPEC 7.4):
+ * - a lost Streamable HTTP session ({@link sessionGone}: the server never ran the request) is
+ *   renewed once, without the caller noticing; concurrent callers share one renewal, which
+ *   belongs to no caller: one caller giving up stops only its wait;
+ * - a request that failed at the transport has its connection checked at once, so a dead
+ *   server stops showing `connected` ({@link HealthChecks.verify});
+ * - with `mcp.reconnect.enabled`, a request that was not sent ({@link wasNotSent}), or that
+ *   finds its server reconnecting, waits for the reconnect (within its signal and
+ *   `timeoutMs`) and is sent once on the new connection. A request that may have reached the
+ *   server is never sent again.
+ */
+export class OperationRunner {
+  readonly #lifetime = new AbortController();
+  /** Requests in flight per entry (no periodic health check meanwhile). */
+  readonly #requests = new WeakMap<ServerEntry, number>();
+
+  constructor(
+    private readonly registry: ServerRegistry,
+    private readonly connector: Connector,
+    private readonly index: ToolIndex,
+    private readonly options: McpOptions,
+    private readonly background: Emit,
+    private readonly health: HealthChecks,
+  ) {}
+
+  /**
+   * True while `e` is reconnecting in the background with `mcp.reconnect.enabled`: a request
+   * for it waits for the reconnect (within its bounds) instead of failing as not sent.
+   */
+  reconnecting(e: ServerEntry): boolean {
+    return (
+      this.connector.settings.enabled &&
+      this.registry.isLive(e) &&
+      this.connector.loss.reconnector.active(e)
+    );
+  }
+
+  /** True while a request is in flight on the server of `e`. */
+  busy(e: ServerEntry): boolean {
+    return (this.#requests.get(e) ?? 0) > 0;
+  }
+
+  /**
+   * Runs `operation` on the connection of `server`. Rejects with an `McpError` whose
+   * `details.reason` is `not-sent` when the server is not connected; other failures are the
+   * operation's own.
+   */
+  async withConnection<T>(
+    server: string,
+    operation: Send<T>,
+    options: OperationOptions,
+  ): Promise<T> {
+    const entry = this.registry.get(server);
+    if (!entry) throw notSentError(server);
+    const resolved = resolveBounds(entry, options, this.options.operation);
+    let connection = entry.connection;
+    if (!connection || connection.closed)
+      connection = await this.#reconnected(entry, resolved, notSentError(server));
+    this.#requests.set(entry, (this.#requests.get(entry) ?? 0) + 1);
+    try {
+      return await this.#send(entry, connection, operation, resolved);
+    } catch (err) {
+      if (options.signal.aborted || !this.registry.isLive(entry)) throw err;
+      if (!wasNotSent(err)) {
+        if (suspectsLoss(err)) void this.health.verify(entry, connection);
+        throw err;
+      }
+      // known lost before the caller hears of it; then, with reconnect, sent once more (an
+      // abort meanwhile ends the wait at once: callers rely on settling on abort)
+      await raceAbort(
+        this.health.verify(entry, connection),
+        options.signal,
+        `a call to '${server}'`,
+      );
+      if (!this.connector.settings.enabled) throw err;
+      const fresh = await this.#reconnected(entry, resolved, err);
+      return await this.#send(entry, fresh, operation, resolved);
+    } finally {
+      const left = (this.#requests.get(entry) ?? 1) - 1;
+      if (left > 0) this.#requests.set(entry, left);
+      else this.#requests.delete(entry);
+    }
+  }
+
+  /**
+   * The live connection of `e` once its background reconnect (if any, with reconnect
+   * enabled) completed within the caller's signal and `timeoutMs`; else `failure` is thrown.
+   */
+  async #reconnected(
+    e: ServerEntry,
+    bounds: ResolvedOperationOptions,
+    failure: unknown,
+  ): Promise<McpConnection> {
+    const live = () =>
+      this.registry.isLive(e) && e.connection && !e.connection.closed ? e.connection : undefined;
+    if (this.reconnecting(e)) {
+      const bound = AbortSignal.any([bounds.signal, AbortSignal.timeout(bounds.timeoutMs)]);
+      await this.connector.loss.reconnector.settled(e, bound);
+    }
+    const connection = live();
+    if (!connection) throw failure;
+    return connection;
+  }
+
+  /** Sends once; an expired HTTP session is renewed and the request sent on the new one. */
+  async #send<T>(
+    entry: ServerEntry,
+    connection: McpConnection,
+    operation: Send<T>,
+    resolved: ResolvedOperationOptions,
+  ): Promise<T> {
+    const { signal } = resolved;
+    try {
+      return entry.oauth
+        ? await this.#signedIn(entry, () => operation(connection, resolved), signal)
+        : await operation(connection, resolved);
+    } catch (err) {
+      // "this session is gone" means the server never ran the request: start a new session
+      // and send it once more
+      if (entry.type !== 'http' || !sessionGone(err) || signal.aborted) throw err;
+      const fresh = await raceAbort(
+        this.#renewSession(entry, connection),
+        signal,
+        `a call to '${entry.name}'`,
+      ).catch((renewal: unknown) => {
+        throw signal.aborted ? renewal : err;
+      });
+      return operation(fresh, resolved);
+    }
+  }
+
+  /** Calls a tool by server and original name. Tool-level failures throw `ToolError`s. */
+  async callTool(
+    server: string,
+    tool: string,
+    args: Record<string, unknown>,
+    options: Omit<CallOptions, 'timeoutMs'> & {
+      readonly toolName?: string;
+      readonly timeoutMs?: number;
+    },
+  ): Promise<CallToolResult> {
+    let timeoutMs: number = MCP_DEFAULTS.timeoutMs;
+    try {
+      return await this.withConnection(
+        server,
+        (c, bounds) => {
+          timeoutMs = bounds.timeoutMs;
+          return c.callTool(tool, args, {
+            ...bounds,
+            ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+          });
+        },
+        options,
+      );
+    } catch (err) {
+      throw classifyCallError(err, {
+        toolName: options.toolName ?? tool,
+        server,
+        signal: options.signal,
+        timeoutMs,
+        secrets: this.registry.get(server)?.secrets ?? NO_SECRETS,
+      });
+    }
+  }
+
+  /**
+   * Runs one request of an OAuth server: a `403 insufficient_scope` (refused, so safe to send
+   * again) leads to step-up when the host allowed it, within the attempt limit; a token no
+   * refresh could renew takes the server to `needs-auth`. Never a login in pull mode.
+   */
+  async #signedIn<T>(entry: ServerEntry, send: () => Promise<T>, signal: AbortSignal): Promise<T> {
+    const session = entry.oauth!;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await send();
+      } catch (err) {
+        if (signal.aborted) throw err;
+        if (
+          await raceAbort(
+            steppedUp(session, err, attempt, signal),
+            signal,
+            `a call to '${entry.name}'`,
+          )
+        )
+          continue;
+        if (insufficientScopeOf(err) !== undefined) {
+          throw authError(
+            entry.name,
+            'insufficient-scope',
+            `Server '${entry.name}' still refused the request for lack of scope after ${attempt} attempts; it was not run.`,
+          );
+        }
+        const fact = clientErrorOf(err);
+        if (
+          oauthReasonOf(err) === 'login-required' ||
+          (fact?.kind === 'sdk' && fact.status === 401)
+        ) {
+          this.connector.authLost(
+            entry,
+            describeError(err, entry.name, 'MCP_AUTH_REQUIRED', entry.secrets),
+          );
+        }
+        throw err;
+      }
+    }
+  }
+
+  /** Stops renewals in flight. */
+  close(): void {
+    this.#lifetime.abort();
+  }
+
+  /** Replaces a connection whose HTTP session expired; every caller shares the renewal. */
+  renewSession(e: ServerEntry, expired: McpConnection): Promise<McpConnection> {
+    return this.#renewSession(e, expired);
+  }
+
+  #renewSession(e: ServerEntry, expired: McpConnection): Promise<McpConnection> {
+    if (e.connection && e.connection !== expired) return Promise.resolve(e.connection);
+    e.renewing ??= (async () => {
+      try {
+        const { connection, tools } = await this.connector.open(
+          e,
+          this.#lifetime.signal,
+          e.verdict,
+        );
+        if (this.registry.isLive(e))
+          await this.connector.restore(e, connection, this.#lifetime.signal);
+        if (!this.registry.isLive(e)) {
+          await connection.close();
+          throw notSentError(e.name);
+        }
+        e.connection = connection;
+        await expired.close();
+        this.index.publish(e, tools, 'refreshed', this.background);
+        return connection;
+      } finally {
+        delete e.renewing;
+      }
+    })();
+    const renewing = e.renewing;
+    renewing.catch(() => undefined);
+    return renewing;
+  }
+}
+
+/** For a server unregistered during the call: token-like text is still masked. */
+const NO_SECRETS = new SecretRegistry();

@@ -1,0 +1,35 @@
+import type { ExecutorEvent } from '../../tools/index.js';
+import type { McpTransportType } from './config-types.js';
+import type { McpEvent } from './mcp-events.js';
+
+/** Defaults of SPEC section 7. */
+export const MCP_DEFAULTS = Object.freeze({
+  startupConcurrency: 4,
+  maxResponseBytes: 8 * 1024 * 1024,
+  archiveThresholdBytes: 16 * 1024,
+  timeoutMs: 60_000,
+  connectTimeoutMs: 30_000,
+  /** How long the stdio protocol probe waits for an answer before the server counts as legacy. */
+  probeTimeoutMs: 10_000,
+  stderrBytes: 8 * 1024,
+  transports: ['stdio', 'http', 'sdk'] as readonly McpTransportType[],
+  /** `mcp.reconnect` (health checks only with `healthCheckIntervalMs`). */
+  reconnect: Object.freeze({
+    enabled: false,
+    maxAttempts: 5,
+    initialDelayMs: 250,
+    maxDelayMs: 10_000,
+    jitterRatio: 0.2,
+    healthCheckTimeoutMs: 5_000,
+  }),
+});
+
+/** Where events go: the current run, or the agent's observers between runs. */
+export type Emit = (event: ExecutorEvent) => void;
+
+/** Stamps an MCP event for an executor's `emit` (the agent fills in session and run). */
+export function mcpEvent<T extends Omit<McpEvent, 'timestamp' | 'sessionId' | 'runId'>>(
+  fields: T,
+): T & ExecutorEvent {
+  return { ...fields, timestamp: new Date().toISOString(), sessionId: '', runId: '' };
+}

@@ -1,0 +1,56 @@
+import { McpError } from '../../errors/index.js';
+import { clientErrorOf } from './client-errors.js';
+import type { McpFailureReason } from './failure-reasons.js';
+import { describeExit } from './exit-status.js';
+import type { ProcessExit } from './exit-status.js';
+
+/** A request on a connection that is closed: it was not sent. */
+export function notSentError(server: string): McpError {
+  return new McpError(
+    'MCP_OPERATION_FAILED',
+    `Server '${server}' is not connected: the request was not sent.`,
+    { server, details: { server, reason: 'not-sent' satisfies McpFailureReason } },
+  );
+}
+
+/** A request whose answer can no longer come (its stream or connection is gone). */
+export function streamLostError(server: string): McpError {
+  return new McpError(
+    'MCP_DISCONNECTED',
+    `Server '${server}' can no longer answer the request: its response stream was lost.`,
+    { server, details: { server, reason: 'stream-lost' satisfies McpFailureReason } },
+  );
+}
+
+/** A request lost with its connection; a process's exit says why, when there is one. */
+export function lostError(server: string, exit: ProcessExit | undefined): McpError {
+  if (!exit) return streamLostError(server);
+  return new McpError(
+    'MCP_DISCONNECTED',
+    `Server '${server}' ${describeExit(exit)} before answering the request.`,
+    { server, details: { server, reason: 'stream-lost' satisfies McpFailureReason, exit } },
+  );
+}
+
+/**
+ * A failed connect of a process that exited before answering: it says so, with its exit
+ * (the client only says "Connection closed"). Other failures are returned as they are.
+ */
+export function connectFailure(
+  server: string,
+  exit: ProcessExit | undefined,
+  err: unknown,
+): unknown {
+  if (!exit || clientErrorOf(err)?.kind !== 'sdk') return err;
+  return new McpError(
+    'MCP_CONNECTION_FAILED',
+    `Server '${server}' ${describeExit(exit)} before answering; its stderr is in diagnostics('${server}').`,
+    { server, cause: err, details: { server, exit } },
+  );
+}
+
+/** True for the client's own `CONNECTION_CLOSED` failure of a request. */
+export function closedByClient(err: unknown): boolean {
+  const fact = clientErrorOf(err);
+  return fact?.kind === 'sdk' && fact.code === 'CONNECTION_CLOSED';
+}

@@ -1,0 +1,157 @@
+import type { ClientCapabilities, CreateMessageRequestParams } from '@modelcontextprotocol/client';
+import type { AuthorizationDecision, AuthorizationRequest } from '../../policy/index.js';
+import { deriveCapabilities } from '../config/client-capabilities.js';
+import { answerElicitation } from './elicitation-handler.js';
+import type {
+  McpElicitationHooks,
+  McpElicitationRequest,
+  McpHandlers,
+  McpRequestOrigin,
+} from '../contracts/handler-types.js';
+import type { InFlightCalls } from './in-flight-calls.js';
+import { deliverLog } from './logging-handler.js';
+import type { ClientRequestHandler } from '../client/mcp-connection.js';
+import { mcpEvent } from '../contracts/mcp-defaults.js';
+import type { Emit } from '../contracts/mcp-defaults.js';
+import type { NotificationHub } from '../client/notification-hub.js';
+import { listRoots } from './roots-handler.js';
+import { answerSampling } from './sampling-handler.js';
+import type { AgentSampler } from './sampling-handler.js';
+
+/** Defaults of the client-side handlers. */
+export const HANDLER_DEFAULTS = Object.freeze({
+  handlerTimeoutMs: 60_000,
+  samplingMaxTokens: 4096,
+});
+
+/** What the client side of every connection shares. */
+export interface ClientFeatures {
+  readonly handlers?: McpHandlers;
+  /** `mcp.clientExtensions`: advertised as `capabilities.extensions`. */
+  readonly extensions?: Readonly<Record<string, object>>;
+  readonly hooks?: McpElicitationHooks;
+  readonly inFlight: InFlightCalls;
+  readonly hub: NotificationHub;
+  /** Events of requests that arrive during no call. */
+  readonly background: Emit;
+  /** Authorization outside any run (`mcp_sampling:` requests that arrive during no call). */
+  readonly authorize: (request: AuthorizationRequest) => Promise<AuthorizationDecision>;
+  readonly agentSampler?: AgentSampler;
+  readonly handlerTimeoutMs?: number;
+  readonly samplingMaxTokens?: number;
+  readonly lifetime: AbortSignal;
+}
+
+/** The capabilities, request handlers and notification sink of one server's connections. */
+export interface ClientSetup {
+  readonly capabilities: ClientCapabilities;
+  readonly handlers: readonly ClientRequestHandler[];
+  readonly onNotification: (method: string, params: unknown) => void;
+}
+
+/**
+ * Builds what a connection to `server` declares and installs: capabilities derived from the
+ * handlers given, one request handler per feature (each attributed to the call in flight on
+ * that server, if any), and the notifications routed to `listen()`, logging and events.
+ */
+export function clientSetup(server: string, f: ClientFeatures): ClientSetup {
+  const h = f.handlers ?? {};
+  const timeoutMs = f.handlerTimeoutMs ?? HANDLER_DEFAULTS.handlerTimeoutMs;
+  const attribution = (signal?: AbortSignal) => {
+    const call = f.inFlight.attributed(server);
+    const signals = [f.lifetime, ...(call ? [call.signal] : []), ...(signal ? [signal] : [])];
+    const origin: McpRequestOrigin = {
+      server,
+      signal: AbortSignal.any(signals),
+      ...(call ? { sessionId: call.sessionId, runId: call.runId, callId: call.callId } : {}),
+    };
+    return { origin, emit: call?.emit ?? f.background, authorize: call?.authorize ?? f.authorize };
+  };
+  const handlers: ClientRequestHandler[] = [];
+  const roots = h.roots;
+  if (roots !== undefined)
+    handlers.push({
+      method: 'roots/list',
+      handler: (_request, ctx) =>
+        listRoots(roots, server, timeoutMs, attribution(signalOf(ctx)).origin.signal),
+    });
+  const sampling = h.sampling;
+  if (sampling !== undefined)
+    handlers.push({
+      method: 'sampling/createMessage',
+      handler: (request, ctx) => {
+        const { origin, emit, authorize } = attribution(signalOf(ctx));
+        return answerSampling((request as { params: CreateMessageRequestParams }).params, origin, {
+          handler: sampling,
+          ...(f.agentSampler ? { agent: f.agentSampler } : {}),
+          authorize,
+          maxTokens: f.samplingMaxTokens ?? HANDLER_DEFAULTS.samplingMaxTokens,
+          timeoutMs,
+          emit,
+        });
+      },
+    });
+  const elicitation = h.elicitation;
+  if (elicitation !== undefined)
+    handlers.push({
+      method: 'elicitation/create',
+      handler: (request, ctx) => {
+        const { origin, emit } = attribution(signalOf(ctx));
+        const p = (request as { params: Record<string, unknown> }).params;
+        return answerElicitation(toElicitationRequest(server, p), origin, {
+          handler: elicitation,
+          hooks: f.hooks ?? {},
+          timeoutMs,
+          emit,
+        });
+      },
+    });
+  return {
+    capabilities: deriveCapabilities(f.handlers, f.extensions),
+    handlers,
+    onNotification: (method, params) => {
+      f.hub.publish({
+        server,
+        method,
+        ...(params && typeof params === 'object'
+          ? { params: params as Record<string, unknown> }
+          : {}),
+      });
+      if (method === 'notifications/message' && h.logging) deliverLog(server, h.logging, params);
+      if (method === 'notifications/elicitation/complete') {
+        const id = (params as { elicitationId?: unknown } | undefined)?.elicitationId;
+        attribution().emit(
+          mcpEvent({
+            type: 'elicitation.completed',
+            server,
+            via: 'notification',
+            ...(typeof id === 'string' ? { elicitationId: id } : {}),
+          }),
+        );
+      }
+    },
+  };
+}
+
+/** An elicitation request as the host's handler sees it. */
+export function toElicitationRequest(
+  server: string,
+  p: Readonly<Record<string, unknown>>,
+): McpElicitationRequest {
+  const mode = p['mode'] === 'url' ? 'url' : 'form';
+  return {
+    server,
+    mode,
+    message: typeof p['message'] === 'string' ? p['message'] : '',
+    ...(mode === 'form' && p['requestedSchema']
+      ? { requestedSchema: p['requestedSchema'] as Record<string, unknown> }
+      : {}),
+    ...(mode === 'url' && typeof p['url'] === 'string' ? { url: p['url'] } : {}),
+    ...(typeof p['elicitationId'] === 'string' ? { elicitationId: p['elicitationId'] } : {}),
+  };
+}
+
+function signalOf(ctx: unknown): AbortSignal | undefined {
+  const s = (ctx as { mcpReq?: { signal?: unknown } } | undefined)?.mcpReq?.signal;
+  return s instanceof AbortSignal ? s : undefined;
+}

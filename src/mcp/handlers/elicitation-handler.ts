@@ -1,0 +1,119 @@
+import { McpError } from '../../errors/index.js';
+import { formatIssues, validateJsonSchema } from '../../tools/index.js';
+import { guardHandler } from './handler-guard.js';
+import { isLoopbackHost } from '../transports/url-policy.js';
+import type {
+  McpElicitationAnswer,
+  McpElicitationHandler,
+  McpElicitationHooks,
+  McpElicitationRequest,
+  McpRequestOrigin,
+} from '../contracts/handler-types.js';
+import { mcpEvent } from '../contracts/mcp-defaults.js';
+import type { Emit } from '../contracts/mcp-defaults.js';
+
+/** What answering one elicitation needs. */
+export interface ElicitationDeps {
+  readonly handler: McpElicitationHandler;
+  readonly hooks: McpElicitationHooks;
+  readonly timeoutMs: number;
+  readonly emit: Emit;
+}
+
+/**
+ * Answers one elicitation: `onElicitation` may answer first, else the handler; then
+ * `onElicitationResult` may rewrite or block the answer. A form answer gets the schema's
+ * defaults for fields left out (SEP-1034) and must then match `requestedSchema`, or it is
+ * refused before it reaches the server. A URL must be `https:` (or loopback `http:`); Muster
+ * hands it to the host and never opens it. Events carry no answer content.
+ */
+export async function answerElicitation(
+  request: McpElicitationRequest,
+  origin: McpRequestOrigin,
+  deps: ElicitationDeps,
+): Promise<McpElicitationAnswer> {
+  if (request.mode === 'url') checkElicitationUrl(request.server, request.url);
+  const ids = {
+    server: request.server,
+    ...(request.elicitationId !== undefined ? { elicitationId: request.elicitationId } : {}),
+    ...(origin.callId !== undefined ? { callId: origin.callId } : {}),
+  };
+  deps.emit(mcpEvent({ type: 'elicitation.requested', mode: request.mode, ...ids }));
+  const what = `The elicitation handler for '${request.server}'`;
+  let answer = await guardHandler(what, deps.timeoutMs, origin.signal, async (signal) => {
+    const early = await deps.hooks.onElicitation?.(request, { ...origin, signal });
+    return early ?? deps.handler(request, { ...origin, signal });
+  });
+  const hook = deps.hooks.onElicitationResult;
+  const after =
+    hook &&
+    (await guardHandler(
+      `The onElicitationResult hook for '${request.server}'`,
+      deps.timeoutMs,
+      origin.signal,
+      () => hook(request, answer, origin),
+    ));
+  if (after === false) answer = { action: 'decline' };
+  else if (after) answer = after;
+  const final = await checkAnswer(request, answer);
+  deps.emit(
+    mcpEvent({ type: 'elicitation.completed', via: 'answer', action: final.action, ...ids }),
+  );
+  return final;
+}
+
+/** Applies the schema's top-level defaults, then validates an accepted form answer. */
+async function checkAnswer(
+  request: McpElicitationRequest,
+  answer: McpElicitationAnswer,
+): Promise<McpElicitationAnswer> {
+  if (!['accept', 'decline', 'cancel'].includes(answer?.action))
+    throw refusal(request.server, `its action must be 'accept', 'decline' or 'cancel'`);
+  if (answer.action !== 'accept' || request.mode !== 'form') return { action: answer.action };
+  const schema = request.requestedSchema ?? { type: 'object' };
+  const content = { ...withDefaults(schema, answer.content ?? {}) };
+  const outcome = await validateJsonSchema(schema, content);
+  if (!outcome.success)
+    throw refusal(
+      request.server,
+      `it does not match the requested schema: ${formatIssues(outcome.issues)}`,
+    );
+  return { action: 'accept', content };
+}
+
+function withDefaults(
+  schema: Readonly<Record<string, unknown>>,
+  content: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...content };
+  const props = (schema['properties'] ?? {}) as Record<string, { default?: unknown }>;
+  for (const [key, prop] of Object.entries(props))
+    if (!(key in out) && prop && 'default' in prop) out[key] = prop.default;
+  return out;
+}
+
+/** Refuses a URL that is not `https:` or loopback `http:` (the server is answered with an error). */
+export function checkElicitationUrl(server: string, url: string | undefined): void {
+  let parsed: URL | undefined;
+  try {
+    parsed = url ? new URL(url) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  const loopback = parsed !== undefined && isLoopbackHost(parsed.hostname);
+  const ok = parsed?.protocol === 'https:' || (parsed?.protocol === 'http:' && loopback);
+  if (!ok)
+    throw new McpError(
+      'MCP_OPERATION_FAILED',
+      `Server '${server}' asked the user to open a URL that is not https (or loopback http): it was refused and not shown.`,
+      { server, details: { server, reason: 'unsafe-url' } },
+    );
+}
+
+function refusal(server: string, why: string): McpError {
+  return new McpError(
+    'MCP_OPERATION_FAILED',
+    `The answer to the elicitation of '${server}' was refused before it reached the server: ${why}.`,
+    { server, details: { server, reason: 'invalid-answer' } },
+  );
+}

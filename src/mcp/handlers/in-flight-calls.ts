@@ -1,0 +1,50 @@
+import type { ExecutorRunContext } from '../../tools/index.js';
+import type { Emit } from '../contracts/mcp-defaults.js';
+
+/** The run and call a server request is attributed to. */
+export interface InFlightCall {
+  readonly sessionId: string;
+  readonly runId: string;
+  readonly callId: string;
+  readonly signal: AbortSignal;
+  readonly emit: Emit;
+  readonly authorize?: ExecutorRunContext['authorize'];
+}
+
+/**
+ * Which tool calls are in flight on which server, so that a request the server makes of the
+ * client (sampling, elicitation, roots) is attributed to the session, run and call it arrived
+ * during: its events go to that run, its approval names that call. A server's request names
+ * no call on the wire, so attribution fails closed: a request is attributed only when every
+ * call in flight on that server belongs to one session (then to that session's most recent
+ * call); with calls of several sessions in flight, or none, it belongs to no run. Calls whose
+ * signal aborted (their run ended by abort) are not counted.
+ */
+export class InFlightCalls {
+  readonly #byServer = new Map<string, InFlightCall[]>();
+
+  /** Records a call as in flight; the returned function ends it. */
+  begin(server: string, call: InFlightCall): () => void {
+    const calls = this.#byServer.get(server) ?? [];
+    calls.push(call);
+    this.#byServer.set(server, calls);
+    return () => {
+      const list = this.#byServer.get(server);
+      const at = list?.indexOf(call) ?? -1;
+      if (list && at >= 0) list.splice(at, 1);
+      if (list?.length === 0) this.#byServer.delete(server);
+    };
+  }
+
+  /**
+   * The call a request of `server` is attributed to: the most recent call in flight on that
+   * server when all of them belong to one session, else none (the request goes to no run).
+   */
+  attributed(server: string): InFlightCall | undefined {
+    // a call whose run was aborted (or whose agent closed) belongs to no live run any more
+    const calls = this.#byServer.get(server)?.filter((c) => !c.signal.aborted);
+    const last = calls?.at(-1);
+    if (!calls || !last) return undefined;
+    return calls.every((c) => c.sessionId === last.sessionId) ? last : undefined;
+  }
+}
