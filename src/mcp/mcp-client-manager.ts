@@ -1,20 +1,14 @@
-import { MusterError } from '../errors/index.js';
-import { musterHome } from '../util/index.js';
 import { ToolPolicy } from '../policy/index.js';
 import type { PolicyOptions } from '../policy/index.js';
 import type { ExecutorRunContext } from '../tools/index.js';
-import { parseMcpOptions } from './config/config-schema.js';
-import { collectDeclarations } from './config/config-sources.js';
 import type { McpOptions, McpServerConfig } from './contracts/config-types.js';
 import type { McpElicitationHooks } from './contracts/handler-types.js';
-import { McpFacade } from './mcp-facade.js';
+import type { McpFacade } from './mcp-facade.js';
+import type { McpManager } from './operations/mcp-manager.js';
+import { createMcpRuntime } from './mcp-runtime.js';
 import type { McpEvent } from './contracts/mcp-events.js';
-import { McpManager } from './operations/mcp-manager.js';
 import { McpOperations } from './operations/mcp-operations.js';
 import type { McpServerStatus } from './contracts/mcp-status.js';
-import { checkDeclaration } from './mcp-runtime.js';
-import { checkRemoteDeclaration } from './config/remote-checks.js';
-import { FileVerdictCache } from './connection/verdict-cache.js';
 
 /** Options of a standalone {@link McpClientManager}: `McpOptions` plus what an agent would give. */
 export interface McpClientManagerOptions extends McpOptions {
@@ -54,12 +48,6 @@ export class McpClientManager extends McpOperations {
   ) {
     const rest: Record<string, unknown> = { ...options };
     for (const k of MANAGER_KEYS) delete rest[k];
-    const mcp = parseMcpOptions(rest);
-    if (mcp.handlers?.sampling === 'agent')
-      throw new MusterError(
-        'INVALID_CONFIGURATION',
-        "mcp.handlers.sampling 'agent' needs an agent: pass a sampling function to McpClientManager.",
-      );
     const policy = new ToolPolicy(options.policy ?? { allow: ['mcp_connect:*'] });
     const emit = (ev: unknown) => {
       if (options.onEvent) {
@@ -73,33 +61,6 @@ export class McpClientManager extends McpOperations {
     const signal = new AbortController().signal;
     const authorize = (req: Parameters<ExecutorRunContext['authorize']>[0]) =>
       policy.authorize(req, { signal });
-    const declarations = collectDeclarations({
-      workdir: options.workdir ?? process.cwd(),
-      home: musterHome(),
-      strictConfig: mcp.strictConfig === true,
-      mcpServers,
-    });
-    for (const d of declarations) {
-      if (d.source === 'options') checkDeclaration(d, mcp);
-      else checkRemoteDeclaration(d);
-    }
-    const manager = new McpManager(
-      declarations,
-      mcp,
-      emit,
-      new FileVerdictCache(musterHome()),
-      undefined,
-      {
-        ...(mcp.handlers ? { handlers: mcp.handlers } : {}),
-        ...(mcp.clientExtensions ? { extensions: mcp.clientExtensions } : {}),
-        ...(options.hooks ? { hooks: options.hooks } : {}),
-        authorize,
-        ...(mcp.handlerTimeoutMs !== undefined ? { handlerTimeoutMs: mcp.handlerTimeoutMs } : {}),
-        ...(mcp.samplingMaxTokens !== undefined
-          ? { samplingMaxTokens: mcp.samplingMaxTokens }
-          : {}),
-      },
-    );
     const contextFor = (operation: string): ExecutorRunContext => ({
       sessionId: '',
       runId: operation,
@@ -107,13 +68,19 @@ export class McpClientManager extends McpOperations {
       emit: (ev) => emit({ ...ev, runId: operation }),
       authorize,
     });
-    super(manager, contextFor);
-    this.#manager = manager;
-    this.#facade = new McpFacade(manager, {
-      exclusive: (_operation, fn) => fn(),
-      contextFor,
-      check: (d) => checkDeclaration(d, mcp),
-    });
+    const runtime = createMcpRuntime(
+      {
+        mcp: rest,
+        mcpServers,
+        ...(options.workdir !== undefined ? { workdir: options.workdir } : {}),
+        ...(options.hooks ? { hooks: options.hooks } : {}),
+      },
+      { exclusive: (_operation, fn) => fn(), contextFor },
+      emit,
+    );
+    super(runtime.manager, contextFor);
+    this.#manager = runtime.manager;
+    this.#facade = runtime.facade;
   }
 
   /** A local snapshot of every server: no I/O, no secrets. */

@@ -33,9 +33,14 @@ export interface McpRuntimeInput {
   readonly isVisible?: (subject: PolicySubject) => boolean;
 }
 
-/** The MCP side of an agent: its checked options, its tool source and `agent.mcp`. */
+/**
+ * The MCP side, assembled once for an agent and for a standalone `McpClientManager`: its
+ * checked options, the manager (registry, connector, runner), its tool source and the facade.
+ */
 export interface McpRuntime {
   readonly options: McpOptions;
+  /** The registry, connector and operation runner behind the facade and the executor. */
+  readonly manager: McpManager;
   /** The tool executor of MCP tools (catalog entries with `info.source === 'mcp'`). */
   readonly executor: McpToolExecutor;
   readonly facade: McpFacade;
@@ -44,10 +49,12 @@ export interface McpRuntime {
 }
 
 /**
- * Validates MCP configuration (files once, constructor servers, options) and builds the
- * registry and its parts, the tool executor and the `agent.mcp` facade. Starts nothing.
+ * The one builder of the MCP side (an agent's and `McpClientManager`'s): validates the MCP
+ * configuration (files once, constructor servers, options) and builds the registry and its
+ * parts, the tool executor and the facade. Starts nothing and writes nothing.
  *
- * @throws MusterError `INVALID_CONFIGURATION` for a refused option or declaration.
+ * @throws MusterError `INVALID_CONFIGURATION` for a refused option or declaration, and for
+ * `mcp.handlers.sampling: 'agent'` without an agent's sampler.
  */
 export function createMcpRuntime(
   input: McpRuntimeInput,
@@ -55,6 +62,11 @@ export function createMcpRuntime(
   background: (event: McpEvent) => void,
 ): McpRuntime {
   const options = parseMcpOptions(input.mcp);
+  if (options.handlers?.sampling === 'agent' && !input.agentSampler)
+    throw new MusterError(
+      'INVALID_CONFIGURATION',
+      "mcp.handlers.sampling 'agent' needs an agent: pass a sampling function to McpClientManager.",
+    );
   const declarations = collectDeclarations({
     workdir: input.workdir ?? process.cwd(),
     home: musterHome(),
@@ -98,6 +110,7 @@ export function createMcpRuntime(
   const facade = new McpFacade(manager, { ...host, check });
   return {
     options,
+    manager,
     executor: new McpToolExecutor(manager, responder, background as Emit),
     facade,
     ...(options.exposeResources
@@ -114,7 +127,7 @@ export function createMcpRuntime(
 }
 
 /** Host-given declarations must use an allowed transport and a safe URL and headers. */
-export function checkDeclaration(d: ServerDeclaration, options: McpOptions): void {
+function checkDeclaration(d: ServerDeclaration, options: McpOptions): void {
   const type = transportOf(d.config);
   const allowed = options.transports ?? MCP_DEFAULTS.transports;
   if (!allowed.includes(type)) {
