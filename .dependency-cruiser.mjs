@@ -23,6 +23,57 @@ function onlyImports(from, allowed) {
   };
 }
 
+/**
+ * The rooms of src/mcp (SPEC section 2), each with the rooms below it that it may import:
+ * imports point one way, sideways-down. The entry files at src/mcp's root sit above every
+ * room. `tasks/` gets its place when the Tasks extension lands in it.
+ * @type {ReadonlyArray<readonly [string, readonly string[]]>}
+ */
+const MCP_ROOMS = [
+  [
+    'operations',
+    [
+      'connection',
+      'handlers',
+      'client',
+      'config',
+      'transports',
+      'contracts',
+      'failures',
+      'servers',
+    ],
+  ],
+  [
+    'connection',
+    ['handlers', 'client', 'config', 'transports', 'contracts', 'failures', 'servers'],
+  ],
+  ['handlers', ['client', 'config', 'transports', 'contracts', 'failures', 'servers']],
+  ['client', ['config', 'transports', 'contracts', 'failures', 'servers']],
+  ['config', ['transports', 'contracts', 'failures', 'servers']],
+  ['transports', ['contracts', 'failures', 'servers']],
+  ['contracts', ['failures', 'servers']],
+  ['failures', []],
+  ['servers', []],
+];
+
+/**
+ * One rule: files under `src/mcp/<room>/` may import, of the rooms of src/mcp, only their
+ * own and those in `allowed`.
+ * @param {string} room
+ * @param {readonly string[]} allowed
+ * @returns {import('dependency-cruiser').IForbiddenRuleType}
+ */
+function mcpRoomImports(room, allowed) {
+  const ok = [room, ...allowed].join('|');
+  return {
+    name: `mcp-${room}-imports-only-${allowed.length > 0 ? allowed.join('-') : 'itself'}`,
+    comment: `src/mcp/${room} may import, of the rooms of src/mcp, only ${allowed.length > 0 ? allowed.map((r) => `src/mcp/${r}`).join(', ') : 'itself'}: the rooms import one way, sideways-down (SPEC section 2).`,
+    severity: 'error',
+    from: { path: `^src/mcp/${room}/`, pathNot: NOT_TESTS },
+    to: { path: '^src/mcp/[^/]+/', pathNot: [`^src/mcp/(${ok})/`] },
+  };
+}
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 const config = {
   forbidden: [
@@ -59,6 +110,26 @@ const config = {
       'errors',
       'util',
     ]),
+    ...MCP_ROOMS.map(([room, allowed]) => mcpRoomImports(room, allowed)),
+    {
+      name: 'mcp-rooms-not-root',
+      comment:
+        "A room of src/mcp never imports the entry files at src/mcp's root (McpClientManager, the agent.mcp facade, the builder, index.ts, mcp-entry.ts): they sit above every room.",
+      severity: 'error',
+      from: { path: '^src/mcp/[^/]+/', pathNot: NOT_TESTS },
+      to: { path: '^src/mcp/[^/]+\\.ts$' },
+    },
+    {
+      name: 'mcp-rooms-known',
+      comment:
+        'Every file under src/mcp sits at its root (the entry files) or in a room that has its place in the one-way order above: a new room gets its rule first.',
+      severity: 'error',
+      from: {
+        path: '^src/mcp/[^/]+/',
+        pathNot: [`^src/mcp/(${MCP_ROOMS.map(([r]) => r).join('|')})/`, ...NOT_TESTS],
+      },
+      to: {},
+    },
     {
       name: 'tools-not-mcp-agent-context-session-providers',
       comment:

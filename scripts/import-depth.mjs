@@ -121,7 +121,13 @@ export function levelChains(files, folder) {
     for (let at = f.source.indexOf('/', top.length); at >= 0; at = f.source.indexOf('/', at + 1))
       levels.add(f.source.slice(0, at + 1));
   return [...levels]
-    .map((level) => ({ level, chain: longestChain(levelGraph(files, level)) }))
+    .map((level) => {
+      try {
+        return { level, chain: longestChain(levelGraph(files, level)) };
+      } catch (err) {
+        throw new Error(`${level}: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    })
     .sort((a, b) => b.chain.length - a.chain.length || a.level.localeCompare(b.level));
 }
 
