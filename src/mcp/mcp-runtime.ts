@@ -20,7 +20,10 @@ import { urlElicitationResponder } from './handlers/url-elicitation.js';
 import { McpResourceToolExecutor } from './operations/resource-tools.js';
 import { FileVerdictCache } from './connection/verdict-cache.js';
 
-/** The agent options the MCP side reads. */
+/**
+ * What the builder reads: the MCP options and declarations (as given, unchecked), and what an
+ * agent adds (its hooks, its own model as a sampler, its policy's visibility).
+ */
 export interface McpRuntimeInput {
   readonly mcp?: unknown;
   readonly mcpServers?: unknown;
