@@ -6,73 +6,47 @@
 const NOT_TESTS = ['\\.test\\.ts$'];
 
 /**
- * One rule: files under `src/<from>/` may import, of our own code, only `src/<folder>/` for
- * the folders in `allowed` (and their own folder).
+ * One rule: files under `<within>/<from>/` may import, of the folders of `within`, only their
+ * own and those in `allowed`. For `src`, anything else in src is refused; for a folder with
+ * rooms (src/mcp), other rooms are (the entry files at its root have a rule of their own).
  * @param {string} from
- * @param {string[]} allowed
+ * @param {readonly string[]} allowed
+ * @param {string} [within]
  * @returns {import('dependency-cruiser').IForbiddenRuleType}
  */
-function onlyImports(from, allowed) {
+function onlyImports(from, allowed, within = 'src') {
   const ok = [from, ...allowed].join('|');
+  const room = within !== 'src';
   return {
-    name: `${from}-imports-only-${allowed.length > 0 ? allowed.join('-') : 'itself'}`,
-    comment: `src/${from} may import only ${allowed.length > 0 ? allowed.map((f) => `src/${f}`).join(', ') : 'itself'} (SPEC section 2).`,
+    name: `${room ? `${within.slice('src/'.length)}-` : ''}${from}-imports-only-${allowed.length > 0 ? allowed.join('-') : 'itself'}`,
+    comment: `${within}/${from} may import only ${allowed.length > 0 ? allowed.map((f) => `${within}/${f}`).join(', ') : 'itself'}${room ? ` of ${within}: its rooms import one way, sideways-down` : ''} (SPEC section 2).`,
     severity: 'error',
-    from: { path: `^src/${from}/`, pathNot: NOT_TESTS },
-    to: { path: '^src/', pathNot: [`^src/(${ok})/`] },
+    from: { path: `^${within}/${from}/`, pathNot: NOT_TESTS },
+    to: { path: room ? `^${within}/[^/]+/` : `^${within}/`, pathNot: [`^${within}/(${ok})/`] },
   };
 }
 
 /**
- * The rooms of src/mcp (SPEC section 2), each with the rooms below it that it may import:
- * imports point one way, sideways-down. The entry files at src/mcp's root sit above every
- * room. `tasks/` gets its place when the Tasks extension lands in it.
- * @type {ReadonlyArray<readonly [string, readonly string[]]>}
+ * The rooms of src/mcp (SPEC section 2), top floor first: a room may import the rooms on the
+ * floors below its own, never one on its floor or above (imports point one way,
+ * sideways-down). The entry files at src/mcp's root sit above every room. `tasks/` gets its
+ * floor when the Tasks extension lands in it.
  */
-const MCP_ROOMS = [
-  [
-    'operations',
-    [
-      'connection',
-      'handlers',
-      'client',
-      'config',
-      'transports',
-      'contracts',
-      'failures',
-      'servers',
-    ],
-  ],
-  [
-    'connection',
-    ['handlers', 'client', 'config', 'transports', 'contracts', 'failures', 'servers'],
-  ],
-  ['handlers', ['client', 'config', 'transports', 'contracts', 'failures', 'servers']],
-  ['client', ['config', 'transports', 'contracts', 'failures', 'servers']],
-  ['config', ['transports', 'contracts', 'failures', 'servers']],
-  ['transports', ['contracts', 'failures', 'servers']],
-  ['contracts', ['failures', 'servers']],
-  ['failures', []],
-  ['servers', []],
+const MCP_FLOORS = [
+  ['operations'],
+  ['connection'],
+  ['handlers'],
+  ['client'],
+  ['config'],
+  ['transports'],
+  ['contracts'],
+  ['failures', 'servers'],
 ];
 
-/**
- * One rule: files under `src/mcp/<room>/` may import, of the rooms of src/mcp, only their
- * own and those in `allowed`.
- * @param {string} room
- * @param {readonly string[]} allowed
- * @returns {import('dependency-cruiser').IForbiddenRuleType}
- */
-function mcpRoomImports(room, allowed) {
-  const ok = [room, ...allowed].join('|');
-  return {
-    name: `mcp-${room}-imports-only-${allowed.length > 0 ? allowed.join('-') : 'itself'}`,
-    comment: `src/mcp/${room} may import, of the rooms of src/mcp, only ${allowed.length > 0 ? allowed.map((r) => `src/mcp/${r}`).join(', ') : 'itself'}: the rooms import one way, sideways-down (SPEC section 2).`,
-    severity: 'error',
-    from: { path: `^src/mcp/${room}/`, pathNot: NOT_TESTS },
-    to: { path: '^src/mcp/[^/]+/', pathNot: [`^src/mcp/(${ok})/`] },
-  };
-}
+/** Every room of src/mcp with the rooms it may import. */
+const MCP_ROOMS = MCP_FLOORS.flatMap((floor, i) =>
+  floor.map((room) => /** @type {const} */ ([room, MCP_FLOORS.slice(i + 1).flat()])),
+);
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 const config = {
@@ -110,7 +84,7 @@ const config = {
       'errors',
       'util',
     ]),
-    ...MCP_ROOMS.map(([room, allowed]) => mcpRoomImports(room, allowed)),
+    ...MCP_ROOMS.map(([room, allowed]) => onlyImports(room, allowed, 'src/mcp')),
     {
       name: 'mcp-rooms-not-root',
       comment:
