@@ -17,6 +17,24 @@ const sections = (process.env.AB_ONLY ?? 'loop,pipeline,mcp').split(',');
 const out = {};
 const gc = forcedGc();
 
+/**
+ * One variant of an MCP comparison. Bench code before the direct/agent split reports one
+ * Muster time (`musterUs`) and its ratio; later code reports the direct call, the agent's tool
+ * turn and the MCP part of it, with the raw client among the baselines.
+ */
+function record(key, v) {
+  if (v.musterUs) {
+    out[`${key}: muster µs/call`] = v.musterUs.median;
+    out[`${key}: muster / raw`] = v.ratio;
+    return;
+  }
+  out[`${key}: direct µs/call`] = v.directUs.median;
+  out[`${key}: agent tool turn µs/call`] = v.agentUs.median;
+  out[`${key}: mcp part of a turn µs/call`] = v.mcpPartUs.median;
+  const raw = v.baselines.find((b) => b.role === 'raw');
+  if (raw) out[`${key}: direct / raw`] = v.directUs.median / raw.us.median;
+}
+
 if (sections.includes('loop')) {
   gc.collect();
   const configs = [10, 1].flatMap((turns) => [true, false].map((stream) => ({ turns, stream })));
@@ -48,12 +66,8 @@ if (sections.includes('mcp')) {
       big: { warmupSamples: 3, samples: n(24), epochs: 2 },
       collect: gc.collect,
     });
-    for (const [name, c] of Object.entries(m)) {
-      for (const v of c.variants) {
-        out[`mcp ${name} ${v.variant}: muster µs/call`] = v.musterUs.median;
-        out[`mcp ${name} ${v.variant}: muster / raw`] = v.ratio;
-      }
-    }
+    for (const [name, c] of Object.entries(m))
+      for (const v of c.variants) record(`mcp ${name} ${v.variant}`, v);
   } finally {
     rmSync(home, { recursive: true, force: true });
   }

@@ -34,6 +34,9 @@ for side in base head; do
     cp -R "$work/base-tree/bench/." "$d/"
     for f in "$d"/*.ts; do
       sed -i -e "s#'\.\./src/#'$tree/$source/#g" -e "s#'\.\./test/#'$tree/test/#g" "$f"
+      # bench/muster.ts (since the built package is measured) loads by URL: this tree's code
+      sed -i -e "s#\`\.\./\${BENCH_SOURCE}/#\`$tree/$source/#g" \
+        -e "s#process.env.BENCH_SOURCE === 'src' ? 'src' : 'dist'#'$source'#" "$f"
     done
     # the pipeline left the package root in the reshape: take it from its folder's face
     if ! grep -q "runToolCall" "$tree/src/index.ts"; then
