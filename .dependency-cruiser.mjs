@@ -28,9 +28,10 @@ function onlyImports(from, allowed, within = 'src') {
 
 /**
  * The rooms of src/mcp (SPEC section 2), top floor first: a room may import the rooms on the
- * floors below its own, never one on its floor or above (imports point one way,
- * sideways-down). The entry files at src/mcp's root sit above every room. `tasks/` gets its
- * floor when the Tasks extension lands in it.
+ * floors below its own, never one on its floor or above (SPEC's "sideways-down": imports point
+ * one way, and rooms side by side on one floor do not import each other). The entry files at
+ * src/mcp's root sit above every room. `tasks/` gets its floor when the Tasks extension lands
+ * in it.
  */
 const MCP_FLOORS = [
   ['operations'],
@@ -96,13 +97,24 @@ const config = {
     {
       name: 'mcp-rooms-known',
       comment:
-        'Every file under src/mcp sits at its root (the entry files) or in a room that has its place in the one-way order above: a new room gets its rule first.',
+        'Every file under src/mcp sits at its root (the entry files) or in a room that has its floor in MCP_FLOORS: a new room gets its place in the order first. Reported for what such a file imports and for what imports it.',
       severity: 'error',
       from: {
         path: '^src/mcp/[^/]+/',
         pathNot: [`^src/mcp/(${MCP_ROOMS.map(([r]) => r).join('|')})/`, ...NOT_TESTS],
       },
       to: {},
+    },
+    {
+      name: 'mcp-rooms-known-imported',
+      comment:
+        'Nothing imports a file under src/mcp outside the entry files and the rooms that have their floor in MCP_FLOORS.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: NOT_TESTS },
+      to: {
+        path: '^src/mcp/[^/]+/',
+        pathNot: [`^src/mcp/(${MCP_ROOMS.map(([r]) => r).join('|')})/`],
+      },
     },
     {
       name: 'tools-not-mcp-agent-context-session-providers',

@@ -12,7 +12,8 @@
 // the code (`*.test.ts`) are not part of the library and are left out. Exits 1 on an import
 // cycle between steps (no longest chain exists) or when depcruise cannot run.
 import { execFile } from 'node:child_process';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, realpathSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import process from 'node:process';
 import { promisify } from 'node:util';
@@ -139,12 +140,14 @@ async function main() {
   if (at >= 0) args.splice(at, 2);
   const files = args.indexOf('--files');
   if (files >= 0) args.splice(files, 1);
-  const folder = args[0];
-  if (!folder || args.length !== 1) {
+  if (!args[0] || args.length !== 1) {
     process.stderr.write('usage: node scripts/import-depth.mjs <folder> [--cwd DIR] [--files]\n');
     process.exit(2);
   }
-  const modules = await folderImports(folder, cwd);
+  // as depcruise names files: relative to where it runs, with forward slashes
+  const folder = relative(cwd, resolve(cwd, args[0])).split('\\').join('/');
+  const modules = existsSync(resolve(cwd, folder)) ? await folderImports(folder, cwd) : [];
+  if (modules.length === 0) throw new Error(`no file under ${folder} (from ${cwd})`);
   const levels = levelChains(modules, folder);
   const out = [`longest import chain in ${folder}: ${levels[0]?.chain.length ?? 0}`];
   for (const { level, chain } of levels)
@@ -156,7 +159,10 @@ async function main() {
   process.stdout.write(out.join('\n') + '\n');
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+if (
+  process.argv[1] &&
+  realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url))
+) {
   main().catch((err) => {
     process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(1);

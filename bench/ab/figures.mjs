@@ -31,7 +31,7 @@ function record(key, v) {
   out[`${key}: direct µs/call`] = v.directUs.median;
   out[`${key}: agent tool turn µs/call`] = v.agentUs.median;
   out[`${key}: mcp part of a turn µs/call`] = v.mcpPartUs.median;
-  const raw = v.baselines.find((b) => b.role === 'raw');
+  const raw = v.baselines?.find((b) => b.role === 'raw');
   if (raw) out[`${key}: direct / raw`] = v.directUs.median / raw.us.median;
 }
 

@@ -48,7 +48,9 @@ export class McpClientManager extends McpOperations {
   ) {
     const rest: Record<string, unknown> = { ...options };
     for (const k of MANAGER_KEYS) delete rest[k];
-    const policy = new ToolPolicy(options.policy ?? { allow: ['mcp_connect:*'] });
+    // built once the MCP options are checked (as before the one builder), before first use
+    let policy: ToolPolicy | undefined;
+    const buildPolicy = () => new ToolPolicy(options.policy ?? { allow: ['mcp_connect:*'] });
     const emit = (ev: unknown) => {
       if (options.onEvent) {
         try {
@@ -60,7 +62,7 @@ export class McpClientManager extends McpOperations {
     };
     const signal = new AbortController().signal;
     const authorize = (req: Parameters<ExecutorRunContext['authorize']>[0]) =>
-      policy.authorize(req, { signal });
+      (policy ??= buildPolicy()).authorize(req, { signal });
     const contextFor = (operation: string): ExecutorRunContext => ({
       sessionId: '',
       runId: operation,
@@ -74,6 +76,9 @@ export class McpClientManager extends McpOperations {
         mcpServers,
         ...(options.workdir !== undefined ? { workdir: options.workdir } : {}),
         ...(options.hooks ? { hooks: options.hooks } : {}),
+        afterOptions: () => {
+          policy = buildPolicy();
+        },
       },
       { exclusive: (_operation, fn) => fn(), contextFor },
       emit,

@@ -34,6 +34,11 @@ export interface McpRuntimeInput {
   readonly agentSampler?: AgentSampler;
   /** The policy's visibility (`policy.visibleTools`), for the resource tools' server check. */
   readonly isVisible?: (subject: PolicySubject) => boolean;
+  /**
+   * Runs once the MCP options are checked, before any declaration is read: a caller's own
+   * checks go here, so a caller's bad input is reported in the same order as the options'.
+   */
+  readonly afterOptions?: (options: McpOptions) => void;
 }
 
 /**
@@ -70,6 +75,7 @@ export function createMcpRuntime(
       'INVALID_CONFIGURATION',
       "mcp.handlers.sampling 'agent' needs an agent: pass a sampling function to McpClientManager.",
     );
+  input.afterOptions?.(options);
   const declarations = collectDeclarations({
     workdir: input.workdir ?? process.cwd(),
     home: musterHome(),

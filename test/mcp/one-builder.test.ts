@@ -88,6 +88,17 @@ afterAll(async () => {
   await http?.close();
 });
 
+/** The MusterError `build` throws (fails the test when it throws nothing, or anything else). */
+function refusal(build: () => unknown): MusterError {
+  try {
+    build();
+  } catch (err) {
+    if (MusterError.isInstance(err)) return err;
+    throw err;
+  }
+  throw new Error('not refused');
+}
+
 /** The capabilities a recording server saw from `side`. */
 async function capabilities(
   side: { callTool: McpClientManager['callTool'] },
@@ -136,29 +147,60 @@ describe('one builder for the agent and McpClientManager', () => {
   }, 30_000);
 
   it.each([
-    ['a server name with __', { bad__name: { command: 'node' } }],
+    ['a server name with __', { bad__name: { command: 'node' } }, {}],
     [
       'a plain-HTTP URL that is not loopback',
       { remote: { type: 'http', url: 'http://example.com/mcp' } },
+      {},
     ],
-    ['an unknown key', { odd: { command: 'node', colour: 'blue' } }],
-  ] as const)('refuses %s with the same INVALID_CONFIGURATION message', (_what, bad) => {
+    ['an unknown key', { odd: { command: 'node', colour: 'blue' } }, {}],
+    [
+      'a transport mcp.transports leaves out',
+      { web: { type: 'http', url: 'http://127.0.0.1:9/mcp' } },
+      { transports: ['stdio'] },
+    ],
+  ] as const)('refuses %s with the same INVALID_CONFIGURATION message', (_what, bad, extra) => {
     const declared = bad as unknown as Record<string, McpServerConfig>;
-    const refusal = (build: () => unknown): MusterError => {
-      try {
-        build();
-      } catch (err) {
-        if (MusterError.isInstance(err)) return err;
-        throw err;
-      }
-      throw new Error('not refused');
-    };
+    const mcp = { strictConfig: true, ...extra };
     const fromAgent = refusal(() =>
-      createAgent({ model: scriptedModel([]), mcp: { strictConfig: true }, mcpServers: declared }),
+      createAgent({ model: scriptedModel([]), mcp, mcpServers: declared }),
     );
-    const fromManager = refusal(() => new McpClientManager(declared, { strictConfig: true }));
+    const fromManager = refusal(() => new McpClientManager(declared, mcp));
     expect(fromAgent.code).toBe('INVALID_CONFIGURATION');
     expect(fromManager.code).toBe('INVALID_CONFIGURATION');
     expect(fromAgent.message).toBe(fromManager.message);
+  });
+
+  it('refuses a bad register() the same way on both facades', async () => {
+    const [fromAgent, fromManager] = await Promise.all([
+      agent.mcp.register('bad__name', { command: 'node' }).then(
+        () => undefined,
+        (err: unknown) => err,
+      ),
+      manager.register('bad__name', { command: 'node' }).then(
+        () => undefined,
+        (err: unknown) => err,
+      ),
+    ]);
+    expect(MusterError.isInstance(fromAgent) && fromAgent.code).toBe('INVALID_CONFIGURATION');
+    expect(MusterError.isInstance(fromManager) && fromManager.message).toBe(
+      MusterError.isInstance(fromAgent) && fromAgent.message,
+    );
+  });
+
+  it("reports the manager's MCP options before its policy, as before the one builder", () => {
+    const badPolicy = { allow: 'mcp_connect:*' } as unknown as McpClientManagerOptions['policy'];
+    const policyAlone = refusal(() => new McpClientManager({}, { policy: badPolicy }));
+    expect(policyAlone.code).toBe('INVALID_CONFIGURATION');
+    const both = refusal(
+      () =>
+        new McpClientManager({}, {
+          policy: badPolicy,
+          strictConfig: 'yes',
+        } as unknown as McpClientManagerOptions),
+    );
+    expect(both.code).toBe('INVALID_CONFIGURATION');
+    expect(both.message).toContain('strictConfig');
+    expect(both.message).not.toBe(policyAlone.message);
   });
 });

@@ -22,8 +22,6 @@ import type { VerdictCache } from './verdict-cache.js';
 import { openWithVerdict } from './verdict-open.js';
 import type { Opened } from './verdict-open.js';
 
-export type { Opened } from './verdict-open.js';
-
 /** What the connector needs besides the registry and the tool index. */
 export interface ConnectorOptions extends Pick<
   ServerOpenOptions,

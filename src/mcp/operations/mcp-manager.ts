@@ -18,8 +18,6 @@ import { ServerRegistry } from '../connection/server-registry.js';
 import { ToolIndex } from '../connection/tool-index.js';
 import type { VerdictCache } from '../connection/verdict-cache.js';
 
-export { MCP_DEFAULTS } from '../contracts/mcp-defaults.js';
-
 /**
  * The MCP side of an agent, assembled from its parts: the {@link ServerRegistry} (entries,
  * statuses, rules), the {@link Connector} (authorize, open, refresh, lost, reconnect), the

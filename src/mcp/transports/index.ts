@@ -1,7 +1,7 @@
 /**
  * Transports of process and remote MCP servers, built on the official client's own
  * transports and guarded as SPEC 7.2 says. This folder imports the client package
- * statically; the connection code loads it lazily.
+ * statically; `client/connection-open.ts` loads it lazily.
  */
 import { MusterError } from '../../errors/index.js';
 import type { McpServerConfig, McpStdioServerConfig } from '../contracts/config-types.js';
