@@ -18,12 +18,11 @@ export { memoryTokenStore } from './memory-token-store.js';
 export { fileTokenStore, CREDENTIALS_FILE_NAME } from './file-token-store.js';
 export { signedInOrigins } from './signed-in-origins.js';
 export type { FileTokenStoreOptions } from './file-token-store.js';
-export { keychainTokenStore, DEFAULT_KEYCHAIN_SERVICE } from './keychain-token-store.js';
+export { keychainTokenStore } from './keychain-token-store.js';
 export type { KeychainTokenStoreOptions } from './keychain-token-store.js';
 
 // the OAuth layer the MCP connections use
 export { OAuthSession } from './oauth-session.js';
-export type { OAuthChallenge } from './oauth-session-types.js';
 export { createOAuthSession, osUser, tokenStoreChoices } from './session-factory.js';
 export type { TokenStoreChoices } from './session-factory.js';
 export { authError, oauthReasonOf } from './oauth-errors.js';

@@ -21,17 +21,16 @@ export {
   DEFAULT_ARCHIVE_THRESHOLD_BYTES,
   DEFAULT_ARCHIVE_PREVIEW_BYTES,
 } from './archive-result.js';
-export type { ArchiveToolResultOptions, ArchiveToolResultOutcome } from './archive-result.js';
+export type { ArchiveToolResultOptions } from './archive-result.js';
 
 // The `context` tool
 export {
   ContextToolExecutor,
   CONTEXT_TOOL_NAME,
   CONTEXT_TOOL_DEFINITION,
-  CONTEXT_DEFAULT_LENGTH,
   CONTEXT_MAX_LENGTH,
 } from './context-tool.js';
-export type { ContextToolOptions, ContextReadRequest, ContextPage } from './context-tool.js';
+export type { ContextPage } from './context-tool.js';
 
 // Shaping model requests to the context limits
 export {

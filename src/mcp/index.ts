@@ -24,9 +24,8 @@ export type {
   SdkInputSchema,
 } from './servers/sdk-server.js';
 export { createMcpRuntime } from './mcp-runtime.js';
-export type { McpRuntime, McpRuntimeInput } from './mcp-runtime.js';
+export type { McpRuntime } from './mcp-runtime.js';
 export { McpFacade } from './mcp-facade.js';
-export type { McpFacadeHost } from './mcp-facade.js';
 export type {
   McpServerStatus,
   McpServerStatusValue,
@@ -55,7 +54,6 @@ export type {
   McpElicitationRequest,
   McpElicitationAnswer,
   McpLogMessage,
-  McpElicitationHooks,
   OnElicitationHook,
   OnElicitationResultHook,
 } from './contracts/handler-types.js';
@@ -74,11 +72,9 @@ export {
   assertMcpExtensionSupported,
 } from './operations/extension-support.js';
 export { mcpContentText, mcpTextOf } from './contracts/content-text.js';
-export { mcpAppVisibilityOf, isModelVisibleMcpTool } from './connection/app-visibility.js';
-export type { McpAppVisibility } from './connection/app-visibility.js';
+export { mcpAppVisibilityOf } from './connection/app-visibility.js';
 export type { McpExtensionSupport } from './operations/extension-support.js';
 export { McpClientManager } from './mcp-client-manager.js';
-export type { McpClientManagerOptions } from './mcp-client-manager.js';
 export {
   MCP_CONFIG_SCOPES,
   checkMcpFileServer,

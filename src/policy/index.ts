@@ -4,7 +4,6 @@ export { ToolPolicy } from './tool-policy.js';
 export type { AuthorizeOptions } from './tool-policy.js';
 export type { CallPolicy } from './call-policy.js';
 export { LayeredPolicy } from './layered-policy.js';
-export type { PolicyLayer } from './layered-policy.js';
 export type {
   PolicyToolAnnotations,
   AuthorizationRequest,

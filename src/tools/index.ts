@@ -22,8 +22,6 @@ export type {
   ValidationOutcome,
 } from './tool-types.js';
 export {
-  TOOL_NAME_PATTERN,
-  SERVER_NAME_PATTERN,
   MAX_TOOL_NAME_LENGTH,
   MCP_TOOL_PREFIX,
   isValidToolName,
@@ -33,15 +31,9 @@ export {
   safeMcpToolName,
   assignMcpToolNames,
 } from './naming.js';
-export type { NamingMode, AssignedToolName } from './naming.js';
+export type { NamingMode } from './naming.js';
 export { validateJsonSchema, formatIssues } from './json-schema-validator.js';
 export { checkDirectToolCall, directCallDecision, mcpModelNameOf } from './direct-call.js';
-export type {
-  DirectCallCheck,
-  DirectCallDecision,
-  DirectCallTool,
-  DirectToolCall,
-} from './direct-call.js';
 export { errorResult, normalizeToolReturn, isCallToolResult, resultBytes } from './tool-result.js';
 export type { NormalizedToolResult, ToolBlob } from './tool-result.js';
 export { HostToolExecutor } from './host-tool-executor.js';
@@ -56,13 +48,7 @@ export type {
   AfterToolHook,
 } from './tool-hooks.js';
 export { runToolCall } from './tool-call-pipeline.js';
-export type {
-  ToolCallRequest,
-  ToolCallEnvironment,
-  ToolCallOutcome,
-  ToolCallRef,
-  ToolEventScope,
-} from './tool-call-types.js';
+export type { ToolCallRequest, ToolCallEnvironment, ToolCallOutcome } from './tool-call-types.js';
 export { eventBase, notRunOutcome, toolCompletedEvent } from './call-events.js';
 export type {
   ToolApprovalRequestedEvent,
@@ -72,15 +58,8 @@ export type {
   ToolCompletedEvent,
   ToolEvent,
 } from './tool-events.js';
-export {
-  ToolSearchExecutor,
-  TOOL_SEARCH_TOOL_NAME,
-  TOOL_SEARCH_TOOL_DEFINITION,
-  TOOL_SEARCH_DEFAULT_LIMIT,
-  TOOL_SEARCH_MAX_LIMIT,
-  foundToolNames,
-} from './tool-search-tool.js';
-export type { ToolSearchExecutorOptions, ToolSearchLoad } from './tool-search-tool.js';
+export { ToolSearchExecutor, TOOL_SEARCH_TOOL_NAME, foundToolNames } from './tool-search-tool.js';
+export type { ToolSearchLoad } from './tool-search-tool.js';
 export { searchIndexFor } from './tool-search-cache.js';
 export { ToolSearchIndex } from './tool-search-index.js';
-export type { SearchableTool, ToolSearchHit } from './tool-search-index.js';
+export type { SearchableTool } from './tool-search-index.js';

@@ -5,7 +5,7 @@ export { followAbort, raceAbort } from './abort.js';
 export { callIsolated } from './isolate.js';
 export type { EventBase } from './event-base.js';
 export { redact, SecretRegistry, MIN_SECRET_LENGTH } from './redact.js';
-export { backoffDelay, resolveBackoff, sleepUnlessAborted, MAX_RETRY_ATTEMPTS } from './backoff.js';
+export { backoffDelay, resolveBackoff, sleepUnlessAborted } from './backoff.js';
 export type { BackoffSettings, RetryOptions } from './backoff.js';
 export { deepFreeze, isDeepFrozen } from './deep-freeze.js';
 export { isoNow } from './iso-clock.js';
