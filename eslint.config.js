@@ -4,16 +4,34 @@ import tseslint from 'typescript-eslint';
 import jsdoc from 'eslint-plugin-jsdoc';
 import prettier from 'eslint-config-prettier';
 
+const NO_DEFAULT_EXPORT = {
+  selector: 'ExportDefaultDeclaration',
+  message: 'Use named exports only.',
+};
+
+/** Methods that read a string's text to decide something. */
+const TEXT_TESTS = '/^(includes|startsWith|endsWith|match|matchAll|search|indexOf)$/';
+const DECIDE_ON_TYPED_FACTS =
+  'Decide from typed facts (an error code, a brand, details), never from message text: messages are for people and change.';
+
+/**
+ * Deciding on an error's message text: `x.message.includes(…)` (and its kin), `/re/.test(x.message)`,
+ * and the same on a local named `message`.
+ */
+const NO_MESSAGE_DECISIONS = [
+  `CallExpression[callee.property.name=${TEXT_TESTS}][callee.object.property.name='message']`,
+  `CallExpression[callee.property.name=${TEXT_TESTS}][callee.object.name='message']`,
+  "CallExpression[callee.property.name='test'][arguments.0.property.name='message']",
+  "CallExpression[callee.property.name='test'][arguments.0.name='message']",
+].map((selector) => ({ selector, message: DECIDE_ON_TYPED_FACTS }));
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
     rules: {
-      'no-restricted-syntax': [
-        'error',
-        { selector: 'ExportDefaultDeclaration', message: 'Use named exports only.' },
-      ],
+      'no-restricted-syntax': ['error', NO_DEFAULT_EXPORT],
       '@typescript-eslint/no-unused-vars': [
         'error',
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
@@ -27,6 +45,7 @@ export default tseslint.config(
     plugins: { jsdoc },
     rules: {
       'no-console': 'error',
+      'no-restricted-syntax': ['error', NO_DEFAULT_EXPORT, ...NO_MESSAGE_DECISIONS],
       'jsdoc/require-jsdoc': [
         'error',
         {

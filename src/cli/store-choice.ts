@@ -87,16 +87,13 @@ function isMissingModule(err: unknown): boolean {
 }
 
 /**
- * A native addon that does not load: built for another Node.js (`NODE_MODULE_VERSION`), another
- * platform, or its binary missing (the `bindings` lookup).
+ * A native addon that does not load, from typed facts only (never its message text): Node's
+ * `ERR_DLOPEN_FAILED` (built for another Node.js or platform, a broken binary), or the
+ * `bindings` lookup's `tries` (no binary where the driver looks for it).
  */
 function isNativeModuleFailure(err: unknown): boolean {
-  const code = (err as { code?: unknown } | undefined)?.code;
-  if (code === 'ERR_DLOPEN_FAILED') return true;
-  const message = err instanceof Error ? err.message : '';
-  return /NODE_MODULE_VERSION|compiled against a different Node\.js|Could not locate the bindings file|invalid ELF header|wrong ELF class|\.node: cannot open shared object/.test(
-    message,
-  );
+  const fact = err as { code?: unknown; tries?: unknown } | undefined;
+  return fact?.code === 'ERR_DLOPEN_FAILED' || Array.isArray(fact?.tries);
 }
 
 function firstLine(err: unknown): string {

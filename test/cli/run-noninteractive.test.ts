@@ -289,6 +289,67 @@ describe('muster run without a terminal', () => {
     }
   }, 60_000);
 
+  /** A better-sqlite3 in `modules` whose Database constructor throws what `throwing` builds. */
+  function fakeDriver(modules: string, throwing: string): void {
+    const driver = join(modules, 'better-sqlite3');
+    mkdirSync(driver);
+    writeFileSync(
+      join(driver, 'package.json'),
+      JSON.stringify({ name: 'better-sqlite3', version: '0.0.0', main: 'index.js' }),
+    );
+    writeFileSync(
+      join(driver, 'index.js'),
+      `module.exports = class Database {\n  constructor() {\n    ${throwing}\n  }\n};\n`,
+    );
+  }
+
+  it('decides a driver failure from its code, not its text: an unrelated message with ERR_DLOPEN_FAILED falls back', async () => {
+    const pkg = withoutSqlite();
+    try {
+      fakeDriver(
+        pkg.modules,
+        "const err = new Error('the loader said something new'); err.code = 'ERR_DLOPEN_FAILED'; throw err;",
+      );
+      project = cliProject({});
+      const model = project.turns('turns.json', [{ text: 'Hello.' }]);
+      const run = await runMuster(pkg.bin, ['run', 'hi', '--model', model], {
+        cwd: project.dir,
+        env: project.env,
+      });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toBe('Hello.\n');
+      expect(run.stderr).toContain(
+        'better-sqlite3 could not be loaded (the loader said something new)',
+      );
+      expect(run.stderr).toContain('sessions are kept in memory');
+    } finally {
+      pkg.cleanup();
+    }
+  }, 60_000);
+
+  it('does not fall back for a store failure whose text mentions NODE_MODULE_VERSION but has no such fact', async () => {
+    const pkg = withoutSqlite();
+    try {
+      // what a corrupt sessions file could say: no error code, no bindings lookup
+      fakeDriver(
+        pkg.modules,
+        "throw new Error('file is not a database (NODE_MODULE_VERSION 115 seen in its header)');",
+      );
+      project = cliProject({});
+      const model = project.turns('turns.json', [{ text: 'Hello.' }]);
+      const run = await runMuster(pkg.bin, ['run', 'hi', '--model', model], {
+        cwd: project.dir,
+        env: project.env,
+      });
+      expect(run.code).not.toBe(0);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toContain('file is not a database');
+      expect(run.stderr).not.toContain('kept in memory');
+    } finally {
+      pkg.cleanup();
+    }
+  }, 60_000);
+
   it('loads a vendor SDK only for a run that uses it', async () => {
     project = cliProject({});
     const loaded = (args: string[], env: Record<string, string>) =>
