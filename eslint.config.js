@@ -25,6 +25,19 @@ const NO_MESSAGE_DECISIONS = [
   "CallExpression[callee.property.name='test'][arguments.0.name='message']",
 ].map((selector) => ({ selector, message: DECIDE_ON_TYPED_FACTS }));
 
+/**
+ * Module-level `let`/`var` in the agent: state shared by every agent of the process (one
+ * agent's construction once handed a child's runtime to the next through such a variable).
+ */
+const NO_MODULE_STATE = [
+  "Program > VariableDeclaration[kind!='const']",
+  "Program > ExportNamedDeclaration > VariableDeclaration[kind!='const']",
+].map((selector) => ({
+  selector,
+  message:
+    'No module-level let or var in src/agent: keep state on the agent, the run or a closure (util once() for a lazy import).',
+}));
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**'] },
   js.configs.recommended,
@@ -63,6 +76,18 @@ export default tseslint.config(
             'ExportNamedDeclaration > VariableDeclaration',
           ],
         },
+      ],
+    },
+  },
+  {
+    files: ['src/agent/**/*.ts'],
+    ignores: ['src/**/*.test.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        NO_DEFAULT_EXPORT,
+        ...NO_MESSAGE_DECISIONS,
+        ...NO_MODULE_STATE,
       ],
     },
   },

@@ -32,8 +32,16 @@ import type { SessionRun } from './session-run.js';
 import { guardedStore } from './store-guard.js';
 import { validateAgentOptions, validateRunRequest } from './validate-options.js';
 
-/** Set only while `child()` constructs a child agent over its own runtime. */
-let adopting: AgentScope | undefined;
+/**
+ * The key under which `child()` hands a child agent its runtime: a child is an `Agent` over a
+ * runtime of its own. Not exported, so no caller's options can carry one.
+ */
+const ADOPT = Symbol('muster.agent.adopt');
+
+/** The options `child()` constructs a child agent with. */
+interface AdoptingOptions extends AgentOptions {
+  readonly [ADOPT]: AgentScope;
+}
 
 /**
  * The agent: a model, tool sources, a policy and a session store, running the model/tool loop.
@@ -54,8 +62,9 @@ export class Agent {
   readonly mcp: McpFacade;
 
   constructor(options: AgentOptions = {}) {
-    const runtime = adopting ?? new AgentRuntime(validateAgentOptions(options));
-    adopting = undefined;
+    const runtime =
+      (options as Partial<AdoptingOptions> | null | undefined)?.[ADOPT] ??
+      new AgentRuntime(validateAgentOptions(options));
     this.#runtime = runtime;
     this.mcp = runtime.mcp;
     this.sessions = agentSessions(runtime);
@@ -118,12 +127,10 @@ export class Agent {
    * and closing it leaves this agent's connections open (SPEC section 3).
    */
   child(options: ChildAgentOptions = {}): Agent {
-    adopting = new ChildRuntime(this.#runtime, validateChildOptions(options));
-    try {
-      return new Agent();
-    } finally {
-      adopting = undefined;
-    }
+    const adopting: AdoptingOptions = {
+      [ADOPT]: new ChildRuntime(this.#runtime, validateChildOptions(options)),
+    };
+    return new Agent(adopting);
   }
 
   /**

@@ -1,3 +1,4 @@
+import { once } from '../util/index.js';
 import type { TraceContext, TraceSpan, Tracer } from '../util/index.js';
 
 /** The part of `@opentelemetry/api` Muster uses, typed structurally (the package is optional). */
@@ -15,22 +16,19 @@ export interface OtelApi {
 
 // a variable, so bundlers and the type checker do not insist on the optional package
 const API_MODULE = '@opentelemetry/api';
-let loading: Promise<OtelApi | undefined> | undefined;
-
 /**
  * `@opentelemetry/api`, imported on first use and at most once per process; `undefined` when it
  * is not installed (or is not a 1.x API).
  */
-export function loadOtelApi(): Promise<OtelApi | undefined> {
-  loading ??= import(API_MODULE).then(
+export const loadOtelApi: () => Promise<OtelApi | undefined> = once(() =>
+  import(API_MODULE).then(
     (m: { default?: unknown } & Partial<OtelApi>) => {
       const api = (m.trace ? m : m.default) as Partial<OtelApi> | undefined;
       return api?.trace && api.context && api.ROOT_CONTEXT ? (api as OtelApi) : undefined;
     },
     () => undefined,
-  );
-  return loading;
-}
+  ),
+);
 
 /** The API's registry of globals (shared by every copy of API 1.x) by its `Symbol.for` key. */
 const GLOBALS_KEY = Symbol.for('opentelemetry.js.api.1');

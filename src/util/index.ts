@@ -18,3 +18,4 @@ export type {
   Tracer,
 } from './tracing-types.js';
 export { copyData } from './copy-data.js';
+export { once } from './once.js';
