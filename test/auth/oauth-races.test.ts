@@ -178,10 +178,12 @@ describe('failures of the authorization server', () => {
     try {
       expect((await manager.connectAll())[0]?.status).toBe('connected');
       world.advanceClock(301);
-      const before = world.counters().mcp.accepted;
+      // the call never ran: no tools/call reached the tool (the client's own background
+      // traffic, such as the GET stream it opens after connecting, may still arrive)
+      const before = world.counters().mcp.acceptedCalls;
       const error = await manager.callTool('w', 'echo', { text: 'x' }).catch((e: unknown) => e);
       expect(error).toMatchObject({ code: 'MCP_AUTH_REQUIRED' });
-      expect(world.counters().mcp.accepted).toBe(before);
+      expect(world.counters().mcp.acceptedCalls).toBe(before);
     } finally {
       await manager.close();
       await broken.close();
