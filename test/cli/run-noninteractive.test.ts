@@ -303,51 +303,43 @@ describe('muster run without a terminal', () => {
     );
   }
 
-  it('decides a driver failure from its code, not its text: an unrelated message with ERR_DLOPEN_FAILED falls back', async () => {
+  /** `muster run hi` (a scripted "Hello.") over a package whose driver throws `throwing`. */
+  async function runWithDriver(throwing: string): Promise<Awaited<ReturnType<typeof runMuster>>> {
     const pkg = withoutSqlite();
     try {
-      fakeDriver(
-        pkg.modules,
-        "const err = new Error('the loader said something new'); err.code = 'ERR_DLOPEN_FAILED'; throw err;",
-      );
+      fakeDriver(pkg.modules, throwing);
       project = cliProject({});
       const model = project.turns('turns.json', [{ text: 'Hello.' }]);
-      const run = await runMuster(pkg.bin, ['run', 'hi', '--model', model], {
+      return await runMuster(pkg.bin, ['run', 'hi', '--model', model], {
         cwd: project.dir,
         env: project.env,
       });
-      expect(run.code, run.stderr).toBe(0);
-      expect(run.stdout).toBe('Hello.\n');
-      expect(run.stderr).toContain(
-        'better-sqlite3 could not be loaded (the loader said something new)',
-      );
-      expect(run.stderr).toContain('sessions are kept in memory');
     } finally {
       pkg.cleanup();
     }
+  }
+
+  it('decides a driver failure from its code, not its text: an unrelated message with ERR_DLOPEN_FAILED falls back', async () => {
+    const run = await runWithDriver(
+      "const err = new Error('the loader said something new'); err.code = 'ERR_DLOPEN_FAILED'; throw err;",
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe('Hello.\n');
+    expect(run.stderr).toContain(
+      'better-sqlite3 could not be loaded (the loader said something new)',
+    );
+    expect(run.stderr).toContain('sessions are kept in memory');
   }, 60_000);
 
   it('does not fall back for a store failure whose text mentions NODE_MODULE_VERSION but has no such fact', async () => {
-    const pkg = withoutSqlite();
-    try {
-      // what a corrupt sessions file could say: no error code, no bindings lookup
-      fakeDriver(
-        pkg.modules,
-        "throw new Error('file is not a database (NODE_MODULE_VERSION 115 seen in its header)');",
-      );
-      project = cliProject({});
-      const model = project.turns('turns.json', [{ text: 'Hello.' }]);
-      const run = await runMuster(pkg.bin, ['run', 'hi', '--model', model], {
-        cwd: project.dir,
-        env: project.env,
-      });
-      expect(run.code).not.toBe(0);
-      expect(run.stdout).toBe('');
-      expect(run.stderr).toContain('file is not a database');
-      expect(run.stderr).not.toContain('kept in memory');
-    } finally {
-      pkg.cleanup();
-    }
+    // what a corrupt sessions file could say: no error code, no bindings lookup
+    const run = await runWithDriver(
+      "throw new Error('file is not a database (NODE_MODULE_VERSION 115 seen in its header)');",
+    );
+    expect(run.code).not.toBe(0);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain('file is not a database');
+    expect(run.stderr).not.toContain('kept in memory');
   }, 60_000);
 
   it('loads a vendor SDK only for a run that uses it', async () => {

@@ -1,20 +1,8 @@
-import { join, resolve } from 'node:path';
-import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
+import { restrictedSyntax as findings } from '../support/lint.js';
 
 // npm run lint refuses module-level let and var in src/agent: state there is shared by every
 // agent of the process (a child's runtime was once handed to a constructor through one).
-
-const ROOT = resolve(import.meta.dirname, '../..');
-const eslint = new ESLint({ cwd: ROOT });
-
-/** Line and rule text of each finding of `no-restricted-syntax` on `code` as the file `path`. */
-async function findings(code: string, path: string): Promise<string[]> {
-  const [result] = await eslint.lintText(code, { filePath: join(ROOT, path) });
-  return (result?.messages ?? [])
-    .filter((m) => m.ruleId === 'no-restricted-syntax')
-    .map((m) => `${m.line}: ${m.message.split(':')[0]}`);
-}
 
 const PLANTED = [
   'let adopting: string | undefined;',

@@ -1,20 +1,8 @@
-import { join, resolve } from 'node:path';
-import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
+import { restrictedSyntax as findings } from '../support/lint.js';
 
 // npm run lint refuses library code that decides on an error's message text (Standards:
 // whether a call reached a server is decided from typed facts, never from message text).
-
-const ROOT = resolve(import.meta.dirname, '../..');
-const eslint = new ESLint({ cwd: ROOT });
-
-/** The rule messages ESLint gives `code` as if it were the file `path` of the repository. */
-async function findings(code: string, path: string): Promise<string[]> {
-  const [result] = await eslint.lintText(code, { filePath: join(ROOT, path) });
-  return (result?.messages ?? [])
-    .filter((m) => m.ruleId === 'no-restricted-syntax')
-    .map((m) => `${m.line}: ${m.message.split(':')[0]}`);
-}
 
 const PLANTED = [
   'export function decide(err: Error, message: string): number {',
