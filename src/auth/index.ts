@@ -26,5 +26,5 @@ export { OAuthSession } from './oauth-session.js';
 export { createOAuthSession, osUser, tokenStoreChoices } from './session-factory.js';
 export type { TokenStoreChoices } from './session-factory.js';
 export { authError, oauthReasonOf } from './oauth-errors.js';
-export type { OAuthFailureReason } from './oauth-errors.js';
+export type { OAuthFailureReason } from '../errors/index.js';
 export { wrapAuthProvider } from './provider-auth.js';

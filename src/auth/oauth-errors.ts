@@ -1,34 +1,6 @@
-import { McpError, MusterError } from '../errors/index.js';
+import { McpError, MusterError, OAUTH_FAILURE_REASONS, isReasonIn } from '../errors/index.js';
+import type { OAuthFailureReason } from '../errors/index.js';
 import type { SecretRegistry } from '../util/index.js';
-
-/**
- * Why an OAuth step failed, carried as `details.reason` of an `MCP_AUTH_REQUIRED` error:
- * - `login-required`: no valid token and no silent way to get one (sign in);
- * - `insufficient-scope`: the server wants more scopes (`403 insufficient_scope`);
- * - `state-mismatch`, `issuer-mismatch`, `duplicate-parameter`, `wrong-destination`,
- *   `invalid-callback`: a callback URL that Muster refused;
- * - `no-login`: a callback with no login waiting for it (finished, cancelled or timed out);
- * - `authorization-denied`: the authorization server answered with an error;
- * - `origin-not-allowed`, `insecure-url`, `redirect-refused`: a request OAuth refused to make;
- * - `login-timeout`, `login-cancelled`: the login ended before its callback;
- * - `token-request-failed`: discovery, registration or the token endpoint failed.
- */
-export type OAuthFailureReason =
-  | 'login-required'
-  | 'insufficient-scope'
-  | 'state-mismatch'
-  | 'issuer-mismatch'
-  | 'duplicate-parameter'
-  | 'wrong-destination'
-  | 'invalid-callback'
-  | 'no-login'
-  | 'authorization-denied'
-  | 'origin-not-allowed'
-  | 'insecure-url'
-  | 'redirect-refused'
-  | 'login-timeout'
-  | 'login-cancelled'
-  | 'token-request-failed';
 
 /** An `MCP_AUTH_REQUIRED` error for `server` with its reason. The message must hold no secret. */
 export function authError(
@@ -50,7 +22,7 @@ export function oauthReasonOf(err: unknown): OAuthFailureReason | undefined {
   for (let depth = 0; depth < 8 && e !== null && typeof e === 'object'; depth++) {
     if (MusterError.isInstance(e) && e.code === 'MCP_AUTH_REQUIRED') {
       const reason = e.details.reason;
-      return typeof reason === 'string' ? (reason as OAuthFailureReason) : 'login-required';
+      return isReasonIn(OAUTH_FAILURE_REASONS, reason) ? reason : 'login-required';
     }
     e = (e as { cause?: unknown }).cause;
   }

@@ -38,15 +38,16 @@ export function tokenFileIoError(
 }
 
 /**
- * The token file is not a version-1 credentials document. The parser's own error is not kept
- * as `cause`: its message quotes the text it choked on, which may be a token.
+ * The token file is not a version-1 credentials document (`details.reason:
+ * 'token-file-corrupt'`; `problem` says what is wrong, such as `not JSON`). The parser's own
+ * error is not kept as `cause`: its message quotes the text it choked on, which may be a token.
  */
-export function tokenFileCorruptError(path: string, reason: string): MusterError {
+export function tokenFileCorruptError(path: string, problem: string): MusterError {
   return new MusterError(
     'INVALID_CONFIGURATION',
-    `The token file ${path} is not a valid Muster credentials file (${reason}); delete it ` +
+    `The token file ${path} is not a valid Muster credentials file (${problem}); delete it ` +
       `(the servers will ask you to log in again) or fix it.`,
-    { details: { path, reason } },
+    { details: { path, reason: 'token-file-corrupt', problem } },
   );
 }
 

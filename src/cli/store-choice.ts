@@ -1,6 +1,7 @@
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { MusterError } from '../errors/index.js';
+import { DRIVER_FAILURE_REASONS, MusterError, isReasonIn } from '../errors/index.js';
+import type { DriverFailureReason } from '../errors/index.js';
 import { MemorySessionStore } from '../session/index.js';
 import type { SessionStore } from '../session/index.js';
 import type { CliContext } from './cli-context.js';
@@ -27,25 +28,33 @@ export function sessionsFile(home: string): string {
  * Opens the sessions of `--store` (`postgres://…`), else the SQLite file under `MUSTER_HOME`
  * (the folder made private, `0700`, the file and its `-wal`/`-shm` files `0600`: sessions
  * hold the conversations). The drivers are optional peers loaded with a dynamic `import()`:
- * without a usable `better-sqlite3` (not installed, or built for another Node.js), a notice
- * says why and how to install it, and an in-memory store is used (nothing is kept).
+ * when the SQLite store reports its driver unusable (`details.reason` `driver-missing`,
+ * `driver-not-built` or `driver-abi-mismatch`), a notice says why and how to install it, the
+ * file made for it is removed, and an in-memory store is used (nothing is kept).
  */
 export async function openStore(ctx: CliContext, url: string | undefined): Promise<OpenedStore> {
   if (url !== undefined) return openPostgres(url);
   const home = ctx.home();
   let store: InstanceType<SqliteModule['SqliteSessionStore']>;
   const path = sessionsFile(home);
+  let made = false;
   try {
     const mod = await loadSqlite();
     mkdirSync(home, { recursive: true, mode: 0o700 });
     // created private before SQLite opens it; SQLite gives its -wal/-shm files the same mode
-    if (!existsSync(path)) closeSync(openSync(path, 'a', 0o600));
+    if (!existsSync(path)) {
+      closeSync(openSync(path, 'a', 0o600));
+      made = true;
+    }
     store = new mod.SqliteSessionStore({ path });
   } catch (err) {
-    if (!isMissingModule(err) && !isNativeModuleFailure(err)) throw err;
-    const why = isMissingModule(err)
-      ? 'better-sqlite3 is not installed'
-      : `better-sqlite3 could not be loaded (${firstLine(err)})`;
+    const failure = driverFailureOf(err);
+    if (failure === undefined) throw err;
+    if (made) rmSync(path, { force: true });
+    const why =
+      failure.reason === 'driver-missing'
+        ? 'better-sqlite3 is not installed'
+        : `better-sqlite3 could not be loaded (${firstLine(failure.cause)})`;
     ctx
       .output()
       .notice(
@@ -74,7 +83,7 @@ async function openPostgres(url: string): Promise<OpenedStore> {
     throw new MusterError(
       'INVALID_CONFIGURATION',
       'A postgres:// store needs the pg driver: npm i pg',
-      { cause: err },
+      { cause: err, details: { reason: 'driver-missing', driver: 'pg' } },
     );
   }
   const store = new mod.PostgresSessionStore({ connectionString: url });
@@ -87,13 +96,16 @@ function isMissingModule(err: unknown): boolean {
 }
 
 /**
- * A native addon that does not load, from typed facts only (never its message text): Node's
- * `ERR_DLOPEN_FAILED` (built for another Node.js or platform, a broken binary), or the
- * `bindings` lookup's `tries` (no binary where the driver looks for it).
+ * Why the SQLite store's driver cannot serve, from the typed `details.reason` of the store's
+ * error (the store decided it on the driver's own typed facts), with the driver's error for
+ * the notice; undefined for any other failure.
  */
-function isNativeModuleFailure(err: unknown): boolean {
-  const fact = err as { code?: unknown; tries?: unknown } | undefined;
-  return fact?.code === 'ERR_DLOPEN_FAILED' || Array.isArray(fact?.tries);
+function driverFailureOf(
+  err: unknown,
+): { readonly reason: DriverFailureReason; readonly cause: unknown } | undefined {
+  if (!MusterError.isInstance(err) || err.code !== 'INVALID_CONFIGURATION') return undefined;
+  const reason = err.details.reason;
+  return isReasonIn(DRIVER_FAILURE_REASONS, reason) ? { reason, cause: err.cause } : undefined;
 }
 
 function firstLine(err: unknown): string {

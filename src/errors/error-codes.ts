@@ -42,3 +42,12 @@ export type ModelErrorCode = Extract<MusterErrorCode, `MODEL_${string}`>;
 
 /** Codes of failures that concern a session. */
 export type SessionErrorCode = Extract<MusterErrorCode, `SESSION_${string}`>;
+
+/**
+ * The codes outside the four prefixed families (`INVALID_CONFIGURATION`, `REGISTRY_BUSY`,
+ * `AGENT_LIMIT_EXCEEDED`, `ABORTED`, `INTERNAL_ERROR`): raised as a plain `MusterError`.
+ */
+export type RuntimeErrorCode = Exclude<
+  MusterErrorCode,
+  ToolErrorCode | McpErrorCode | ModelErrorCode | SessionErrorCode
+>;

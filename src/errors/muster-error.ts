@@ -5,6 +5,7 @@ import type {
   SessionErrorCode,
   ToolErrorCode,
 } from './error-codes.js';
+import type { ReasonOf } from './failure-reasons.js';
 
 const MUSTER_ERROR_BRAND = Symbol.for('muster.error');
 const TOOL_ERROR_BRAND = Symbol.for('muster.error.tool');
@@ -21,13 +22,21 @@ function hasBrand(value: unknown, brand: symbol): boolean {
   );
 }
 
-/** Safe, secret-free facts about a failure: names, counts, codes, never headers or tokens. */
-export type MusterErrorDetails = Readonly<Record<string, unknown>>;
+/**
+ * Safe, secret-free facts about a failure: names, counts, codes, never headers or tokens.
+ * `reason`, when there is one, is a literal of the code's family (a typo does not compile).
+ */
+export type MusterErrorDetails<C extends MusterErrorCode = MusterErrorCode> = Readonly<
+  Record<string, unknown>
+> & {
+  /** Why it failed, as a typed fact of `C`'s family; hosts may `switch` on it. */
+  readonly reason?: ReasonOf<C>;
+};
 
-/** Options accepted by every Muster error constructor. */
-export interface MusterErrorOptions {
+/** Options accepted by every Muster error constructor; `details` are typed by the code. */
+export interface MusterErrorOptions<C extends MusterErrorCode = MusterErrorCode> {
   /** Secret-free facts about the failure. */
-  readonly details?: MusterErrorDetails;
+  readonly details?: MusterErrorDetails<C>;
   /** The underlying failure, kept for diagnostics. */
   readonly cause?: unknown;
 }
@@ -41,14 +50,14 @@ export interface MusterErrorOptions {
  * catch (err) { if (MusterError.isInstance(err) && err.code === 'TOOL_DENIED') { ... } }
  * ```
  */
-export class MusterError extends Error {
+export class MusterError<C extends MusterErrorCode = MusterErrorCode> extends Error {
   /** The stable code of this failure. */
-  readonly code: MusterErrorCode;
+  readonly code: C;
   /** Secret-free facts about the failure. */
-  readonly details: MusterErrorDetails;
+  readonly details: MusterErrorDetails<C>;
   private readonly [MUSTER_ERROR_BRAND] = true;
 
-  constructor(code: MusterErrorCode, message: string, options: MusterErrorOptions = {}) {
+  constructor(code: C, message: string, options: MusterErrorOptions<C> = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'MusterError';
     this.code = code;
@@ -61,21 +70,20 @@ export class MusterError extends Error {
   }
 
   /** A plain, serializable view of the error (code, message, details). */
-  toJSON(): { name: string; code: MusterErrorCode; message: string; details: MusterErrorDetails } {
+  toJSON(): { name: string; code: C; message: string; details: MusterErrorDetails<C> } {
     return { name: this.name, code: this.code, message: this.message, details: this.details };
   }
 }
 
 /** A failure of one tool call. It reaches the model as an error result. */
-export class ToolError extends MusterError {
-  declare readonly code: ToolErrorCode;
+export class ToolError<C extends ToolErrorCode = ToolErrorCode> extends MusterError<C> {
   /** The model-facing name of the tool, when known. */
   readonly toolName: string | undefined;
   private readonly [TOOL_ERROR_BRAND] = true;
   constructor(
-    code: ToolErrorCode,
+    code: C,
     message: string,
-    options: MusterErrorOptions & { toolName?: string } = {},
+    options: MusterErrorOptions<C> & { toolName?: string } = {},
   ) {
     super(code, message, options);
     this.name = 'ToolError';
@@ -89,16 +97,11 @@ export class ToolError extends MusterError {
 }
 
 /** A failure that concerns an MCP server. */
-export class McpError extends MusterError {
-  declare readonly code: McpErrorCode;
+export class McpError<C extends McpErrorCode = McpErrorCode> extends MusterError<C> {
   /** The server's registry name, when known. */
   readonly server: string | undefined;
   private readonly [MCP_ERROR_BRAND] = true;
-  constructor(
-    code: McpErrorCode,
-    message: string,
-    options: MusterErrorOptions & { server?: string } = {},
-  ) {
+  constructor(code: C, message: string, options: MusterErrorOptions<C> & { server?: string } = {}) {
     super(code, message, options);
     this.name = 'McpError';
     this.server = options.server;
@@ -111,17 +114,16 @@ export class McpError extends MusterError {
 }
 
 /** A failure of the model provider. `isRetryable` is derived from the provider's answer. */
-export class ModelError extends MusterError {
-  declare readonly code: ModelErrorCode;
+export class ModelError<C extends ModelErrorCode = ModelErrorCode> extends MusterError<C> {
   /** HTTP status of the provider's answer, when there was one. */
   readonly status: number | undefined;
   /** Whether a later attempt might succeed (rate limits, 5xx, connection resets). */
   readonly isRetryable: boolean;
   private readonly [MODEL_ERROR_BRAND] = true;
   constructor(
-    code: ModelErrorCode,
+    code: C,
     message: string,
-    options: MusterErrorOptions & { status?: number; isRetryable?: boolean } = {},
+    options: MusterErrorOptions<C> & { status?: number; isRetryable?: boolean } = {},
   ) {
     super(code, message, options);
     this.name = 'ModelError';
@@ -136,16 +138,11 @@ export class ModelError extends MusterError {
 }
 
 /** A failure that concerns one session. */
-export class SessionError extends MusterError {
-  declare readonly code: SessionErrorCode;
+export class SessionError<C extends SessionErrorCode = SessionErrorCode> extends MusterError<C> {
   /** The session concerned. */
   readonly sessionId: string;
   private readonly [SESSION_ERROR_BRAND] = true;
-  constructor(
-    code: SessionErrorCode,
-    message: string,
-    options: MusterErrorOptions & { sessionId: string },
-  ) {
+  constructor(code: C, message: string, options: MusterErrorOptions<C> & { sessionId: string }) {
     super(code, message, options);
     this.name = 'SessionError';
     this.sessionId = options.sessionId;

@@ -1,4 +1,3 @@
-import Database from 'better-sqlite3';
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { addUsage } from '../model/index.js';
 import type { Usage } from '../model/index.js';
@@ -24,6 +23,7 @@ import {
   pageSize,
   writeAllowed,
 } from './session-rules.js';
+import { openSqliteDatabase } from './sqlite-driver.js';
 import { migrateSqlite } from './sqlite-schema.js';
 import { SqliteArchive } from './sqlite-archive.js';
 import { rowToState, rowToSummary, sessionRowValues } from './stored-rows.js';
@@ -50,6 +50,11 @@ interface LeaseRow {
  * default; several processes may share the file, and leases with fencing tokens make one of
  * them own a running session. Large tool results are archived in the same file.
  *
+ * A driver that cannot serve fails the constructor with `INVALID_CONFIGURATION` and
+ * `details.reason` `driver-missing` (not installed), `driver-not-built` (no native binary) or
+ * `driver-abi-mismatch` (a binary built for another Node.js); importing the entry never fails
+ * for it.
+ *
  * @example
  * ```ts
  * import { SqliteSessionStore } from 'muster-agent/sqlite';
@@ -67,7 +72,7 @@ export class SqliteSessionStore implements SessionStore {
   readonly archive: SessionArchive;
 
   constructor(options: SqliteSessionStoreOptions) {
-    this.#db = new Database(options.path, { timeout: options.busyTimeoutMs ?? 5000 });
+    this.#db = openSqliteDatabase(options.path, { timeout: options.busyTimeoutMs ?? 5000 });
     this.#db.pragma('journal_mode = WAL');
     this.#db.pragma('synchronous = NORMAL');
     migrateSqlite(this.#db);

@@ -1,5 +1,5 @@
 import { McpError } from '../../errors/index.js';
-import type { McpFailureReason } from '../failures/failure-reasons.js';
+import type { McpTransportFailureReason } from '../../errors/index.js';
 
 /** A running deadline of one request: `passed` rejects when it passes; `signal` then aborts. */
 export interface CallDeadline {
@@ -28,7 +28,7 @@ export function totalDeadline(server: string, ms: number | undefined): CallDeadl
         server,
         details: {
           server,
-          reason: 'timed-out' satisfies McpFailureReason,
+          reason: 'timed-out' satisfies McpTransportFailureReason,
           limit: 'maxTotalTimeoutMs',
           limitMs: ms,
         },

@@ -1,6 +1,5 @@
 import { McpError, abortedError } from '../../errors/index.js';
-import type { MusterError } from '../../errors/index.js';
-import type { McpFailureReason } from '../failures/failure-reasons.js';
+import type { McpTransportFailureReason, MusterError } from '../../errors/index.js';
 
 /**
  * The bound of one connect (Muster's protocol probe, the spawn or dial, the handshake): the
@@ -89,7 +88,7 @@ export class ConnectBound {
         server: this.server,
         details: {
           server: this.server,
-          reason: 'timed-out' satisfies McpFailureReason,
+          reason: 'timed-out' satisfies McpTransportFailureReason,
           limit: 'connectTimeoutMs',
           limitMs: this.timeoutMs,
         },

@@ -98,7 +98,7 @@ export function declare(
     try {
       checkStdioConfig(name, config as McpStdioServerConfig);
     } catch (err) {
-      const e = err as MusterError;
+      const e = err as MusterError<'INVALID_CONFIGURATION'>;
       throw new MusterError('INVALID_CONFIGURATION', `${where}: ${e.message}.`, {
         cause: err,
         details: { ...e.details, source },

@@ -1,5 +1,5 @@
 import type { LoggingLevel } from '@modelcontextprotocol/client';
-import type { OAuthSession } from '../../auth/index.js';
+import type { OAuthFailureReason, OAuthSession } from '../../auth/index.js';
 import type { SecretRegistry } from '../../util/index.js';
 import type {
   McpServerConfig,
@@ -49,7 +49,7 @@ export interface ServerEntry {
   /** OAuth of this server (`mcp.oauth[name]`), when it has any. */
   readonly oauth?: OAuthSession;
   /** The `details.reason` of the last sign-in failure, for `authenticate()` to report. */
-  authReason?: string;
+  authReason?: OAuthFailureReason;
   /** The latest stdio process of this server (stderr, exit), for `diagnostics()` only. */
   process?: ServerProcess;
   /** Subscriptions and logging level to restore on every new connection of this entry. */

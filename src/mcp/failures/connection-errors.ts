@@ -1,6 +1,6 @@
 import { McpError } from '../../errors/index.js';
+import type { McpTransportFailureReason } from '../../errors/index.js';
 import { clientErrorOf } from './client-errors.js';
-import type { McpFailureReason } from './failure-reasons.js';
 import { describeExit } from './exit-status.js';
 import type { ProcessExit } from './exit-status.js';
 
@@ -9,7 +9,7 @@ export function notSentError(server: string): McpError {
   return new McpError(
     'MCP_OPERATION_FAILED',
     `Server '${server}' is not connected: the request was not sent.`,
-    { server, details: { server, reason: 'not-sent' satisfies McpFailureReason } },
+    { server, details: { server, reason: 'not-sent' satisfies McpTransportFailureReason } },
   );
 }
 
@@ -18,7 +18,7 @@ export function streamLostError(server: string): McpError {
   return new McpError(
     'MCP_DISCONNECTED',
     `Server '${server}' can no longer answer the request: its response stream was lost.`,
-    { server, details: { server, reason: 'stream-lost' satisfies McpFailureReason } },
+    { server, details: { server, reason: 'stream-lost' satisfies McpTransportFailureReason } },
   );
 }
 
@@ -28,7 +28,10 @@ export function lostError(server: string, exit: ProcessExit | undefined): McpErr
   return new McpError(
     'MCP_DISCONNECTED',
     `Server '${server}' ${describeExit(exit)} before answering the request.`,
-    { server, details: { server, reason: 'stream-lost' satisfies McpFailureReason, exit } },
+    {
+      server,
+      details: { server, reason: 'stream-lost' satisfies McpTransportFailureReason, exit },
+    },
   );
 }
 

@@ -1,47 +1,20 @@
-import { MusterError } from '../../errors/index.js';
+import { MCP_TRANSPORT_FAILURE_REASONS, MusterError, isReasonIn } from '../../errors/index.js';
+import type { McpTransportFailureReason } from '../../errors/index.js';
 import { findInCauseChain } from './cause-chain.js';
 import { NOT_SENT_CODES, clientErrorOf, clientTimeoutOf } from './client-errors.js';
 import { networkFactOf } from './network-facts.js';
 
 /**
- * Why Muster itself failed an MCP request, carried as `details.reason` on the `McpError`
- * it raises. Call errors are classified on these typed facts, never on message text:
- * - `response-too-large`: the transport refused a response over `mcp.maxResponseBytes` (or a
- *   stdio server's `maxBufferSize`): the server ran the request; its answer was too large;
- * - `not-sent`: the request was never handed to the server (the connection was closed, or
- *   could not be made);
- * - `redirect`: the server answered with a redirect, which Muster refuses: it did not run the
- *   request (it pointed elsewhere), so the request counts as not sent;
- * - `stream-lost`: the transport can no longer deliver the answer of a request it sent (the
- *   response stream broke, the connection closed, the process exited);
- * - `timed-out`: a deadline Muster enforces passed (`details.limit` names the option, such as
- *   `maxTotalTimeoutMs` or `connectTimeoutMs`, and `details.limitMs` its value).
+ * The transport failure reason ({@link MCP_TRANSPORT_FAILURE_REASONS}) in `err`'s cause
+ * chain, with the error that carries it.
  */
-export type McpFailureReason =
-  | 'response-too-large'
-  | 'not-sent'
-  | 'redirect'
-  | 'stream-lost'
-  | 'timed-out';
-
-const REASONS: ReadonlySet<string> = new Set<McpFailureReason>([
-  'response-too-large',
-  'not-sent',
-  'redirect',
-  'stream-lost',
-  'timed-out',
-]);
-
-/** The Muster failure reason in `err`'s cause chain, with the error that carries it. */
 export function failureReasonOf(
   err: unknown,
-): { readonly reason: McpFailureReason; readonly error: MusterError } | undefined {
+): { readonly reason: McpTransportFailureReason; readonly error: MusterError } | undefined {
   return findInCauseChain(err, (e) => {
     if (!MusterError.isInstance(e)) return undefined;
     const reason = e.details.reason;
-    return typeof reason === 'string' && REASONS.has(reason)
-      ? { reason: reason as McpFailureReason, error: e }
-      : undefined;
+    return isReasonIn(MCP_TRANSPORT_FAILURE_REASONS, reason) ? { reason, error: e } : undefined;
   });
 }
 
@@ -66,7 +39,7 @@ export function wasNotSent(err: unknown): boolean {
     if (MusterError.isInstance(e)) {
       const reason = e.details.reason;
       if (reason === 'not-sent' || reason === 'redirect') return true;
-      if (typeof reason === 'string' && REASONS.has(reason)) return false;
+      if (isReasonIn(MCP_TRANSPORT_FAILURE_REASONS, reason)) return false;
       if (e.code === 'TOOL_OUTCOME_UNKNOWN' || e.code === 'MCP_DISCONNECTED') return false;
       return undefined;
     }

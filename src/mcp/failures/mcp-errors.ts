@@ -1,5 +1,9 @@
 import { McpError, MusterError, ToolError } from '../../errors/index.js';
-import type { McpErrorCode } from '../../errors/index.js';
+import type {
+  McpErrorCode,
+  MusterErrorDetails,
+  ToolOutcomeUnknownReason,
+} from '../../errors/index.js';
 import type { SecretRegistry } from '../../util/index.js';
 import { ANSWERED_CODES, NOT_SENT_CODES, clientErrorOf } from './client-errors.js';
 import { findInCauseChain } from './cause-chain.js';
@@ -41,8 +45,8 @@ export interface CallErrorContext {
   readonly secrets: SecretRegistry;
 }
 
-/** Why the outcome of a call is unknown. */
-type UnknownReason = 'timeout' | 'disconnected' | 'aborted' | 'unknown';
+/** More facts for a tool error: never a second `reason` (the error's own one stands). */
+type MoreFacts = Readonly<Record<string, unknown>> & { readonly reason?: never };
 
 /** How a timeout reads: which option fired, and its value. */
 export function timeoutText(fact: TimeoutFact): string {
@@ -70,13 +74,13 @@ export function classifyCallError(err: unknown, ctx: CallErrorContext): ToolErro
   // the tool name is host- or server-given: it is redacted like the rest of the message
   const tool = ctx.secrets.redact(ctx.toolName);
   const base = { toolName: ctx.toolName, cause: err };
-  const unknown = (reason: UnknownReason, text: string, more: Record<string, unknown> = {}) =>
+  const unknown = (reason: ToolOutcomeUnknownReason, text: string, more: MoreFacts = {}) =>
     new ToolError(
       'TOOL_OUTCOME_UNKNOWN',
       `${text} The call may or may not have taken effect; it was not retried.`,
       { ...base, details: { server: ctx.server, reason, ...more } },
     );
-  const notSent = (text?: string, more: Record<string, unknown> = {}) =>
+  const notSent = (text?: string, more: MoreFacts = {}) =>
     new ToolError(
       'TOOL_EXECUTION_FAILED',
       text ?? `Server '${ctx.server}' is not connected: the call to '${tool}' was not sent.`,
@@ -173,7 +177,7 @@ export function classifyCallError(err: unknown, ctx: CallErrorContext): ToolErro
 }
 
 /** The size and limit facts of a `response-too-large` error, kept on the tool error. */
-function limitDetails(error: MusterError): Record<string, unknown> {
+function limitDetails(error: MusterError): MusterErrorDetails<'TOOL_RESULT_TOO_LARGE'> {
   const { bytes, limit, option } = error.details;
   return {
     reason: 'response-too-large',

@@ -1,5 +1,5 @@
 import { McpError } from '../../errors/index.js';
-import type { McpFailureReason } from '../failures/failure-reasons.js';
+import type { McpTransportFailureReason } from '../../errors/index.js';
 
 /** What {@link limitResponseBody} needs. */
 export interface BodyLimit {
@@ -42,7 +42,7 @@ export function responseTooLarge(
       server: limit.server,
       details: {
         server: limit.server,
-        reason: 'response-too-large' satisfies McpFailureReason,
+        reason: 'response-too-large' satisfies McpTransportFailureReason,
         bytes,
         limit: limit.maxResponseBytes,
         unit: what,

@@ -6,7 +6,7 @@ import { SdkError, SdkErrorCode, serializeMessage } from '@modelcontextprotocol/
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import { McpError } from '../../errors/index.js';
-import type { McpFailureReason } from '../failures/failure-reasons.js';
+import type { McpTransportFailureReason } from '../../errors/index.js';
 import type { ProcessExit } from '../failures/exit-status.js';
 import { BoundedLineReader } from './line-reader.js';
 import type { OversizedLine } from './line-reader.js';
@@ -249,7 +249,7 @@ function messageTooLarge(options: StdioProcessOptions, bytes: number): McpError 
       server,
       details: {
         server,
-        reason: 'response-too-large' satisfies McpFailureReason,
+        reason: 'response-too-large' satisfies McpTransportFailureReason,
         bytes,
         limit,
         option,
