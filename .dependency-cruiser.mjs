@@ -169,6 +169,14 @@ const config = {
       to: { path: '^src/agent/' },
     },
     {
+      name: 'agent-tracing-only-from-runtime',
+      comment:
+        "src/agent/tracing is reached only by the runtime's construction (src/agent/runtime-parts.ts): the loop, the scope and the facade see the run observer they declare (src/agent/run-observer.ts), never the tracing behind it.",
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/agent/tracing/', '^src/agent/runtime-parts\\.ts$'] },
+      to: { path: '^src/agent/tracing/' },
+    },
+    {
       name: 'root-barrel-not-imported',
       comment: 'src/index.ts is the public face for users; code in src never imports it.',
       severity: 'error',

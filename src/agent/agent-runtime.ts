@@ -1,42 +1,30 @@
 import { MusterError, abortedError } from '../errors/index.js';
-import { ToolPolicy } from '../policy/index.js';
-import { MemorySessionStore } from '../session/index.js';
+import type { ToolPolicy } from '../policy/index.js';
 import type { SessionStore } from '../session/index.js';
-import { HostToolExecutor } from '../tools/index.js';
 import type { ExecutorEvent, ExecutorRunContext, ToolExecutor } from '../tools/index.js';
 import type { AuthorizationDecision, AuthorizationRequest } from '../policy/index.js';
-import { createMcpRuntime } from '../mcp/index.js';
-import type { McpFacade, McpRuntime } from '../mcp/index.js';
-
-type McpToolExecutorHandle = Pick<McpRuntime['executor'], 'finishRun'>;
-import {
-  ContextManager,
-  ContextToolExecutor,
-  DEFAULT_ARCHIVE_THRESHOLD_BYTES,
-  MemoryArchiveStore,
-} from '../context/index.js';
-import type { ArchiveStore } from '../context/index.js';
+import type { McpFacade } from '../mcp/index.js';
+import type { ContextManager, ContextToolExecutor, ArchiveStore } from '../context/index.js';
 import { callIsolated } from '../util/index.js';
-import { addUsage, ZERO_USAGE } from '../model/index.js';
-import type { Usage } from '../model/index.js';
 import type { AgentOptions } from './agent-options.js';
-import { agentSampler } from './agent-sampler.js';
 import type { AgentScope } from './agent-scope.js';
 import type { AgentEvent } from './events.js';
 import { IdleTracker } from './idle-tracker.js';
 import { outsideRunContext } from './outside-run-context.js';
-import { DEFAULT_LIMITS, resolveLimits } from './limits.js';
-import { AgentTracing } from './agent-tracing.js';
+import type { RunTracing } from './run-observer.js';
 import type { Limits } from './limits.js';
+import { buildRuntimeParts } from './runtime-parts.js';
+import type { RuntimeLifecycle } from './runtime-parts.js';
 import { UsageTally } from './usage-tally.js';
 
 /**
- * The root agent's runtime, which its children borrow: the tool sources (host tools, the
- * host's executor, MCP), the archive, the session store, the policy, and the tracking of
- * everything in flight (runs, its children's included, registry changes, connects outside
- * runs) that `awaitIdle()`, `REGISTRY_BUSY` and `close()` wait for.
+ * The root agent's runtime, which its children borrow. Its parts (tool sources, archive,
+ * session store, policy, tracing) are built by `buildRuntimeParts`; this class is their
+ * lifecycle: the tracking of everything in flight (runs, its children's included, registry
+ * changes, connects outside runs) that `awaitIdle()`, `REGISTRY_BUSY` and `close()` wait for,
+ * initialization once, and closing.
  */
-export class AgentRuntime implements AgentScope {
+export class AgentRuntime implements AgentScope, RuntimeLifecycle {
   readonly options: AgentOptions;
   readonly policy: ToolPolicy;
   readonly limits: Limits;
@@ -50,17 +38,11 @@ export class AgentRuntime implements AgentScope {
   readonly executors: readonly ToolExecutor[];
   readonly mcp: McpFacade;
   /** Spans of runs and connects (SPEC 12b); absent when `observability.tracing` is false. */
-  readonly tracing: AgentTracing | undefined;
+  readonly tracing: RunTracing | undefined;
   /** `observability.agentName`: the name of this agent's runs in traces. */
   readonly agentName: string | undefined;
-  readonly #mcpExecutor: McpToolExecutorHandle;
   /** Sessions with a run in this process, each with the promise that settles when it ends. */
   readonly running = new Map<string, Promise<void>>();
-  /**
-   * Usage of sampling requests answered by the agent's model, by run: an entry exists only
-   * from `openRunUsage` to `takeRunUsage`, so nothing is kept for a run that has ended.
-   */
-  readonly #runUsage = new Map<string, { usage: Usage; tally: UsageTally }>();
   /** `agent.usage`: every run of this agent and of its children. */
   readonly usage = new UsageTally();
   readonly #closeController = new AbortController();
@@ -71,103 +53,33 @@ export class AgentRuntime implements AgentScope {
 
   constructor(options: AgentOptions) {
     this.options = options;
-    this.policy = new ToolPolicy(options.policy ?? {});
-    this.limits = resolveLimits(DEFAULT_LIMITS, options.limits, 'limits');
-    this.store = options.sessionStore ?? new MemorySessionStore();
-    // a store that keeps an archive keeps it with the sessions (paging survives restarts)
-    this.archive =
-      this.store.archive ??
-      options.context?.archiveStore ??
-      new MemoryArchiveStore(
-        options.context?.maxArchiveBytesPerSession !== undefined
-          ? { maxBytesPerSession: options.context.maxArchiveBytesPerSession }
-          : {},
-      );
-    this.contextTool = new ContextToolExecutor({ store: this.archive });
-    this.context = new ContextManager(options.context);
-    const executors: ToolExecutor[] = [];
-    if (options.tools && options.tools.length > 0)
-      executors.push(new HostToolExecutor(options.tools));
-    if (options.toolExecutor) executors.push(options.toolExecutor);
-    const mcp = createMcpRuntime(
-      {
-        mcpServers: options.mcpServers,
-        mcp: options.mcp,
-        workdir: options.workdir,
-        isVisible: (subject) => this.policy.isVisible(subject),
-        hooks: {
-          ...(options.hooks?.onElicitation ? { onElicitation: options.hooks.onElicitation } : {}),
-          ...(options.hooks?.onElicitationResult
-            ? { onElicitationResult: options.hooks.onElicitationResult }
-            : {}),
-        },
-        agentSampler: agentSampler({
-          ...(options.model ? { model: options.model } : {}),
-          ...(options.modelName ? { modelName: options.modelName } : {}),
-          addRunUsage: (runId, usage) => this.addRunUsage(runId, usage, true),
-        }),
-      },
-      {
-        exclusive: (operation, fn) => {
-          try {
-            this.assertIdle(operation);
-          } catch (err) {
-            return Promise.reject(err);
-          }
-          return this.track(fn());
-        },
-        contextFor: (operation) => this.outsideRunContext(operation, (ev) => this.background(ev)),
-      },
-      (ev) => this.background(ev),
-    );
-    executors.push(mcp.executor);
-    if (mcp.resourceTools) executors.push(mcp.resourceTools);
-    this.mcp = mcp.facade;
-    this.tracing = AgentTracing.of(
-      options.observability,
-      (server) => mcp.facade.list().find((s) => s.name === server)?.type,
-      (err) => this.reportError(err),
-    );
-    this.agentName = options.observability?.agentName;
-    this.#mcpExecutor = mcp.executor;
-    this.archiveThresholdBytes =
-      mcp.options.archiveThresholdBytes ?? DEFAULT_ARCHIVE_THRESHOLD_BYTES;
-    this.executors = executors;
+    const parts = buildRuntimeParts(options, this);
+    this.policy = parts.policy;
+    this.limits = parts.limits;
+    this.store = parts.store;
+    this.archive = parts.archive;
+    this.archiveThresholdBytes = parts.archiveThresholdBytes;
+    this.context = parts.context;
+    this.contextTool = parts.contextTool;
+    this.executors = parts.executors;
+    this.mcp = parts.mcp;
+    this.tracing = parts.tracing;
+    this.agentName = parts.agentName;
   }
 
-  /** Takes the sampling usage recorded for a run (undefined when there was none). */
-  takeRunUsage(runId: string): Usage | undefined {
-    const usage = this.#runUsage.get(runId)?.usage;
-    this.#runUsage.delete(runId);
-    return usage && usage.totalTokens + usage.inputTokens + usage.outputTokens > 0
-      ? usage
-      : undefined;
-  }
-
-  /**
-   * Starts counting sampling (and delegated) usage for a run of this agent or of a child,
-   * whose `tally` the sampling counts toward; pair it with `takeRunUsage` in a `finally`.
-   */
-  openRunUsage(runId: string, tally: UsageTally = this.usage): void {
-    this.#runUsage.set(runId, { usage: ZERO_USAGE, tally });
-  }
-
-  /** Adds usage to an open run; `own` usage (sampling) also counts toward the agent's tally. */
-  addRunUsage(runId: string, usage: Usage, own: boolean): void {
-    const entry = this.#runUsage.get(runId);
-    if (!entry) return;
-    entry.usage = addUsage(entry.usage, usage);
-    if (own) entry.tally.add(usage);
+  /** Runs a registry change once nothing is in flight (`REGISTRY_BUSY` otherwise), tracked. */
+  exclusive<T>(operation: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      this.assertIdle(operation);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return this.track(fn());
   }
 
   /** Authorizes with the root's policy (connections, sampling and tools alike). */
   authorize(request: AuthorizationRequest, signal: AbortSignal): Promise<AuthorizationDecision> {
     return this.policy.authorize(request, { signal, onObserverError: (e) => this.reportError(e) });
-  }
-
-  /** Forgets what the MCP side kept about a run that ended (its attribution of server requests). */
-  finishRun(runId: string): void {
-    this.#mcpExecutor.finishRun(runId);
   }
 
   /** Aborted when the agent closes. */

@@ -1,14 +1,12 @@
 import { MusterError } from '../errors/index.js';
 import { mcpContentText } from '../mcp/index.js';
 import type { AgentSampler } from '../mcp/index.js';
-import type { ModelClient, ModelMessage, Usage } from '../model/index.js';
+import type { ModelClient, ModelMessage } from '../model/index.js';
 
-/** Where the agent sampler takes its model from and reports usage to. */
+/** Where the agent sampler takes its model from. */
 export interface SamplerHost {
   readonly model?: ModelClient;
   readonly modelName?: string;
-  /** Adds usage to the run it happened in (by run id). */
-  addRunUsage(runId: string, usage: Usage): void;
 }
 
 /**
@@ -48,7 +46,7 @@ export function agentSampler(host: SamplerHost): AgentSampler {
       if (part.type === 'text-delta') text += part.text;
       if (part.type === 'finish') {
         if (part.stopReason === 'length') stop = 'maxTokens';
-        if (part.usage && origin.runId) host.addRunUsage(origin.runId, part.usage);
+        if (part.usage) origin.addUsage?.(part.usage);
       }
     }
     return {

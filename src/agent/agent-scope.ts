@@ -1,6 +1,5 @@
 import type { ContextManager, ContextToolExecutor, ArchiveStore } from '../context/index.js';
 import type { McpFacade } from '../mcp/index.js';
-import type { Usage } from '../model/index.js';
 import type { AuthorizationDecision, AuthorizationRequest, CallPolicy } from '../policy/index.js';
 import type { SessionStore } from '../session/index.js';
 import type { ExecutorEvent, ExecutorRunContext, ToolExecutor } from '../tools/index.js';
@@ -8,7 +7,7 @@ import type { AgentOptions } from './agent-options.js';
 import type { AgentEvent } from './events.js';
 import type { Limits } from './limits.js';
 import type { UsageTally } from './usage-tally.js';
-import type { AgentTracing } from './agent-tracing.js';
+import type { RunTracing } from './run-observer.js';
 
 /**
  * What an agent's runs, sessions and facade use of it: the root's `AgentRuntime`, or a child's
@@ -32,7 +31,7 @@ export interface AgentScope {
   /** `agent.usage`. */
   readonly usage: UsageTally;
   /** Spans of runs and connects (SPEC 12b): a child traces with its root's tracer. */
-  readonly tracing: AgentTracing | undefined;
+  readonly tracing: RunTracing | undefined;
   /** The agent's name in traces: the root's `observability.agentName`, a child's `name`. */
   readonly agentName: string | undefined;
   /** Aborted when the agent (or an ancestor) closes. */
@@ -42,17 +41,6 @@ export interface AgentScope {
    * policy (they are the root's), everything else by {@link policy}.
    */
   authorize(request: AuthorizationRequest, signal: AbortSignal): Promise<AuthorizationDecision>;
-  /**
-   * Starts counting a run's sampling and delegated usage (its sampling also toward `tally`,
-   * by default this agent's); pair with `takeRunUsage`.
-   */
-  openRunUsage(runId: string, tally?: UsageTally): void;
-  /** Adds usage to a run; `own` (sampling) also counts toward `agent.usage`. */
-  addRunUsage(runId: string, usage: Usage, own: boolean): void;
-  /** Takes a run's sampling and delegated usage (undefined when there was none). */
-  takeRunUsage(runId: string): Usage | undefined;
-  /** Forgets what the MCP side kept about a run that ended. */
-  finishRun(runId: string): void;
   /** Keeps `awaitIdle()` and `close()` waiting for work outside runs. */
   track<T>(work: Promise<T>): Promise<T>;
   /** Marks a session as running (here and in every ancestor); the returned function ends it. */

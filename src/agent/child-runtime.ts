@@ -1,6 +1,5 @@
 import { MusterError, abortedError } from '../errors/index.js';
 import type { McpFacade } from '../mcp/index.js';
-import type { Usage } from '../model/index.js';
 import { LayeredPolicy, ToolPolicy } from '../policy/index.js';
 import type {
   AuthorizationDecision,
@@ -95,20 +94,6 @@ export class ChildRuntime implements AgentScope {
       signal,
       onObserverError: (e) => this.reportError(e),
     });
-  }
-
-  /** The root keeps every run's usage; a child's run's own usage counts toward this tally. */
-  openRunUsage(runId: string, tally: UsageTally = this.usage): void {
-    this.#parent.openRunUsage(runId, tally);
-  }
-  addRunUsage(runId: string, usage: Usage, own: boolean): void {
-    this.#parent.addRunUsage(runId, usage, own);
-  }
-  takeRunUsage(runId: string): Usage | undefined {
-    return this.#parent.takeRunUsage(runId);
-  }
-  finishRun(runId: string): void {
-    this.#parent.finishRun(runId);
   }
 
   track<T>(work: Promise<T>): Promise<T> {

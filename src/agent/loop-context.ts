@@ -1,7 +1,7 @@
 import { MusterError } from '../errors/index.js';
 import type { ModelClient } from '../model/index.js';
 import type { SessionStore } from '../session/index.js';
-import type { ExecutorEvent, ExecutorRunContext, ToolRunLink } from '../tools/index.js';
+import type { RunScope } from '../tools/index.js';
 import type { RunRequest } from './agent-options.js';
 import type { AgentScope } from './agent-scope.js';
 import type { AgentEvent } from './events.js';
@@ -9,7 +9,7 @@ import type { Limits } from './limits.js';
 import { preloadMcpContext } from './mcp-context.js';
 import type { RunContext } from './run-loop.js';
 import type { RunTools } from './run-setup.js';
-import type { RunTrace } from './run-trace.js';
+import type { RunObserver } from './run-observer.js';
 
 /** The model a run uses and its name: the run's name, else the agent's, else the model's. */
 export function runModel(
@@ -39,18 +39,6 @@ export interface RunIdentity {
   readonly emit: (event: AgentEvent) => void;
 }
 
-/** What the tool sources see of a run: its ids, its signal, its events, the policy. */
-export function executorContext(runtime: AgentScope, run: RunIdentity): ExecutorRunContext {
-  const { sessionId, runId, signal } = run;
-  return {
-    sessionId,
-    runId,
-    signal,
-    emit: (ev: ExecutorEvent) => run.emit({ ...ev, sessionId, runId } as AgentEvent),
-    authorize: (req) => runtime.authorize(req, signal),
-  };
-}
-
 /** The parts of a run's loop context fixed before the loop starts. */
 export interface LoopRun extends RunIdentity {
   readonly model: ModelClient;
@@ -60,10 +48,10 @@ export interface LoopRun extends RunIdentity {
   readonly store: SessionStore;
   /** Model turns a resumed run's session already took. */
   readonly iterationsDone?: number;
-  /** What tools that run agents of their own (`asTool`) report into this run. */
-  readonly link?: ToolRunLink;
-  /** The run's spans, when it is traced. */
-  readonly trace?: RunTrace;
+  /** The run's scope, from which each tool call's scope is derived. */
+  readonly scope: RunScope;
+  /** What watches the run (its spans, when it is traced); `UNOBSERVED` otherwise. */
+  readonly observer: RunObserver;
 }
 
 /**
@@ -98,14 +86,14 @@ export async function loopContext(
     store: run.store,
     signal: run.signal,
     emit: run.emit,
+    scope: run.scope,
     onObserverError: (err) => runtime.reportError(err),
+    observer: run.observer,
   };
   // set one by one, not spread: this is built for every run
   if (preloaded) ctx.preamble = [preloaded];
   if (run.iterationsDone !== undefined) ctx.iterationsDone = run.iterationsDone;
   if (run.tools.finishResult) ctx.finishResult = run.tools.finishResult;
-  if (run.link) ctx.link = run.link;
-  if (run.trace) ctx.trace = run.trace;
   if (run.tools.view) ctx.toolView = run.tools.view;
   return ctx;
 }

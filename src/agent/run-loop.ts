@@ -13,6 +13,7 @@ import { eventBase, notRunOutcome, toolCompletedEvent } from '../tools/index.js'
 import type { ContextManager } from '../context/index.js';
 import type { CallPolicy } from '../policy/index.js';
 import type { SessionStore } from '../session/index.js';
+import type { RunScope } from '../tools/index.js';
 import type {
   AfterToolHook,
   BeforeToolHook,
@@ -20,7 +21,6 @@ import type {
   ToolCallEnvironment,
   ToolCallOutcome,
   ToolEvent,
-  ToolRunLink,
 } from '../tools/index.js';
 import type { ModelRetryOptions } from './agent-options.js';
 import type { AgentEvent } from './events.js';
@@ -28,7 +28,7 @@ import type { Limits } from './limits.js';
 import { takeModelTurn } from './model-turn.js';
 import type { ModelTurn, TurnAttempts } from './model-turn.js';
 import { runTurnCalls } from './tool-scheduler.js';
-import type { RunTrace } from './run-trace.js';
+import type { RunObserver } from './run-observer.js';
 import { turnTools } from './run-tool-view.js';
 import type { RunToolView } from './run-tool-view.js';
 import { commitMessages as commit, stepCommits, toolMessage } from './step-commits.js';
@@ -63,10 +63,10 @@ export interface RunContext {
   readonly iterationsDone?: number;
   /** Archives large results (see ToolCallEnvironment.finishResult). */
   readonly finishResult?: ToolCallEnvironment['finishResult'];
-  /** What tools that run agents of their own report into this run. */
-  readonly link?: ToolRunLink;
-  /** The run's spans, when it is traced (SPEC 12b). */
-  readonly trace?: RunTrace;
+  /** The run's scope: each tool call's scope is derived from it. */
+  readonly scope: RunScope;
+  /** What watches the run (its spans when it is traced, SPEC 12b); `UNOBSERVED` otherwise. */
+  readonly observer: RunObserver;
   /** What the model is shown of the catalog turn by turn (tool search); all visible tools when absent. */
   readonly toolView?: RunToolView | undefined;
 }
@@ -89,6 +89,9 @@ export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Prom
   const onDelta = (kind: 'text' | 'reasoning', content: string) => {
     if (ctx.stream) ctx.emit({ type: 'model.delta', ...eventBase(ctx), kind, content });
   };
+  // one closure per run: the observer calls it for every turn
+  const take = (attempts: TurnAttempts | undefined) =>
+    nextTurn(ctx, transcript, tools, onDelta, attempts);
   let usage = ZERO_USAGE;
   for (let iteration = (ctx.iterationsDone ?? 0) + 1; ; iteration++) {
     if (iteration > ctx.limits.maxIterations) {
@@ -98,18 +101,7 @@ export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Prom
         { details: { limit: 'maxIterations', value: ctx.limits.maxIterations } },
       );
     }
-    // untraced: the turn is taken directly (no closure, no span)
-    const turn = ctx.trace
-      ? await ctx.trace.modelTurn(iteration, ctx.stream, (attempts) =>
-          tracedTurn(ctx, transcript, tools, onDelta, attempts),
-        )
-      : await takeModelTurn(
-          ctx.model,
-          await modelRequest(ctx, transcript, tools),
-          ctx.signal,
-          onDelta,
-          ctx.modelRetry,
-        );
+    const turn = await ctx.observer.modelTurn(iteration, ctx.stream, take);
     usage = addUsage(usage, turn.usage);
     if (turn.message)
       await commit(ctx, transcript, [turn.message], {
@@ -169,10 +161,10 @@ export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Prom
         emit: ctx.emit as (event: ToolEvent) => void,
         onObserverError: ctx.onObserverError,
         ...(ctx.finishResult ? { finishResult: ctx.finishResult } : {}),
-        ...(ctx.link ? { run: ctx.link } : {}),
+        scope: ctx.scope,
       },
+      ctx.observer,
       stepCommits(ctx, transcript),
-      ctx.trace,
     );
     const notes: ModelMessage[] = redirects(outcomes).map((redirect) =>
       deepFreeze({ role: 'user', content: [{ type: 'text', text: redirect }] }),
@@ -199,13 +191,16 @@ async function modelRequest(
   };
 }
 
-/** A traced turn: its request is prepared inside the turn's span, and retries get spans. */
-async function tracedTurn(
+/**
+ * The next model turn: its request is prepared within the observer's turn (inside a traced
+ * turn's span), and `attempts` hears of its retries.
+ */
+async function nextTurn(
   ctx: RunContext,
   transcript: readonly ModelMessage[],
   tools: () => readonly ModelToolDefinition[],
   onDelta: (kind: 'text' | 'reasoning', content: string) => void,
-  attempts: TurnAttempts,
+  attempts: TurnAttempts | undefined,
 ): Promise<ModelTurn> {
   const request = await modelRequest(ctx, transcript, tools);
   return takeModelTurn(ctx.model, request, ctx.signal, onDelta, ctx.modelRetry, attempts);

@@ -1,6 +1,6 @@
 import { notRunOutcome, runToolCall, toolCompletedEvent } from '../tools/index.js';
 import type { ToolCallEnvironment, ToolCallOutcome, ToolCallRequest } from '../tools/index.js';
-import type { RunTrace } from './run-trace.js';
+import type { RunObserver } from './run-observer.js';
 
 /** Commits around each call: its start before it runs, its outcome once it has one. */
 export interface CallCommits {
@@ -16,15 +16,15 @@ export interface CallCommits {
 /**
  * Runs one turn's calls in response order. Consecutive calls to tools annotated read-only run
  * concurrently; any other call runs alone. Outcomes come back in response order. Once the run
- * is aborted, calls that had not started are recorded as not run. With `commits`, each call's
- * start and outcome are committed before the next batch begins; the first commit that fails
- * is thrown once the batch in flight has settled.
+ * is aborted, calls that had not started are recorded as not run. Each call runs within
+ * `observer.toolCall`. With `commits`, each call's start and outcome are committed before the
+ * next batch begins; the first commit that fails is thrown once the batch in flight has settled.
  */
 export async function runTurnCalls(
   calls: readonly ToolCallRequest[],
   env: ToolCallEnvironment,
+  observer: RunObserver,
   commits?: CallCommits,
-  trace?: RunTrace,
 ): Promise<ToolCallOutcome[]> {
   const outcomes: ToolCallOutcome[] = [];
   let failure: { error: unknown } | undefined;
@@ -32,11 +32,10 @@ export async function runTurnCalls(
     let outcome: ToolCallOutcome;
     try {
       if (commits && !env.signal.aborted) await commits.started(call);
-      outcome = await (trace
-        ? trace.toolCall(call, env.catalog.get(call.name)?.info, (traceContext) =>
-            runOne(call, { ...env, traceContext }),
-          )
-        : runOne(call, env));
+      // the environment is copied only for a call given a trace context of its own
+      outcome = await observer.toolCall(call, env.catalog.get(call.name)?.info, (traceContext) =>
+        runOne(call, traceContext ? { ...env, traceContext } : env),
+      );
     } catch (error) {
       failure ??= { error };
       outcome = notRun(

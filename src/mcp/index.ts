@@ -24,7 +24,6 @@ export type {
   SdkInputSchema,
 } from './servers/sdk-server.js';
 export { createMcpRuntime } from './mcp-runtime.js';
-export type { McpRuntime } from './mcp-runtime.js';
 export { McpFacade } from './mcp-facade.js';
 export type {
   McpServerStatus,

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ToolPolicy } from '../policy/index.js';
 import { deepFreeze } from '../util/index.js';
-import { ToolCatalog, runToolCall } from './index.js';
+import { OWN_EXECUTOR_FACTS, ToolCatalog, runToolCall } from './index.js';
 import type {
+  OwnExecutorFacts,
   ToolCallEnvironment,
   ToolDefinition,
   ToolEvent,
@@ -26,13 +27,14 @@ class MutatingExecutor implements ToolExecutor {
   seen: Record<string, unknown> | undefined;
   calledSynchronously: boolean | undefined;
   hop = false;
-  readonly settlesOnAbort?: boolean;
+  readonly [OWN_EXECUTOR_FACTS]: OwnExecutorFacts;
 
   constructor(
     private readonly body: (input: Record<string, unknown>, ctx: ToolExecutionContext) => unknown,
     settlesOnAbort?: boolean,
   ) {
-    if (settlesOnAbort) this.settlesOnAbort = true;
+    // stated as Muster's own executors state it: a host executor cannot
+    this[OWN_EXECUTOR_FACTS] = settlesOnAbort ? { settlesOnAbort: true } : {};
   }
 
   listTools(): readonly ToolDefinition[] {

@@ -9,7 +9,34 @@ import type { CatalogEntry } from './tool-catalog.js';
 import type { ToolCallEnvironment, ToolCallRequest } from './tool-call-types.js';
 import { normalizeToolReturn } from './tool-result.js';
 import type { NormalizedToolResult } from './tool-result.js';
-import type { ToolExecutionContext, ToolProgress } from './tool-types.js';
+import type { ToolProgress } from './tool-types.js';
+import { executorFacts } from './executor-facts.js';
+import { RunScope } from './run-scope.js';
+import type { ToolEvent } from './tool-events.js';
+
+/** Scopes of pipelines used outside an agent's run, one per environment. */
+const detachedScopes = new WeakMap<ToolCallEnvironment, RunScope>();
+
+/** The scope of a pipeline used outside an agent's run: events go to `env.emit`. */
+function detachedScope(env: ToolCallEnvironment): RunScope {
+  let scope = detachedScopes.get(env);
+  if (scope) return scope;
+  scope = new RunScope({
+    sessionId: env.sessionId,
+    runId: env.runId,
+    signal: env.signal,
+    limits: env,
+    policy: env.policy,
+    sink: {
+      emit: (event) => env.emit(event as ToolEvent),
+      forward: (event) => env.emit(event as ToolEvent),
+      authorize: (request, signal) => env.policy.authorize(request, { signal }),
+      countOwnUsage: () => undefined,
+    },
+  });
+  detachedScopes.set(env, scope);
+  return scope;
+}
 
 /**
  * Emits `tool.called` and runs the tool through its executor, forwarding progress as
@@ -25,26 +52,17 @@ export async function executeCall(
   env: ToolCallEnvironment,
 ): Promise<StageResult<NormalizedToolResult>> {
   env.emit(toolCalledEvent(env, call, entry, args));
-  const base: ToolExecutionContext = {
-    signal: env.signal,
-    sessionId: env.sessionId,
-    runId: env.runId,
+  const ctx = (env.scope ?? detachedScope(env)).call({
     callId: call.callId,
     iteration: call.iteration,
-    maxResultBytes: env.maxToolResultBytes,
-    reportProgress: (p: ToolProgress) => {
-      if (env.signal.aborted || typeof p?.progress !== 'number') return;
-      env.emit(toolProgressEvent(env, call, entry, p));
-    },
-    policy: env.policy,
-    ...(env.run ? { run: env.run } : {}),
-  };
-  const ctx = env.traceContext ? { ...base, traceContext: env.traceContext } : base;
+    progress: (p: ToolProgress) => env.emit(toolProgressEvent(env, call, entry, p)),
+    traceContext: env.traceContext,
+  });
   try {
     // called at once (a synchronous throw lands in the catch below), and raced against the
-    // signal only when the executor does not settle on abort by itself
+    // signal unless the executor is one of Muster's own that settles on abort by itself
     const running = Promise.resolve(entry.executor.execute(entry.name, args, ctx));
-    const returned = await (entry.executor.settlesOnAbort === true
+    const returned = await (executorFacts(entry.executor).settlesOnAbort === true
       ? running
       : raceAbort(running, env.signal, `Tool '${entry.name}'`));
     return pass(normalizeToolReturn(returned, entry.name));
@@ -62,5 +80,8 @@ export async function executeCall(
       return refuse(err.code as ToolErrorCode, err.message, ran);
     }
     return refuse('TOOL_EXECUTION_FAILED', `'${entry.name}' failed: ${describeFailure(err)}`, true);
+  } finally {
+    // the call has ended: what the executor reports through a scope it kept is dropped
+    ctx.close();
   }
 }

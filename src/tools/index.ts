@@ -48,6 +48,9 @@ export type {
   AfterToolHook,
 } from './tool-hooks.js';
 export { runToolCall } from './tool-call-pipeline.js';
+export { RunScope, CallScope, runScopeOf } from './run-scope.js';
+export { OWN_EXECUTOR_FACTS } from './executor-facts.js';
+export type { OwnExecutor, OwnExecutorFacts } from './executor-facts.js';
 export type { ToolCallRequest, ToolCallEnvironment, ToolCallOutcome } from './tool-call-types.js';
 export { eventBase, notRunOutcome, toolCompletedEvent } from './call-events.js';
 export type {

@@ -2,6 +2,7 @@ import { ownArguments, readArguments } from './call-arguments.js';
 import { authorizeCall, findVisibleTool } from './call-authorization.js';
 import { refusedOutcome, toolCompletedEvent } from './call-events.js';
 import { executeCall } from './call-execution.js';
+import { executorFacts } from './executor-facts.js';
 import { hookContext, runAfterHooks, runBeforeHooks } from './call-hooks.js';
 import { checkResultLimit, storeCallResult } from './call-result.js';
 import type { Refusal } from './call-stage.js';
@@ -45,7 +46,7 @@ export async function runToolCall(
   // the parsed value is the transcript's (frozen): hooks and executors that may change their
   // arguments get their own copy of what is frozen
   const read =
-    hooks || entry.executor.readsInputOnly !== true
+    hooks || executorFacts(entry.executor).readsInputOnly !== true
       ? { ok: true as const, value: ownArguments(checked.value) }
       : checked;
   const args =

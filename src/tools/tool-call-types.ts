@@ -3,7 +3,8 @@ import type { CallPolicy } from '../policy/index.js';
 import type { CatalogEntry, ToolCatalog } from './tool-catalog.js';
 import type { ToolEvent } from './tool-events.js';
 import type { AfterToolHook, BeforeToolHook } from './tool-hooks.js';
-import type { ToolResult, ToolRunLink } from './tool-types.js';
+import type { ToolResult } from './tool-types.js';
+import type { RunScope } from './run-scope.js';
 import type { TraceContext } from '../util/index.js';
 
 /** One call the model asked for. */
@@ -34,8 +35,12 @@ export interface ToolCallEnvironment {
   readonly maxToolResultBytes: number;
   readonly emit: (event: ToolEvent) => void;
   readonly onObserverError?: (err: unknown) => void;
-  /** The run's link for tools that run agents of their own (see {@link ToolRunLink}). */
-  readonly run?: ToolRunLink;
+  /**
+   * The run's scope: each call's scope (its `ToolExecutionContext`) is derived from it. A
+   * pipeline used outside an agent's run (a test, a benchmark) may leave it out: its calls
+   * then get a scope of their own, reporting to `emit`.
+   */
+  readonly scope?: RunScope;
   /**
    * The last step before the result is reported, after the result limit: for example
    * archiving a large result and replacing it with a preview and a reference.

@@ -1,4 +1,6 @@
 import { ToolError } from '../errors/index.js';
+import { OWN_EXECUTOR_FACTS } from './executor-facts.js';
+import type { OwnExecutor, OwnExecutorFacts } from './executor-facts.js';
 import { searchIndexFor } from './tool-search-cache.js';
 import type { ToolSearchIndex } from './tool-search-index.js';
 import type { SearchableTool } from './tool-search-index.js';
@@ -100,8 +102,9 @@ interface ToolSearchInput {
  * ({@link ToolSearchIndex}) or a bounded regex scan over the tools it is given. It only
  * reports what it found; which definitions the model is shown is the caller's (`onFound`).
  */
-export class ToolSearchExecutor implements ToolExecutor {
-  readonly readsInputOnly = true;
+export class ToolSearchExecutor implements ToolExecutor, OwnExecutor {
+  /** A search only reads its arguments: it gets the run's parsed value itself. */
+  readonly [OWN_EXECUTOR_FACTS]: OwnExecutorFacts = { readsInputOnly: true };
   readonly #options: ToolSearchExecutorOptions;
   readonly #regexBudget: RegexTimeBudget;
   #index: ToolSearchIndex | undefined;

@@ -72,7 +72,11 @@ export interface ToolExecutionContext {
    * absent outside the pipeline.
    */
   readonly policy?: CallPolicy;
-  /** The calling run, for tools that run an agent of their own (`asTool`); absent outside a run. */
+  /**
+   * The calling run, for tools that run an agent of their own (`asTool`); absent when the
+   * executor is called outside Muster's pipeline. What it reports after the call has ended is
+   * dropped.
+   */
   readonly run?: ToolRunLink;
 }
 
@@ -130,17 +134,6 @@ export interface ToolExecutor {
    * Standard Schema a host tool was defined with).
    */
   validateInput?(name: string, input: unknown): ValidationOutcome | Promise<ValidationOutcome>;
-  /**
-   * True when `execute` never changes the `input` it is given: it may then get the run's
-   * parsed arguments themselves (deep-frozen, shared with the transcript) instead of a copy.
-   */
-  readonly readsInputOnly?: boolean;
-  /**
-   * True when the promise `execute` returns settles as soon as `ctx.signal` aborts (for
-   * example a client that rejects its request on abort): the pipeline then does not race it
-   * against the signal itself.
-   */
-  readonly settlesOnAbort?: boolean;
   /** Prepares the executor (connect, discover). Called before the first run. */
   initialize?(ctx?: ExecutorInitContext): Promise<void>;
   /**

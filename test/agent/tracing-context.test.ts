@@ -8,8 +8,8 @@ import type { Context, ContextManager } from '@opentelemetry/api';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { createAgent, scriptedModel, tool } from '../../src/index.js';
-import { AgentTracing } from '../../src/agent/agent-tracing.js';
-import { RunTrace } from '../../src/agent/run-trace.js';
+import { AgentTracing } from '../../src/agent/tracing/agent-tracing.js';
+import { RunTrace } from '../../src/agent/tracing/run-trace.js';
 import { ROOT } from '../package/built-package.js';
 import { collect } from '../support/run-helpers.js';
 import { byName, idOf, one, parentOf, recorder } from '../support/tracing.js';
@@ -139,7 +139,9 @@ describe('an untraced agent', () => {
         expect(out).toBe('done three');
         const loaded = readFileSync(log, 'utf8').split('\n');
         // the recorder saw the run's modules (the control), and none of the API
-        expect(loaded.some((url) => url.endsWith('/src/agent/agent-tracing.ts'))).toBe(true);
+        expect(loaded.some((url) => url.endsWith('/src/agent/tracing/agent-tracing.ts'))).toBe(
+          true,
+        );
         expect(loaded.filter((url) => url.includes('@opentelemetry'))).toEqual([]);
       }
     } finally {

@@ -7,7 +7,6 @@ const call = (sessionId: string, callId: string): InFlightCall => ({
   runId: `run-${sessionId}`,
   callId,
   signal: new AbortController().signal,
-  emit: () => undefined,
 });
 
 describe('InFlightCalls', () => {

@@ -51,7 +51,8 @@ export type StdioFixture =
   | 'many-tools-server.mjs'
   | 'catalog-server.mjs'
   | 'gated-server.mjs'
-  | 'apps-tools-server.mjs';
+  | 'apps-tools-server.mjs'
+  | 'sibling-sampling-server.mjs';
 
 /** Every file name under `test/fixtures/mcp/` (any other string is accepted too). */
 export type FixtureFile =

@@ -1,9 +1,10 @@
-import type { McpTransportType } from '../mcp/index.js';
-import type { TraceContext, Tracer } from '../util/index.js';
-import type { Observability } from './agent-options.js';
-import type { AgentEvent } from './events.js';
+import type { McpTransportType } from '../../mcp/index.js';
+import type { TraceContext, Tracer } from '../../util/index.js';
+import type { Observability } from '../agent-options.js';
+import type { AgentEvent } from '../events.js';
+import { UNOBSERVED } from '../run-observer.js';
+import type { ObservedRun, RunObserver, RunTracing } from '../run-observer.js';
 import { RunTrace } from './run-trace.js';
-import type { TracedRun } from './run-trace.js';
 import { TRACER_NAME } from './tracing-attributes.js';
 import { loadOtelApi, otelGlobals } from './tracing-api.js';
 import type { OtelApi } from './tracing-api.js';
@@ -19,7 +20,7 @@ import type { ServerFactsBook } from './tracing-connects.js';
  * nothing (one property read per run). Connects outside runs (`initialize()`, `register()`) get
  * spans of their own once the tracer is known.
  */
-export class AgentTracing {
+export class AgentTracing implements RunTracing {
   readonly #explicit: Tracer | undefined;
   readonly #content: boolean;
   readonly #servers: ServerFactsBook;
@@ -74,16 +75,16 @@ export class AgentTracing {
   }
 
   /**
-   * The trace of a run starting now (call it when {@link traces}), or `undefined` when there
+   * The trace of a run starting now (call it when {@link traces}), or `UNOBSERVED` when there
    * is no tracer after all. `run.agentName` is the running agent's own (a child's differs from
    * its root's). `parent` is the run's own `traceContext`; otherwise the active context is the
    * parent.
    */
-  async startRun(run: TracedRun, parent: TraceContext | undefined): Promise<RunTrace | undefined> {
-    if (!this.traces()) return undefined;
+  async startRun(run: ObservedRun, parent: TraceContext | undefined): Promise<RunObserver> {
+    if (!this.traces()) return UNOBSERVED;
     await this.prepare();
     const tracer = this.#tracer();
-    if (!tracer) return undefined;
+    if (!tracer) return UNOBSERVED;
     const api = this.#api;
     return new RunTrace(
       {

@@ -4,8 +4,8 @@ import {
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
-import { MusterError } from '../errors/index.js';
-import type { AgentEvent } from './events.js';
+import { MusterError } from '../../errors/index.js';
+import type { AgentEvent } from '../events.js';
 import { RunTrace } from './run-trace.js';
 
 function runTrace() {

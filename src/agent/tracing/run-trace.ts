@@ -1,6 +1,7 @@
-import type { ToolCallRequest, ToolInfo } from '../tools/index.js';
-import type { AgentEvent } from './events.js';
-import type { TurnAttempts } from './model-turn.js';
+import type { ToolCallRequest, ToolInfo } from '../../tools/index.js';
+import type { AgentEvent } from '../events.js';
+import type { TurnAttempts } from '../model-turn.js';
+import type { ObservedRun, RunObserver } from '../run-observer.js';
 import {
   contentAttribute,
   failSpan,
@@ -16,7 +17,7 @@ import { contextWithSpan, emptyContext } from './tracing-api.js';
 import type { OtelApi } from './tracing-api.js';
 import { ConnectSpans, factsOf } from './tracing-connects.js';
 import type { ServerFactsBook } from './tracing-connects.js';
-import type { TraceAttributes, TraceContext, TraceSpan, Tracer } from '../util/index.js';
+import type { TraceAttributes, TraceContext, TraceSpan, Tracer } from '../../util/index.js';
 
 /** What a run trace is made from. */
 export interface RunTraceSetup {
@@ -32,28 +33,17 @@ export interface RunTraceSetup {
   readonly onError: (err: unknown) => void;
 }
 
-/** The run being traced. */
-export interface TracedRun {
-  readonly sessionId: string;
-  readonly runId: string;
-  readonly modelName: string;
-  /** The model client's `provider` (`openai.responses`): mapped to `gen_ai.provider.name`. */
-  readonly provider: string;
-  /** The agent's name (`gen_ai.agent.name`): the agent's own, or its tool's for a delegated run. */
-  readonly agentName?: string | undefined;
-  /** The user's input text (recorded only with `traceContent`). */
-  readonly input?: string | undefined;
-}
-
 /**
  * The spans of one run (SPEC 12b): `invoke_agent` (the run), and under it `chat {model}` per
  * model turn attempt, `execute_tool {tool}` per tool call and `initialize` per MCP connect. Model and
  * tool spans are opened around the work (`modelTurn`, `toolCall`) and are the active context
- * while it runs; everything else is read from the run's events (`onEvent`).
+ * while it runs; everything else is read from the run's events (`onEvent`). The run's `provider`
+ * is recorded as `gen_ai.provider.name`, its `agentName` as `gen_ai.agent.name`, its `input` only
+ * with `traceContent`.
  */
-export class RunTrace {
+export class RunTrace implements RunObserver {
   readonly #setup: RunTraceSetup;
-  readonly #run: TracedRun;
+  readonly #run: ObservedRun;
   /** `gen_ai.provider.name` and the client's own provider string (the API flavour). */
   readonly #provider: TraceAttributes;
   readonly #span: TraceSpan;
@@ -63,7 +53,7 @@ export class RunTrace {
   readonly #connects: ConnectSpans;
   readonly #chats: ChatSpans;
 
-  constructor(setup: RunTraceSetup, run: TracedRun) {
+  constructor(setup: RunTraceSetup, run: ObservedRun) {
     this.#setup = setup;
     this.#run = run;
     this.#provider = {

@@ -1,4 +1,4 @@
-import type { TraceAttributes, TraceAttributeValue, Tracer, TraceSpan } from '../util/index.js';
+import type { TraceAttributes, TraceAttributeValue, Tracer, TraceSpan } from '../../util/index.js';
 
 /**
  * A tracer whose failures never change a run (as for every observer, SPEC 10): a `startSpan`

@@ -1,5 +1,5 @@
-import { once } from '../util/index.js';
-import type { TraceContext, TraceSpan, Tracer } from '../util/index.js';
+import { once } from '../../util/index.js';
+import type { TraceContext, TraceSpan, Tracer } from '../../util/index.js';
 
 /** The part of `@opentelemetry/api` Muster uses, typed structurally (the package is optional). */
 export interface OtelApi {

@@ -2,10 +2,10 @@
 // semantic conventions (semantic-conventions-genai v0.1.0, Development status; see
 // docs/observability.md). Only ids, names, counts and codes: content is added by the callers
 // only when `observability.traceContent` is on, and goes through `redact` first.
-import type { StopReason, Usage } from '../model/index.js';
-import type { McpTransportType } from '../mcp/index.js';
-import { redact } from '../util/index.js';
-import type { TraceAttributes, TraceSpan } from '../util/index.js';
+import type { StopReason, Usage } from '../../model/index.js';
+import type { McpTransportType } from '../../mcp/index.js';
+import { redact } from '../../util/index.js';
+import type { TraceAttributes, TraceSpan } from '../../util/index.js';
 
 /** `SpanKind` values (numbers, so the API need not be loaded to name them). */
 export const SPAN_KIND = { internal: 0, client: 2 } as const;

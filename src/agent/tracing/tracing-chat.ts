@@ -1,7 +1,7 @@
-import { toMusterError } from '../errors/index.js';
-import type { StopReason, Usage } from '../model/index.js';
-import type { TraceAttributes, TraceContext, TraceSpan, Tracer } from '../util/index.js';
-import type { TurnAttempts } from './model-turn.js';
+import { toMusterError } from '../../errors/index.js';
+import type { StopReason, Usage } from '../../model/index.js';
+import type { TraceAttributes, TraceContext, TraceSpan, Tracer } from '../../util/index.js';
+import type { TurnAttempts } from '../model-turn.js';
 import {
   failSpan,
   finishReason,

@@ -1,6 +1,6 @@
-import type { McpServerStatusEvent, McpTransportType } from '../mcp/index.js';
+import type { McpServerStatusEvent, McpTransportType } from '../../mcp/index.js';
 import { failSpan, networkTransport, SPAN_KIND } from './tracing-attributes.js';
-import type { TraceContext, TraceSpan, Tracer } from '../util/index.js';
+import type { TraceContext, TraceSpan, Tracer } from '../../util/index.js';
 
 /** What the traces know of a server from its last connect (for its tool calls' attributes). */
 export interface ServerFacts {

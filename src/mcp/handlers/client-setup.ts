@@ -1,4 +1,5 @@
 import type { ClientCapabilities, CreateMessageRequestParams } from '@modelcontextprotocol/client';
+import type { Usage } from '../../model/index.js';
 import type { AuthorizationDecision, AuthorizationRequest } from '../../policy/index.js';
 import { deriveCapabilities } from '../config/client-capabilities.js';
 import { answerElicitation } from './elicitation-handler.js';
@@ -65,7 +66,10 @@ export function clientSetup(server: string, f: ClientFeatures): ClientSetup {
       signal: AbortSignal.any(signals),
       ...(call ? { sessionId: call.sessionId, runId: call.runId, callId: call.callId } : {}),
     };
-    return { origin, emit: call?.emit ?? f.background, authorize: call?.authorize ?? f.authorize };
+    const run = call?.run;
+    if (!run) return { origin, emit: f.background, authorize: f.authorize };
+    const addUsage = (usage: Usage) => run.addUsage(usage, true);
+    return { origin, emit: run.emit, authorize: run.authorize, addUsage };
   };
   const handlers: ClientRequestHandler[] = [];
   const roots = h.roots;
@@ -80,9 +84,10 @@ export function clientSetup(server: string, f: ClientFeatures): ClientSetup {
     handlers.push({
       method: 'sampling/createMessage',
       handler: (request, ctx) => {
-        const { origin, emit, authorize } = attribution(signalOf(ctx));
+        const { origin, emit, authorize, addUsage } = attribution(signalOf(ctx));
         return answerSampling((request as { params: CreateMessageRequestParams }).params, origin, {
           handler: sampling,
+          ...(addUsage ? { addUsage } : {}),
           ...(f.agentSampler ? { agent: f.agentSampler } : {}),
           authorize,
           maxTokens: f.samplingMaxTokens ?? HANDLER_DEFAULTS.samplingMaxTokens,

@@ -1,14 +1,32 @@
-import type { ExecutorRunContext } from '../../tools/index.js';
-import type { Emit } from '../contracts/mcp-defaults.js';
+import type { Usage } from '../../model/index.js';
+import type { AuthorizationDecision, AuthorizationRequest } from '../../policy/index.js';
+import type { ExecutorEvent } from '../../tools/index.js';
 
-/** The run and call a server request is attributed to. */
+/**
+ * The run a server request is reported into: its events, its authorization and the usage
+ * spent answering it. A run's scope, which drops all three once the run has ended.
+ */
+export interface InFlightRun {
+  /** Reports an event into the run. */
+  readonly emit: (event: ExecutorEvent) => void;
+  /** Authorizes through the run's policy. */
+  readonly authorize: (request: AuthorizationRequest) => Promise<AuthorizationDecision>;
+  /** Counts usage spent answering the server toward the run (`own`: the agent's model). */
+  addUsage(usage: Usage, own: boolean): void;
+}
+
+/**
+ * The call a server request is attributed to. A request names no call on the wire, so the
+ * call is a best guess among the session's calls in flight; what it reports goes to the
+ * call's run, which outlives the guess (a request attributed to a call that ends first still
+ * counts toward its run). A call made outside a run has no `run`: its requests are background.
+ */
 export interface InFlightCall {
   readonly sessionId: string;
   readonly runId: string;
   readonly callId: string;
   readonly signal: AbortSignal;
-  readonly emit: Emit;
-  readonly authorize?: ExecutorRunContext['authorize'];
+  readonly run?: InFlightRun;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { CreateMessageRequestParams, CreateMessageResult } from '@modelcontextprotocol/client';
 import { McpError } from '../../errors/index.js';
+import type { Usage } from '../../model/index.js';
 import type { AuthorizationDecision, AuthorizationRequest } from '../../policy/index.js';
 import { guardHandler } from './handler-guard.js';
 import type { McpRequestOrigin, McpSamplingHandler } from '../contracts/handler-types.js';
@@ -9,8 +10,15 @@ import type { Emit } from '../contracts/mcp-defaults.js';
 /** The agent's own model answering a sampling request (`mcp.handlers.sampling: 'agent'`). */
 export type AgentSampler = (
   request: CreateMessageRequestParams,
-  origin: McpRequestOrigin & { readonly maxTokens: number },
+  origin: AgentSamplingOrigin,
 ) => Promise<CreateMessageResult>;
+
+/** Where a request the agent's model answers came from, and where its usage counts. */
+export interface AgentSamplingOrigin extends McpRequestOrigin {
+  readonly maxTokens: number;
+  /** Counts the answer's usage toward the run the request arrived during (absent: none). */
+  readonly addUsage?: (usage: Usage) => void;
+}
 
 /** What answering one sampling request needs. */
 export interface SamplingDeps {
@@ -22,6 +30,8 @@ export interface SamplingDeps {
   readonly maxTokens: number;
   readonly timeoutMs: number;
   readonly emit: Emit;
+  /** Counts the agent model's usage toward the run the request arrived during. */
+  readonly addUsage?: (usage: Usage) => void;
 }
 
 /**
@@ -77,6 +87,11 @@ export async function answerSampling(
       { server: origin.server },
     );
   return guardHandler(what, deps.timeoutMs, origin.signal, (signal) =>
-    agent(bounded, { ...origin, signal, maxTokens }),
+    agent(bounded, {
+      ...origin,
+      signal,
+      maxTokens,
+      ...(deps.addUsage ? { addUsage: deps.addUsage } : {}),
+    }),
   );
 }

@@ -6,6 +6,8 @@ import type {
   ToolInfo,
   ToolReturn,
 } from '../../tools/index.js';
+import { OWN_EXECUTOR_FACTS, runScopeOf } from '../../tools/index.js';
+import type { OwnExecutor, OwnExecutorFacts } from '../../tools/index.js';
 import { ToolError } from '../../errors/index.js';
 import { raceAbort } from '../../util/index.js';
 import type { Emit } from '../contracts/mcp-defaults.js';
@@ -13,20 +15,19 @@ import type { McpManager } from './mcp-manager.js';
 import { urlElicitationsOf } from '../handlers/url-elicitation.js';
 import type { UrlElicitationResponder } from '../handlers/url-elicitation.js';
 
-const RECENT_RUNS = 256;
-
 /**
  * MCP as a tool source: the tools of connected servers, each executed on its server under its
- * original name. Connecting and refreshing happen in `prepareRun`, before a run's catalog is fixed.
+ * original name. Connecting and refreshing happen in `prepareRun`, before a run's catalog is
+ * fixed. A call reaches its run (events, approvals, sampling usage) through the call's own
+ * scope: nothing is kept per run, so nothing has to be forgotten when one ends.
  */
-export class McpToolExecutor implements ToolExecutor {
+export class McpToolExecutor implements ToolExecutor, OwnExecutor {
   /**
    * A call rejects at once on abort: the official client rejects its request when the signal
-   * aborts, and every other wait on the way is bounded by the same signal.
+   * aborts, and every other wait on the way is bounded by the same signal. Arguments are not
+   * read-only: an in-process server's handler receives the object itself.
    */
-  readonly settlesOnAbort = true;
-  /** The contexts of recent runs, so server requests during a call reach that run. */
-  readonly #runs = new Map<string, ExecutorRunContext>();
+  readonly [OWN_EXECUTOR_FACTS]: OwnExecutorFacts = { settlesOnAbort: true };
 
   constructor(
     private readonly manager: McpManager,
@@ -46,30 +47,7 @@ export class McpToolExecutor implements ToolExecutor {
   }
 
   prepareRun(ctx: ExecutorRunContext): Promise<void> {
-    this.#runs.delete(ctx.runId);
-    // the agent calls finishRun when the run ends; a run's context is never looked up once its
-    // signal has aborted (see #runOf), so no abort listener is needed per run
-    if (!ctx.signal.aborted) this.#runs.set(ctx.runId, ctx);
-    while (this.#runs.size > RECENT_RUNS) this.#runs.delete(this.#runs.keys().next().value!);
     return this.manager.prepare(ctx);
-  }
-
-  /**
-   * Forgets a finished run's context (its event sink, signal and authorizer), so a server
-   * request that arrives later goes to the background, never into the finished run.
-   */
-  finishRun(runId: string, ctx?: ExecutorRunContext): void {
-    if (ctx === undefined || this.#runs.get(runId) === ctx) this.#runs.delete(runId);
-  }
-
-  /** The context of a run still in progress: an aborted run's is forgotten. */
-  #runOf(runId: string): ExecutorRunContext | undefined {
-    const run = this.#runs.get(runId);
-    if (run?.signal.aborted) {
-      this.#runs.delete(runId);
-      return undefined;
-    }
-    return run;
   }
 
   async execute(
@@ -85,15 +63,14 @@ export class McpToolExecutor implements ToolExecutor {
         { toolName: name, details: { reason: 'not-sent' } },
       );
     }
-    const run = this.#runOf(ctx.runId);
-    const emit = run?.emit ?? this.background;
+    // a call made outside a run (a host calling execute itself) reports to the background
+    const run = runScopeOf(ctx);
     const end = this.manager.inFlight.begin(address.server, {
       sessionId: ctx.sessionId,
       runId: ctx.runId,
       callId: ctx.callId,
       signal: ctx.signal,
-      emit,
-      ...(run ? { authorize: run.authorize } : {}),
+      ...(run ? { run } : {}),
     });
     try {
       return await this.#call(address, name, input, ctx);
@@ -102,7 +79,7 @@ export class McpToolExecutor implements ToolExecutor {
       if (!urls || !this.onUrlElicitation) throw err;
       // the host's elicitation handler may not watch the signal: an abort still ends the call
       return raceAbort(
-        this.onUrlElicitation(address.server, urls, ctx, emit),
+        this.onUrlElicitation(address.server, urls, ctx, run ? run.emit : this.background),
         ctx.signal,
         `Tool '${name}'`,
       );

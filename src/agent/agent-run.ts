@@ -1,0 +1,308 @@
+import { setMaxListeners } from 'node:events';
+import { MusterError, abortedError, toMusterError } from '../errors/index.js';
+import { addUsage, ZERO_USAGE } from '../model/index.js';
+import type { ModelClient } from '../model/index.js';
+import type { SessionStore } from '../session/index.js';
+import { RunScope } from '../tools/index.js';
+import { callIsolated, followAbort, isoNow, raceAbort } from '../util/index.js';
+import type { RunRequest } from './agent-options.js';
+import type { AgentScope } from './agent-scope.js';
+import { EventQueue } from './event-queue.js';
+import type { AgentEvent } from './events.js';
+import { resolveLimits } from './limits.js';
+import type { Limits } from './limits.js';
+import { loopContext, runModel } from './loop-context.js';
+import { runLoop } from './run-loop.js';
+import type { RunResult } from './run-loop.js';
+import { UNOBSERVED } from './run-observer.js';
+import type { RunObserver } from './run-observer.js';
+import { prepareRunTools } from './run-setup.js';
+import { claimSession } from './session-claim.js';
+import type { SessionClaim } from './session-claim.js';
+import { openSessionRun, resumeSessionRun } from './session-run.js';
+import type { SessionRun } from './session-run.js';
+import { guardedStore } from './store-guard.js';
+import { validateRunRequest } from './validate-options.js';
+
+/** Which run this is: its ids, whether it continues a session, the tool it runs as. */
+export interface AgentRunIds {
+  readonly sessionId: string;
+  readonly runId: string;
+  /** True for `resume()`: the session's run died and this one continues it. */
+  readonly resume: boolean;
+  /** The tool this run answers (`asTool`), naming it in traces when the agent has no name. */
+  readonly toolName?: string | undefined;
+}
+
+/** What a run settled before touching the session: its request, limits and model. */
+interface RunPlan {
+  readonly request: RunRequest;
+  readonly limits: Limits;
+  readonly model: ModelClient;
+  readonly modelName: string;
+}
+
+/**
+ * One run of a session, as `run()`, `resume()` and `asTool` make it: nothing starts before
+ * its events are first read; then it claims the session, plans, opens the session, runs the
+ * loop and completes or fails, and in every case closes its scope and releases its claim.
+ * Breaking out of the events aborts it and waits for it to end.
+ */
+export class AgentRun {
+  readonly #runtime: AgentScope;
+  readonly #raw: RunRequest;
+  readonly #ids: AgentRunIds;
+  readonly #queue = new EventQueue<AgentEvent>();
+  readonly #controller = new AbortController();
+  #observer: RunObserver = UNOBSERVED;
+  #claim: SessionClaim | undefined;
+  #session: SessionRun | undefined;
+  #scope: RunScope | undefined;
+  readonly #store: SessionStore;
+
+  constructor(runtime: AgentScope, request: RunRequest, ids: AgentRunIds) {
+    this.#runtime = runtime;
+    this.#raw = request;
+    this.#ids = ids;
+    // every write of the run names its lease, once it holds one
+    this.#store = guardedStore(runtime.store, () => this.#claim?.writeOptions() ?? {});
+  }
+
+  /**
+   * The run's events. The run's error, if any, is thrown after its last event (after
+   * `session.failed`). Breaking out aborts the run and waits for it to end, so everything it
+   * opened is closed by then.
+   */
+  async *events(): AsyncGenerator<AgentEvent> {
+    const queue = this.#queue;
+    const task = this.#execute().finally(() => queue.close());
+    let drained = false;
+    try {
+      // the queue is read here directly (not through a second generator): one promise per
+      // wait for an empty queue, none per event
+      for (;;) {
+        for (let ev = queue.take(); ev !== undefined; ev = queue.take()) yield ev;
+        if (queue.done) break;
+        await queue.wait();
+      }
+      drained = true;
+    } finally {
+      if (!drained)
+        this.#controller.abort(
+          abortedError('The run', new Error('the consumer stopped iterating')),
+        );
+      await task;
+    }
+    const error = await task;
+    if (error) throw error;
+  }
+
+  /** The steps of the run, in order; resolves with its failure, if any. */
+  async #execute(): Promise<MusterError | undefined> {
+    try {
+      this.#claimSession();
+    } catch (err) {
+      return this.#failed(err);
+    }
+    const unfollow = this.#followSignals();
+    try {
+      const plan = await this.#plan();
+      await this.#openSession(plan);
+      const result = await this.#runLoop(plan);
+      await this.#complete(result);
+      return undefined;
+    } catch (err) {
+      return await this.#fail(err);
+    } finally {
+      unfollow();
+      this.#scope?.close();
+      await this.#claim!.release((e) => this.#runtime.reportError(e));
+    }
+  }
+
+  /** Adds an event to the run: its usage to the agent, the observer, the stream, `onEvent`. */
+  #emit(event: AgentEvent): void {
+    const runtime = this.#runtime;
+    if (event.type === 'model.completed' && event.runId === this.#ids.runId)
+      runtime.usage.add(event.usage);
+    this.#observer.onEvent(event);
+    this.#queue.push(event);
+    const observability = runtime.options.observability;
+    const onEvent = observability?.onEvent;
+    if (onEvent) callIsolated(() => onEvent(event), observability?.onError);
+  }
+
+  /** Claims the session in this process (`SESSION_ALREADY_RUNNING` when it runs here). */
+  #claimSession(): void {
+    this.#runtime.assertOpen();
+    this.#claim = claimSession(this.#runtime, this.#ids.sessionId, (reason) =>
+      this.#controller.abort(reason),
+    );
+  }
+
+  /**
+   * Makes the run's signal follow the agent's close and the caller's signal; returns the
+   * function that stops following them.
+   */
+  #followSignals(): () => void {
+    // the run's signal is its own controller's (no AbortSignal.any per run: it costs a signal
+    // and weak references)
+    const signal = this.#controller.signal;
+    const unfollow = followAbort(this.#controller, [
+      this.#runtime.closeSignal,
+      this.#raw?.signal instanceof AbortSignal ? this.#raw.signal : undefined,
+    ]);
+    // one run's signal fans out to every call in flight (and the MCP client adds its own)
+    setMaxListeners(0, signal);
+    return unfollow;
+  }
+
+  /** Validates the request, settles the limits and the model, and starts the run's observer. */
+  async #plan(): Promise<RunPlan> {
+    const runtime = this.#runtime;
+    const { sessionId, runId, resume, toolName } = this.#ids;
+    const request = validateRunRequest(resume ? { ...this.#raw, input: '' } : this.#raw);
+    const limits = resolveLimits(runtime.limits, request.limits, 'run limits');
+    const { model, modelName } = runModel(runtime, request);
+    // decided synchronously: an untraced run builds nothing and awaits nothing here
+    if (runtime.tracing?.traces())
+      this.#observer = await runtime.tracing.startRun(
+        {
+          sessionId,
+          runId,
+          modelName,
+          provider: model.provider,
+          agentName: runtime.agentName ?? toolName,
+          input: resume ? undefined : request.input,
+        },
+        request.traceContext,
+      );
+    return { request, limits, model, modelName };
+  }
+
+  /**
+   * Leases the session in the store, waits for the tool sources to initialize, then opens
+   * (or, resuming, repairs) the session and reports `session.started`. An aborted run stops
+   * before the session is touched: it writes nothing.
+   */
+  async #openSession(plan: RunPlan): Promise<void> {
+    const runtime = this.#runtime;
+    const { sessionId, runId, resume } = this.#ids;
+    const signal = this.#controller.signal;
+    await this.#claim!.lease(runtime.store, runId);
+    if (!runtime.initialized)
+      await raceAbort(runtime.ensureInitialized(), signal, 'Initialization');
+    else if (signal.aborted) throw abortedError('Initialization', signal.reason);
+    const session = resume
+      ? await resumeSessionRun(this.#store, sessionId)
+      : await openSessionRun(this.#store, sessionId, plan.request);
+    this.#session = session;
+    this.#emit({
+      type: 'session.started',
+      timestamp: session.startedAt,
+      sessionId,
+      runId,
+      continued: session.continued,
+      modelName: plan.modelName,
+    });
+  }
+
+  /**
+   * Opens the run's scope, prepares its tools and runs the loop; a resumed run whose final
+   * answer was committed completes with it, without another model turn.
+   */
+  async #runLoop(plan: RunPlan): Promise<RunResult> {
+    const runtime = this.#runtime;
+    const session = this.#session!;
+    const scope = this.#openScope(plan.limits);
+    const tools = await prepareRunTools(runtime, scope, this.#store);
+    if (session.finalText !== undefined)
+      return { content: session.finalText, iterations: session.iterationsDone, usage: ZERO_USAGE };
+    const { sessionId, runId } = this.#ids;
+    const context = await loopContext(runtime, plan.request, {
+      sessionId,
+      runId,
+      signal: this.#controller.signal,
+      emit: (event) => this.#emit(event),
+      model: plan.model,
+      modelName: plan.modelName,
+      limits: plan.limits,
+      tools,
+      store: this.#store,
+      iterationsDone: session.iterationsDone,
+      scope,
+      observer: this.#observer,
+    });
+    return runLoop(context, session.transcript);
+  }
+
+  /** The run as its tool sources see it (closed when the run ends). */
+  #openScope(limits: Limits): RunScope {
+    const runtime = this.#runtime;
+    const queue = this.#queue;
+    this.#scope = new RunScope({
+      sessionId: this.#ids.sessionId,
+      runId: this.#ids.runId,
+      signal: this.#controller.signal,
+      limits,
+      policy: runtime.policy,
+      sink: {
+        emit: (event) => this.#emit(event as AgentEvent),
+        forward: (event) => queue.push(event as AgentEvent),
+        authorize: (request, signal) => runtime.authorize(request, signal),
+        countOwnUsage: (usage) => runtime.usage.add(usage),
+      },
+    });
+    return this.#scope;
+  }
+
+  /** Records the answer and the usage spent answering servers, then `session.completed`. */
+  async #complete(result: RunResult): Promise<void> {
+    const { sessionId, runId } = this.#ids;
+    const sampled = this.#scope?.takeUsage();
+    if (sampled) await this.#store.update(sessionId, { addUsage: sampled });
+    await this.#session!.complete(result.content);
+    this.#emit({
+      type: 'session.completed',
+      timestamp: isoNow(),
+      sessionId,
+      runId,
+      content: result.content,
+      iterations: result.iterations,
+      usage: addUsage(result.usage, sampled),
+    });
+  }
+
+  /**
+   * Ends the run with its failure: a lost lease is `SESSION_ALREADY_RUNNING` whatever the run
+   * was doing, an abort is `ABORTED`. The session records it; a store that cannot is
+   * reported, not hidden (the run has failed already).
+   */
+  async #fail(err: unknown): Promise<MusterError> {
+    const runtime = this.#runtime;
+    const signal = this.#controller.signal;
+    const lost = this.#claim!.lostReason;
+    const error = lost
+      ? lost
+      : signal.aborted && !(MusterError.isInstance(err) && err.code === 'ABORTED')
+        ? abortedError('The run', signal.reason)
+        : err;
+    const failure = this.#failed(error);
+    const session = this.#session;
+    const sampled = this.#scope?.takeUsage();
+    if (session && sampled)
+      await this.#store
+        .update(this.#ids.sessionId, { addUsage: sampled })
+        .catch((e: unknown) => runtime.reportError(e));
+    if (session) await session.fail(failure).catch((e: unknown) => runtime.reportError(e));
+    return failure;
+  }
+
+  /** Reports `session.failed` with the error as a `MusterError`, and returns it. */
+  #failed(err: unknown): MusterError {
+    const { sessionId, runId } = this.#ids;
+    const error = toMusterError(err, 'INTERNAL_ERROR', 'The run failed unexpectedly');
+    this.#emit({ type: 'session.failed', timestamp: isoNow(), sessionId, runId, error });
+    return error;
+  }
+}

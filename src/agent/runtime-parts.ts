@@ -1,0 +1,113 @@
+import {
+  ContextManager,
+  ContextToolExecutor,
+  DEFAULT_ARCHIVE_THRESHOLD_BYTES,
+  MemoryArchiveStore,
+} from '../context/index.js';
+import type { ArchiveStore } from '../context/index.js';
+import { createMcpRuntime } from '../mcp/index.js';
+import type { McpFacade } from '../mcp/index.js';
+import { ToolPolicy } from '../policy/index.js';
+import { MemorySessionStore } from '../session/index.js';
+import type { SessionStore } from '../session/index.js';
+import { HostToolExecutor } from '../tools/index.js';
+import type { ExecutorEvent, ExecutorRunContext, ToolExecutor } from '../tools/index.js';
+import type { AgentOptions } from './agent-options.js';
+import { agentSampler } from './agent-sampler.js';
+import type { AgentEvent } from './events.js';
+import { DEFAULT_LIMITS, resolveLimits } from './limits.js';
+import type { Limits } from './limits.js';
+import type { RunTracing } from './run-observer.js';
+import { AgentTracing } from './tracing/index.js';
+
+/** Everything a root agent is built from, assembled once from its options. */
+export interface RuntimeParts {
+  readonly policy: ToolPolicy;
+  readonly limits: Limits;
+  readonly store: SessionStore;
+  readonly archive: ArchiveStore;
+  readonly archiveThresholdBytes: number;
+  readonly context: ContextManager;
+  readonly contextTool: ContextToolExecutor;
+  /** Host tools, the host's executor, MCP and its resource tools, in that order. */
+  readonly executors: readonly ToolExecutor[];
+  readonly mcp: McpFacade;
+  /** Spans of runs and connects (SPEC 12b); absent when `observability.tracing` is false. */
+  readonly tracing: RunTracing | undefined;
+  readonly agentName: string | undefined;
+}
+
+/** What the parts call back into once built: the runtime's lifecycle. */
+export interface RuntimeLifecycle {
+  /** Runs a registry change once nothing is in flight (`REGISTRY_BUSY` otherwise), tracked. */
+  exclusive<T>(operation: string, fn: () => Promise<T>): Promise<T>;
+  outsideRunContext(operation: string, emit: (ev: AgentEvent) => void): ExecutorRunContext;
+  background(event: AgentEvent | ExecutorEvent): void;
+  reportError(err: unknown): void;
+}
+
+/**
+ * Builds a root agent's parts from its validated options: the policy, limits, session store
+ * and archive, the context manager, every tool source (MCP through its one builder) and the
+ * tracing. It starts nothing: no connection, process or import happens until a run or
+ * `initialize()`. The only place that reaches `src/agent/tracing/`.
+ */
+export function buildRuntimeParts(options: AgentOptions, life: RuntimeLifecycle): RuntimeParts {
+  const policy = new ToolPolicy(options.policy ?? {});
+  const store: SessionStore = options.sessionStore ?? new MemorySessionStore();
+  // a store that keeps an archive keeps it with the sessions (paging survives restarts)
+  const archive =
+    store.archive ??
+    options.context?.archiveStore ??
+    new MemoryArchiveStore(
+      options.context?.maxArchiveBytesPerSession !== undefined
+        ? { maxBytesPerSession: options.context.maxArchiveBytesPerSession }
+        : {},
+    );
+  const executors: ToolExecutor[] = [];
+  if (options.tools && options.tools.length > 0)
+    executors.push(new HostToolExecutor(options.tools));
+  if (options.toolExecutor) executors.push(options.toolExecutor);
+  const mcp = createMcpRuntime(
+    {
+      mcpServers: options.mcpServers,
+      mcp: options.mcp,
+      workdir: options.workdir,
+      isVisible: (subject) => policy.isVisible(subject),
+      hooks: {
+        ...(options.hooks?.onElicitation ? { onElicitation: options.hooks.onElicitation } : {}),
+        ...(options.hooks?.onElicitationResult
+          ? { onElicitationResult: options.hooks.onElicitationResult }
+          : {}),
+      },
+      agentSampler: agentSampler({
+        ...(options.model ? { model: options.model } : {}),
+        ...(options.modelName ? { modelName: options.modelName } : {}),
+      }),
+    },
+    {
+      exclusive: (operation, fn) => life.exclusive(operation, fn),
+      contextFor: (operation) => life.outsideRunContext(operation, (ev) => life.background(ev)),
+    },
+    (ev) => life.background(ev),
+  );
+  executors.push(mcp.executor);
+  if (mcp.resourceTools) executors.push(mcp.resourceTools);
+  return {
+    policy,
+    limits: resolveLimits(DEFAULT_LIMITS, options.limits, 'limits'),
+    store,
+    archive,
+    archiveThresholdBytes: mcp.options.archiveThresholdBytes ?? DEFAULT_ARCHIVE_THRESHOLD_BYTES,
+    context: new ContextManager(options.context),
+    contextTool: new ContextToolExecutor({ store: archive }),
+    executors,
+    mcp: mcp.facade,
+    tracing: AgentTracing.of(
+      options.observability,
+      (server) => mcp.facade.list().find((s) => s.name === server)?.type,
+      (err) => life.reportError(err),
+    ),
+    agentName: options.observability?.agentName,
+  };
+}
