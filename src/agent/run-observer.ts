@@ -1,4 +1,4 @@
-import type { ToolCallOutcome, ToolCallRequest, ToolInfo } from '../tools/index.js';
+import type { ToolCallEnvironment, ToolCallOutcome, ToolCallRequest } from '../tools/index.js';
 import type { TraceContext } from '../util/index.js';
 import type { AgentEvent } from './events.js';
 import type { ModelTurn, TurnAttempts } from './model-turn.js';
@@ -38,13 +38,15 @@ export interface RunObserver {
     take: (attempts: TurnAttempts | undefined) => Promise<ModelTurn>,
   ): Promise<ModelTurn>;
   /**
-   * Runs one tool call by calling `run` once, with the trace context the call runs in (a
-   * delegated run's parent; `undefined`: the call has none of its own).
+   * Runs one tool call by calling `run` once, with `env` or (a call given a trace context of
+   * its own, such as a delegated run's parent) a copy of it carrying that context. The
+   * observer reads what it needs (the tool's info) from `env`: an unobserved call allocates
+   * nothing here.
    */
   toolCall(
     call: ToolCallRequest,
-    info: ToolInfo | undefined,
-    run: (traceContext: TraceContext | undefined) => Promise<ToolCallOutcome>,
+    env: ToolCallEnvironment,
+    run: (call: ToolCallRequest, env: ToolCallEnvironment) => Promise<ToolCallOutcome>,
   ): Promise<ToolCallOutcome>;
 }
 
@@ -52,7 +54,7 @@ export interface RunObserver {
 export const UNOBSERVED: RunObserver = Object.freeze<RunObserver>({
   onEvent() {},
   modelTurn: (_iteration, _stream, take) => take(undefined),
-  toolCall: (_call, _info, run) => run(undefined),
+  toolCall: (call, env, run) => run(call, env),
 });
 
 /**

@@ -32,10 +32,7 @@ export async function runTurnCalls(
     let outcome: ToolCallOutcome;
     try {
       if (commits && !env.signal.aborted) await commits.started(call);
-      // the environment is copied only for a call given a trace context of its own
-      outcome = await observer.toolCall(call, env.catalog.get(call.name)?.info, (traceContext) =>
-        runOne(call, traceContext ? { ...env, traceContext } : env),
-      );
+      outcome = await observer.toolCall(call, env, runOne);
     } catch (error) {
       failure ??= { error };
       outcome = notRun(

@@ -1,4 +1,9 @@
-import type { ToolCallRequest, ToolInfo } from '../../tools/index.js';
+import type {
+  ToolCallEnvironment,
+  ToolCallOutcome,
+  ToolCallRequest,
+  ToolInfo,
+} from '../../tools/index.js';
 import type { AgentEvent } from '../events.js';
 import type { TurnAttempts } from '../model-turn.js';
 import type { ObservedRun, RunObserver } from '../run-observer.js';
@@ -117,15 +122,16 @@ export class RunTrace implements RunObserver {
    * policy, execution, result), active while it runs; `run` gets the context holding it (for a
    * delegated run's `traceContext`). The span ends at the call's `tool.completed`.
    */
-  async toolCall<T>(
+  async toolCall(
     call: ToolCallRequest,
-    info: ToolInfo | undefined,
-    run: (traceContext: TraceContext) => Promise<T>,
-  ): Promise<T> {
+    env: ToolCallEnvironment,
+    run: (call: ToolCallRequest, env: ToolCallEnvironment) => Promise<ToolCallOutcome>,
+  ): Promise<ToolCallOutcome> {
+    const info = env.catalog.get(call.name)?.info;
     const span = this.#startTool(call.callId, call.name, info, call.arguments);
     const context = this.#withSpan(this.context, span);
     try {
-      return await this.#within(span, () => run(context), context);
+      return await this.#within(span, () => run(call, { ...env, traceContext: context }), context);
     } finally {
       // an outcome that never reached tool.completed (a bug upstream) still ends its span
       if (this.#tools.get(call.callId) === span) {
