@@ -4,38 +4,36 @@ import {
   DEFAULT_ARCHIVE_THRESHOLD_BYTES,
   MemoryArchiveStore,
 } from '../context/index.js';
-import type { ArchiveStore } from '../context/index.js';
 import { createMcpRuntime } from '../mcp/index.js';
-import type { McpFacade } from '../mcp/index.js';
 import { ToolPolicy } from '../policy/index.js';
 import { MemorySessionStore } from '../session/index.js';
 import type { SessionStore } from '../session/index.js';
 import { HostToolExecutor } from '../tools/index.js';
 import type { ExecutorEvent, ExecutorRunContext, ToolExecutor } from '../tools/index.js';
 import type { AgentOptions } from './agent-options.js';
+import type { AgentScope } from './agent-scope.js';
 import { agentSampler } from './agent-sampler.js';
 import type { AgentEvent } from './events.js';
 import { DEFAULT_LIMITS, resolveLimits } from './limits.js';
-import type { Limits } from './limits.js';
-import type { RunTracing } from './run-observer.js';
 import { AgentTracing } from './tracing/index.js';
 
 /** Everything a root agent is built from, assembled once from its options. */
-export interface RuntimeParts {
+export type RuntimeParts = Pick<
+  AgentScope,
+  | 'limits'
+  | 'store'
+  | 'archive'
+  | 'archiveThresholdBytes'
+  | 'context'
+  | 'contextTool'
+  | 'executors'
+  | 'mcp'
+  | 'tracing'
+  | 'agentName'
+> & {
+  /** The root's policy, which also decides what its children's runs connect. */
   readonly policy: ToolPolicy;
-  readonly limits: Limits;
-  readonly store: SessionStore;
-  readonly archive: ArchiveStore;
-  readonly archiveThresholdBytes: number;
-  readonly context: ContextManager;
-  readonly contextTool: ContextToolExecutor;
-  /** Host tools, the host's executor, MCP and its resource tools, in that order. */
-  readonly executors: readonly ToolExecutor[];
-  readonly mcp: McpFacade;
-  /** Spans of runs and connects (SPEC 12b); absent when `observability.tracing` is false. */
-  readonly tracing: RunTracing | undefined;
-  readonly agentName: string | undefined;
-}
+};
 
 /** What the parts call back into once built: the runtime's lifecycle. */
 export interface RuntimeLifecycle {
