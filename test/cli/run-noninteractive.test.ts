@@ -251,22 +251,11 @@ describe('muster run without a terminal', () => {
     const pkg = withoutSqlite();
     try {
       // what the real driver throws when its native addon was compiled for another ABI
-      const driver = join(pkg.modules, 'better-sqlite3');
-      mkdirSync(driver);
-      writeFileSync(
-        join(driver, 'package.json'),
-        JSON.stringify({ name: 'better-sqlite3', version: '0.0.0', main: 'index.js' }),
-      );
-      writeFileSync(
-        join(driver, 'index.js'),
-        `module.exports = class Database {
-  constructor() {
-    const err = new Error("The module 'better_sqlite3.node'\\nwas compiled against a different Node.js version using\\nNODE_MODULE_VERSION 108. This version of Node.js requires\\nNODE_MODULE_VERSION 115.");
+      fakeDriver(
+        pkg.modules,
+        `const err = new Error("The module 'better_sqlite3.node'\\nwas compiled against a different Node.js version using\\nNODE_MODULE_VERSION 108. This version of Node.js requires\\nNODE_MODULE_VERSION 115.");
     err.code = 'ERR_DLOPEN_FAILED';
-    throw err;
-  }
-};
-`,
+    throw err;`,
       );
       project = cliProject({});
       const model = project.turns('turns.json', [{ text: 'Hello.' }]);
