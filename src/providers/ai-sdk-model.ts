@@ -24,7 +24,10 @@ export interface FromAiSdkOptions {
  * `providerOptions` of a request go to the model as they are (keyed by AI SDK provider id).
  * `reasoningEffort` is sent as a thinking budget to Anthropic models and as the
  * `reasoningEffort` provider option to others (OpenAI, OpenAI-compatible, xAI, Groq); a
- * provider without that option ignores it. AI SDK providers do not retry a call
+ * provider without that option ignores it. A run's typed answer (`run({ output })`) goes to the model as
+ * `responseFormat` (JSON with the answer's schema, name and description) beside its tools;
+ * each AI SDK provider sends it its own way (OpenAI-compatible `response_format` with
+ * `supportsStructuredOutputs: true`, Anthropic `output_config.format` or its JSON tool). AI SDK providers do not retry a call
  * themselves, so the agent's `modelRetry` is the only retry policy. Creating it does no I/O.
  *
  * @example
@@ -57,7 +60,7 @@ export function fromAiSdk(model: LanguageModelV3, options: FromAiSdkOptions = {}
           { details: { provider, modelName, modelId: client.modelId } },
         );
       }
-      const call = toAiSdkCallOptions(request, providerId, signal);
+      const call = toAiSdkCallOptions(request, providerId, signal, provider);
       if (!request.stream) {
         const result = await client.doGenerate(call);
         yield* aiSdkContentParts(

@@ -1,4 +1,5 @@
 import type {
+  JSONSchema7,
   LanguageModelV3CallOptions,
   LanguageModelV3FilePart,
   LanguageModelV3Message,
@@ -9,10 +10,16 @@ import type {
 import type {
   AssistantMessage,
   ImagePart,
+  ModelOutputFormat,
   ModelRequest,
   ProviderMetadata,
 } from '../model/index.js';
-import { THINKING_BUDGET, toolCallInput, writeTranscript } from './kit/index.js';
+import {
+  THINKING_BUDGET,
+  refuseOutputOverrides,
+  toolCallInput,
+  writeTranscript,
+} from './kit/index.js';
 import type { TranscriptWriter } from './kit/index.js';
 
 /**
@@ -49,13 +56,20 @@ const WRITER: TranscriptWriter<LanguageModelV3Message, UserContent> = {
  * The call options of a neutral request. The system prompt leads the prompt; images a tool
  * returned follow the tool results in one user message. `providerOptions` are passed as they
  * are (keyed by AI SDK provider id); `reasoningEffort`, which has no AI SDK call option, is
- * added to the entry of `providerId` (the first segment of the model's provider label).
+ * added to the entry of `providerId` (the first segment of the model's provider label). A
+ * typed answer (`request.output`) goes out as `responseFormat` (`type: 'json'`, the schema as
+ * Muster sends it, its name and description) beside the tools, with `output.strict` as the
+ * `strictJsonSchema` option of `providerId`; then no entry may set {@link OUTPUT_OWNED_OPTIONS}
+ * (`INVALID_CONFIGURATION`).
  */
 export function toAiSdkCallOptions(
   request: ModelRequest,
   providerId: string,
   signal: AbortSignal,
+  provider = `ai-sdk.${providerId}`,
 ): LanguageModelV3CallOptions {
+  if (request.output)
+    refuseOutputOverrides(request.providerOptions, 'all', OUTPUT_OWNED_OPTIONS, provider);
   const system: LanguageModelV3Message[] = request.system
     ? [{ role: 'system', content: request.system }]
     : [];
@@ -73,33 +87,60 @@ export function toAiSdkCallOptions(
   }
   if (request.toolChoice !== undefined) options.toolChoice = toToolChoice(request.toolChoice);
   if (request.maxOutputTokens !== undefined) options.maxOutputTokens = request.maxOutputTokens;
-  const providerOptions = withReasoning(request, providerId);
+  if (request.output) options.responseFormat = responseFormat(request.output);
+  const providerOptions = withExtras(request, providerId);
   if (providerOptions !== undefined) options.providerOptions = providerOptions;
   return options;
 }
 
 /**
- * The request's `providerOptions` with `reasoningEffort` added for the model's provider id:
- * Anthropic models get a thinking budget, others `reasoningEffort` (the field of the OpenAI,
- * OpenAI-compatible, xAI and Groq providers). Fields the request's own entry sets win.
+ * The `providerOptions` fields a typed answer owns, in any entry: the format itself (the
+ * AI SDK name, and the wire name OpenAI-compatible providers copy into the body after their
+ * own) and whether its schema is strict.
  */
-function withReasoning(
+const OUTPUT_OWNED_OPTIONS: readonly string[] = [
+  'responseFormat',
+  'response_format',
+  'strictJsonSchema',
+];
+
+function responseFormat(output: ModelOutputFormat): LanguageModelV3CallOptions['responseFormat'] {
+  return {
+    type: 'json',
+    schema: output.schema as JSONSchema7,
+    name: output.name,
+    ...(output.description === undefined ? {} : { description: output.description }),
+  };
+}
+
+/**
+ * The request's `providerOptions` with what has no AI SDK call option added for the model's
+ * provider id. `reasoningEffort`: Anthropic models get a thinking budget, others
+ * `reasoningEffort` (the field of the OpenAI, OpenAI-compatible, xAI and Groq providers).
+ * A typed answer: `strictJsonSchema` (OpenAI, OpenAI-compatible), `output.strict`. Fields the
+ * request's own entry sets win.
+ */
+function withExtras(
   request: ModelRequest,
   providerId: string,
 ): SharedV3ProviderOptions | undefined {
   const given = request.providerOptions as SharedV3ProviderOptions | undefined;
   const effort = request.reasoningEffort;
-  if (effort === undefined) return given;
+  const output = request.output;
+  if (effort === undefined && output === undefined) return given;
   const reasoning =
-    providerId === 'anthropic'
-      ? {
-          thinking:
-            effort === 'none'
-              ? { type: 'disabled' }
-              : { type: 'enabled', budgetTokens: THINKING_BUDGET[effort] },
-        }
-      : { reasoningEffort: effort };
-  return { ...given, [providerId]: { ...reasoning, ...given?.[providerId] } };
+    effort === undefined
+      ? {}
+      : providerId === 'anthropic'
+        ? {
+            thinking:
+              effort === 'none'
+                ? { type: 'disabled' }
+                : { type: 'enabled', budgetTokens: THINKING_BUDGET[effort] },
+          }
+        : { reasoningEffort: effort };
+  const strict = output === undefined ? {} : { strictJsonSchema: output.strict };
+  return { ...given, [providerId]: { ...reasoning, ...strict, ...given?.[providerId] } };
 }
 
 function toToolChoice(choice: NonNullable<ModelRequest['toolChoice']>): LanguageModelV3ToolChoice {

@@ -9,6 +9,8 @@ import type {
 } from '../model/index.js';
 import { MusterError } from '../errors/index.js';
 import { THINKING_BUDGET, mergeProviderOptions, toolCallInput } from './kit/index.js';
+import { toAnthropicOutput } from './anthropic-output.js';
+import type { AnthropicStructuredOutput } from './anthropic-output.js';
 
 /** The provider label of the Messages API client. */
 export const ANTHROPIC_PROVIDER = 'anthropic.messages';
@@ -22,9 +24,13 @@ export const DEFAULT_MAX_TOKENS = 8192;
 /** The parts of a Messages request that do not depend on streaming. */
 export type AnthropicRequestBody = Omit<Anthropic.MessageCreateParamsNonStreaming, 'stream'>;
 
-/** How a request body is built: prompt caching is on unless the provider turned it off. */
+/**
+ * How a request body is built: prompt caching is on unless the provider turned it off, and a
+ * typed answer is asked for natively unless the provider asks for it as a tool.
+ */
 export interface AnthropicBodyOptions {
   readonly promptCaching: boolean;
+  readonly structuredOutput?: AnthropicStructuredOutput;
 }
 
 const RESERVED = ['model', 'messages', 'system', 'tools', 'stream'];
@@ -35,9 +41,10 @@ const EPHEMERAL = { type: 'ephemeral' } as const;
  * Builds the Messages body of a neutral request. With prompt caching, cache breakpoints
  * (`cache_control`) go on the last tool, the system prompt and the last block of the
  * conversation, so the stable prefix (tools, then system) and the turns so far are read from
- * the cache on the next request. `providerOptions.anthropic` is merged last; an entry that
- * would set `model`, `messages`, `system`, `tools`, `stream` or a field a request option
- * already set (such as `max_tokens`) fails with `INVALID_CONFIGURATION`.
+ * the cache on the next request. A typed answer (`request.output`) adds `output_config` or an
+ * answer tool (see {@link toAnthropicOutput}). `providerOptions.anthropic` is merged last; an
+ * entry that would set `model`, `messages`, `system`, `tools`, `stream` or a field a request
+ * option already set (such as `max_tokens`) fails with `INVALID_CONFIGURATION`.
  */
 export function toAnthropicRequestBody(
   request: ModelRequest,
@@ -45,6 +52,15 @@ export function toAnthropicRequestBody(
   options: AnthropicBodyOptions,
 ): AnthropicRequestBody {
   const cache = options.promptCaching;
+  const output = request.output
+    ? toAnthropicOutput(
+        request,
+        request.output,
+        options.structuredOutput ?? 'native',
+        ANTHROPIC_PROVIDER,
+        ANTHROPIC_PROVIDER_ID,
+      )
+    : undefined;
   const body: AnthropicRequestBody = {
     model,
     max_tokens: request.maxOutputTokens ?? DEFAULT_MAX_TOKENS,
@@ -55,15 +71,18 @@ export function toAnthropicRequestBody(
       { type: 'text', text: request.system, ...(cache ? { cache_control: EPHEMERAL } : {}) },
     ];
   }
-  if (request.tools.length > 0) {
-    const last = request.tools.length - 1;
-    body.tools = request.tools.map(
-      (tool, i): Anthropic.Tool => ({
-        name: tool.name,
-        description: tool.description,
-        input_schema: { type: 'object', ...tool.inputSchema },
-        ...(cache && i === last ? { cache_control: EPHEMERAL } : {}),
-      }),
+  const tools = request.tools.map(
+    (tool): Anthropic.Tool => ({
+      name: tool.name,
+      description: tool.description,
+      input_schema: { type: 'object', ...tool.inputSchema },
+    }),
+  );
+  if (output?.answerTool) tools.push(output.answerTool);
+  if (tools.length > 0) {
+    const last = tools.length - 1;
+    body.tools = tools.map((tool, i) =>
+      cache && i === last ? { ...tool, cache_control: EPHEMERAL } : tool,
     );
   }
   const effort = request.reasoningEffort;
@@ -77,9 +96,11 @@ export function toAnthropicRequestBody(
   }
   const choice = request.toolChoice;
   if (choice !== undefined) body.tool_choice = toToolChoice(choice);
+  else if (output?.toolChoice) body.tool_choice = output.toolChoice;
+  if (output?.outputConfig) body.output_config = output.outputConfig;
   return mergeProviderOptions(
     body,
-    request.providerOptions,
+    output ? output.providerOptions : request.providerOptions,
     ANTHROPIC_PROVIDER_ID,
     RESERVED,
     ANTHROPIC_PROVIDER,

@@ -21,6 +21,15 @@ export interface AnthropicProviderOptions {
    * (default true). False sends no `cache_control`.
    */
   readonly promptCaching?: boolean;
+  /**
+   * How a run's typed answer (`run({ output })`) is asked for. `native` (the default) sends
+   * `output_config.format` with the answer's JSON Schema, and the model answers in text.
+   * `tool`, for Anthropic-compatible endpoints (another vendor's `baseURL`) that refuse
+   * `output_config`, offers the answer as a tool named after the output, whose input schema
+   * is the answer's, and makes the model call a tool (that one, or one of the run's); the
+   * call's input comes back as the answer's text, not as a tool call.
+   */
+  readonly structuredOutput?: 'native' | 'tool';
 }
 
 /**
@@ -31,7 +40,9 @@ export interface AnthropicProviderOptions {
  * unchanged on later turns. `reasoningEffort` turns on thinking with a token budget
  * (`minimal` 1024 up to `xhigh` 32000). Images go in user turns and inside tool results.
  * Prompt caching is on by default (see `promptCaching`); usage reports cache reads as
- * `cachedInputTokens` and cache writes as `cacheWriteInputTokens`. The client's own retries
+ * `cachedInputTokens` and cache writes as `cacheWriteInputTokens`. A typed answer goes out as
+ * `output_config.format` (see `structuredOutput`) with the schema as the SDK's
+ * `transformJSONSchema` makes it. The client's own retries
  * are off for every request (`maxRetries: 0`, also on a client passed in): the agent's
  * `modelRetry` is the only retry policy. Creating it does no I/O.
  *
@@ -43,20 +54,22 @@ export interface AnthropicProviderOptions {
  */
 export function anthropic(options: AnthropicProviderOptions = {}): ModelClientV1 {
   const promptCaching = options.promptCaching ?? true;
+  const structuredOutput = options.structuredOutput ?? 'native';
   return providerModel({
     provider: ANTHROPIC_PROVIDER,
     defaultModelName: options.modelName,
     client: lazyAnthropicClient(options),
     async *turn(client, request, modelName, signal) {
-      const body = toAnthropicRequestBody(request, modelName, { promptCaching });
+      const body = toAnthropicRequestBody(request, modelName, { promptCaching, structuredOutput });
+      const answerTool = structuredOutput === 'tool' ? request.output?.name : undefined;
       const requestOptions = { signal, maxRetries: 0 };
       if (!request.stream) {
         const message = await client.messages.create({ ...body, stream: false }, requestOptions);
-        yield* anthropicMessageParts(message);
+        yield* anthropicMessageParts(message, answerTool);
         return;
       }
       const stream = await client.messages.create({ ...body, stream: true }, requestOptions);
-      yield* anthropicStreamParts(stream, signal);
+      yield* anthropicStreamParts(stream, signal, answerTool);
     },
     failure: (err, signal, client) =>
       toAnthropicFailure(err, ANTHROPIC_PROVIDER, signal, client.apiKey),

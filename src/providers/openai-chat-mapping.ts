@@ -24,6 +24,7 @@ import {
   writeTranscript,
 } from './kit/index.js';
 import type { TranscriptWriter } from './kit/index.js';
+import { chatOutputFields } from './openai-output-format.js';
 import { withOpenAIOptions } from './openai-request-options.js';
 import type { OpenAIRequestShape } from './openai-request-options.js';
 
@@ -38,11 +39,13 @@ const CHAT_SHAPE: OpenAIRequestShape<ChatRequestBody> = {
   reserved: ['model', 'messages', 'tools', 'stream', 'stream_options'],
   maxOutputTokens: 'max_completion_tokens',
   namedToolChoice: (name) => ({ type: 'function', function: { name } }),
+  output: chatOutputFields,
 };
 
 /**
  * Builds the chat completion body of a neutral request. Optional fields are sent only when
- * the request sets them; `providerOptions.openai` is merged last (see `withOpenAIOptions`).
+ * the request sets them; `output` becomes a `json_schema` `response_format` next to the tools,
+ * and `providerOptions.openai` is merged last (see `withOpenAIOptions`).
  */
 export function toChatRequestBody(request: ModelRequest, model: string): ChatRequestBody {
   const body: ChatRequestBody = { model, messages: toChatMessages(request) };

@@ -21,7 +21,10 @@ import type { OpenAIApi, OpenAIProviderOptions } from './openai-shared.js';
  * `maxOutputTokens` is sent as `max_completion_tokens`, `toolChoice` as `tool_choice`, and
  * `providerOptions.openai` fields are added to the body; an entry that would set `model`,
  * `messages`, `tools`, `stream`, `stream_options` or a field a request option already set
- * fails with `INVALID_CONFIGURATION` before anything is sent.
+ * fails with `INVALID_CONFIGURATION` before anything is sent. A typed final answer (`output`)
+ * is sent as `response_format: { type: 'json_schema', json_schema }` alongside the tools, and
+ * then `providerOptions.openai.response_format` is refused the same way (use `run({ output })`).
+ * A refusal streams back as text, so the agent's answer validation reports it.
  *
  * @example
  * ```ts

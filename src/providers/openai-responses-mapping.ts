@@ -19,6 +19,7 @@ import type {
 } from '../model/index.js';
 import { imageUrl, toUsage, toolCallArgumentsText, writeTranscript } from './kit/index.js';
 import type { TranscriptWriter } from './kit/index.js';
+import { responsesOutputFields } from './openai-output-format.js';
 import { withOpenAIOptions } from './openai-request-options.js';
 import type { OpenAIRequestShape } from './openai-request-options.js';
 
@@ -33,11 +34,13 @@ const RESPONSES_SHAPE: OpenAIRequestShape<ResponsesRequestBody> = {
   reserved: ['model', 'input', 'instructions', 'tools', 'stream', 'stream_options'],
   maxOutputTokens: 'max_output_tokens',
   namedToolChoice: (name) => ({ type: 'function', name }),
+  output: responsesOutputFields,
 };
 
 /**
  * Builds the Responses body of a neutral request. Optional fields are sent only when the
- * request sets them; `providerOptions.openai` is merged last (see `withOpenAIOptions`).
+ * request sets them; `output` becomes a `json_schema` `text.format` next to the tools, and
+ * `providerOptions.openai` is merged last (see `withOpenAIOptions`).
  */
 export function toResponsesRequestBody(request: ModelRequest, model: string): ResponsesRequestBody {
   const body: ResponsesRequestBody = { model, input: toResponsesInput(request) };

@@ -22,7 +22,11 @@ import type { OpenAIApi, OpenAIProviderOptions } from './openai-shared.js';
  * `maxOutputTokens` is sent as `max_output_tokens`, `toolChoice` as `tool_choice`, and
  * `providerOptions.openai` fields are added to the body; an entry that would set `model`,
  * `input`, `instructions`, `tools`, `stream`, `stream_options` or a field a request option
- * already set fails with `INVALID_CONFIGURATION` before anything is sent.
+ * already set fails with `INVALID_CONFIGURATION` before anything is sent. A typed final answer
+ * (`output`) is sent as `text.format` (`json_schema`) alongside the tools, merged into a
+ * `providerOptions.openai.text` object such as `{ verbosity: 'low' }`; an entry whose `text`
+ * sets `format` is then refused the same way (use `run({ output })`). A refusal streams back as
+ * text, so the agent's answer validation reports it.
  *
  * @example
  * ```ts

@@ -67,6 +67,8 @@ export const MODELS_UNDER_TEST: readonly ModelUnderTest[] = [
           baseURL: `${server.url}/v1`,
           apiKey: TEST_API_KEY,
           includeUsage: true,
+          // typed answers go out as `json_schema` (without it the provider sends `json_object`)
+          supportsStructuredOutputs: true,
         })('qwen-test'),
       ),
     // The openai-compatible provider sends reasoning back as `reasoning_content`.

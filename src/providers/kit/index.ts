@@ -9,7 +9,7 @@ export type { ProviderModelSpec } from './provider-model.js';
 export { resolveModelName } from './model-name.js';
 
 // Requests.
-export { mergeProviderOptions } from './provider-options.js';
+export { mergeProviderOptions, refuseOutputOverrides } from './provider-options.js';
 export { writeTranscript, toolMediaCaption } from './tool-media.js';
 export type { TranscriptWriter } from './tool-media.js';
 export { imageUrl } from './image-url.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MusterError } from '../../errors/index.js';
-import { mergeProviderOptions } from './index.js';
+import { mergeProviderOptions, refuseOutputOverrides } from './index.js';
 
 const RESERVED = ['model', 'messages'];
 
@@ -43,5 +43,45 @@ describe('mergeProviderOptions', () => {
       details: { provider: 'acme.chat', providerId: 'acme', option },
     });
     expect((caught as Error).message).toContain(reason);
+  });
+});
+
+describe('refuseOutputOverrides', () => {
+  const refused = (run: () => void): unknown => {
+    try {
+      run();
+    } catch (err) {
+      return err;
+    }
+    return undefined;
+  };
+
+  it('refuses a nested field of a listed entry, naming it', () => {
+    const err = refused(() =>
+      refuseOutputOverrides(
+        { acme: { output_config: { effort: 'low', format: {} } } },
+        ['acme'],
+        ['output_config.format'],
+        'acme.chat',
+      ),
+    );
+    expect(MusterError.isInstance(err)).toBe(true);
+    expect(err).toMatchObject({
+      code: 'INVALID_CONFIGURATION',
+      details: { provider: 'acme.chat', providerId: 'acme', option: 'output_config.format' },
+    });
+    expect((err as Error).message).toContain('run({ output })');
+  });
+
+  it('lets through other fields, unlisted entries and undefined values', () => {
+    const options = {
+      acme: { output_config: { effort: 'low' }, tool_choice: undefined },
+      other: { tool_choice: 'auto' },
+    };
+    const fields = ['output_config.format', 'tool_choice'];
+    expect(refused(() => refuseOutputOverrides(options, ['acme'], fields, 'p'))).toBeUndefined();
+    expect(refused(() => refuseOutputOverrides(options, 'all', fields, 'p'))).toMatchObject({
+      details: { providerId: 'other', option: 'tool_choice' },
+    });
   });
 });

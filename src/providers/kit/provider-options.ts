@@ -35,3 +35,37 @@ export function mergeProviderOptions<Body extends object>(
   }
   return merged as Body;
 }
+
+/**
+ * Refuses, when a request asks for a typed final answer, a `providerOptions` entry that would
+ * set a field the answer's format owns. `fields` are paths into an entry (`output_config.format`
+ * reads `entry.output_config.format`); `providerIds` names the entries read, or `'all'` for
+ * every entry. A field set (to anything but `undefined`) fails with `INVALID_CONFIGURATION`
+ * naming it, so the format of the answer comes from `run({ output })` alone.
+ */
+export function refuseOutputOverrides(
+  options: ModelProviderOptions | undefined,
+  providerIds: readonly string[] | 'all',
+  fields: readonly string[],
+  provider: string,
+): void {
+  for (const [providerId, entry] of Object.entries(options ?? {})) {
+    if (providerIds !== 'all' && !providerIds.includes(providerId)) continue;
+    const field = fields.find((path) => valueAt(entry, path) !== undefined);
+    if (field === undefined) continue;
+    throw new MusterError(
+      'INVALID_CONFIGURATION',
+      `providerOptions.${providerId}.${field} cannot be set on a ${provider} request that asks for a typed answer: the answer's format comes from run({ output }); drop the option and set output instead.`,
+      { details: { provider, providerId, option: field } },
+    );
+  }
+}
+
+function valueAt(entry: unknown, path: string): unknown {
+  let value = entry;
+  for (const key of path.split('.')) {
+    if (typeof value !== 'object' || value === null || !Object.hasOwn(value, key)) return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
+}
