@@ -24,6 +24,7 @@ const DOCUMENTED: Readonly<Record<keyof typeof EXIT_CODES, number>> = {
   session: 7,
   model: 8,
   limit: 9,
+  output: 10,
   aborted: 130,
 };
 

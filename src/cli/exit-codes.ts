@@ -25,6 +25,8 @@ export const EXIT_CODES = {
   model: 8,
   /** A run limit was reached (`AGENT_LIMIT_EXCEEDED`). */
   limit: 9,
+  /** The model's typed final answer stayed invalid after its repair turns (`OUTPUT_INVALID`). */
+  output: 10,
   /** Interrupted (Ctrl-C) or aborted (`ABORTED`), as shells report SIGINT. */
   aborted: 130,
 } as const;
@@ -64,6 +66,8 @@ export function exitCodeOf(code: MusterErrorCode): ExitCode {
       return EXIT_CODES.model;
     case 'AGENT_LIMIT_EXCEEDED':
       return EXIT_CODES.limit;
+    case 'OUTPUT_INVALID':
+      return EXIT_CODES.output;
     case 'ABORTED':
       return EXIT_CODES.aborted;
     case 'INTERNAL_ERROR':

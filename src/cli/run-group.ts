@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { CliContext } from './cli-context.js';
 import { setExitCode } from './exit-status.js';
+import { readOutputSchema } from './output-schema-file.js';
 import { addRunOptions } from './run-options.js';
 import type { RunOptions } from './run-session.js';
 import { runSession } from './run-session.js';
@@ -11,7 +12,11 @@ export function runGroup(program: Command, ctx: CliContext): void {
     .command('run')
     .description('run the agent on a prompt, with the MCP servers of the project and user files')
     .argument('<prompt>', 'what to ask')
-    .option('-s, --session <id>', 'continue this session (or start one with this id)');
+    .option('-s, --session <id>', 'continue this session (or start one with this id)')
+    .option(
+      '--output-schema <file>',
+      'a JSON Schema file the answer must match: prints the validated value as JSON instead of the text',
+    );
   addRunOptions(run)
     .addHelpText(
       'after',
@@ -20,16 +25,28 @@ Examples:
   $ muster run "What files are here?" --model openai:gpt-5-mini
   $ MUSTER_MODEL=ollama:llama3.2 muster run --allow 'mcp__fs__*' --allow mcp_connect:fs "Summarize README.md"
   $ muster run "And now?" --session 3f6c…   # continue a session
-  $ muster run "Check it" --model scripted:turns.json --default deny --json`,
+  $ muster run "Check it" --model scripted:turns.json --default deny --json
+  $ muster run "List the open issues" --output-schema issues.schema.json > issues.json`,
     )
     .action(
-      async (prompt: string, options: RunOptions & { session?: string }, command: Command) => {
-        const code = await runSession(ctx, options, (agent, signal) =>
-          agent.run({
-            input: prompt,
-            signal,
-            ...(options.session === undefined ? {} : { sessionId: options.session }),
-          }),
+      async (
+        prompt: string,
+        options: RunOptions & { session?: string; outputSchema?: string },
+        command: Command,
+      ) => {
+        const file = options.outputSchema;
+        const schema = file === undefined ? undefined : readOutputSchema(file, ctx.io.cwd);
+        const code = await runSession(
+          ctx,
+          options,
+          (agent, signal) =>
+            agent.run({
+              input: prompt,
+              signal,
+              ...(options.session === undefined ? {} : { sessionId: options.session }),
+              ...(schema === undefined ? {} : { output: { schema } }),
+            }),
+          file === undefined ? {} : { outputSchemaFile: file },
         );
         setExitCode(command, code);
       },

@@ -1,6 +1,15 @@
 import type { AgentEvent } from '../agent/index.js';
 import type { Output } from './output.js';
 
+/** What {@link RunPrinter} shows besides the events on stderr. */
+export interface RunPrinterOptions {
+  /**
+   * Stream the model's text on stdout (default true). False for a run with a typed answer
+   * (`--output-schema`), whose stdout gets only the value once it is validated.
+   */
+  readonly streamText?: boolean;
+}
+
 /**
  * Shows a run as it happens: model text streams on stdout as it arrives (deltas, no extra
  * line breaks); tool calls, progress, decisions and failures are lines on stderr, so stdout
@@ -12,7 +21,10 @@ export class RunPrinter {
   /** `server status` already shown, so a repeated status prints once. */
   readonly #shownStatus = new Set<string>();
 
-  constructor(private readonly out: Output) {}
+  constructor(
+    private readonly out: Output,
+    private readonly options: RunPrinterOptions = {},
+  ) {}
 
   /** The session the run belongs to (from its first event). */
   get sessionId(): string | undefined {
@@ -33,7 +45,8 @@ export class RunPrinter {
         );
         return;
       case 'model.delta':
-        if (event.kind !== 'text' || event.content === '') return;
+        if (event.kind !== 'text' || event.content === '' || this.options.streamText === false)
+          return;
         this.out.io.stdout.write(event.content);
         this.#midLine = !event.content.endsWith('\n');
         return;

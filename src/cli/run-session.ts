@@ -18,6 +18,16 @@ export interface RunOptions extends AgentCommandOptions {
   readonly leaseMs?: number;
 }
 
+/** What a run answers with, as `runSession` prints it. */
+export interface RunAnswer {
+  /**
+   * The `--output-schema` file the run's typed answer follows: stdout gets the validated value
+   * as JSON instead of the streamed text, `--json` adds it as `output`, and `OUTPUT_INVALID`
+   * names the flag and the file.
+   */
+  readonly outputSchemaFile?: string;
+}
+
 /** How a run is started on the agent: `run()` with a prompt, or `resume()`. */
 export type StartRun = (agent: Agent, signal: AbortSignal) => AsyncIterable<AgentEvent>;
 
@@ -25,13 +35,15 @@ export type StartRun = (agent: Agent, signal: AbortSignal) => AsyncIterable<Agen
  * Runs an agent for `muster run` / `muster sessions resume` and returns the exit code:
  * builds the model, the session store and the policy (prompts on a TTY; `--allow`, `--deny`
  * and `--default` otherwise, never waiting for input), shows the events as they happen (or
- * one JSON document at the end with `--json`), and turns Ctrl-C into an abort: the session
- * is kept and the command exits 130; a second Ctrl-C exits at once.
+ * one JSON document at the end with `--json`; a typed answer as its value, see
+ * {@link RunAnswer}), and turns Ctrl-C into an abort: the session is kept and the command
+ * exits 130; a second Ctrl-C exits at once.
  */
 export async function runSession(
   ctx: CliContext,
   options: RunOptions,
   start: StartRun,
+  answer: RunAnswer = {},
 ): Promise<number> {
   const out = ctx.output();
   const { model, modelName } = await chooseModel(options.model, options.baseUrl, ctx.io);
@@ -45,7 +57,8 @@ export async function runSession(
     controller.abort(new MusterError('ABORTED', 'Interrupted with Ctrl-C'));
   };
   let agent: Agent | undefined;
-  const printer = new RunPrinter(out);
+  const typed = answer.outputSchemaFile !== undefined;
+  const printer = new RunPrinter(out, { streamText: !typed });
   const events: AgentEvent[] = [];
   // everything after the store is opened is inside the try, so the finally closes the store
   // and removes the SIGINT handler even when the setup fails (an invalid mcp.json)
@@ -96,11 +109,15 @@ export async function runSession(
         sessionId: printer.sessionId,
         status: 'completed',
         text: completed?.content ?? '',
+        ...(completed?.output !== undefined ? { output: completed.output } : {}),
         usage: completed?.usage,
         refusedCalls: refused,
         events: events.map(jsonEvent),
       });
-    } else if (refused.length > 0 && !ctx.io.interactive) {
+    } else if (typed) {
+      out.json(completed?.output ?? null);
+    }
+    if (!out.options.json && refused.length > 0 && !ctx.io.interactive) {
       out.notice(
         `${refused.length} tool call(s) or server connection(s) refused without a person to ask: allow them with --allow <pattern> (--allow mcp_connect:<server> for a server) or --default allow.`,
       );
@@ -116,12 +133,16 @@ export async function runSession(
       out.json({
         sessionId,
         status: 'failed',
-        error: { code: error.code, message: error.message },
+        error: jsonError(error),
         refusedCalls: refusedCalls(events),
         events: events.map(jsonEvent),
       });
     }
     ctx.io.stderr.write(`${out.paint('red', `error [${error.code}]`)}: ${error.message}\n`);
+    if (error.code === 'OUTPUT_INVALID' && typed)
+      out.notice(
+        `The answer does not match the schema of --output-schema ${answer.outputSchemaFile}: loosen the schema or use a model with structured output.`,
+      );
     if (sessionId !== undefined)
       out.notice(`The session is kept: muster sessions show ${sessionId}`);
     return exitCodeOf(error.code);
@@ -160,6 +181,18 @@ function refusedCalls(events: readonly AgentEvent[]): Refused[] {
 
 function isRefusal(code: string | undefined): boolean {
   return code === 'TOOL_DENIED' || code === 'TOOL_APPROVAL_REQUIRED';
+}
+
+/**
+ * A run's failure as JSON: `{ code, message }`, with the `details` of `OUTPUT_INVALID`
+ * (`reason`, `issues`, `repairs`) so a script can show what was wrong with the answer.
+ */
+function jsonError(error: MusterError): { code: string; message: string; details?: unknown } {
+  return {
+    code: error.code,
+    message: error.message,
+    ...(error.code === 'OUTPUT_INVALID' ? { details: error.details } : {}),
+  };
 }
 
 /** An event as JSON: errors as `{ code, message }`. */

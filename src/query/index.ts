@@ -12,6 +12,7 @@ export type {
   QueryUserMessage,
   QueryResultMessage,
   QueryResultSubtype,
+  QueryOutputFormat,
   QueryContentBlock,
   QueryUsage,
   QueryPermissionDenial,

@@ -108,6 +108,29 @@ describe('RunMessageMapper', () => {
     ]);
   });
 
+  it('gives error_max_structured_output_retries for OUTPUT_INVALID, and structured_output on success', () => {
+    const m = new RunMessageMapper('sess', 'x');
+    const invalid = new MusterError('OUTPUT_INVALID', 'still not JSON', {
+      details: { reason: 'output-not-json', issues: [], repairs: 1 },
+    });
+    expect(m.failure(invalid)).toMatchObject({
+      subtype: 'error_max_structured_output_retries',
+      is_error: true,
+      error_code: 'OUTPUT_INVALID',
+    });
+    const done = m.map({
+      ...base,
+      type: 'session.completed',
+      content: '{"n":1}',
+      output: { n: 1 },
+      iterations: 1,
+      usage,
+    });
+    expect(done).toMatchObject([
+      { subtype: 'success', result: '{"n":1}', structured_output: { n: 1 } },
+    ]);
+  });
+
   it('leaves other events out', () => {
     const m = new RunMessageMapper('sess', 'x');
     expect(m.map({ ...base, type: 'model.delta', kind: 'text', content: 'hi' })).toEqual([]);

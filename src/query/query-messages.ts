@@ -7,6 +7,7 @@ import type {
   QueryMessage,
   QueryPermissionDenial,
   QueryResultMessage,
+  QueryResultSubtype,
   QueryUsage,
 } from './query-types.js';
 
@@ -35,7 +36,8 @@ const ZERO: QueryUsage = toQueryUsage(undefined);
  * Maps one run's agent events to query messages (one mapper per user turn): `model.completed`
  * -> `assistant` (text and `tool_use` blocks), `tool.completed` -> `user` (a `tool_result`),
  * `elicitation.completed` via the server's notification -> `system`/`elicitation_complete`,
- * `session.completed` / `session.failed` -> the turn's `result`. Every other event maps to
+ * `session.completed` / `session.failed` -> the turn's `result` (with `structured_output`
+ * when the run asked for `output`). Every other event maps to
  * nothing. Denied calls are gathered into the result's `permission_denials`.
  */
 export class RunMessageMapper {
@@ -93,7 +95,13 @@ export class RunMessageMapper {
           },
         ];
       case 'session.completed':
-        return [this.#result('success', { content: event.content, usage: event.usage })];
+        return [
+          this.#result('success', {
+            content: event.content,
+            usage: event.usage,
+            ...(event.output !== undefined ? { output: event.output } : {}),
+          }),
+        ];
       case 'session.failed':
         return [this.failure(event.error)];
       default:
@@ -101,11 +109,9 @@ export class RunMessageMapper {
     }
   }
 
-  /** The error `result` of a run that failed with `error`. */
+  /** The error `result` of a run that failed with `error`, its subtype decided by the code. */
   failure(error: MusterError): QueryResultMessage {
-    const maxTurns =
-      error.code === 'AGENT_LIMIT_EXCEEDED' && error.details.limit === 'maxIterations';
-    return this.#result(maxTurns ? 'error_max_turns' : 'error_during_execution', { error });
+    return this.#result(errorSubtype(error), { error });
   }
 
   #assistant(event: Extract<AgentEvent, { type: 'model.completed' }>): QueryMessage {
@@ -152,7 +158,7 @@ export class RunMessageMapper {
 
   #result(
     subtype: QueryResultMessage['subtype'],
-    end: { content?: string; usage?: Usage; error?: MusterError },
+    end: { content?: string; output?: unknown; usage?: Usage; error?: MusterError },
   ): QueryResultMessage {
     return {
       type: 'result',
@@ -164,12 +170,25 @@ export class RunMessageMapper {
       duration_api_ms: this.#apiMs,
       num_turns: this.#turns,
       ...(end.content !== undefined ? { result: end.content } : {}),
+      ...(end.output !== undefined ? { structured_output: end.output } : {}),
       usage: end.usage ? toQueryUsage(end.usage) : this.#usage,
       total_cost_usd: 0,
       permission_denials: [...this.#denials],
       ...(end.error ? { errors: [end.error.message], error_code: end.error.code } : {}),
     };
   }
+}
+
+/**
+ * The reference SDKs' error subtype of a failure, from its code: the iteration limit is
+ * `error_max_turns`, a typed answer still invalid after its repair turns is
+ * `error_max_structured_output_retries`, anything else `error_during_execution`.
+ */
+function errorSubtype(error: MusterError): Exclude<QueryResultSubtype, 'success'> {
+  if (error.code === 'AGENT_LIMIT_EXCEEDED' && error.details.limit === 'maxIterations')
+    return 'error_max_turns';
+  if (error.code === 'OUTPUT_INVALID') return 'error_max_structured_output_retries';
+  return 'error_during_execution';
 }
 
 function parseArguments(args: unknown): Readonly<Record<string, unknown>> {

@@ -19,6 +19,15 @@ function codeOf(fn: () => unknown): string | undefined {
 }
 
 describe('resolveQueryOptions', () => {
+  it("maps outputFormat onto each run's output, and refuses a type other than json_schema", () => {
+    const schema = { type: 'object', properties: { n: { type: 'number' } } };
+    expect(resolve({ outputFormat: { type: 'json_schema', schema } }).output).toEqual({ schema });
+    expect(resolve({}).output).toBeUndefined();
+    expect(codeOf(() => resolve({ outputFormat: { type: 'text', schema } }))).toMatch(
+      /^INVALID_CONFIGURATION: .*'outputFormat'.*json_schema/,
+    );
+  });
+
   it('maps the reference options onto policy, mcp and limits', () => {
     const { agent } = resolve({
       mcpServers: { fs: { command: 'fs-server' } },

@@ -1,10 +1,10 @@
-import type { AgentOptions } from '../agent/index.js';
+import type { AgentOptions, OutputRequest } from '../agent/index.js';
 import { MusterError } from '../errors/index.js';
 import type { McpOptions, McpServerConfig, SdkMcpServer } from '../mcp/index.js';
 import type { ModelClient } from '../model/index.js';
 import { DEFAULT_CONTROL_REQUEST_TIMEOUT_MS } from './control-request.js';
 import { permissionBridge } from './query-permissions.js';
-import type { QueryCanUseTool, QueryOnElicitation } from './query-types.js';
+import type { QueryCanUseTool, QueryOnElicitation, QueryOutputFormat } from './query-types.js';
 
 /**
  * A server in `options.mcpServers`: a Muster declaration (`stdio`, `http`, `sse`,
@@ -56,6 +56,11 @@ export interface QueryOptions {
   readonly sessionId?: string;
   /** Where sessions live (`sessionStore`; default a new in-memory store per query). */
   readonly sessionStore?: AgentOptions['sessionStore'];
+  /**
+   * A typed final answer for every turn (`run({ output: { schema } })`): the success
+   * `result` carries it as `structured_output`.
+   */
+  readonly outputFormat?: QueryOutputFormat;
 }
 
 const KNOWN: readonly (keyof QueryOptions)[] = [
@@ -79,6 +84,7 @@ const KNOWN: readonly (keyof QueryOptions)[] = [
   'resume',
   'sessionId',
   'sessionStore',
+  'outputFormat',
 ];
 
 const MAX_TIMER_MS = 2_147_483_647;
@@ -92,6 +98,8 @@ export interface ResolvedQueryOptions {
   readonly cwd: string;
   readonly abortSignal?: AbortSignal;
   readonly oauth: McpOptions['oauth'];
+  /** What each turn's run asks for as `output` (from `outputFormat`). */
+  readonly output?: OutputRequest;
 }
 
 function invalid(message: string): MusterError {
@@ -146,6 +154,28 @@ function checkShapes(o: Record<string, unknown>): void {
     );
   if (present('resume') && present('sessionId') && o.resume !== o.sessionId)
     throw invalid("query() options 'resume' and 'sessionId' name different sessions; give one.");
+  if (present('outputFormat')) checkOutputFormat(o.outputFormat);
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * `outputFormat` must be `{ type: 'json_schema', schema: {...} }`; the run compiles the
+ * schema itself (a schema that does not compile fails the turn with `INVALID_CONFIGURATION`).
+ */
+function checkOutputFormat(format: unknown): void {
+  const what = "{ type: 'json_schema', schema: <a JSON Schema object> }";
+  check(isObject(format), 'outputFormat', what);
+  const f = format as Record<string, unknown>;
+  const extra = Object.keys(f).filter((k) => k !== 'type' && k !== 'schema');
+  if (extra.length > 0)
+    throw invalid(`query() option 'outputFormat' has an unknown key '${extra[0]}': give ${what}.`);
+  if (f.type !== 'json_schema')
+    throw invalid(
+      `query() option 'outputFormat' has type ${JSON.stringify(f.type)}; the only type is 'json_schema': give ${what}.`,
+    );
+  check(isObject(f.schema), 'outputFormat.schema', 'a JSON Schema object');
 }
 
 const SDK_SERVER = Symbol.for('muster.sdk-mcp-server');
@@ -175,7 +205,8 @@ export function toMusterServer(name: string, config: QueryMcpServerConfig): McpS
  * `policy.visibleTools`, `allowedTools` (+ `mcp_connect:<name>` for each declared server) ->
  * `policy.allow`, `disallowedTools` -> `policy.deny`, `canUseTool` -> `policy.approve` (with a
  * `beforeTool` hook for `updatedInput`), `strictMcpConfig`, `allowedMcpServerNames`,
- * `onElicitation` and `mcpOAuth` -> `mcp`, `maxTurns` -> `limits.maxIterations`.
+ * `onElicitation` and `mcpOAuth` -> `mcp`, `maxTurns` -> `limits.maxIterations`,
+ * `outputFormat` -> each run's `output`.
  */
 export function resolveQueryOptions(
   options: QueryOptions | undefined,
@@ -257,5 +288,6 @@ export function resolveQueryOptions(
     cwd: o.cwd ?? process.cwd(),
     ...(o.abortController ? { abortSignal: o.abortController.signal } : {}),
     oauth: o.mcpOAuth,
+    ...(o.outputFormat ? { output: { schema: o.outputFormat.schema } } : {}),
   };
 }

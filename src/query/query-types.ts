@@ -111,8 +111,17 @@ export interface QueryPermissionDenial {
   readonly tool_input: Readonly<Record<string, unknown>>;
 }
 
-/** The subtypes of a final `result`. */
-export type QueryResultSubtype = 'success' | 'error_max_turns' | 'error_during_execution';
+/**
+ * The subtypes of a final `result`: `error_max_turns` is `AGENT_LIMIT_EXCEEDED` on
+ * `maxIterations`, `error_max_structured_output_retries` is `OUTPUT_INVALID` (an
+ * `outputFormat` answer still invalid after its repair turns), `error_during_execution` any
+ * other failure.
+ */
+export type QueryResultSubtype =
+  | 'success'
+  | 'error_max_turns'
+  | 'error_max_structured_output_retries'
+  | 'error_during_execution';
 
 /** The end of one user turn: success with the final text, or an error subtype. */
 export interface QueryResultMessage {
@@ -126,6 +135,11 @@ export interface QueryResultMessage {
   readonly num_turns: number;
   /** The final text (success only). */
   readonly result?: string;
+  /**
+   * The typed answer, validated against `options.outputFormat.schema` (success of a query
+   * with `outputFormat` only).
+   */
+  readonly structured_output?: unknown;
   readonly usage: QueryUsage;
   readonly total_cost_usd: 0;
   readonly permission_denials: readonly QueryPermissionDenial[];
@@ -133,6 +147,18 @@ export interface QueryResultMessage {
   readonly errors?: readonly string[];
   /** The Muster error code behind an error subtype. */
   readonly error_code?: string;
+}
+
+/**
+ * `options.outputFormat`: ask every turn for a typed final answer (SPEC 15.4; Muster's
+ * `run({ output: { schema } })`). The model may call tools first, then answers with JSON
+ * matching `schema` (a plain JSON Schema object); the success `result` carries the validated
+ * value as `structured_output`. An answer still invalid after the repair turn ends the turn
+ * with `error_max_structured_output_retries`.
+ */
+export interface QueryOutputFormat {
+  readonly type: 'json_schema';
+  readonly schema: Readonly<Record<string, unknown>>;
 }
 
 /** Every message `query()` yields, discriminated on `type` (and `subtype` for `system`). */

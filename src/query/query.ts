@@ -54,8 +54,9 @@ export interface QueryParams {
  * A message-stream facade over `Agent` for hosts written against `query()`-style SDKs: each
  * user turn is one `agent.run()` on the query's session, and its events are mapped to
  * messages (`system`/`init` once, `assistant`, `user` tool results,
- * `system`/`elicitation_complete`, and a `result` per turn). Unknown options fail with
- * `INVALID_CONFIGURATION` at once.
+ * `system`/`elicitation_complete`, and a `result` per turn). With `outputFormat`, each
+ * turn asks for a typed answer, carried by its success `result` as `structured_output`.
+ * Unknown options fail with `INVALID_CONFIGURATION` at once.
  *
  * @example
  * ```ts
@@ -204,6 +205,7 @@ class QueryStream implements Query {
         ...turn,
         sessionId: this.#sessionId,
         signal: controller.signal,
+        ...(this.#options.output ? { output: this.#options.output } : {}),
       });
       for await (const event of events) {
         for (const message of mapper.map(event)) {
