@@ -29,6 +29,10 @@ export type {
   SessionFailedEvent,
   McpContextOptions,
   Limits,
+  OutputOption,
+  OutputRequest,
+  OutputSchema,
+  OutputValue,
 } from './agent/index.js';
 
 // Tracing (SPEC 12b): structural OpenTelemetry types; `@opentelemetry/api` is an optional peer
@@ -181,6 +185,7 @@ export type {
   ModelRequest,
   ModelToolChoice,
   ModelProviderOptions,
+  ModelOutputFormat,
   Usage,
   StopReason,
   ModelPart,

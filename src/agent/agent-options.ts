@@ -13,6 +13,7 @@ import type { AfterToolHook, BeforeToolHook, Tool, ToolExecutor } from '../tools
 import type { AgentEvent } from './events.js';
 import type { Limits } from './limits.js';
 import type { TraceContext, Tracer } from '../util/index.js';
+import type { OutputOption } from './output/index.js';
 
 /**
  * Opt-in retries of a model turn that failed with a retryable `ModelError` (rate limits, 5xx,
@@ -100,6 +101,11 @@ export interface AgentOptions {
   readonly promptCacheKey?: string;
   /** MCP resources and prompts preloaded before every run's first model call (a run's own replaces it). */
   readonly mcpContext?: McpContextOptions;
+  /**
+   * Repair turns a run with `output` gets when its final answer is invalid (default 1): each
+   * shows the model what is wrong; after the last, the run fails with `OUTPUT_INVALID`.
+   */
+  readonly outputRepairs?: number;
 }
 
 /** One run (SPEC section 3). Give `input`, or `inputContent` for text and images. */
@@ -128,12 +134,24 @@ export interface RunRequest {
    * passes its tool's `traceContext`); the active context when absent.
    */
   readonly traceContext?: TraceContext;
+  /**
+   * Ask for a typed final answer (SPEC 15.4): the model may call tools first, then answers
+   * with JSON matching this schema; `session.completed.output` carries the validated value.
+   */
+  readonly output?: OutputOption;
+  /** Repair turns of an invalid typed answer for this run; replaces the agent's `outputRepairs`. */
+  readonly outputRepairs?: number;
 }
 
-/** What `send()` resolves with. */
-export interface SendResult {
+/** What `send()` resolves with; `T` is the typed answer's type when the run asked for `output`. */
+export interface SendResult<T = unknown> {
   /** The final answer. */
   readonly text: string;
+  /**
+   * The typed final answer, validated against the run's `output` schema (its output type);
+   * absent when the run asked for none.
+   */
+  readonly output?: T;
   readonly sessionId: string;
   readonly usage: Usage;
   /** Every event of the run, in order. */

@@ -23,6 +23,8 @@ import { openSessionRun, resumeSessionRun } from './session-run.js';
 import type { SessionRun } from './session-run.js';
 import { guardedStore } from './store-guard.js';
 import { validateRunRequest } from './validate-options.js';
+import { outputInvalidError, resolveOutput } from './output/index.js';
+import type { OutputSpec } from './output/index.js';
 
 /** Which run this is: its ids, whether it continues a session, the tool it runs as. */
 export interface AgentRunIds {
@@ -40,6 +42,8 @@ interface RunPlan {
   readonly limits: Limits;
   readonly model: ModelClient;
   readonly modelName: string;
+  /** The typed final answer the run asks for. */
+  readonly output: OutputSpec | undefined;
 }
 
 /**
@@ -164,6 +168,8 @@ export class AgentRun {
     const request = validateRunRequest(resume ? { ...this.#raw, input: '' } : this.#raw);
     const limits = resolveLimits(runtime.limits, request.limits, 'run limits');
     const { model, modelName } = runModel(runtime, request);
+    const output =
+      request.output === undefined ? undefined : await resolveOutput(request.output, 'output');
     // decided synchronously: an untraced run builds nothing and awaits nothing here
     if (runtime.tracing?.traces())
       this.#observer = await runtime.tracing.startRun(
@@ -177,7 +183,7 @@ export class AgentRun {
         },
         request.traceContext,
       );
-    return { request, limits, model, modelName };
+    return { request, limits, model, modelName, output };
   }
 
   /**
@@ -216,8 +222,7 @@ export class AgentRun {
     const session = this.#session!;
     const scope = this.#openScope(plan.limits);
     const tools = await prepareRunTools(runtime, scope, this.#store);
-    if (session.finalText !== undefined)
-      return { content: session.finalText, iterations: session.iterationsDone, usage: ZERO_USAGE };
+    if (session.finalText !== undefined) return finalResult(session, plan.output);
     const { sessionId, runId } = this.#ids;
     const context = await loopContext(runtime, plan.request, {
       sessionId,
@@ -232,6 +237,7 @@ export class AgentRun {
       iterationsDone: session.iterationsDone,
       scope,
       observer: this.#observer,
+      output: plan.output,
     });
     return runLoop(context, session.transcript);
   }
@@ -261,13 +267,14 @@ export class AgentRun {
     const { sessionId, runId } = this.#ids;
     const sampled = this.#scope?.takeUsage();
     if (sampled) await this.#store.update(sessionId, { addUsage: sampled });
-    await this.#session!.complete(result.content);
+    await this.#session!.complete(result.content, result.output);
     this.#emit({
       type: 'session.completed',
       timestamp: isoNow(),
       sessionId,
       runId,
       content: result.content,
+      ...(result.output !== undefined ? { output: result.output } : {}),
       iterations: result.iterations,
       usage: addUsage(result.usage, sampled),
     });
@@ -305,4 +312,23 @@ export class AgentRun {
     this.#emit({ type: 'session.failed', timestamp: isoNow(), sessionId, runId, error });
     return error;
   }
+}
+
+/**
+ * The result of a resumed run whose final answer was committed before its process died: the
+ * answer read again with the run's `output`, if it asks for one (no repair turn is left to it).
+ */
+async function finalResult(
+  session: SessionRun,
+  output: OutputSpec | undefined,
+): Promise<RunResult> {
+  const done = {
+    content: session.finalText!,
+    iterations: session.iterationsDone,
+    usage: ZERO_USAGE,
+  };
+  if (!output) return done;
+  const reading = await output.read(done.content);
+  if (!reading.ok) throw outputInvalidError(reading, 0);
+  return { ...done, output: reading.value };
 }

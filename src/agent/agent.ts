@@ -11,6 +11,7 @@ import type { AgentScope } from './agent-scope.js';
 import { agentSessions } from './agent-sessions.js';
 import type { AgentSessions } from './agent-sessions.js';
 import { sendResult } from './send-result.js';
+import type { OutputOption, OutputValue } from './output/index.js';
 import type { AgentEvent } from './events.js';
 import { ChildRuntime } from './child-runtime.js';
 import { validateChildOptions } from './child-options.js';
@@ -77,14 +78,17 @@ export class Agent {
     return this.#runEvents({ ...options, sessionId }, true);
   }
 
-  /** Runs to the end and returns the final text with every event. */
-  async send(
+  /**
+   * Runs to the end and returns the final text with every event. With `output`, `output` of
+   * the result is the validated typed answer, typed by the schema (SPEC 15.4).
+   */
+  async send<const O extends OutputOption | undefined = undefined>(
     text: string,
-    options: Omit<RunRequest, 'input' | 'inputContent'> = {},
-  ): Promise<SendResult> {
+    options: Omit<RunRequest, 'input' | 'inputContent' | 'output'> & { readonly output?: O } = {},
+  ): Promise<SendResult<OutputValue<O>>> {
     const events: AgentEvent[] = [];
     for await (const ev of this.run({ ...options, input: text })) events.push(ev);
-    return sendResult(events);
+    return sendResult(events) as SendResult<OutputValue<O>>;
   }
 
   /** Prepares every tool source now (the first run does it otherwise). Returns its events. */

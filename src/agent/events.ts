@@ -33,6 +33,8 @@ export interface ModelCompletedEvent extends EventBase {
 export interface SessionCompletedEvent extends EventBase {
   readonly type: 'session.completed';
   readonly content: string;
+  /** The validated typed answer, when the run asked for `output` (SPEC 15.4). */
+  readonly output?: unknown;
   readonly iterations: number;
   /** Usage of this run. */
   readonly usage: Usage;

@@ -10,6 +10,7 @@ import { preloadMcpContext } from './mcp-context.js';
 import type { RunContext } from './run-loop.js';
 import type { RunTools } from './run-setup.js';
 import type { RunObserver } from './run-observer.js';
+import type { OutputSpec } from './output/index.js';
 
 /** The model a run uses and its name: the run's name, else the agent's, else the model's. */
 export function runModel(
@@ -52,6 +53,8 @@ export interface LoopRun extends RunIdentity {
   readonly scope: RunScope;
   /** What watches the run (its spans, when it is traced); `UNOBSERVED` otherwise. */
   readonly observer: RunObserver;
+  /** The typed final answer the run asks for, settled at run start. */
+  readonly output?: OutputSpec | undefined;
 }
 
 /**
@@ -95,6 +98,10 @@ export async function loopContext(
   if (run.iterationsDone !== undefined) ctx.iterationsDone = run.iterationsDone;
   if (run.tools.finishResult) ctx.finishResult = run.tools.finishResult;
   if (run.tools.view) ctx.toolView = run.tools.view;
+  if (run.output) {
+    ctx.output = run.output;
+    ctx.outputRepairs = request.outputRepairs ?? options.outputRepairs ?? 1;
+  }
   return ctx;
 }
 

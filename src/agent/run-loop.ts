@@ -32,6 +32,8 @@ import type { RunObserver } from './run-observer.js';
 import { turnTools } from './run-tool-view.js';
 import type { RunToolView } from './run-tool-view.js';
 import { commitMessages as commit, stepCommits, toolMessage } from './step-commits.js';
+import { outputInvalidError, repairInstruction } from './output/index.js';
+import type { OutputSpec } from './output/index.js';
 
 /** Everything one run needs, fixed when it starts. */
 export interface RunContext {
@@ -69,11 +71,17 @@ export interface RunContext {
   readonly observer: RunObserver;
   /** What the model is shown of the catalog turn by turn (tool search); all visible tools when absent. */
   readonly toolView?: RunToolView | undefined;
+  /** The typed final answer the run asks for (SPEC 15.4); free text when absent. */
+  readonly output?: OutputSpec | undefined;
+  /** Repair turns an invalid typed answer gets (with `output`). */
+  readonly outputRepairs?: number;
 }
 
 /** How a run ended successfully. */
 export interface RunResult {
   readonly content: string;
+  /** The validated typed answer, when the run asked for `output`. */
+  readonly output?: unknown;
   readonly iterations: number;
   readonly usage: Usage;
 }
@@ -93,6 +101,7 @@ export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Prom
   const take = (attempts: TurnAttempts | undefined) =>
     nextTurn(ctx, transcript, tools, onDelta, attempts);
   let usage = ZERO_USAGE;
+  let repairs = 0;
   for (let iteration = (ctx.iterationsDone ?? 0) + 1; ; iteration++) {
     if (iteration > ctx.limits.maxIterations) {
       throw new MusterError(
@@ -121,7 +130,17 @@ export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Prom
       stopReason: turn.stopReason,
       ...(turn.usage ? { usage: turn.usage } : {}),
     });
-    if (turn.calls.length === 0) return { content: turn.text, iterations: iteration, usage };
+    if (turn.calls.length === 0) {
+      if (!ctx.output) return { content: turn.text, iterations: iteration, usage };
+      const reading = await ctx.output.read(turn.text);
+      if (reading.ok)
+        return { content: turn.text, output: reading.value, iterations: iteration, usage };
+      if (repairs >= (ctx.outputRepairs ?? 0)) throw outputInvalidError(reading, repairs);
+      repairs++;
+      const note = repairInstruction(ctx.output.format.name, reading);
+      await commit(ctx, transcript, [deepFreeze(userText(note))], {});
+      continue;
+    }
 
     if (turn.calls.length > ctx.limits.maxToolCallsPerTurn) {
       const refused = turn.calls.map((c) =>
@@ -167,7 +186,7 @@ export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Prom
       stepCommits(ctx, transcript),
     );
     const notes: ModelMessage[] = redirects(outcomes).map((redirect) =>
-      deepFreeze({ role: 'user', content: [{ type: 'text', text: redirect }] }),
+      deepFreeze(userText(redirect)),
     );
     if (notes.length > 0) await commit(ctx, transcript, notes, {});
     if (ctx.signal.aborted) throw abortError(ctx);
@@ -188,6 +207,7 @@ async function modelRequest(
     ...(ctx.reasoningEffort !== undefined ? { reasoningEffort: ctx.reasoningEffort } : {}),
     stream: ctx.stream,
     ...(ctx.promptCacheKey !== undefined ? { promptCacheKey: ctx.promptCacheKey } : {}),
+    ...(ctx.output ? { output: ctx.output.format } : {}),
   };
 }
 
@@ -208,6 +228,10 @@ async function nextTurn(
 
 function abortError(ctx: RunContext): MusterError {
   return abortedError('The run', ctx.signal.reason);
+}
+
+function userText(text: string): ModelMessage {
+  return { role: 'user', content: [{ type: 'text', text }] };
 }
 
 function redirects(outcomes: readonly ToolCallOutcome[]): string[] {

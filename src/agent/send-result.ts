@@ -8,6 +8,9 @@ export function sendResult(events: readonly AgentEvent[]): SendResult {
   const done = events.find((e) => e.type === 'session.completed' && e.runId === started?.runId);
   return {
     text: done?.type === 'session.completed' ? done.content : '',
+    ...(done?.type === 'session.completed' && done.output !== undefined
+      ? { output: done.output }
+      : {}),
     sessionId: started?.sessionId ?? '',
     usage: done?.type === 'session.completed' ? done.usage : ZERO_USAGE,
     events,

@@ -21,8 +21,8 @@ export interface SessionRun {
   readonly finalText?: string;
   /** When the session was opened, ISO 8601. */
   readonly startedAt: string;
-  /** Records the final answer. */
-  complete(content: string): Promise<void>;
+  /** Records the final answer, and its typed value when the run asked for `output`. */
+  complete(content: string, output?: unknown): Promise<void>;
   /** Records the failure (code and message only). */
   fail(error: MusterError): Promise<void>;
 }
@@ -118,7 +118,12 @@ function repairsOf(existing: SessionState | undefined) {
 
 function ending(store: SessionStore, sessionId: string): Pick<SessionRun, 'complete' | 'fail'> {
   return {
-    complete: (content) => store.update(sessionId, { status: 'completed', finalContent: content }),
+    complete: (content, output) =>
+      store.update(sessionId, {
+        status: 'completed',
+        finalContent: content,
+        finalOutput: output === undefined ? null : { value: output },
+      }),
     fail: (error) =>
       store.update(sessionId, {
         status: 'failed',

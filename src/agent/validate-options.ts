@@ -118,6 +118,7 @@ const agentOptions = shape({
   modelRetry: optional(modelRetry),
   promptCacheKey: optional(promptCacheKey),
   mcpContext: optional(mcpContext),
+  outputRepairs: optional(nonNegativeInteger),
 });
 
 const imagePart = shape({
@@ -148,6 +149,9 @@ const runRequest = shape({
   traceContext: optional(
     hasMethods(['getValue', 'setValue'], 'an OpenTelemetry Context (from context.active())'),
   ),
+  // its shape is checked where it is resolved (resolveOutput), with messages of its own
+  output: optional(() => undefined),
+  outputRepairs: optional(nonNegativeInteger),
 });
 
 /** Checks agent options; unknown keys and wrong types fail with `INVALID_CONFIGURATION`. */

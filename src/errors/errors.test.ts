@@ -64,6 +64,7 @@ describe('MUSTER_ERROR_CODES', () => {
         'AGENT_LIMIT_EXCEEDED',
         'MODEL_REQUEST_FAILED',
         'MODEL_RESPONSE_INVALID',
+        'OUTPUT_INVALID',
         'ABORTED',
         'INTERNAL_ERROR',
       ].sort(),

@@ -161,10 +161,15 @@ export type DriverFailureReason = (typeof DRIVER_FAILURE_REASONS)[number];
  * - `minimum-over-limit`: the smallest allowed model request is over a context limit
  *   (`AGENT_LIMIT_EXCEEDED`);
  * - `summarizer-failed`, `summary-empty`, `summary-too-long`: `context.summarize` threw,
- *   returned no text, or keeps returning a summary too long to fit (`AGENT_LIMIT_EXCEEDED`).
+ *   returned no text, or keeps returning a summary too long to fit (`AGENT_LIMIT_EXCEEDED`);
+ * - `output-not-json`, `output-schema-mismatch`: a typed final answer that is not JSON, or
+ *   whose JSON the output schema refuses, after every repair turn (`OUTPUT_INVALID`,
+ *   `details.issues` lists what is wrong).
  */
 export const RUNTIME_FAILURE_REASONS = [
   ...DRIVER_FAILURE_REASONS,
+  'output-not-json',
+  'output-schema-mismatch',
   'token-file-corrupt',
   'minimum-over-limit',
   'summarizer-failed',

@@ -9,6 +9,7 @@ export type {
   ReasoningEffort,
   ModelToolChoice,
   ModelProviderOptions,
+  ModelOutputFormat,
   ModelToolDefinition,
   ModelPart,
   StopReason,

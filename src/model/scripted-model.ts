@@ -17,6 +17,11 @@ export interface ScriptedToolCall {
 /** One declared model turn. */
 export interface ScriptedTurnSpec {
   readonly text?: string;
+  /**
+   * A typed final answer: streamed as its JSON text (after `text`, if both are given). Give
+   * it in the form of `request.output.schema` (a root that is not an object is `{ value }`).
+   */
+  readonly output?: unknown;
   readonly reasoning?: string;
   readonly toolCalls?: readonly ScriptedToolCall[];
   readonly usage?: Usage;
@@ -98,8 +103,10 @@ async function* playTurn(
     );
   }
   if (spec.reasoning) yield { type: 'reasoning', text: spec.reasoning };
-  if (spec.text) {
-    for (const chunk of spec.text.split(/(?<= )/)) {
+  const text =
+    spec.output === undefined ? spec.text : `${spec.text ?? ''}${JSON.stringify(spec.output)}`;
+  if (text) {
+    for (const chunk of text.split(/(?<= )/)) {
       if (signal.aborted) throw abortedError('The model stream', signal.reason);
       yield { type: 'text-delta', text: chunk };
     }
@@ -119,6 +126,8 @@ async function* playTurn(
 
 function estimateUsage(request: ModelRequest, spec: ScriptedTurnSpec): Usage {
   const inputTokens = request.messages.length * 10;
-  const outputTokens = Math.ceil((spec.text?.length ?? 0) / 4) + (spec.toolCalls?.length ?? 0) * 10;
+  const answer = spec.output === undefined ? '' : JSON.stringify(spec.output);
+  const outputTokens =
+    Math.ceil(((spec.text?.length ?? 0) + answer.length) / 4) + (spec.toolCalls?.length ?? 0) * 10;
   return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens };
 }

@@ -82,6 +82,9 @@ export class MemorySessionStore implements SessionStore {
     this.#checkWrite(sessionId, options);
     // copy everything first: a patch that cannot be copied changes nothing
     const messages = patch.appendMessages ? patch.appendMessages.map(isolated) : [];
+    const finalOutput = patch.finalOutput
+      ? deepFreeze(JSON.parse(JSON.stringify(patch.finalOutput.value) ?? 'null'))
+      : undefined;
     const error =
       patch.error === undefined || patch.error === null
         ? patch.error
@@ -93,6 +96,8 @@ export class MemorySessionStore implements SessionStore {
     if (patch.status !== undefined) state.status = patch.status;
     if (patch.iteration !== undefined) state.iteration = patch.iteration;
     if (patch.finalContent !== undefined) state.finalContent = patch.finalContent;
+    if (patch.finalOutput === null) delete state.finalOutput;
+    else if (patch.finalOutput !== undefined) state.finalOutput = finalOutput;
     if (patch.addUsage !== undefined)
       state.usage = Object.freeze(addUsage(state.usage, patch.addUsage));
     if (error === null) delete state.error;

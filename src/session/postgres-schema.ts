@@ -47,6 +47,8 @@ const MIGRATIONS: readonly string[] = [
      evicted BOOLEAN NOT NULL DEFAULT false
    );
    CREATE INDEX muster_archive_session ON {s}.muster_archive (session_id, seq);`,
+  // 2: the typed final answer of the latest completed run (SPEC 15.4)
+  `ALTER TABLE {s}.muster_sessions ADD COLUMN final_output TEXT;`,
 ];
 
 /** The schema version this code writes. */

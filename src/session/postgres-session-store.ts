@@ -22,7 +22,7 @@ import { quoteSchema } from './postgres-schema.js';
 import { PostgresConnection } from './postgres-connection.js';
 import { PostgresArchive } from './postgres-archive.js';
 import type { Transact } from './postgres-archive.js';
-import { rowToState, rowToSummary, sessionRowValues } from './stored-rows.js';
+import { outputJson, rowToState, rowToSummary, sessionRowValues } from './stored-rows.js';
 import type { SessionRow } from './stored-rows.js';
 
 /** Options of {@link PostgresSessionStore}: a connection string or a pool the host owns. */
@@ -87,8 +87,8 @@ export class PostgresSessionStore implements SessionStore {
     await this.#write(state.id, options, async (c, lease) => {
       const inserted = await c.query(
         `INSERT INTO ${this.#s}.muster_sessions (id, status, iteration, created_at, updated_at,
-           final_content, usage, error, archive_refs, started_calls, message_count)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (id) DO NOTHING`,
+           final_content, usage, error, archive_refs, started_calls, message_count, final_output)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (id) DO NOTHING`,
         sessionRowValues(state),
       );
       if (inserted.rowCount !== 1) throw existsError(state.id);
@@ -134,7 +134,8 @@ export class PostgresSessionStore implements SessionStore {
            final_content = COALESCE($4, final_content), usage = COALESCE($5::jsonb, usage),
            error = CASE WHEN $6 THEN $7::jsonb ELSE error END,
            archive_refs = archive_refs || $8::jsonb, started_calls = started_calls || $9::jsonb,
-           message_count = $10, updated_at = $11
+           message_count = $10, updated_at = $11,
+           final_output = CASE WHEN $12 THEN $13 ELSE final_output END
          WHERE id = $1`,
         [
           sessionId,
@@ -148,6 +149,8 @@ export class PostgresSessionStore implements SessionStore {
           JSON.stringify(patch.appendStartedCalls ?? []),
           count + (patch.appendMessages?.length ?? 0),
           new Date().toISOString(),
+          patch.finalOutput !== undefined,
+          patch.finalOutput ? outputJson(patch.finalOutput.value) : null,
         ],
       );
       await this.#append(c, sessionId, patch.appendMessages ?? [], count, lease);

@@ -22,6 +22,11 @@ export interface SessionState {
   readonly updatedAt: string;
   /** The final answer of the latest completed run. */
   readonly finalContent?: string;
+  /**
+   * The typed final answer of the latest completed run in its JSON form, when the run asked for
+   * `output` (SPEC 15.4); absent otherwise.
+   */
+  readonly finalOutput?: unknown;
   /** Token usage summed over every run of the session. */
   readonly usage: Usage;
   /** References of archived tool results that belong to this session. */
@@ -39,6 +44,8 @@ export interface SessionPatch {
   readonly status?: SessionStatus;
   readonly iteration?: number;
   readonly finalContent?: string;
+  /** The typed final answer: `{ value }` (JSON) records it, `null` clears the previous run's. */
+  readonly finalOutput?: { readonly value: unknown } | null;
   /** Usage to add to the session's total. */
   readonly addUsage?: Usage;
   readonly appendMessages?: readonly ModelMessage[];

@@ -46,6 +46,8 @@ const MIGRATIONS: readonly string[] = [
      evicted INTEGER NOT NULL DEFAULT 0
    );
    CREATE INDEX muster_archive_session ON muster_archive (session_id, seq);`,
+  // 2: the typed final answer of the latest completed run (SPEC 15.4)
+  `ALTER TABLE muster_sessions ADD COLUMN final_output TEXT;`,
 ];
 
 /** The schema version this code writes. */

@@ -26,7 +26,7 @@ import {
 import { openSqliteDatabase } from './sqlite-driver.js';
 import { migrateSqlite } from './sqlite-schema.js';
 import { SqliteArchive } from './sqlite-archive.js';
-import { rowToState, rowToSummary, sessionRowValues } from './stored-rows.js';
+import { outputJson, rowToState, rowToSummary, sessionRowValues } from './stored-rows.js';
 import type { SessionRow } from './stored-rows.js';
 
 /** Options of {@link SqliteSessionStore}. */
@@ -86,8 +86,8 @@ export class SqliteSessionStore implements SessionStore {
       if (exists) throw existsError(state.id);
       this.#sql(
         `INSERT INTO muster_sessions (id, status, iteration, created_at, updated_at, final_content,
-             usage, error, archive_refs, started_calls, message_count)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+             usage, error, archive_refs, started_calls, message_count, final_output)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ).run(...sessionRowValues(state));
       this.#append(state.id, state.messages, 0, lease);
     });
@@ -131,6 +131,7 @@ export class SqliteSessionStore implements SessionStore {
              status = COALESCE(?, status), iteration = COALESCE(?, iteration),
              final_content = COALESCE(?, final_content), usage = COALESCE(?, usage),
              error = CASE WHEN ? THEN ? ELSE error END,
+             final_output = CASE WHEN ? THEN ? ELSE final_output END,
              archive_refs = ?, started_calls = ?, message_count = ?, updated_at = ?
            WHERE id = ?`,
       ).run(
@@ -140,6 +141,8 @@ export class SqliteSessionStore implements SessionStore {
         usage ? JSON.stringify(usage) : null,
         patch.error !== undefined ? 1 : 0,
         patch.error ? JSON.stringify(patch.error) : null,
+        patch.finalOutput !== undefined ? 1 : 0,
+        patch.finalOutput ? outputJson(patch.finalOutput.value) : null,
         JSON.stringify(refs),
         JSON.stringify(started),
         count + (patch.appendMessages?.length ?? 0),

@@ -13,6 +13,8 @@ export interface SessionRow {
   readonly created_at: string | Date;
   readonly updated_at: string | Date;
   readonly final_content: string | null;
+  /** JSON text in both databases (a JSON string would be ambiguous as jsonb); NULL when none. */
+  readonly final_output?: unknown;
   readonly usage: unknown;
   readonly error: unknown;
   readonly archive_refs: unknown;
@@ -53,6 +55,9 @@ export function rowToState(row: SessionRow, messages: readonly unknown[]): Sessi
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
     ...(row.final_content !== null ? { finalContent: row.final_content } : {}),
+    ...(row.final_output !== null && row.final_output !== undefined
+      ? { finalOutput: json<unknown>(row.final_output) }
+      : {}),
     usage: json(row.usage),
     archiveRefs: json(row.archive_refs),
     startedCalls: json(row.started_calls),
@@ -90,7 +95,7 @@ export function rowToItem(row: ArchiveRow): SessionArchiveItem {
 /**
  * The column values of a new session row, in the order both SQL stores insert them: id,
  * status, iteration, created_at, updated_at, final_content, usage, error, archive_refs,
- * started_calls, message_count.
+ * started_calls, message_count, final_output.
  */
 export function sessionRowValues(state: SessionState): unknown[] {
   return [
@@ -105,5 +110,11 @@ export function sessionRowValues(state: SessionState): unknown[] {
     JSON.stringify(state.archiveRefs),
     JSON.stringify(state.startedCalls ?? []),
     state.messages.length,
+    'finalOutput' in state ? outputJson(state.finalOutput) : null,
   ];
+}
+
+/** The JSON text of a typed final answer, as both SQL stores keep it (`null` stays JSON `null`). */
+export function outputJson(value: unknown): string {
+  return JSON.stringify(value) ?? 'null';
 }

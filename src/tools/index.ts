@@ -1,7 +1,7 @@
 export { tool, isTool } from './tool.js';
 export type { Tool, ToolSpec } from './tool.js';
 export type { StandardSchemaV1Like, InferOutput } from './standard-schema.js';
-export { isStandardSchema } from './standard-schema.js';
+export { isStandardSchema, exportJsonSchema, validateStandard } from './standard-schema.js';
 export type {
   JsonSchema,
   ToolAnnotations,

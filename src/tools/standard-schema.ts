@@ -43,12 +43,14 @@ export function isStandardSchema(value: unknown): value is StandardSchemaV1Like 
 
 /**
  * Exports a Standard Schema as a JSON Schema object (draft 2020-12). Fails with
- * `INVALID_CONFIGURATION` when the library cannot, or when the root is not an object schema.
+ * `INVALID_CONFIGURATION` when the library cannot, or when the root is not an object schema
+ * (unless `anyRoot`: a typed final answer may be a list or a string).
  */
 export function exportJsonSchema(
   schema: StandardSchemaV1Like,
   io: 'input' | 'output',
   where: string,
+  anyRoot = false,
 ): JsonSchema {
   const exporter = schema['~standard'].jsonSchema;
   if (!exporter) {
@@ -68,7 +70,7 @@ export function exportJsonSchema(
       { cause: err },
     );
   }
-  if (json.type !== 'object') {
+  if (!anyRoot && json.type !== 'object') {
     throw new MusterError(
       'INVALID_CONFIGURATION',
       `${where}: the ${io} schema must describe an object (got type ${JSON.stringify(json.type)}). Wrap the fields in an object schema.`,

@@ -138,6 +138,9 @@ function runtimeAdvice(err: MusterError<RuntimeErrorCode>): string {
     case 'summary-empty':
     case 'summary-too-long':
       return 'raise the context limits or fix the summarizer';
+    case 'output-not-json':
+    case 'output-schema-mismatch':
+      return 'raise outputRepairs or simplify the schema';
     default: {
       const _exhaustive: never = reason;
       return _exhaustive;

@@ -55,6 +55,31 @@ describe('SqliteSessionStore', () => {
     }
   });
 
+  it('a file of schema version 1 (before typed answers) gains final_output and keeps its sessions', async () => {
+    const file = tempFile();
+    try {
+      const store = new SqliteSessionStore({ path: file.path });
+      await store.create(newState('old', { status: 'completed', finalContent: 'done' }));
+      store.close();
+      // take the file back to what version 1 wrote
+      const db = new Database(file.path);
+      db.exec('ALTER TABLE muster_sessions DROP COLUMN final_output');
+      db.pragma('user_version = 1');
+      db.close();
+      const again = new SqliteSessionStore({ path: file.path });
+      expect(await again.get('old')).toMatchObject({ status: 'completed', finalContent: 'done' });
+      expect('finalOutput' in ((await again.get('old')) ?? {})).toBe(false);
+      await again.update('old', { finalOutput: { value: { n: 1 } } });
+      expect((await again.get('old'))?.finalOutput).toEqual({ n: 1 });
+      again.close();
+      const check = new Database(file.path, { readonly: true });
+      expect(check.pragma('user_version', { simple: true })).toBe(2);
+      check.close();
+    } finally {
+      file.remove();
+    }
+  });
+
   it('a failed write (disk or constraint) changes nothing and is an ordinary error the agent types', async () => {
     const file = tempFile();
     try {

@@ -83,6 +83,24 @@ export function describeStoreContract(
       expect(await store.get('nope')).toBeUndefined();
     });
 
+    it('keeps a typed final answer as JSON until a later run clears it', async () => {
+      const { store } = await open();
+      const value = { n: 3, tags: ['a', 'b'], nested: { ok: true, none: null } };
+      await store.create(newState('typed', { finalOutput: 'created' }));
+      expect((await store.get('typed'))?.finalOutput).toBe('created');
+      await store.update('typed', { status: 'completed', finalOutput: { value } });
+      expect((await store.get('typed'))?.finalOutput).toEqual(value);
+      // a patch without it keeps it; JSON null is a value, not an absence
+      await store.update('typed', { iteration: 2 });
+      expect((await store.get('typed'))?.finalOutput).toEqual(value);
+      await store.update('typed', { finalOutput: { value: null } });
+      const kept = await store.get('typed');
+      expect(kept && 'finalOutput' in kept).toBe(true);
+      expect(kept?.finalOutput).toBeNull();
+      await store.update('typed', { finalOutput: null });
+      expect('finalOutput' in ((await store.get('typed')) ?? {})).toBe(false);
+    });
+
     it('refuses unknown ids and duplicate creates with stable codes', async () => {
       const { store } = await open();
       await expect(store.update('missing', { iteration: 1 })).rejects.toMatchObject({

@@ -11,6 +11,7 @@ export type {
   ReasoningEffort,
   ModelToolChoice,
   ModelProviderOptions,
+  ModelOutputFormat,
 } from './model-request.js';
 export type { ModelToolDefinition } from './model-tool-definition.js';
 

@@ -20,6 +20,26 @@ export type ModelToolChoice =
  */
 export type ModelProviderOptions = Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 
+/**
+ * A typed final answer the run asks for (SPEC 15.4): the model answers with JSON text matching
+ * `schema`. Muster sends the schema already in a strict form where it could make one
+ * (`strict: true`: an object root, every property required, optional ones nullable, no
+ * additional properties, records as `{ key, value }` entries); the agent undoes that form and
+ * validates the answer against the host's schema. A provider asks natively with it (OpenAI
+ * `json_schema`, Anthropic `output_config`, AI SDK `responseFormat`) and streams the answer as
+ * text, like any other final answer.
+ */
+export interface ModelOutputFormat {
+  /** A name for the answer's schema (default `final_answer`; OpenAI requires one). */
+  readonly name: string;
+  /** What the answer is, for providers that send a description. */
+  readonly description?: string;
+  /** The JSON Schema (draft 2020-12) of the answer's JSON, as Muster sends it. */
+  readonly schema: Readonly<Record<string, unknown>>;
+  /** True when `schema` is in strict form; providers with a strict mode turn it on only then. */
+  readonly strict: boolean;
+}
+
 /** One request for one model turn. A provider sends no optional field the request left unset. */
 export interface ModelRequest {
   /** The provider's model identifier. */
@@ -45,4 +65,9 @@ export interface ModelRequest {
    * share it and a prefix are routed to the same cache. Providers without one ignore it.
    */
   readonly promptCacheKey?: string;
+  /**
+   * The typed final answer this run asks for. Tools stay available: the model calls them as
+   * usual, and its final answer (the turn without tool calls) is the JSON. Absent: free text.
+   */
+  readonly output?: ModelOutputFormat;
 }
