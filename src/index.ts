@@ -215,6 +215,15 @@ export type {
   SessionStore,
   SessionArchive,
   SessionArchiveItem,
+  Wait,
+  WaitKind,
+  WaitDecision,
+  ApprovalWaitDecision,
+  ElicitationWaitDecision,
+  WaitQuery,
+  WaitPage,
+  DecideOptions,
+  SessionWaits,
 } from './session/index.js';
 
 // Context: request shaping to the context limits, and the archive of large tool results

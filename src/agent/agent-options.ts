@@ -14,6 +14,8 @@ import type { AgentEvent } from './events.js';
 import type { Limits } from './limits.js';
 import type { TraceContext, Tracer } from '../util/index.js';
 import type { OutputOption } from './output/index.js';
+import type { WaitOptions } from './run-waits.js';
+import type { Wait } from '../session/index.js';
 
 /**
  * Opt-in retries of a model turn that failed with a retryable `ModelError` (rate limits, 5xx,
@@ -106,6 +108,8 @@ export interface AgentOptions {
    * shows the model what is wrong; after the last, the run fails with `OUTPUT_INVALID`.
    */
   readonly outputRepairs?: number;
+  /** How long waits of parked runs last, and what their expiry decides (SPEC 15.1). */
+  readonly waits?: WaitOptions;
 }
 
 /** One run (SPEC section 3). Give `input`, or `inputContent` for text and images. */
@@ -145,6 +149,13 @@ export interface RunRequest {
 
 /** What `send()` resolves with; `T` is the typed answer's type when the run asked for `output`. */
 export interface SendResult<T = unknown> {
+  /**
+   * `completed`, or `parked` (SPEC 15.1): the run waits on `waits`; decide them with
+   * `agent.decide()` from any process, then `agent.resume(sessionId)`.
+   */
+  readonly status: 'completed' | 'parked';
+  /** The waits a parked run waits on (absent when it completed). */
+  readonly waits?: readonly Wait[];
   /** The final answer. */
   readonly text: string;
   /**

@@ -12,7 +12,7 @@ import type { AgentEvent } from './events.js';
 import { resolveLimits } from './limits.js';
 import type { Limits } from './limits.js';
 import { loopContext, runModel } from './loop-context.js';
-import { runLoop } from './run-loop.js';
+import { RunParked, runLoop } from './run-loop.js';
 import type { RunResult } from './run-loop.js';
 import { UNOBSERVED } from './run-observer.js';
 import type { RunObserver } from './run-observer.js';
@@ -24,6 +24,7 @@ import type { SessionRun } from './session-run.js';
 import { guardedStore } from './store-guard.js';
 import { validateRunRequest } from './validate-options.js';
 import { outputInvalidError, resolveOutput } from './output/index.js';
+import { RunWaits, openWaits, sessionWaits } from './run-waits.js';
 import type { OutputSpec } from './output/index.js';
 
 /** Which run this is: its ids, whether it continues a session, the tool it runs as. */
@@ -62,6 +63,7 @@ export class AgentRun {
   #claim: SessionClaim | undefined;
   #session: SessionRun | undefined;
   #scope: RunScope | undefined;
+  #waits: RunWaits | undefined;
   readonly #store: SessionStore;
 
   constructor(runtime: AgentScope, request: RunRequest, ids: AgentRunIds) {
@@ -111,11 +113,13 @@ export class AgentRun {
     const unfollow = this.#followSignals();
     try {
       const plan = await this.#plan();
+      if (this.#ids.resume && (await this.#stillWaiting())) return undefined;
       await this.#openSession(plan);
       const result = await this.#runLoop(plan);
       await this.#complete(result);
       return undefined;
     } catch (err) {
+      if (err instanceof RunParked) return await this.#park(err);
       return await this.#fail(err);
     } finally {
       unfollow();
@@ -199,8 +203,16 @@ export class AgentRun {
     if (!runtime.initialized)
       await raceAbort(runtime.ensureInitialized(), signal, 'Initialization');
     else if (signal.aborted) throw abortedError('Initialization', signal.reason);
+    this.#waits = await RunWaits.open({
+      sessionId,
+      runId,
+      store: this.#store,
+      options: runtime.options.waits,
+      emit: (event) => this.#emit(event),
+      writeOptions: () => this.#claim?.writeOptions() ?? {},
+    });
     const session = resume
-      ? await resumeSessionRun(this.#store, sessionId)
+      ? await resumeSessionRun(this.#store, sessionId, this.#waits.waitingCalls)
       : await openSessionRun(this.#store, sessionId, plan.request);
     this.#session = session;
     this.#emit({
@@ -238,6 +250,8 @@ export class AgentRun {
       scope,
       observer: this.#observer,
       output: plan.output,
+      waits: this.#waits,
+      pendingCalls: session.pendingCalls,
     });
     return runLoop(context, session.transcript);
   }
@@ -260,6 +274,46 @@ export class AgentRun {
       },
     });
     return this.#scope;
+  }
+
+  /**
+   * A resume of a parked session whose waits are not all decided (or expired): reports
+   * `session.parked` again and ends, having written nothing.
+   */
+  async #stillWaiting(): Promise<boolean> {
+    const store = this.#runtime.store;
+    const { sessionId, runId } = this.#ids;
+    const session = await store.get(sessionId);
+    if (session?.status !== 'parked') return false;
+    const open = openWaits(await sessionWaits(store, sessionId), Date.now());
+    if (open.length === 0) return false;
+    this.#emit({ type: 'session.parked', timestamp: isoNow(), sessionId, runId, waits: open });
+    return true;
+  }
+
+  /**
+   * Parks the run: its waits are stored and its turn committed; the session becomes `parked`
+   * (the lease is released when the run ends) and `session.parked` names the waits.
+   */
+  async #park(parked: RunParked): Promise<MusterError | undefined> {
+    const { sessionId, runId } = this.#ids;
+    try {
+      const sampled = this.#scope?.takeUsage();
+      await this.#store.update(sessionId, {
+        status: 'parked',
+        ...(sampled ? { addUsage: sampled } : {}),
+      });
+    } catch (err) {
+      return await this.#fail(err);
+    }
+    this.#emit({
+      type: 'session.parked',
+      timestamp: isoNow(),
+      sessionId,
+      runId,
+      waits: parked.waits,
+    });
+    return undefined;
   }
 
   /** Records the answer and the usage spent answering servers, then `session.completed`. */

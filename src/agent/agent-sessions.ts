@@ -10,6 +10,8 @@ import type {
   ArchiveReadOptions,
 } from './session-archive-access.js';
 import { guardedStore, guardStore } from './store-guard.js';
+import { listWaits } from './wait-decisions.js';
+import type { WaitPage, WaitQuery } from '../session/index.js';
 
 /** Read access to an agent's sessions. */
 export interface AgentSessions {
@@ -39,6 +41,11 @@ export interface AgentSessions {
   ): Promise<ContextPage | undefined>;
   /** The archived items of `sessionId` (of one call with `callId`), oldest first, no payloads. */
   listArchive(sessionId: string, callId?: string): Promise<readonly ArchivedItemSummary[]>;
+  /**
+   * The waits of parked runs across sessions, whichever process parked them (SPEC 15.1): an
+   * inbox to decide from. Empty when the store keeps no waits.
+   */
+  waits(query?: WaitQuery): Promise<WaitPage>;
 }
 
 /** The `agent.sessions` facade over the runtime's store; failures are typed like a run's. */
@@ -64,5 +71,6 @@ export function agentSessions(runtime: AgentScope): AgentSessions {
     archiveResult: (id, result, call) => archiveDirectResult(runtime, id, result, call),
     readArchive: (id, ref, options) => readArchivePage(runtime, id, ref, options),
     listArchive: (id, callId) => listArchived(runtime, id, callId),
+    waits: (query) => listWaits(runtime, query),
   };
 }

@@ -17,6 +17,8 @@ import { ChildRuntime } from './child-runtime.js';
 import { validateChildOptions } from './child-options.js';
 import type { ChildAgentOptions } from './child-options.js';
 import { validateAgentOptions } from './validate-options.js';
+import { decideWait } from './wait-decisions.js';
+import type { DecideOptions, Wait, WaitDecision } from '../session/index.js';
 
 /**
  * The key under which `child()` hands a child agent its runtime: a child is an `Agent` over a
@@ -129,6 +131,21 @@ export class Agent {
   asTool(options: AgentToolOptions): Tool {
     const name = (options as Partial<AgentToolOptions> | undefined)?.name;
     return agentAsTool({ run: (request) => this.#runEvents(request, false, name) }, options);
+  }
+
+  /**
+   * Decides a wait of a parked run (SPEC 15.1), from any process with the same store: an
+   * approval with `{ decision, reason?, message? }`, a form with `{ action, content? }`. Pass
+   * the `fingerprint` you showed the person to get `WAIT_STALE` when the call changed since.
+   * Then `resume(sessionId)` continues the run (once every wait is decided or expired).
+   */
+  decide(
+    sessionId: string,
+    waitId: string,
+    decision: WaitDecision,
+    options?: Pick<DecideOptions, 'fingerprint'>,
+  ): Promise<Wait> {
+    return decideWait(this.#runtime, sessionId, waitId, decision, options);
   }
 
   /** Usage of every run of this agent and of its children so far (each run counted once). */

@@ -3,6 +3,7 @@ import type { MusterError } from '../errors/index.js';
 import type { StopReason, ToolCallPart, Usage } from '../model/index.js';
 import type { McpEvent } from '../mcp/index.js';
 import type { ToolEvent } from '../tools/index.js';
+import type { Wait, WaitDecision } from '../session/index.js';
 import type { EventBase } from '../util/index.js';
 
 /** A run started. `continued` is true when the session already existed. */
@@ -40,6 +41,36 @@ export interface SessionCompletedEvent extends EventBase {
   readonly usage: Usage;
 }
 
+/** A call parked: the wait any process may decide (SPEC 15.1), as stored. */
+export interface WaitCreatedEvent extends EventBase {
+  readonly type: 'wait.created';
+  readonly wait: Wait;
+}
+
+/**
+ * A resumed run took up a wait: `applied` when its decision (or its expiry) decided the call,
+ * false when the call changed since (tool, arguments or policy) and a fresh wait replaces it.
+ */
+export interface WaitDecidedEvent extends EventBase {
+  readonly type: 'wait.decided';
+  readonly waitId: string;
+  readonly callId?: string;
+  readonly kind: Wait['kind'];
+  readonly applied: boolean;
+  /** The decision; absent when the wait expired undecided. */
+  readonly decision?: WaitDecision;
+  readonly expired: boolean;
+}
+
+/**
+ * The run parked (SPEC 15.1): its transcript, pending calls and waits are committed and its
+ * lease released; decide the waits from any process, then `resume()` the session.
+ */
+export interface SessionParkedEvent extends EventBase {
+  readonly type: 'session.parked';
+  readonly waits: readonly Wait[];
+}
+
 /** The run failed; `run()` throws the same error right after this event. */
 export interface SessionFailedEvent extends EventBase {
   readonly type: 'session.failed';
@@ -55,7 +86,10 @@ export type AgentEvent =
   | McpEvent
   | ToolEvent
   | SessionCompletedEvent
-  | SessionFailedEvent;
+  | SessionFailedEvent
+  | WaitCreatedEvent
+  | WaitDecidedEvent
+  | SessionParkedEvent;
 
 /** The `type` of any agent event. */
 export type AgentEventType = AgentEvent['type'];

@@ -11,6 +11,8 @@ import type { RunContext } from './run-loop.js';
 import type { RunTools } from './run-setup.js';
 import type { RunObserver } from './run-observer.js';
 import type { OutputSpec } from './output/index.js';
+import type { RunWaits } from './run-waits.js';
+import type { ToolCallRequest } from '../tools/index.js';
 
 /** The model a run uses and its name: the run's name, else the agent's, else the model's. */
 export function runModel(
@@ -55,6 +57,10 @@ export interface LoopRun extends RunIdentity {
   readonly observer: RunObserver;
   /** The typed final answer the run asks for, settled at run start. */
   readonly output?: OutputSpec | undefined;
+  /** The run's waits (SPEC 15.1). */
+  readonly waits?: RunWaits | undefined;
+  /** Calls that parked, run again before the next turn (a resumed run). */
+  readonly pendingCalls?: readonly ToolCallRequest[] | undefined;
 }
 
 /**
@@ -98,6 +104,8 @@ export async function loopContext(
   if (run.iterationsDone !== undefined) ctx.iterationsDone = run.iterationsDone;
   if (run.tools.finishResult) ctx.finishResult = run.tools.finishResult;
   if (run.tools.view) ctx.toolView = run.tools.view;
+  if (run.waits) ctx.waits = run.waits;
+  if (run.pendingCalls) ctx.pendingCalls = run.pendingCalls;
   if (run.output) {
     ctx.output = run.output;
     ctx.outputRepairs = request.outputRepairs ?? options.outputRepairs ?? 1;

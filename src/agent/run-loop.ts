@@ -34,6 +34,9 @@ import type { RunToolView } from './run-tool-view.js';
 import { commitMessages as commit, stepCommits, toolMessage } from './step-commits.js';
 import { outputInvalidError, repairInstruction } from './output/index.js';
 import type { OutputSpec } from './output/index.js';
+import type { RunWaits } from './run-waits.js';
+import type { Wait } from '../session/index.js';
+import type { ToolCallRequest } from '../tools/index.js';
 
 /** Everything one run needs, fixed when it starts. */
 export interface RunContext {
@@ -75,6 +78,18 @@ export interface RunContext {
   readonly output?: OutputSpec | undefined;
   /** Repair turns an invalid typed answer gets (with `output`). */
   readonly outputRepairs?: number;
+  /** The run's waits (SPEC 15.1): decisions a resumed run applies, and the calls that park. */
+  readonly waits?: RunWaits | undefined;
+  /** Calls of the last turn that parked, run again (with their decisions) before the next turn. */
+  readonly pendingCalls?: readonly ToolCallRequest[] | undefined;
+}
+
+/**
+ * Thrown by the loop when a turn's calls parked: their waits are stored and the rest of the
+ * turn committed. Not a failure: the run ends `parked`.
+ */
+export class RunParked {
+  constructor(readonly waits: readonly Wait[]) {}
 }
 
 /** How a run ended successfully. */
@@ -102,6 +117,8 @@ export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Prom
     nextTurn(ctx, transcript, tools, onDelta, attempts);
   let usage = ZERO_USAGE;
   let repairs = 0;
+  if (ctx.pendingCalls && ctx.pendingCalls.length > 0)
+    await runCalls(ctx, transcript, ctx.pendingCalls);
   for (let iteration = (ctx.iterationsDone ?? 0) + 1; ; iteration++) {
     if (iteration > ctx.limits.maxIterations) {
       throw new MusterError(
@@ -165,32 +182,53 @@ export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Prom
       );
     }
 
-    const outcomes = await runTurnCalls(
+    await runCalls(
+      ctx,
+      transcript,
       turn.calls.map((c) => ({ ...c, iteration })),
-      {
-        sessionId: ctx.sessionId,
-        runId: ctx.runId,
-        signal: ctx.signal,
-        catalog: ctx.catalog,
-        policy: ctx.policy,
-        beforeTool: ctx.beforeTool,
-        afterTool: ctx.afterTool,
-        maxToolArgumentBytes: ctx.limits.maxToolArgumentBytes,
-        maxToolResultBytes: ctx.limits.maxToolResultBytes,
-        emit: ctx.emit as (event: ToolEvent) => void,
-        onObserverError: ctx.onObserverError,
-        ...(ctx.finishResult ? { finishResult: ctx.finishResult } : {}),
-        scope: ctx.scope,
-      },
-      ctx.observer,
-      stepCommits(ctx, transcript),
     );
-    const notes: ModelMessage[] = redirects(outcomes).map((redirect) =>
-      deepFreeze(userText(redirect)),
-    );
-    if (notes.length > 0) await commit(ctx, transcript, notes, {});
     if (ctx.signal.aborted) throw abortError(ctx);
   }
+}
+
+/**
+ * Runs one turn's calls and commits their results, then any redirect instruction. When calls
+ * parked, their waits are stored in their place, the waits the run took up are settled, and
+ * the run parks (`RunParked`).
+ */
+async function runCalls(
+  ctx: RunContext,
+  transcript: ModelMessage[],
+  calls: readonly ToolCallRequest[],
+): Promise<void> {
+  const waits = ctx.waits;
+  const outcomes = await runTurnCalls(
+    calls,
+    {
+      sessionId: ctx.sessionId,
+      runId: ctx.runId,
+      signal: ctx.signal,
+      catalog: ctx.catalog,
+      policy: ctx.policy,
+      beforeTool: ctx.beforeTool,
+      afterTool: ctx.afterTool,
+      maxToolArgumentBytes: ctx.limits.maxToolArgumentBytes,
+      maxToolResultBytes: ctx.limits.maxToolResultBytes,
+      emit: ctx.emit as (event: ToolEvent) => void,
+      onObserverError: ctx.onObserverError,
+      ...(ctx.finishResult ? { finishResult: ctx.finishResult } : {}),
+      scope: ctx.scope,
+      ...(waits ? { waits } : {}),
+    },
+    ctx.observer,
+    stepCommits(waits ? { ...ctx, park: (outcome) => waits.park(outcome) } : ctx, transcript),
+  );
+  const notes: ModelMessage[] = redirects(outcomes).map((redirect) =>
+    deepFreeze(userText(redirect)),
+  );
+  if (notes.length > 0) await commit(ctx, transcript, notes, {});
+  await waits?.settle();
+  if (waits && waits.parked.length > 0) throw new RunParked([...waits.parked]);
 }
 
 /** The request of the next model turn: the transcript as the context manager shapes it. */

@@ -4,6 +4,7 @@ import {
   DEFAULT_ARCHIVE_THRESHOLD_BYTES,
   MemoryArchiveStore,
 } from '../context/index.js';
+import { MusterError } from '../errors/index.js';
 import { createMcpRuntime } from '../mcp/index.js';
 import { ToolPolicy } from '../policy/index.js';
 import { MemorySessionStore } from '../session/index.js';
@@ -53,6 +54,16 @@ export interface RuntimeLifecycle {
 export function buildRuntimeParts(options: AgentOptions, life: RuntimeLifecycle): RuntimeParts {
   const policy = new ToolPolicy(options.policy ?? {});
   const store: SessionStore = options.sessionStore ?? new MemorySessionStore();
+  if (options.policy?.park === true && !store.waits)
+    throw new MusterError(
+      'INVALID_CONFIGURATION',
+      'policy.park parks runs in the session store, but this store keeps no waits: give it a `waits` object with put, get, list, decide and remove (SessionWaits), or use the memory, SQLite or PostgreSQL store.',
+      {
+        details: {
+          missing: ['waits.put', 'waits.get', 'waits.list', 'waits.decide', 'waits.remove'],
+        },
+      },
+    );
   // a store that keeps an archive keeps it with the sessions (paging survives restarts)
   const archive =
     store.archive ??

@@ -5,6 +5,8 @@ import type { RunRequest } from './agent-options.js';
 import { copyData, deepFreeze, isoNow } from '../util/index.js';
 import { withoutMedia } from './stored-form.js';
 import { unansweredCallResults } from './transcript-repair.js';
+import { sessionWaits } from './run-waits.js';
+import type { ToolCallRequest } from '../tools/index.js';
 
 /** A session opened for one run: the transcript the model sees, and how the run ends in the store. */
 export interface SessionRun {
@@ -21,6 +23,8 @@ export interface SessionRun {
   readonly finalText?: string;
   /** When the session was opened, ISO 8601. */
   readonly startedAt: string;
+  /** Calls that parked (SPEC 15.1), to run again with their decisions before the next turn. */
+  readonly pendingCalls?: readonly ToolCallRequest[];
   /** Records the final answer, and its typed value when the run asked for `output`. */
   complete(content: string, output?: unknown): Promise<void>;
   /** Records the failure (code and message only). */
@@ -39,6 +43,14 @@ export async function openSessionRun(
 ): Promise<SessionRun> {
   const existing = await store.get(sessionId);
   const startedAt = isoNow();
+  if (existing?.status === 'parked') {
+    const waits = (await sessionWaits(store, sessionId)).map((w) => `${w.id} (${w.kind})`);
+    throw new SessionError(
+      'SESSION_ALREADY_RUNNING',
+      `Session '${sessionId}' is parked on ${waits.length === 0 ? 'its waits' : waits.join(', ')}: decide them with agent.decide() and continue it with agent.resume('${sessionId}').`,
+      { sessionId },
+    );
+  }
   if (existing) {
     await store.update(sessionId, { status: 'running', iteration: 0, error: null });
   } else {
@@ -74,6 +86,7 @@ export async function openSessionRun(
 export async function resumeSessionRun(
   store: SessionStore,
   sessionId: string,
+  waitingCalls: ReadonlySet<string> = new Set(),
 ): Promise<SessionRun> {
   const existing = await store.get(sessionId);
   if (!existing) {
@@ -83,14 +96,19 @@ export async function resumeSessionRun(
       { sessionId },
     );
   }
-  if (existing.status !== 'running' && existing.status !== 'failed') {
+  if (
+    existing.status !== 'running' &&
+    existing.status !== 'failed' &&
+    existing.status !== 'parked'
+  ) {
     throw new MusterError(
       'INVALID_CONFIGURATION',
       `Session '${sessionId}' is ${existing.status}: it has no run to resume; continue it with run({ sessionId, input }).`,
     );
   }
   const startedAt = isoNow();
-  const repairs = repairsOf(existing);
+  const repairs = repairsOf(existing, waitingCalls);
+  const pendingCalls = parkedCalls(existing, waitingCalls);
   await store.update(sessionId, {
     status: 'running',
     error: null,
@@ -107,13 +125,35 @@ export async function resumeSessionRun(
     transcript,
     iterationsDone: existing.iteration,
     ...(finalText !== undefined ? { finalText } : {}),
+    ...(pendingCalls.length > 0 ? { pendingCalls } : {}),
     startedAt,
     ...ending(store, sessionId),
   };
 }
 
-function repairsOf(existing: SessionState | undefined) {
-  return unansweredCallResults(existing?.messages ?? [], existing?.startedCalls);
+function repairsOf(existing: SessionState | undefined, waiting: ReadonlySet<string> = new Set()) {
+  return unansweredCallResults(existing?.messages ?? [], existing?.startedCalls, waiting);
+}
+
+/** The unanswered calls of the last turn that parked on a wait: they run again on resume. */
+function parkedCalls(existing: SessionState, waiting: ReadonlySet<string>): ToolCallRequest[] {
+  if (waiting.size === 0) return [];
+  const answered = new Set(existing.messages.flatMap((m) => (m.role === 'tool' ? [m.callId] : [])));
+  const last = existing.messages.findLast((m) => m.role === 'assistant');
+  if (last?.role !== 'assistant') return [];
+  return last.content.flatMap((part) =>
+    part.type === 'tool-call' && waiting.has(part.callId) && !answered.has(part.callId)
+      ? [
+          {
+            callId: part.callId,
+            name: part.name,
+            argumentsText: JSON.stringify(part.arguments),
+            arguments: part.arguments,
+            iteration: existing.iteration,
+          },
+        ]
+      : [],
+  );
 }
 
 function ending(store: SessionStore, sessionId: string): Pick<SessionRun, 'complete' | 'fail'> {

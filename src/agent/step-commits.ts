@@ -8,6 +8,8 @@ import type { CallCommits } from './tool-scheduler.js';
 export interface CommitTarget {
   readonly sessionId: string;
   readonly store: SessionStore;
+  /** Stores the wait of a call that parked (SPEC 15.1), in its place among the results. */
+  readonly park?: (outcome: ToolCallOutcome) => Promise<unknown>;
 }
 import { withoutMedia } from './stored-form.js';
 
@@ -28,13 +30,19 @@ export async function commitMessages(
  * store can keep it without a copy; media (the tool's own objects) are left as they are, and
  * never stored.
  */
-export function toolMessage({ callId, toolName, result }: ToolCallOutcome): ToolResultMessage {
+export function toolMessage({
+  callId,
+  toolName,
+  result,
+  decidedBy,
+}: ToolCallOutcome): ToolResultMessage {
   const message: ToolResultMessage = {
     role: 'tool',
     callId,
     toolName,
     content: result.content,
     isError: result.isError === true,
+    ...(decidedBy ? { decidedBy } : {}),
   };
   return result.media && result.media.length > 0
     ? Object.freeze({ ...message, media: result.media })
@@ -61,7 +69,9 @@ export function stepCommits(ctx: CommitTarget, transcript: ModelMessage[]): Call
       chain = chain
         .then(async () => {
           if (broken) throw broken.error;
-          await commitMessages(ctx, transcript, [toolMessage(entry.outcome)], {});
+          // a parked call has no result yet: its wait takes its place
+          if (entry.outcome.parked) await ctx.park!(entry.outcome);
+          else await commitMessages(ctx, transcript, [toolMessage(entry.outcome)], {});
         })
         .then(entry.done, (error: unknown) => {
           broken ??= { error };

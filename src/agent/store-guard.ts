@@ -1,9 +1,15 @@
 import { MusterError, SessionError } from '../errors/index.js';
 import type {
+  DecideOptions,
   SessionPatch,
   SessionState,
   SessionStore,
+  SessionWaits,
   SessionWriteOptions,
+  Wait,
+  WaitDecision,
+  WaitPage,
+  WaitQuery,
 } from '../session/index.js';
 
 /**
@@ -53,10 +59,19 @@ const noLease = (): SessionWriteOptions => ({});
 
 /** A class, not an object of closures: one is made per run. */
 class GuardedStore implements SessionStore {
+  #waits: SessionWaits | undefined;
+
   constructor(
     private readonly store: SessionStore,
     private readonly write: () => SessionWriteOptions,
   ) {}
+
+  /** The store's waits, typed like its other failures; absent when the store keeps none. */
+  get waits(): SessionWaits | undefined {
+    const waits = this.store.waits;
+    if (!waits) return undefined;
+    return (this.#waits ??= new GuardedWaits(waits));
+  }
 
   create(state: SessionState): Promise<void> {
     return guardStore(state.id, 'create the session', () => this.store.create(state, this.write()));
@@ -79,5 +94,43 @@ class GuardedStore implements SessionStore {
 
   delete(id: string): Promise<void> {
     return guardStore(id, 'delete the session', () => this.store.delete(id));
+  }
+}
+
+/** A store's waits whose failures are typed by {@link guardStore}. */
+class GuardedWaits implements SessionWaits {
+  constructor(private readonly waits: SessionWaits) {}
+
+  put(wait: Wait, options?: SessionWriteOptions): Promise<void> {
+    return guardStore(wait.sessionId, 'store the wait', () => this.waits.put(wait, options));
+  }
+
+  get(sessionId: string, waitId: string): Promise<Wait | undefined> {
+    return guardStore(sessionId, 'read the wait', () => this.waits.get(sessionId, waitId));
+  }
+
+  list(query?: WaitQuery): Promise<WaitPage> {
+    return guardStore(query?.sessionId ?? '', 'list the waits', () => this.waits.list(query));
+  }
+
+  decide(
+    sessionId: string,
+    waitId: string,
+    decision: WaitDecision,
+    options?: DecideOptions,
+  ): Promise<Wait> {
+    return guardStore(sessionId, 'decide the wait', () =>
+      this.waits.decide(sessionId, waitId, decision, options),
+    );
+  }
+
+  remove(
+    sessionId: string,
+    waitIds: readonly string[],
+    options?: SessionWriteOptions,
+  ): Promise<void> {
+    return guardStore(sessionId, 'remove the waits', () =>
+      this.waits.remove(sessionId, waitIds, options),
+    );
   }
 }

@@ -6,13 +6,16 @@ import { deepFreeze } from '../util/index.js';
  * between committing the model's turn and committing its results). A call whose start was
  * committed (`started`) was in flight: it is marked `TOOL_OUTCOME_UNKNOWN` for the model. A
  * call that never started is reported as not run. Neither is ever replayed. Append-only
- * transcripts can only have such calls at their end, so the results are appended.
+ * transcripts can only have such calls at their end, so the results are appended. Calls in
+ * `waiting` parked on a wait (SPEC 15.1) and are left for the resumed run.
  */
 export function unansweredCallResults(
   messages: readonly ModelMessage[],
   started: readonly string[] | undefined,
+  waiting: ReadonlySet<string> = new Set(),
 ): ToolResultMessage[] {
-  const answered = new Set<string>();
+  // a call that parked on a wait did not run: it runs again with its decision, not repaired
+  const answered = new Set<string>(waiting);
   for (const m of messages) if (m.role === 'tool') answered.add(m.callId);
   // a store without call starts (a custom store) cannot tell: every unanswered call is unknown
   const inFlight = started ? new Set(started) : undefined;

@@ -119,6 +119,9 @@ const agentOptions = shape({
   promptCacheKey: optional(promptCacheKey),
   mcpContext: optional(mcpContext),
   outputRepairs: optional(nonNegativeInteger),
+  waits: optional(
+    shape({ ttlMs: optional(positiveInteger), onExpiry: optional(oneOf(['deny', 'cancel'])) }),
+  ),
 });
 
 const imagePart = shape({

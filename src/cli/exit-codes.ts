@@ -19,7 +19,7 @@ export const EXIT_CODES = {
   denied: 5,
   /** A tool call failed (`TOOL_*` other than denials), or the registry was busy. */
   tool: 6,
-  /** A session problem (`SESSION_*`). */
+  /** A session problem (`SESSION_*`), or a wait that cannot be decided (`WAIT_*`). */
   session: 7,
   /** The model provider failed (`MODEL_*`). */
   model: 8,
@@ -60,6 +60,8 @@ export function exitCodeOf(code: MusterErrorCode): ExitCode {
     case 'SESSION_ALREADY_RUNNING':
     case 'SESSION_NOT_FOUND':
     case 'SESSION_STORE_FAILED':
+    case 'WAIT_NOT_FOUND':
+    case 'WAIT_STALE':
       return EXIT_CODES.session;
     case 'MODEL_REQUEST_FAILED':
     case 'MODEL_RESPONSE_INVALID':

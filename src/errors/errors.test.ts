@@ -65,6 +65,8 @@ describe('MUSTER_ERROR_CODES', () => {
         'MODEL_REQUEST_FAILED',
         'MODEL_RESPONSE_INVALID',
         'OUTPUT_INVALID',
+        'WAIT_NOT_FOUND',
+        'WAIT_STALE',
         'ABORTED',
         'INTERNAL_ERROR',
       ].sort(),

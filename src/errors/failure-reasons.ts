@@ -164,12 +164,17 @@ export type DriverFailureReason = (typeof DRIVER_FAILURE_REASONS)[number];
  *   returned no text, or keeps returning a summary too long to fit (`AGENT_LIMIT_EXCEEDED`);
  * - `output-not-json`, `output-schema-mismatch`: a typed final answer that is not JSON, or
  *   whose JSON the output schema refuses, after every repair turn (`OUTPUT_INVALID`,
- *   `details.issues` lists what is wrong).
+ *   `details.issues` lists what is wrong);
+ * - `wait-unknown`, `wait-decided`, `wait-expired`: `WAIT_NOT_FOUND` for a wait that does not
+ *   exist, was already decided, or expired.
  */
 export const RUNTIME_FAILURE_REASONS = [
   ...DRIVER_FAILURE_REASONS,
   'output-not-json',
   'output-schema-mismatch',
+  'wait-unknown',
+  'wait-decided',
+  'wait-expired',
   'token-file-corrupt',
   'minimum-over-limit',
   'summarizer-failed',

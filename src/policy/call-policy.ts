@@ -10,6 +10,8 @@ import type { AuthorizeOptions } from './tool-policy.js';
 export interface CallPolicy {
   /** True when tools are evaluated but not executed. */
   readonly dryRun: boolean;
+  /** The version approvals are bound to (`policy.version`, else a hash of the policy's data). */
+  readonly version: string;
   /** True when the model may see (and so call) the tool. Connections are always "visible". */
   isVisible(subject: PolicySubject): boolean;
   /** Decides one request; rejects with `ABORTED` only when the signal aborts. */

@@ -44,6 +44,11 @@ export class LayeredPolicy implements CallPolicy {
     this.#layers = Object.freeze([...layers]);
   }
 
+  /** The layers' versions, innermost first. */
+  get version(): string {
+    return this.#layers.map((l) => l.policy.version).join('/');
+  }
+
   /** True when any layer is a dry run. */
   get dryRun(): boolean {
     return this.#layers.some((l) => l.policy.dryRun);

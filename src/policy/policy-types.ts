@@ -71,9 +71,13 @@ export interface AuthorizationRequest {
 /** What a rule or an approver decides. */
 export type DecisionKind = 'allow' | 'deny' | 'redirect';
 
-/** A decision with its reason; `redirect` needs a non-empty `message` (the new instruction). */
+/**
+ * A decision with its reason; `redirect` needs a non-empty `message` (the new instruction).
+ * An approver may also answer `park` (SPEC 15.1): the run parks on an approval wait that any
+ * process decides later (rules cannot park).
+ */
 export interface PolicyDecision {
-  readonly decision: DecisionKind;
+  readonly decision: DecisionKind | 'park';
   readonly reason?: string;
   readonly message?: string;
   /** Safe metadata a rule wants observers to see. */
@@ -100,9 +104,12 @@ export type Approver = (
 /** The stage of the pipeline that made a decision. */
 export type DecisionStage = 'hook' | 'deny' | 'rule' | 'allow' | 'default' | 'approval';
 
-/** A final decision with where it came from. */
+/**
+ * A final decision with where it came from. `park`: the call waits for a decision taken
+ * outside the run (an approver answered `park`, or `policy.park` with no approver).
+ */
 export interface AuthorizationDecision {
-  readonly decision: DecisionKind;
+  readonly decision: DecisionKind | 'park';
   readonly stage: DecisionStage;
   readonly reason?: string;
   readonly ruleId?: string;
@@ -123,7 +130,7 @@ export interface AuthorizationEvent {
   readonly runId: string;
   readonly callId?: string;
   readonly stage: DecisionStage;
-  readonly decision: DecisionKind;
+  readonly decision: DecisionKind | 'park';
   readonly reason?: string;
   readonly ruleId?: string;
   readonly metadata?: Readonly<Record<string, unknown>>;
@@ -143,6 +150,17 @@ export interface PolicyOptions {
   /** What happens to the rest: `ask` (default) calls `approve`, which must exist. */
   readonly default?: 'ask' | 'allow' | 'deny';
   readonly approve?: Approver;
+  /**
+   * `ask` with no approver parks the run on an approval wait instead of denying (SPEC 15.1);
+   * the session store must keep waits.
+   */
+  readonly park?: boolean;
+  /**
+   * The version of this policy that approvals are bound to: a wait decided under another
+   * version is void on resume. Absent: a hash of the policy's data (patterns, default,
+   * `park`, rule ids).
+   */
+  readonly version?: string;
   /** Evaluate and report decisions without executing tools (connections are still enforced). */
   readonly dryRun?: boolean;
   /** Sees every final decision, never the arguments; cannot change outcomes. */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { MusterError, abortedError } from '../errors/index.js';
 import { callIsolated } from '../util/index.js';
 import { compilePatterns } from './pattern.js';
@@ -13,7 +14,7 @@ import type {
   PolicyOptions,
 } from './policy-types.js';
 
-const DECISIONS: ReadonlySet<string> = new Set(['allow', 'deny', 'redirect']);
+const DECISIONS: ReadonlySet<string> = new Set(['allow', 'deny', 'redirect', 'park']);
 const DEFAULTS: ReadonlySet<string> = new Set(['ask', 'allow', 'deny']);
 
 /** Hooks the caller of {@link ToolPolicy.authorize} may pass. */
@@ -23,6 +24,14 @@ export interface AuthorizeOptions {
   readonly onApprovalRequested?: (request: AuthorizationRequest) => void;
   /** Receives observer failures. */
   readonly onObserverError?: (err: unknown) => void;
+  /**
+   * The decision already taken for this call on a wait it parked on (SPEC 15.1), used in place
+   * of asking the approver; `undefined` asks as usual. Only reached when the call gets to the
+   * `ask` stage: deny, rules and allow run first.
+   */
+  readonly decided?: (request: AuthorizationRequest) => ApprovalAnswer | undefined;
+  /** False when parking is impossible (the store keeps no waits): a park is then a denial. */
+  readonly canPark?: boolean;
 }
 
 /**
@@ -43,8 +52,11 @@ export class ToolPolicy {
   readonly #default: 'ask' | 'allow' | 'deny';
   readonly #approve: Approver | undefined;
   readonly #observer: PolicyOptions['observer'];
+  readonly #park: boolean;
   /** True when tools are evaluated but not executed. */
   readonly dryRun: boolean;
+  /** The version approvals are bound to: `policy.version`, else a hash of the policy's data. */
+  readonly version: string;
 
   constructor(options: PolicyOptions = {}) {
     if (typeof options !== 'object' || options === null) {
@@ -77,6 +89,20 @@ export class ToolPolicy {
     }
     this.#observer = options.observer;
     this.dryRun = options.dryRun === true;
+    if (options.park !== undefined && typeof options.park !== 'boolean')
+      throw new MusterError('INVALID_CONFIGURATION', 'policy.park must be true or false.');
+    this.#park = options.park === true;
+    if (
+      options.version !== undefined &&
+      (typeof options.version !== 'string' || options.version === '')
+    )
+      throw new MusterError('INVALID_CONFIGURATION', 'policy.version must be a non-empty string.');
+    this.version = options.version ?? dataVersion(options, this.#rules);
+  }
+
+  /** True when an `ask` with no approver parks instead of denying. */
+  get parks(): boolean {
+    return this.#park;
   }
 
   /** True when the model may see (and so call) the tool. Connections are always "visible". */
@@ -189,6 +215,9 @@ export class ToolPolicy {
         reason: "policy.default is 'deny'",
         code: 'TOOL_DENIED',
       };
+    const decided = request.kind === 'tool' ? options.decided?.(request) : undefined;
+    if (decided !== undefined) return this.#answered(decided, request, options);
+    if (!this.#approve && this.#park) return parkOrDeny(request, options, 'policy.park');
     if (!this.#approve) {
       return {
         decision: 'deny',
@@ -211,11 +240,62 @@ export class ToolPolicy {
       };
     }
     if (options.signal.aborted) throw abortedError('Approval', options.signal.reason);
+    return this.#answered(answer, request, options);
+  }
+
+  #answered(
+    answer: ApprovalAnswer,
+    request: AuthorizationRequest,
+    options: AuthorizeOptions,
+  ): AuthorizationDecision {
     if (answer === true) return { decision: 'allow', stage: 'approval', reason: 'approved' };
     if (answer === false)
       return { decision: 'deny', stage: 'approval', reason: 'not approved', code: 'TOOL_DENIED' };
+    if (typeof answer === 'object' && answer !== null && answer.decision === 'park')
+      return parkOrDeny(request, options, 'the approver', answer.reason);
     return fromAnswer(answer, 'approval', request);
   }
+}
+
+/**
+ * A park, where the call can park: a tool call, on a store that keeps waits. A connection or
+ * a sampling request cannot (it is asked inside a call or a connect that holds no wait).
+ */
+function parkOrDeny(
+  request: AuthorizationRequest,
+  options: AuthorizeOptions,
+  by: string,
+  reason?: string,
+): AuthorizationDecision {
+  if (request.kind !== 'tool')
+    return {
+      decision: 'deny',
+      stage: 'approval',
+      reason: `${by} answered park, but a ${request.kind === 'connection' ? 'connection (mcp_connect)' : 'sampling request (mcp_sampling)'} cannot park: decide it while the run waits`,
+      code: 'TOOL_DENIED',
+    };
+  if (options.canPark === false)
+    return {
+      decision: 'deny',
+      stage: 'approval',
+      reason: `${by} answered park, but the session store keeps no waits (SessionStore.waits): use the memory, SQLite or PostgreSQL store, or answer allow or deny`,
+      code: 'TOOL_APPROVAL_REQUIRED',
+    };
+  return { decision: 'park', stage: 'approval', reason: reason ?? `parked by ${by}` };
+}
+
+/** A hash of what the policy decides from: patterns, default, `park` and the rule ids. */
+function dataVersion(options: PolicyOptions, rules: readonly AuthorizationRule[]): string {
+  const data = {
+    visibleTools: options.visibleTools ?? null,
+    deny: options.deny ?? [],
+    allow: options.allow ?? [],
+    default: options.default ?? 'ask',
+    park: options.park === true,
+    approver: options.approve !== undefined,
+    rules: rules.map((r) => r.id),
+  };
+  return createHash('sha256').update(JSON.stringify(data)).digest('hex').slice(0, 32);
 }
 
 function fromAnswer(
@@ -234,6 +314,13 @@ function fromAnswer(
       code: 'TOOL_DENIED',
     };
   }
+  if (d.decision === 'park')
+    return {
+      ...base,
+      decision: 'deny',
+      reason: 'a rule cannot park a call (only the approver or policy.park can)',
+      code: 'TOOL_DENIED',
+    };
   const extra = {
     ...(d.reason !== undefined ? { reason: String(d.reason) } : {}),
     ...(d.metadata !== undefined ? { metadata: d.metadata } : {}),

@@ -12,4 +12,16 @@ export type {
   SessionStore,
 } from './session-store.js';
 export type { SessionArchive, SessionArchiveItem } from './session-archive.js';
+export type {
+  Wait,
+  WaitKind,
+  WaitDecision,
+  ApprovalWaitDecision,
+  ElicitationWaitDecision,
+  WaitQuery,
+  WaitPage,
+  DecideOptions,
+  SessionWaits,
+} from './session-waits.js';
+export { waitNotFoundError, waitStaleError, checkDecision } from './wait-rules.js';
 export { MemorySessionStore } from './memory-session-store.js';

@@ -11,6 +11,7 @@ import type {
   SessionWriteOptions,
 } from './session-store.js';
 import type { LeaseRecord } from './session-rules.js';
+import { MemoryWaits } from './memory-waits.js';
 import {
   existsError,
   FIRST_TOKEN,
@@ -43,6 +44,8 @@ export class MemorySessionStore implements SessionStore {
   readonly #sessions = new Map<string, MutableSession>();
   readonly #leases = new Map<string, LeaseRecord>();
   #lastToken = FIRST_TOKEN - 1;
+  /** The waits of parked runs (SPEC 15.1), in this process. */
+  readonly waits = new MemoryWaits((sessionId, options) => this.#checkWrite(sessionId, options));
 
   async create(state: SessionState, options?: SessionWriteOptions): Promise<void> {
     if (this.#sessions.has(state.id)) throw existsError(state.id);
@@ -108,6 +111,7 @@ export class MemorySessionStore implements SessionStore {
   async delete(sessionId: string): Promise<void> {
     if (isLive(this.#leases.get(sessionId), Date.now())) throw heldError(sessionId);
     this.#sessions.delete(sessionId);
+    this.waits.dropSession(sessionId);
     // a deleted session keeps no lease record (the store would otherwise hold one per id ever
     // used); tokens come from one counter, so an old holder's token never matches a new lease
     this.#leases.delete(sessionId);

@@ -49,6 +49,19 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX muster_archive_session ON {s}.muster_archive (session_id, seq);`,
   // 2: the typed final answer of the latest completed run (SPEC 15.4)
   `ALTER TABLE {s}.muster_sessions ADD COLUMN final_output TEXT;`,
+  // 3: the waits of parked runs (SPEC 15.1). The key orders the inbox across sessions; "C"
+  // orders it by code point, as cursors compare, whatever the database's collation.
+  `CREATE TABLE {s}.muster_waits (
+     session_id TEXT COLLATE "C" NOT NULL,
+     id TEXT COLLATE "C" NOT NULL,
+     kind TEXT NOT NULL,
+     status TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     expires_at TEXT,
+     body TEXT NOT NULL,
+     PRIMARY KEY (session_id, id)
+   );
+   CREATE INDEX muster_waits_status ON {s}.muster_waits (status, session_id, id);`,
 ];
 
 /** The schema version this code writes. */

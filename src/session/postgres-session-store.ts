@@ -2,6 +2,7 @@ import type { Pool, PoolClient } from 'pg';
 import { addUsage } from '../model/index.js';
 import type { Usage } from '../model/index.js';
 import type { SessionArchive } from './session-archive.js';
+import type { SessionWaits } from './session-waits.js';
 import type {
   SessionLease,
   SessionListQuery,
@@ -22,6 +23,7 @@ import { quoteSchema } from './postgres-schema.js';
 import { PostgresConnection } from './postgres-connection.js';
 import { PostgresArchive } from './postgres-archive.js';
 import type { Transact } from './postgres-archive.js';
+import { PostgresWaits } from './postgres-waits.js';
 import { outputJson, rowToState, rowToSummary, sessionRowValues } from './stored-rows.js';
 import type { SessionRow } from './stored-rows.js';
 
@@ -70,6 +72,8 @@ export class PostgresSessionStore implements SessionStore {
   readonly #transact: Transact;
   /** The archive of large tool results, in the same database. */
   readonly archive: SessionArchive;
+  /** The waits of parked runs (SPEC 15.1), in the same database. */
+  readonly waits: SessionWaits;
 
   constructor(options: PostgresSessionStoreOptions) {
     const schema = options.schema ?? 'public';
@@ -81,6 +85,9 @@ export class PostgresSessionStore implements SessionStore {
     );
     this.#transact = (body) => this.#db.transact(body);
     this.archive = new PostgresArchive(this.#s, this.#transact, options.maxArchiveBytesPerSession);
+    this.waits = new PostgresWaits(this.#s, this.#transact, (sessionId, writeOptions, body) =>
+      this.#write(sessionId, writeOptions, body),
+    );
   }
 
   async create(state: SessionState, options?: SessionWriteOptions): Promise<void> {
@@ -161,7 +168,7 @@ export class PostgresSessionStore implements SessionStore {
     await this.#transact(async (c) => {
       const lease = await this.#lease(c, sessionId);
       if (lease?.live) throw heldError(sessionId);
-      for (const table of ['muster_messages', 'muster_archive'])
+      for (const table of ['muster_messages', 'muster_archive', 'muster_waits'])
         await c.query(`DELETE FROM ${this.#s}.${table} WHERE session_id = $1`, [sessionId]);
       await c.query(`DELETE FROM ${this.#s}.muster_sessions WHERE id = $1`, [sessionId]);
     });

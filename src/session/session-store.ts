@@ -1,8 +1,12 @@
 import type { ModelMessage, Usage } from '../model/index.js';
 import type { SessionArchive } from './session-archive.js';
+import type { SessionWaits } from './session-waits.js';
 
-/** Where a session stands. `running` with no live lease means its run died: resume it. */
-export type SessionStatus = 'idle' | 'running' | 'completed' | 'failed';
+/**
+ * Where a session stands. `running` with no live lease means its run died: resume it.
+ * `parked`: its run waits for decisions (SPEC 15.1); decide its waits, then resume it.
+ */
+export type SessionStatus = 'idle' | 'running' | 'parked' | 'completed' | 'failed';
 
 /** A failure recorded on a session: code and message only. */
 export interface SessionErrorRecord {
@@ -130,4 +134,9 @@ export interface SessionStore {
    * instead of `context.archiveStore` so paging works after a restart and on any replica.
    */
   readonly archive?: SessionArchive;
+  /**
+   * The waits of parked runs (SPEC 15.1). An agent whose options can park needs them: it is
+   * refused at construction without them.
+   */
+  readonly waits?: SessionWaits;
 }

@@ -48,6 +48,18 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX muster_archive_session ON muster_archive (session_id, seq);`,
   // 2: the typed final answer of the latest completed run (SPEC 15.4)
   `ALTER TABLE muster_sessions ADD COLUMN final_output TEXT;`,
+  // 3: the waits of parked runs (SPEC 15.1); the key orders the inbox across sessions
+  `CREATE TABLE muster_waits (
+     session_id TEXT NOT NULL,
+     id TEXT NOT NULL,
+     kind TEXT NOT NULL,
+     status TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     expires_at TEXT,
+     body TEXT NOT NULL,
+     PRIMARY KEY (session_id, id)
+   );
+   CREATE INDEX muster_waits_status ON muster_waits (status, session_id, id);`,
 ];
 
 /** The schema version this code writes. */

@@ -3,6 +3,7 @@ import { addUsage } from '../model/index.js';
 import type { Usage } from '../model/index.js';
 import { statementCache } from './sqlite-statements.js';
 import type { SessionArchive } from './session-archive.js';
+import type { SessionWaits } from './session-waits.js';
 import type {
   SessionLease,
   SessionListQuery,
@@ -26,6 +27,7 @@ import {
 import { openSqliteDatabase } from './sqlite-driver.js';
 import { migrateSqlite } from './sqlite-schema.js';
 import { SqliteArchive } from './sqlite-archive.js';
+import { SqliteWaits } from './sqlite-waits.js';
 import { outputJson, rowToState, rowToSummary, sessionRowValues } from './stored-rows.js';
 import type { SessionRow } from './stored-rows.js';
 
@@ -70,6 +72,8 @@ export class SqliteSessionStore implements SessionStore {
   readonly #sql: (sql: string) => Statement;
   /** The archive of large tool results, in the same file. */
   readonly archive: SessionArchive;
+  /** The waits of parked runs (SPEC 15.1), in the same file. */
+  readonly waits: SessionWaits;
 
   constructor(options: SqliteSessionStoreOptions) {
     this.#db = openSqliteDatabase(options.path, { timeout: options.busyTimeoutMs ?? 5000 });
@@ -78,6 +82,9 @@ export class SqliteSessionStore implements SessionStore {
     migrateSqlite(this.#db);
     this.#sql = statementCache(this.#db);
     this.archive = new SqliteArchive(this.#db, options.maxArchiveBytesPerSession);
+    this.waits = new SqliteWaits(this.#db, (sessionId, writeOptions, body) =>
+      this.#write(sessionId, writeOptions, body),
+    );
   }
 
   async create(state: SessionState, options?: SessionWriteOptions): Promise<void> {
@@ -157,7 +164,7 @@ export class SqliteSessionStore implements SessionStore {
     this.#db
       .transaction(() => {
         if (isLive(this.#lease(sessionId), Date.now())) throw heldError(sessionId);
-        for (const table of ['muster_messages', 'muster_archive'])
+        for (const table of ['muster_messages', 'muster_archive', 'muster_waits'])
           this.#sql(`DELETE FROM ${table} WHERE session_id = ?`).run(sessionId);
         this.#sql('DELETE FROM muster_sessions WHERE id = ?').run(sessionId);
       })

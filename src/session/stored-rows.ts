@@ -1,9 +1,10 @@
 import type { ModelMessage } from '../model/index.js';
 import type { SessionArchiveItem } from './session-archive.js';
 import type { SessionState, SessionStatus, SessionSummary } from './session-store.js';
+import type { Wait, WaitQuery } from './session-waits.js';
 
-// Conversions between database rows and session values, shared by the SQLite and PostgreSQL
-// stores. JSON columns arrive as text (SQLite) or parsed values (PostgreSQL jsonb).
+// Conversions between database rows and session values (and waits), shared by the SQLite and
+// PostgreSQL stores. JSON columns arrive as text (SQLite) or parsed values (PostgreSQL jsonb).
 
 /** A session row, as both databases return it. */
 export interface SessionRow {
@@ -117,4 +118,49 @@ export function sessionRowValues(state: SessionState): unknown[] {
 /** The JSON text of a typed final answer, as both SQL stores keep it (`null` stays JSON `null`). */
 export function outputJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
+}
+
+/**
+ * The column values of a wait row, in the order both SQL stores insert them: session_id, id,
+ * kind, status, created_at, expires_at, body (the wait as JSON text, kept as written).
+ */
+export function waitRowValues(wait: Wait): unknown[] {
+  return [
+    wait.sessionId,
+    wait.id,
+    wait.kind,
+    wait.status,
+    wait.createdAt,
+    wait.expiresAt ?? null,
+    JSON.stringify(wait),
+  ];
+}
+
+/** The listing cursor after `wait`, as the memory store writes it: `sessionId\0waitId`. */
+export function waitCursor(wait: Wait): string {
+  return `${wait.sessionId}\u0000${wait.id}`;
+}
+
+/**
+ * The WHERE clause of a wait listing in both SQL stores (`param(n)` writes the n-th
+ * placeholder, from 1) and its values. Rows come after the cursor in (session_id, id) order;
+ * the cursor is split here because PostgreSQL text cannot hold its NUL separator.
+ */
+export function waitListWhere(
+  query: WaitQuery,
+  param: (n: number) => string,
+): { where: string; values: unknown[] } {
+  const terms: string[] = [];
+  const values: unknown[] = [];
+  const next = (value: unknown) => param(values.push(value));
+  if (query.sessionId !== undefined) terms.push(`session_id = ${next(query.sessionId)}`);
+  if (query.kind !== undefined) terms.push(`kind = ${next(query.kind)}`);
+  if (query.status !== undefined) terms.push(`status = ${next(query.status)}`);
+  if (query.cursor !== undefined) {
+    const cut = query.cursor.indexOf('\u0000');
+    const [sessionId, waitId] =
+      cut < 0 ? [query.cursor, ''] : [query.cursor.slice(0, cut), query.cursor.slice(cut + 1)];
+    terms.push(`(session_id, id) > (${next(sessionId)}, ${next(waitId)})`);
+  }
+  return { where: terms.length > 0 ? `WHERE ${terms.join(' AND ')}` : '', values };
 }

@@ -148,7 +148,7 @@ export interface ArchiveListResponse {
 /** The answer of a call: what the policy decided, then the result when it ran. */
 export interface CallToolResponse {
   readonly decision: {
-    readonly decision: DecisionKind;
+    readonly decision: DecisionKind | 'park';
     readonly stage: string;
     readonly reason?: string;
   };

@@ -4,7 +4,14 @@ import { toolApprovalRequestedEvent, toolDecisionEvent } from './call-events.js'
 import { pass, refuse } from './call-stage.js';
 import type { StageResult } from './call-stage.js';
 import type { CatalogEntry } from './tool-catalog.js';
-import type { ToolCallEnvironment, ToolCallOutcome, ToolCallRequest } from './tool-call-types.js';
+import type {
+  DecidedBy,
+  ToolCallEnvironment,
+  ToolCallOutcome,
+  ToolCallRequest,
+  WaitedDecision,
+} from './tool-call-types.js';
+import { callFingerprint } from './call-fingerprint.js';
 
 /** Visibility: only a tool the run's catalog shows the model can be called (`TOOL_NOT_FOUND`). */
 export function findVisibleTool(
@@ -31,14 +38,48 @@ export async function authorizeCall(
   call: ToolCallRequest,
   args: CallArguments,
   env: ToolCallEnvironment,
-): Promise<StageResult<ToolCallOutcome | undefined>> {
+): Promise<StageResult<ToolCallOutcome | { readonly decidedBy: DecidedBy } | undefined>> {
+  const waits = env.waits;
+  // computed once the call reaches `ask`, where a decision taken on a wait may apply
+  let fingerprint: string | undefined;
+  let waited: WaitedDecision | undefined;
+  const fingerprintOf = () => (fingerprint ??= callFingerprint(entry, args, env.policy.version));
   const decision = await env.policy.authorize(authorizationRequest(entry, call, args, env), {
     signal: env.signal,
     onApprovalRequested: () => env.emit(toolApprovalRequestedEvent(env, call, entry, args)),
     ...(env.onObserverError ? { onObserverError: env.onObserverError } : {}),
+    ...(waits
+      ? {
+          canPark: waits.canPark,
+          decided: () => (waited = waits.decisionFor(call.callId, fingerprintOf()))?.answer,
+        }
+      : { canPark: false }),
   });
   env.emit(toolDecisionEvent(env, call, decision, env.policy.dryRun));
-  return verdict(entry, call, decision, env.policy.dryRun);
+  if (decision.decision === 'park' && !env.policy.dryRun)
+    return pass({
+      callId: call.callId,
+      toolName: entry.name,
+      result: { content: 'Waiting for a decision.' },
+      executed: false,
+      parked: {
+        fingerprint: fingerprintOf(),
+        arguments: args,
+        ...(entry.info.server !== undefined ? { server: entry.info.server } : {}),
+        ...(decision.reason !== undefined ? { reason: decision.reason } : {}),
+      },
+    });
+  const result = verdict(entry, call, decision, env.policy.dryRun);
+  if (!waited) return result;
+  const decidedBy: DecidedBy = {
+    waitId: waited.waitId,
+    decision: decision.decision,
+    ...(waited.reason !== undefined ? { reason: waited.reason } : {}),
+    ...(waited.decidedAt !== undefined ? { decidedAt: waited.decidedAt } : {}),
+  };
+  if (!result.ok) return { ok: false, refusal: { ...result.refusal, decidedBy } };
+  // allowed (no outcome yet): the call runs, and its outcome is told who decided
+  return pass(result.value ? { ...result.value, decidedBy } : { decidedBy });
 }
 
 function authorizationRequest(

@@ -28,6 +28,7 @@ export function refusedOutcome(call: ToolCallRef, refusal: Refusal): ToolCallOut
     result: errorResult(refusal.code, refusal.message),
     errorCode: refusal.code,
     executed: refusal.executed,
+    ...(refusal.decidedBy ? { decidedBy: refusal.decidedBy } : {}),
   };
 }
 

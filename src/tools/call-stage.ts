@@ -1,4 +1,5 @@
 import type { ToolErrorCode } from '../errors/index.js';
+import type { DecidedBy } from './tool-call-types.js';
 
 /**
  * Why a stage of the call pipeline stopped the call: the error code and message the model reads,
@@ -8,6 +9,8 @@ export interface Refusal {
   readonly code: ToolErrorCode;
   readonly message: string;
   readonly executed: boolean;
+  /** Set when a decision taken on a wait refused the call. */
+  readonly decidedBy?: DecidedBy;
 }
 
 /** What a stage of the call pipeline returns: its value, or why the call stops there. */

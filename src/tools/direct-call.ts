@@ -96,7 +96,8 @@ export async function checkDirectToolCall(
       runId: call.runId,
       ...(call.metadata === undefined ? {} : { metadata: call.metadata }),
     },
-    options,
+    // a direct call has no run to park: an approver's park denies it
+    { ...options, canPark: false },
   );
   return { outcome: decision.decision === 'allow' ? 'allowed' : 'refused', decision };
 }

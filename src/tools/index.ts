@@ -37,6 +37,7 @@ export { checkDirectToolCall, directCallDecision, mcpModelNameOf } from './direc
 export { errorResult, normalizeToolReturn, isCallToolResult, resultBytes } from './tool-result.js';
 export type { NormalizedToolResult, ToolBlob } from './tool-result.js';
 export { HostToolExecutor } from './host-tool-executor.js';
+export { callFingerprint } from './call-fingerprint.js';
 export { CompositeToolExecutor } from './composite-tool-executor.js';
 export { ToolCatalog } from './tool-catalog.js';
 export type { CatalogEntry } from './tool-catalog.js';
@@ -51,7 +52,15 @@ export { runToolCall } from './tool-call-pipeline.js';
 export { RunScope, CallScope, runScopeOf } from './run-scope.js';
 export { OWN_EXECUTOR_FACTS } from './executor-facts.js';
 export type { OwnExecutor, OwnExecutorFacts } from './executor-facts.js';
-export type { ToolCallRequest, ToolCallEnvironment, ToolCallOutcome } from './tool-call-types.js';
+export type {
+  ToolCallRequest,
+  ToolCallEnvironment,
+  ToolCallOutcome,
+  CallWaits,
+  WaitedDecision,
+  ParkedCall,
+  DecidedBy,
+} from './tool-call-types.js';
 export { eventBase, notRunOutcome, toolCompletedEvent } from './call-events.js';
 export type {
   ToolApprovalRequestedEvent,

@@ -55,7 +55,11 @@ export async function runToolCall(
 
   const authorized = await authorizeCall(entry, call, args.value, env);
   if (!authorized.ok) return refused(authorized.refusal);
-  if (authorized.value) return end(authorized.value);
+  const verdict = authorized.value;
+  // a parked call has no result yet: it completes when the run resumes
+  if (verdict && 'parked' in verdict && verdict.parked) return verdict;
+  if (verdict && 'callId' in verdict) return end(verdict);
+  const decidedBy = verdict?.decidedBy;
 
   const executed = await executeCall(entry, args.value, call, env);
   if (!executed.ok) return refused(executed.refusal);
@@ -70,5 +74,11 @@ export async function runToolCall(
     ? await storeCallResult(env.finishResult, entry, limited.value, call)
     : limited;
   if (!result.ok) return refused(result.refusal);
-  return end({ callId: call.callId, toolName: entry.name, result: result.value, executed: true });
+  return end({
+    callId: call.callId,
+    toolName: entry.name,
+    result: result.value,
+    executed: true,
+    ...(decidedBy ? { decidedBy } : {}),
+  });
 }

@@ -1,5 +1,5 @@
 import type { ToolErrorCode } from '../errors/index.js';
-import type { CallPolicy } from '../policy/index.js';
+import type { ApprovalAnswer, CallPolicy } from '../policy/index.js';
 import type { CatalogEntry, ToolCatalog } from './tool-catalog.js';
 import type { ToolEvent } from './tool-events.js';
 import type { AfterToolHook, BeforeToolHook } from './tool-hooks.js';
@@ -52,6 +52,39 @@ export interface ToolCallEnvironment {
   ) => Promise<ToolResult>;
   /** The trace context of the call (set per call when the run is traced), for the tool. */
   readonly traceContext?: TraceContext;
+  /** Parked runs (SPEC 15.1): decisions already taken, and whether a call may park. */
+  readonly waits?: CallWaits;
+}
+
+/** A decision taken on a wait a call parked on, as the resumed run applies it. */
+export interface WaitedDecision {
+  /** What the approver would have answered. */
+  readonly answer: ApprovalAnswer;
+  readonly waitId: string;
+  readonly reason?: string;
+  /** ISO 8601. */
+  readonly decidedAt?: string;
+}
+
+/** How a run's calls meet parking: the decisions taken while it waited, and whether it can park. */
+export interface CallWaits {
+  /** False when the session store keeps no waits: an approver's `park` denies the call. */
+  readonly canPark: boolean;
+  /**
+   * The decision of a decided wait this call parked on, when its fingerprint is still
+   * `fingerprint` (same arguments after hooks, tool definition and policy version).
+   */
+  decisionFor(callId: string, fingerprint: string): WaitedDecision | undefined;
+}
+
+/** A call that reached `ask` and parked: what its approval wait shows and is bound to. */
+export interface ParkedCall {
+  /** sha-256 of the arguments, the tool definition and the policy version. */
+  readonly fingerprint: string;
+  /** The exact arguments that will run once allowed (after hooks). */
+  readonly arguments: Readonly<Record<string, unknown>>;
+  readonly server?: string;
+  readonly reason?: string;
 }
 
 /** How one call ended. */
@@ -63,6 +96,22 @@ export interface ToolCallOutcome {
   readonly executed: boolean;
   /** Set when the policy redirected the call: the new user instruction. */
   readonly redirect?: string;
+  /**
+   * Set when the call parked (SPEC 15.1): it did not run and has no result yet; the run parks
+   * once its turn's other calls are done.
+   */
+  readonly parked?: ParkedCall;
+  /** Set when a decision taken on a wait decided this call: recorded with its result. */
+  readonly decidedBy?: DecidedBy;
+}
+
+/** Who decided a call that had parked: the wait, the decision applied, why and when. */
+export interface DecidedBy {
+  readonly waitId: string;
+  readonly decision: string;
+  readonly reason?: string;
+  /** ISO 8601. */
+  readonly decidedAt?: string;
 }
 
 /** The call an event or outcome is about: its id and the name the model called. */

@@ -19,7 +19,8 @@ export interface ToolDecisionEvent extends EventBase {
   readonly type: 'tool.decision';
   readonly callId: string;
   readonly toolName: string;
-  readonly decision: DecisionKind;
+  /** `park`: the call waits on a decision taken outside the run (SPEC 15.1). */
+  readonly decision: DecisionKind | 'park';
   readonly stage: DecisionStage;
   readonly reason?: string;
   readonly ruleId?: string;

@@ -141,6 +141,10 @@ function runtimeAdvice(err: MusterError<RuntimeErrorCode>): string {
     case 'output-not-json':
     case 'output-schema-mismatch':
       return 'raise outputRepairs or simplify the schema';
+    case 'wait-unknown':
+    case 'wait-decided':
+    case 'wait-expired':
+      return 'list the waits again';
     default: {
       const _exhaustive: never = reason;
       return _exhaustive;

@@ -5,6 +5,7 @@ import { createAgent, scriptedModel } from '../../src/index.js';
 import { collect } from '../support/run-helpers.js';
 import { PostgresSessionStore, POSTGRES_SCHEMA_VERSION } from '../../src/session/postgres.js';
 import { describeStoreContract, newState } from './store-contract.js';
+import { pendingWait } from './wait-contract.js';
 import { databaseUrl } from '../support/database.js';
 
 const url = databaseUrl();
@@ -56,6 +57,74 @@ describe.skipIf(!url)('PostgreSQL', () => {
       expect((await stores[0]!.list()).sessions).toHaveLength(4);
     } finally {
       await Promise.all(stores.map((s) => s.close()));
+      await dropSchema(schema);
+    }
+  });
+
+  it('a schema of version 2 (before waits) gains muster_waits and keeps its sessions', async () => {
+    const schema = newSchema();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const store = new PostgresSessionStore({ connectionString: url!, schema });
+      await store.create(newState('old', { status: 'completed', finalOutput: { n: 1 } }));
+      await store.close();
+      // take the schema back to what version 2 wrote
+      await client.query(`DROP TABLE "${schema}".muster_waits`);
+      await client.query(`UPDATE "${schema}".muster_schema_version SET version = 2`);
+      const again = new PostgresSessionStore({ connectionString: url!, schema });
+      try {
+        expect(await again.get('old')).toMatchObject({ finalOutput: { n: 1 } });
+        await again.waits.put(pendingWait('old', 'w1'));
+        await again.waits.decide('old', 'w1', { decision: 'allow' });
+        expect(await again.waits.list()).toMatchObject({
+          waits: [{ id: 'w1', status: 'decided' }],
+        });
+      } finally {
+        await again.close();
+      }
+      const v = await client.query(`SELECT version FROM "${schema}".muster_schema_version`);
+      expect(POSTGRES_SCHEMA_VERSION).toBe(3);
+      expect(v.rows).toEqual([{ version: 3 }]);
+      // the inbox orders by code point whatever the database's collation, as cursors compare
+      const collations = await client.query(
+        `SELECT column_name, collation_name FROM information_schema.columns
+         WHERE table_schema = $1 AND table_name = 'muster_waits' AND column_name IN ('session_id', 'id')
+         ORDER BY column_name`,
+        [schema],
+      );
+      expect(collations.rows).toEqual([
+        { column_name: 'id', collation_name: 'C' },
+        { column_name: 'session_id', collation_name: 'C' },
+      ]);
+    } finally {
+      await client.end();
+      await dropSchema(schema);
+    }
+  });
+
+  it('a decision that fails leaves the wait row byte for byte as it was', async () => {
+    const schema = newSchema();
+    const store = new PostgresSessionStore({ connectionString: url!, schema });
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await store.waits.put(pendingWait('s', 'w'));
+      const row = async () =>
+        JSON.stringify((await client.query(`SELECT * FROM "${schema}".muster_waits`)).rows);
+      const before = await row();
+      await expect(
+        store.waits.decide('s', 'w', { decision: 'allow' }, { fingerprint: 'other' }),
+      ).rejects.toMatchObject({ code: 'WAIT_STALE' });
+      await expect(
+        store.waits.decide('s', 'w', { decision: 'allow', extra: 1 } as never),
+      ).rejects.toMatchObject({ code: 'INVALID_CONFIGURATION' });
+      expect(await row()).toBe(before);
+      await store.waits.decide('s', 'w', { decision: 'deny' });
+      expect(await row()).not.toBe(before);
+    } finally {
+      await client.end();
+      await store.close();
       await dropSchema(schema);
     }
   });

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { SqliteSessionStore, SQLITE_SCHEMA_VERSION } from '../../src/session/sqlite.js';
 import { describeStoreContract, newState } from './store-contract.js';
+import { pendingWait } from './wait-contract.js';
 
 function tempFile(): { path: string; remove: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'muster-sqlite-'));
@@ -63,7 +64,7 @@ describe('SqliteSessionStore', () => {
       store.close();
       // take the file back to what version 1 wrote
       const db = new Database(file.path);
-      db.exec('ALTER TABLE muster_sessions DROP COLUMN final_output');
+      db.exec('DROP TABLE muster_waits; ALTER TABLE muster_sessions DROP COLUMN final_output');
       db.pragma('user_version = 1');
       db.close();
       const again = new SqliteSessionStore({ path: file.path });
@@ -73,8 +74,68 @@ describe('SqliteSessionStore', () => {
       expect((await again.get('old'))?.finalOutput).toEqual({ n: 1 });
       again.close();
       const check = new Database(file.path, { readonly: true });
-      expect(check.pragma('user_version', { simple: true })).toBe(2);
+      expect(check.pragma('user_version', { simple: true })).toBe(SQLITE_SCHEMA_VERSION);
       check.close();
+    } finally {
+      file.remove();
+    }
+  });
+
+  it('a file of schema version 2 (before waits) gains muster_waits and keeps its sessions', async () => {
+    const file = tempFile();
+    try {
+      const store = new SqliteSessionStore({ path: file.path });
+      await store.create(newState('old', { status: 'completed', finalOutput: { n: 1 } }));
+      store.close();
+      // take the file back to what version 2 wrote
+      const db = new Database(file.path);
+      db.exec('DROP TABLE muster_waits');
+      db.pragma('user_version = 2');
+      db.close();
+      const again = new SqliteSessionStore({ path: file.path });
+      expect(await again.get('old')).toMatchObject({ status: 'completed', finalOutput: { n: 1 } });
+      await again.waits.put(pendingWait('old', 'w1'));
+      await again.waits.decide('old', 'w1', { decision: 'allow' });
+      expect(await again.waits.list()).toMatchObject({ waits: [{ id: 'w1', status: 'decided' }] });
+      again.close();
+      const check = new Database(file.path, { readonly: true });
+      expect(SQLITE_SCHEMA_VERSION).toBe(3);
+      expect(check.pragma('user_version', { simple: true })).toBe(3);
+      const indexes = check
+        .prepare(
+          "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'muster_waits'",
+        )
+        .pluck()
+        .all();
+      expect(indexes).toContain('muster_waits_status');
+      check.close();
+    } finally {
+      file.remove();
+    }
+  });
+
+  it('a decision that fails leaves the wait row byte for byte as it was', async () => {
+    const file = tempFile();
+    try {
+      const store = new SqliteSessionStore({ path: file.path });
+      await store.waits.put(pendingWait('s', 'w'));
+      const row = () => {
+        const db = new Database(file.path, { readonly: true });
+        const rows = db.prepare('SELECT * FROM muster_waits').all();
+        db.close();
+        return JSON.stringify(rows);
+      };
+      const before = row();
+      await expect(
+        store.waits.decide('s', 'w', { decision: 'allow' }, { fingerprint: 'other' }),
+      ).rejects.toMatchObject({ code: 'WAIT_STALE' });
+      await expect(
+        store.waits.decide('s', 'w', { decision: 'allow', extra: 1 } as never),
+      ).rejects.toMatchObject({ code: 'INVALID_CONFIGURATION' });
+      expect(row()).toBe(before);
+      await store.waits.decide('s', 'w', { decision: 'deny' });
+      expect(row()).not.toBe(before);
+      store.close();
     } finally {
       file.remove();
     }

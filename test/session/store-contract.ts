@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionState, SessionStore } from '../../src/index.js';
+import { describeWaitContract } from './wait-contract.js';
 
 /** A store made for one test, and how to dispose of it. */
 export interface StoreUnderTest {
@@ -236,5 +237,7 @@ export function describeStoreContract(
         await archive.deleteSession('s1');
         expect(await archive.list('s1')).toEqual([]);
       });
+
+    describeWaitContract(factory, kind);
   });
 }

@@ -166,11 +166,21 @@ export class OperationRunner {
   /** Sends once; an expired HTTP session is renewed and the request sent on the new one. */
   async #send<T>(
     entry: ServerEntry,
-    connection: McpConnection,
+    current: McpConnection,
     operation: Send<T>,
     resolved: ResolvedOperationOptions,
   ): Promise<T> {
     const { signal } = resolved;
+    // a session renewal in flight closes this connection once it is done: a request sent on
+    // it now could be cut off after it left (outcome unknown), so it waits for the new one
+    const connection = entry.renewing
+      ? await raceAbort(entry.renewing, signal, `a call to '${entry.name}'`).catch(
+          (err: unknown) => {
+            if (signal.aborted) throw err;
+            return current;
+          },
+        )
+      : current;
     try {
       return entry.oauth
         ? await this.#signedIn(entry, () => operation(connection, resolved), signal)

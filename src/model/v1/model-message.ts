@@ -36,6 +36,16 @@ export interface ToolResultMessage {
   readonly content: string;
   readonly isError: boolean;
   readonly media?: readonly ImagePart[];
+  /**
+   * Who decided this call when its run had parked on it (SPEC 15.1): the wait, the decision
+   * applied, the reason given and when. Kept in the transcript; providers do not send it.
+   */
+  readonly decidedBy?: {
+    readonly waitId: string;
+    readonly decision: string;
+    readonly reason?: string;
+    readonly decidedAt?: string;
+  };
 }
 
 /** Any transcript message. */

@@ -1,0 +1,72 @@
+import { MusterError } from '../errors/index.js';
+import type { DecideOptions, Wait, WaitDecision, WaitPage, WaitQuery } from '../session/index.js';
+import { formatIssues, validateJsonSchema } from '../tools/index.js';
+import type { AgentScope } from './agent-scope.js';
+import { guardedStore } from './store-guard.js';
+
+/**
+ * Decides a wait of a parked run from this process (SPEC 15.1): any process with the same
+ * store may. An elicitation answer is checked against the form's `requestedSchema` first;
+ * the store takes the decision atomically (of concurrent decisions exactly one wins) and the
+ * policy observer hears of it. Nothing is written when it is refused.
+ */
+export async function decideWait(
+  runtime: AgentScope,
+  sessionId: string,
+  waitId: string,
+  decision: WaitDecision,
+  options: Pick<DecideOptions, 'fingerprint'> = {},
+): Promise<Wait> {
+  const waits = storeWaits(runtime);
+  if (decision !== null && typeof decision === 'object' && 'action' in decision) {
+    const wait = await waits.get(sessionId, waitId);
+    if (wait?.kind === 'elicitation' && decision.action === 'accept' && wait.requestedSchema) {
+      const checked = await validateJsonSchema(wait.requestedSchema, decision.content ?? {});
+      if (!checked.success)
+        throw new MusterError(
+          'INVALID_CONFIGURATION',
+          `The answer does not match the form of wait '${waitId}' (${formatIssues(checked.issues)}): answer with the fields its requestedSchema asks for.`,
+          { details: { sessionId, waitId } },
+        );
+    }
+  }
+  const decided = await waits.decide(sessionId, waitId, decision, {
+    ...(options.fingerprint !== undefined ? { fingerprint: options.fingerprint } : {}),
+  });
+  if (decided.kind === 'approval' && decided.decision && 'decision' in decided.decision) {
+    runtime.policy.notify(
+      {
+        kind: 'tool',
+        capability: decided.toolName ?? '',
+        ...(decided.toolName !== undefined ? { toolName: decided.toolName } : {}),
+        ...(decided.server !== undefined ? { server: decided.server } : {}),
+        sessionId,
+        runId: decided.runId,
+        ...(decided.callId !== undefined ? { callId: decided.callId } : {}),
+      },
+      {
+        decision: decided.decision.decision,
+        stage: 'approval',
+        reason: `wait ${waitId} decided${decided.decision.reason !== undefined ? `: ${decided.decision.reason}` : ''}`,
+      },
+      (err) => runtime.reportError(err),
+    );
+  }
+  return decided;
+}
+
+/** One page of waits across sessions (an inbox); empty when the store keeps none. */
+export async function listWaits(runtime: AgentScope, query?: WaitQuery): Promise<WaitPage> {
+  const waits = guardedStore(runtime.store).waits;
+  return waits ? waits.list(query) : { waits: [] };
+}
+
+function storeWaits(runtime: AgentScope) {
+  const waits = guardedStore(runtime.store).waits;
+  if (!waits)
+    throw new MusterError(
+      'INVALID_CONFIGURATION',
+      'This agent’s session store keeps no waits (SessionStore.waits): there is nothing to decide. Use the memory, SQLite or PostgreSQL store to park runs.',
+    );
+  return waits;
+}

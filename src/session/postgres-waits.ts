@@ -1,0 +1,124 @@
+import type { PoolClient } from 'pg';
+import type { SessionWriteOptions } from './session-store.js';
+import type {
+  DecideOptions,
+  SessionWaits,
+  Wait,
+  WaitDecision,
+  WaitPage,
+  WaitQuery,
+} from './session-waits.js';
+import { pageSize } from './session-rules.js';
+import { checkDecision } from './wait-rules.js';
+import type { Transact } from './postgres-archive.js';
+import { waitCursor, waitListWhere, waitRowValues } from './stored-rows.js';
+
+/**
+ * Runs `body` in one transaction of the store after the write's lease check
+ * (`PostgresSessionStore`'s own write guard, so a wait is fenced like any other write).
+ */
+export type PostgresLeasedWrite = (
+  sessionId: string,
+  options: SessionWriteOptions | undefined,
+  body: (client: PoolClient) => Promise<void>,
+) => Promise<void>;
+
+/**
+ * The waits of a `PostgresSessionStore`, in the same database. A decision locks the wait's
+ * row (`SELECT ... FOR UPDATE`) before it reads it: a concurrent decision, from any replica,
+ * waits for the first to commit and then reads the decided row, so exactly one wins.
+ */
+export class PostgresWaits implements SessionWaits {
+  readonly #s: string;
+  readonly #transact: Transact;
+  readonly #write: PostgresLeasedWrite;
+
+  constructor(quotedSchema: string, transact: Transact, write: PostgresLeasedWrite) {
+    this.#s = quotedSchema;
+    this.#transact = transact;
+    this.#write = write;
+  }
+
+  async put(wait: Wait, options?: SessionWriteOptions): Promise<void> {
+    const values = waitRowValues(wait);
+    await this.#write(wait.sessionId, options, async (c) => {
+      await c.query(
+        `INSERT INTO ${this.#s}.muster_waits (session_id, id, kind, status, created_at,
+           expires_at, body) VALUES ($1, $2, $3, $4, $5, $6, $7)
+         ON CONFLICT (session_id, id) DO UPDATE SET kind = excluded.kind,
+           status = excluded.status, created_at = excluded.created_at,
+           expires_at = excluded.expires_at, body = excluded.body`,
+        values,
+      );
+    });
+  }
+
+  async get(sessionId: string, waitId: string): Promise<Wait | undefined> {
+    return this.#transact((c) => this.#read(c, sessionId, waitId, ''));
+  }
+
+  async list(query: WaitQuery = {}): Promise<WaitPage> {
+    const limit = pageSize({ ...(query.limit !== undefined ? { limit: query.limit } : {}) });
+    const { where, values } = waitListWhere(query, (n) => `$${n}`);
+    const found = await this.#transact((c) =>
+      c.query<{ body: string }>(
+        `SELECT body FROM ${this.#s}.muster_waits ${where} ORDER BY session_id, id
+         LIMIT $${values.length + 1}`,
+        [...values, limit + 1],
+      ),
+    );
+    const waits = found.rows.slice(0, limit).map((r) => JSON.parse(r.body) as Wait);
+    return found.rows.length > limit ? { waits, nextCursor: waitCursor(waits.at(-1)!) } : { waits };
+  }
+
+  async decide(
+    sessionId: string,
+    waitId: string,
+    decision: WaitDecision,
+    options?: DecideOptions,
+  ): Promise<Wait> {
+    const now = options?.now ?? Date.now();
+    return this.#transact(async (c) => {
+      const wait = await this.#read(c, sessionId, waitId, 'FOR UPDATE');
+      const checked = checkDecision(sessionId, waitId, wait, decision, { ...options, now });
+      const decided: Wait = {
+        ...wait!,
+        status: 'decided',
+        decision: checked,
+        decidedAt: new Date(now).toISOString(),
+      };
+      await c.query(
+        `UPDATE ${this.#s}.muster_waits SET status = 'decided', body = $3
+         WHERE session_id = $1 AND id = $2`,
+        [sessionId, waitId, JSON.stringify(decided)],
+      );
+      return decided;
+    });
+  }
+
+  async remove(
+    sessionId: string,
+    waitIds: readonly string[],
+    options?: SessionWriteOptions,
+  ): Promise<void> {
+    await this.#write(sessionId, options, async (c) => {
+      await c.query(
+        `DELETE FROM ${this.#s}.muster_waits WHERE session_id = $1 AND id = ANY($2::text[])`,
+        [sessionId, [...waitIds]],
+      );
+    });
+  }
+
+  async #read(
+    c: PoolClient,
+    sessionId: string,
+    waitId: string,
+    lock: '' | 'FOR UPDATE',
+  ): Promise<Wait | undefined> {
+    const found = await c.query<{ body: string }>(
+      `SELECT body FROM ${this.#s}.muster_waits WHERE session_id = $1 AND id = $2 ${lock}`,
+      [sessionId, waitId],
+    );
+    return found.rows[0] ? (JSON.parse(found.rows[0].body) as Wait) : undefined;
+  }
+}

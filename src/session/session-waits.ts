@@ -1,0 +1,122 @@
+import type { SessionWriteOptions } from './session-store.js';
+
+/** What a parked run waits for (SPEC 15.1). */
+export type WaitKind = 'approval' | 'elicitation' | 'task' | 'auth';
+
+/** A person's (or a service's) answer to an approval wait. */
+export interface ApprovalWaitDecision {
+  readonly decision: 'allow' | 'deny' | 'redirect';
+  /** Who or why, recorded with the decision and shown to the policy observer. */
+  readonly reason?: string;
+  /** The new instruction of a `redirect`. */
+  readonly message?: string;
+}
+
+/** An answer to an elicitation wait (a server's form). */
+export interface ElicitationWaitDecision {
+  readonly action: 'accept' | 'decline' | 'cancel';
+  readonly content?: Readonly<Record<string, unknown>>;
+  readonly reason?: string;
+}
+
+/** A decision of any wait kind, as stored. */
+export type WaitDecision = ApprovalWaitDecision | ElicitationWaitDecision;
+
+/**
+ * One thing a parked run waits for. JSON-serializable; never holds a secret or an
+ * authorization URL (an `auth` wait names server, issuer and principal only).
+ */
+export interface Wait {
+  readonly id: string;
+  readonly sessionId: string;
+  /** The run that parked on it. */
+  readonly runId: string;
+  readonly kind: WaitKind;
+  /** The tool call it holds (approvals, elicitations and tasks inside a call). */
+  readonly callId?: string;
+  /** The model-facing tool name. */
+  readonly toolName?: string;
+  readonly server?: string;
+  /** Approvals: the exact arguments that will run once allowed. */
+  readonly arguments?: Readonly<Record<string, unknown>>;
+  /** What the person is asked (elicitations: the server's message). */
+  readonly message?: string;
+  /** Elicitation forms: the schema the answer must match. */
+  readonly requestedSchema?: Readonly<Record<string, unknown>>;
+  /** URL elicitations only. */
+  readonly url?: string;
+  /** Auth waits: the issuer and the principal that must sign in. */
+  readonly issuer?: string;
+  readonly principal?: string;
+  /** ISO 8601. */
+  readonly createdAt: string;
+  /** ISO 8601; absent means it never expires. */
+  readonly expiresAt?: string;
+  /** sha-256 (hex) of the call's arguments, the tool definition and the policy version. */
+  readonly fingerprint: string;
+  /** Protocol state a server asked to be sent back (`input_required`), kept as it came. */
+  readonly requestState?: string;
+  /** `pending` until decided; `decided` once a decision is stored. */
+  readonly status: 'pending' | 'decided';
+  readonly decision?: WaitDecision;
+  /** ISO 8601, when decided. */
+  readonly decidedAt?: string;
+}
+
+/** What {@link SessionWaits.list} takes. */
+export interface WaitQuery {
+  readonly sessionId?: string;
+  readonly kind?: WaitKind;
+  /** Only waits with this status (default: both). */
+  readonly status?: Wait['status'];
+  /** The `nextCursor` of the previous page. */
+  readonly cursor?: string;
+  /** Waits per page (default 100, at most 1000). */
+  readonly limit?: number;
+}
+
+/** One page of waits, ordered by session id, then wait id. */
+export interface WaitPage {
+  readonly waits: readonly Wait[];
+  readonly nextCursor?: string;
+}
+
+/** What {@link SessionWaits.decide} checks besides the wait being pending. */
+export interface DecideOptions {
+  /** The fingerprint the deciding host showed; a different stored one is `WAIT_STALE`. */
+  readonly fingerprint?: string;
+  /** Now, in ms since the epoch (a wait past `expiresAt` cannot be decided). */
+  readonly now?: number;
+}
+
+/**
+ * The waits of parked runs, kept with the sessions (SPEC 15.1). Every process with the same
+ * store sees them: any of them may decide a wait, and any replica may resume the run.
+ * `put` and `remove` are writes of the run that holds the session's lease and must be refused
+ * (`SESSION_ALREADY_RUNNING`) like any other write whose lease is not current; `decide` is
+ * taken from any process without a lease, and exactly one of concurrent decisions wins.
+ */
+export interface SessionWaits {
+  /** Stores a new pending wait. */
+  put(wait: Wait, options?: SessionWriteOptions): Promise<void>;
+  get(sessionId: string, waitId: string): Promise<Wait | undefined>;
+  list(query?: WaitQuery): Promise<WaitPage>;
+  /**
+   * Records a decision on a pending wait and returns the decided wait. Fails with
+   * `WAIT_NOT_FOUND` for an unknown wait, one already decided (the message says so) or an
+   * expired one (the message says so); with `WAIT_STALE` when `options.fingerprint` differs
+   * from the stored one. A failed call changes nothing.
+   */
+  decide(
+    sessionId: string,
+    waitId: string,
+    decision: WaitDecision,
+    options?: DecideOptions,
+  ): Promise<Wait>;
+  /** Removes waits once a resumed run has used them (or replaced them). */
+  remove(
+    sessionId: string,
+    waitIds: readonly string[],
+    options?: SessionWriteOptions,
+  ): Promise<void>;
+}
