@@ -95,6 +95,53 @@ describe('ToolPolicy stages', () => {
     });
   });
 
+  it('parks: policy.park with no approver, an approver answering park; never a connection, a rule or without waits', async () => {
+    expect(await decide({ park: true })).toMatchObject({ decision: 'park', stage: 'approval' });
+    const parking = { approve: () => ({ decision: 'park' as const, reason: 'later' }) };
+    expect(await decide(parking)).toMatchObject({ decision: 'park', reason: 'later' });
+    const connection: AuthorizationRequest = {
+      kind: 'connection',
+      capability: 'mcp_connect:fs',
+      server: 'fs',
+      sessionId: 's',
+      runId: 'r',
+    };
+    const refused = await new ToolPolicy(parking).authorize(connection, { signal });
+    expect(refused).toMatchObject({ decision: 'deny', code: 'TOOL_DENIED' });
+    expect(refused.reason).toContain('cannot park');
+    const sampling = { ...connection, kind: 'sampling' as const, capability: 'mcp_sampling:fs' };
+    expect((await new ToolPolicy(parking).authorize(sampling, { signal })).reason).toContain(
+      'cannot park',
+    );
+    const noWaits = await new ToolPolicy(parking).authorize(req('write_file'), {
+      signal,
+      canPark: false,
+    });
+    expect(noWaits).toMatchObject({ decision: 'deny', code: 'TOOL_APPROVAL_REQUIRED' });
+    const rule = { id: 'r1', authorize: () => ({ decision: 'park' as const }) };
+    expect(await decide({ rules: [rule] })).toMatchObject({ decision: 'deny', ruleId: 'r1' });
+  });
+
+  it('applies a decision already taken instead of asking, and binds approvals to a version', async () => {
+    let asked = 0;
+    const approve = () => {
+      asked++;
+      return true;
+    };
+    const decided = await new ToolPolicy({ approve }).authorize(req('write_file'), {
+      signal,
+      decided: () => ({ decision: 'deny', reason: 'no' }),
+    });
+    expect(decided).toMatchObject({ decision: 'deny', stage: 'approval', reason: 'no' });
+    expect(asked).toBe(0);
+    expect(new ToolPolicy({ version: 'v7' }).version).toBe('v7');
+    expect(new ToolPolicy({ deny: ['a'] }).version).toBe(new ToolPolicy({ deny: ['a'] }).version);
+    expect(new ToolPolicy({ deny: ['a'] }).version).not.toBe(
+      new ToolPolicy({ deny: ['b'] }).version,
+    );
+    expect(() => new ToolPolicy({ park: 'yes' as never })).toThrow(/policy.park/);
+  });
+
   it("default 'allow' and 'deny' decide without asking", async () => {
     expect(await decide({ default: 'allow' })).toMatchObject({
       decision: 'allow',

@@ -100,3 +100,281 @@ describe('parking an approval (SPEC 15.1)', () => {
     await agent.close();
   });
 });
+
+/** An agent on `store` whose model calls `pay` once, then answers `Done.`. */
+function payAgent(
+  store: SessionStore,
+  runs: string[],
+  options: { deny?: string[]; description?: string; ttlMs?: number } = {},
+) {
+  return createAgent({
+    model: scriptedModel([
+      { toolCalls: [{ name: 'pay', arguments: { n: 7 }, id: 'call_pay' }] },
+      (req) => ({ text: `Done: ${toolResults(req.messages).at(-1)?.content ?? ''}` }),
+    ]),
+    tools: [counted('pay', runs, options.description)],
+    sessionStore: store,
+    policy: { park: true, ...(options.deny ? { deny: options.deny } : {}) },
+    ...(options.ttlMs !== undefined ? { waits: { ttlMs: options.ttlMs } } : {}),
+  });
+}
+
+async function snapshot(store: MemorySessionStore, sessionId: string) {
+  return JSON.stringify([await store.get(sessionId), await store.waits.list({ sessionId })]);
+}
+
+describe('parked sessions: edges', () => {
+  it('resume with an undecided wait yields session.parked again and writes nothing', async () => {
+    const store = new MemorySessionStore();
+    const runs: string[] = [];
+    const agent = payAgent(store, runs);
+    const parked = await agent.send('Pay.', { sessionId: 'u' });
+    const before = await snapshot(store, 'u');
+    const again = await collect(agent.resume('u'));
+    expect(again.error).toBeUndefined();
+    expect(again.events.map((e) => e.type)).toEqual(['session.parked']);
+    expect(ofType(again.events, 'session.parked')[0]?.waits.map((w) => w.id)).toEqual([
+      parked.waits![0]!.id,
+    ]);
+    expect(await snapshot(store, 'u')).toBe(before);
+    expect(runs).toEqual([]);
+  });
+
+  it('run({ sessionId, input }) on a parked session is SESSION_ALREADY_RUNNING naming its waits', async () => {
+    const store = new MemorySessionStore();
+    const agent = payAgent(store, []);
+    const parked = await agent.send('Pay.', { sessionId: 'busy' });
+    const before = await snapshot(store, 'busy');
+    const err = await failure(agent.send('Something else.', { sessionId: 'busy' }));
+    expect(err.code).toBe('SESSION_ALREADY_RUNNING');
+    expect(err.message).toContain(parked.waits![0]!.id);
+    expect(await snapshot(store, 'busy')).toBe(before);
+  });
+
+  it('a turn whose second of three calls parks runs the first and third once and the second after the decision', async () => {
+    const store = new MemorySessionStore();
+    const runs: string[] = [];
+    const agent = createAgent({
+      model: scriptedModel([
+        {
+          toolCalls: [
+            { name: 'a', arguments: { n: 1 }, id: 'c1' },
+            { name: 'b', arguments: { n: 2 }, id: 'c2' },
+            { name: 'c', arguments: { n: 3 }, id: 'c3' },
+          ],
+        },
+        { text: 'All done.' },
+      ]),
+      tools: [counted('a', runs), counted('b', runs), counted('c', runs)],
+      sessionStore: store,
+      policy: { allow: ['a', 'c'], park: true },
+    });
+    const parked = await agent.send('Do all three.', { sessionId: 'three' });
+    expect(parked.waits?.map((w) => w.callId)).toEqual(['c2']);
+    expect(runs).toEqual(['a:1', 'c:3']);
+    expect(toolResults((await store.get('three'))!.messages).map((m) => m.callId)).toEqual([
+      'c1',
+      'c3',
+    ]);
+    await agent.decide('three', parked.waits![0]!.id, { decision: 'allow' });
+    const resumed = await collect(agent.resume('three'));
+    expect(resumed.error).toBeUndefined();
+    expect(runs).toEqual(['a:1', 'c:3', 'b:2']);
+    const results = toolResults((await store.get('three'))!.messages);
+    expect(results.map((m) => [m.callId, m.content])).toEqual([
+      ['c1', 'a done 1'],
+      ['c3', 'c done 3'],
+      ['c2', 'b done 2'],
+    ]);
+    expect((await store.get('three'))?.status).toBe('completed');
+  });
+
+  it.each([
+    ['the policy changed', { deny: ['not_pay'] }],
+    ['the tool definition changed', { description: 'Pays, now differently.' }],
+  ])(
+    '%s between parking and resume: the old approval does not run it; a fresh wait appears',
+    async (_what, change) => {
+      const store = new MemorySessionStore();
+      const runs: string[] = [];
+      const first = await payAgent(store, runs).send('Pay.', { sessionId: 'drift' });
+      const old = first.waits![0]!;
+      const changed = payAgent(store, runs, change);
+      await changed.decide('drift', old.id, { decision: 'allow' });
+      const resumed = await collect(changed.resume('drift'));
+      expect(resumed.error).toBeUndefined();
+      expect(runs).toEqual([]);
+      expect(ofType(resumed.events, 'wait.decided')).toMatchObject([
+        { waitId: old.id, applied: false },
+      ]);
+      const fresh = ofType(resumed.events, 'session.parked')[0]!.waits;
+      expect(fresh).toHaveLength(1);
+      expect(fresh[0]!.id).not.toBe(old.id);
+      expect(fresh[0]!.fingerprint).not.toBe(old.fingerprint);
+      expect((await store.get('drift'))?.status).toBe('parked');
+      // a host still showing the old call is told it changed; nothing is written
+      const before = await snapshot(store, 'drift');
+      const stale = await failure(
+        changed.decide(
+          'drift',
+          fresh[0]!.id,
+          { decision: 'allow' },
+          { fingerprint: old.fingerprint },
+        ),
+      );
+      expect(stale.code).toBe('WAIT_STALE');
+      expect(await snapshot(store, 'drift')).toBe(before);
+      // the fresh wait, decided, runs the call once
+      await changed.decide(
+        'drift',
+        fresh[0]!.id,
+        { decision: 'allow' },
+        { fingerprint: fresh[0]!.fingerprint },
+      );
+      expect((await collect(changed.resume('drift'))).error).toBeUndefined();
+      expect(runs).toEqual(['pay:7']);
+    },
+  );
+
+  it('an expired approval is denied at resume (reason expired) and can no longer be decided', async () => {
+    const store = new MemorySessionStore();
+    const runs: string[] = [];
+    const agent = payAgent(store, runs, { ttlMs: 1 });
+    const parked = await agent.send('Pay.', { sessionId: 'late' });
+    const wait = parked.waits![0]!;
+    while (Date.now() <= Date.parse(wait.expiresAt!)) await new Promise((r) => setImmediate(r));
+    const before = await snapshot(store, 'late');
+    const err = await failure(agent.decide('late', wait.id, { decision: 'allow' }));
+    expect(err).toMatchObject({ code: 'WAIT_NOT_FOUND', details: { reason: 'wait-expired' } });
+    expect(await snapshot(store, 'late')).toBe(before);
+    const resumed = await collect(agent.resume('late'));
+    expect(resumed.error).toBeUndefined();
+    expect(runs).toEqual([]);
+    expect(ofType(resumed.events, 'wait.decided')).toMatchObject([
+      { expired: true, applied: true },
+    ]);
+    const result = toolResults((await store.get('late'))!.messages)[0]!;
+    expect(result).toMatchObject({
+      isError: true,
+      decidedBy: { waitId: wait.id, reason: 'expired' },
+    });
+    expect(result.content).toContain('TOOL_DENIED');
+    expect(ofType(resumed.events, 'session.completed')[0]?.content).toContain('TOOL_DENIED');
+  });
+
+  it('a redirect decision does not run the call and gives the model the new instruction', async () => {
+    const store = new MemorySessionStore();
+    const runs: string[] = [];
+    const agent = payAgent(store, runs);
+    const parked = await agent.send('Pay.', { sessionId: 'redir' });
+    await agent.decide('redir', parked.waits![0]!.id, {
+      decision: 'redirect',
+      message: 'Pay 3 instead.',
+    });
+    expect((await collect(agent.resume('redir'))).error).toBeUndefined();
+    expect(runs).toEqual([]);
+    const users = (await store.get('redir'))!.messages.filter((m) => m.role === 'user');
+    expect(JSON.stringify(users.at(-1))).toContain('Pay 3 instead.');
+  });
+
+  it('ten concurrent decisions of one wait: exactly one wins', async () => {
+    const store = new MemorySessionStore();
+    const agent = payAgent(store, []);
+    const parked = await agent.send('Pay.', { sessionId: 'race' });
+    const results = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, i) =>
+        agent.decide('race', parked.waits![0]!.id, { decision: i % 2 ? 'allow' : 'deny' }),
+      ),
+    );
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    for (const r of results.filter((r) => r.status === 'rejected'))
+      expect((r as PromiseRejectedResult).reason).toMatchObject({
+        code: 'WAIT_NOT_FOUND',
+        details: { reason: 'wait-decided' },
+      });
+  });
+
+  describe('bad decisions are typed and write nothing', () => {
+    it.each([
+      ['an unknown wait', 'wait_nope', { decision: 'allow' }, 'WAIT_NOT_FOUND'],
+      [
+        'an elicitation answer to an approval',
+        undefined,
+        { action: 'accept' },
+        'INVALID_CONFIGURATION',
+      ],
+      [
+        'a redirect without a message',
+        undefined,
+        { decision: 'redirect' },
+        'INVALID_CONFIGURATION',
+      ],
+      ['an unknown decision', undefined, { decision: 'maybe' }, 'INVALID_CONFIGURATION'],
+      ['an unknown key', undefined, { decision: 'allow', who: 'x' }, 'INVALID_CONFIGURATION'],
+    ])('%s', async (_what, waitId, decision, code) => {
+      const store = new MemorySessionStore();
+      const agent = payAgent(store, []);
+      const parked = await agent.send('Pay.', { sessionId: 'bad' });
+      const before = await snapshot(store, 'bad');
+      const err = await failure(
+        agent.decide('bad', waitId ?? parked.waits![0]!.id, decision as never),
+      );
+      expect(err.code).toBe(code);
+      expect(await snapshot(store, 'bad')).toBe(before);
+    });
+  });
+
+  it('a park on a store without waits denies the call (TOOL_APPROVAL_REQUIRED); policy.park on it is refused at construction', async () => {
+    const inner = new MemorySessionStore();
+    // a custom store with the required methods only (no waits)
+    const custom: SessionStore = {
+      create: (s, o) => inner.create(s, o),
+      get: (id) => inner.get(id),
+      update: (id, p, o) => inner.update(id, p, o),
+      delete: (id) => inner.delete(id),
+    };
+    expect(() => createAgent({ sessionStore: custom, policy: { park: true } })).toThrow(
+      /keeps no waits.*put, get, list, decide and remove/,
+    );
+    const runs: string[] = [];
+    const agent = createAgent({
+      model: scriptedModel([{ toolCalls: [{ name: 'pay', arguments: { n: 1 } }] }, { text: 'ok' }]),
+      tools: [counted('pay', runs)],
+      sessionStore: custom,
+      policy: { approve: () => ({ decision: 'park' }) },
+    });
+    const result = await agent.send('Pay.', { sessionId: 'nowaits' });
+    expect(result.status).toBe('completed');
+    expect(runs).toEqual([]);
+    const denied = toolResults((await inner.get('nowaits'))!.messages)[0]!;
+    expect(denied.content).toContain('TOOL_APPROVAL_REQUIRED');
+    expect(denied.content).toContain('keeps no waits');
+    expect((await inner.waits.list()).waits).toEqual([]);
+  });
+});
+
+describe('an approver answering park', () => {
+  it('parks the call; a later approver answer is not asked again once decided', async () => {
+    const store = new MemorySessionStore();
+    const runs: string[] = [];
+    let asked = 0;
+    const agent = createAgent({
+      model: scriptedModel([{ toolCalls: [{ name: 'pay', arguments: { n: 9 } }] }, { text: 'ok' }]),
+      tools: [counted('pay', runs)],
+      sessionStore: store,
+      policy: {
+        approve: () => {
+          asked++;
+          return { decision: 'park', reason: 'needs a manager' };
+        },
+      },
+    });
+    const parked = await agent.send('Pay.', { sessionId: 'ap' });
+    expect(parked.waits?.[0]).toMatchObject({ message: 'needs a manager' });
+    await agent.decide('ap', parked.waits![0]!.id, { decision: 'allow' });
+    const events: AgentEvent[] = [];
+    for await (const ev of agent.resume('ap')) events.push(ev);
+    expect(asked).toBe(1);
+    expect(runs).toEqual(['pay:9']);
+  });
+});

@@ -58,3 +58,21 @@ describe('the other host callbacks get the same deadline', () => {
     expect(String((err as Error).message)).toContain('handlerTimeoutMs');
   }, 10_000);
 });
+
+describe('an elicitation answered park', () => {
+  it('is cancel on an in-flight elicitation/create, which cannot park (SPEC 15.1)', async () => {
+    const events: { action?: string }[] = [];
+    const answer = await answerElicitation(
+      { server: 's', mode: 'form', message: 'ok?', requestedSchema: { type: 'object' } },
+      { server: 's', signal: new AbortController().signal },
+      {
+        handler: async () => ({ action: 'park' }),
+        hooks: {},
+        timeoutMs: 1_000,
+        emit: (e) => events.push(e as { action?: string }),
+      },
+    );
+    expect(answer).toEqual({ action: 'cancel' });
+    expect(events.at(-1)).toMatchObject({ action: 'cancel' });
+  });
+});

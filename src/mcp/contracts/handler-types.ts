@@ -37,9 +37,12 @@ export interface McpElicitationRequest {
   readonly elicitationId?: string;
 }
 
-/** The user's answer. `content` only with `accept` in form mode. */
+/**
+ * The user's answer. `content` only with `accept` in form mode. `park` asks to park the run
+ * (SPEC 15.1); a legacy in-flight `elicitation/create` cannot park, so there it is `cancel`.
+ */
 export interface McpElicitationAnswer {
-  readonly action: 'accept' | 'decline' | 'cancel';
+  readonly action: 'accept' | 'decline' | 'cancel' | 'park';
   readonly content?: Readonly<Record<string, unknown>>;
 }
 

@@ -55,6 +55,9 @@ export async function answerElicitation(
     ));
   if (after === false) answer = { action: 'decline' };
   else if (after) answer = after;
+  // an in-flight elicitation/create cannot park (the server waits on the open request):
+  // `park` answers it as `cancel` (SPEC 15.1)
+  if (answer?.action === 'park') answer = { action: 'cancel' };
   const final = await checkAnswer(request, answer);
   deps.emit(
     mcpEvent({ type: 'elicitation.completed', via: 'answer', action: final.action, ...ids }),
