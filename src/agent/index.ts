@@ -29,3 +29,4 @@ export type { McpContextOptions } from './mcp-context.js';
 export { DEFAULT_LIMITS } from './limits.js';
 export type { Limits } from './limits.js';
 export type { OutputOption, OutputRequest, OutputSchema, OutputValue } from './output/index.js';
+export type { Wait, ApprovalWaitDecision } from '../session/index.js';

@@ -6,10 +6,12 @@ Examples:
   $ muster mcp list
   $ muster run "Summarize README.md" --model openai:gpt-5-mini
   $ muster sessions list --json
+  $ muster run "Deploy it" --park && muster sessions waits
   $ muster studio --open
 
 Exit codes: 0 ok, 1 internal, 2 usage/config, 3 MCP, 4 sign-in needed, 5 refused by the policy,
-6 tool failed, 7 session, 8 model, 9 run limit, 130 interrupted (docs/cli.md).`;
+6 tool failed, 7 session or wait, 8 model, 9 run limit, 10 typed answer invalid, 130 interrupted
+(docs/cli.md).`;
 
 const MCP_EXAMPLES = `
 Examples:
@@ -23,6 +25,8 @@ const SESSIONS_EXAMPLES = `
 Examples:
   $ muster sessions list
   $ muster sessions show <id> --json
+  $ muster sessions waits
+  $ muster decide <session> <wait> --allow
   $ muster sessions resume <id> --model openai:gpt-5-mini`;
 
 /**

@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { MusterError } from '../errors/index.js';
 import { CliContext } from './cli-context.js';
 import type { CliIo } from './cli-io.js';
+import { decideCommand } from './decide-command.js';
 import { EXIT_CODES } from './exit-codes.js';
 import { mcpCommands } from './mcp-commands.js';
 import { mcpAuthCommands } from './mcp-auth-command.js';
@@ -22,6 +23,7 @@ const GROUPS: readonly CommandGroup[] = [
   mcpAuthCommands,
   runGroup,
   sessionsGroup,
+  decideCommand,
   studioGroup,
 ];
 

@@ -26,7 +26,8 @@ Examples:
   $ MUSTER_MODEL=ollama:llama3.2 muster run --allow 'mcp__fs__*' --allow mcp_connect:fs "Summarize README.md"
   $ muster run "And now?" --session 3f6c…   # continue a session
   $ muster run "Check it" --model scripted:turns.json --default deny --json
-  $ muster run "List the open issues" --output-schema issues.schema.json > issues.json`,
+  $ muster run "List the open issues" --output-schema issues.schema.json > issues.json
+  $ muster run "Pay the invoice" --park   # what needs approval waits: muster sessions waits`,
     )
     .action(
       async (

@@ -58,13 +58,21 @@ export function addAgentOptions(command: Command, help: AgentOptionHelp = {}): C
     .option('--system <text>', help.system ?? 'the system prompt');
 }
 
-/** Adds the options `muster run` and `muster sessions resume` share to `command`. */
+/**
+ * Adds the options `muster run` and `muster sessions resume` share to `command`: the agent
+ * options, `--lease-ms` and `--park`.
+ */
 export function addRunOptions(command: Command): Command {
-  return addAgentOptions(command).option(
-    '--lease-ms <ms>',
-    'how long a run that died keeps its session before it may be resumed (default 30000)',
-    parseLease,
-  );
+  return addAgentOptions(command)
+    .option(
+      '--lease-ms <ms>',
+      'how long a run that died keeps its session before it may be resumed (default 30000)',
+      parseLease,
+    )
+    .option(
+      '--park',
+      'calls that --default ask leaves open park the run instead of being asked or refused: decide them later with muster decide',
+    );
 }
 
 /** One value of a repeatable option, added to the ones before it. */

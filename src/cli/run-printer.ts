@@ -1,5 +1,7 @@
 import type { AgentEvent } from '../agent/index.js';
 import type { Output } from './output.js';
+import { truncate } from './truncate.js';
+import { parkedLines } from './wait-table.js';
 
 /** What {@link RunPrinter} shows besides the events on stderr. */
 export interface RunPrinterOptions {
@@ -8,12 +10,19 @@ export interface RunPrinterOptions {
    * (`--output-schema`), whose stdout gets only the value once it is validated.
    */
   readonly streamText?: boolean;
+  /**
+   * Appended to the `muster decide` and `muster sessions resume` lines a parked run prints
+   * (` --store <url>` when the run used `--store`).
+   */
+  readonly commandSuffix?: string;
 }
 
 /**
  * Shows a run as it happens: model text streams on stdout as it arrives (deltas, no extra
  * line breaks); tool calls, progress, decisions and failures are lines on stderr, so stdout
- * holds only the answer when piped. With `--json` nothing is shown until the end.
+ * holds only the answer when piped. A run that parks ends with its waits, the `muster decide`
+ * line of each and the `muster sessions resume` line. With `--json` nothing is shown until
+ * the end.
  */
 export class RunPrinter {
   #midLine = false;
@@ -97,6 +106,11 @@ export class RunPrinter {
         if (this.#midLine) this.out.io.stdout.write('\n');
         this.#midLine = false;
         return;
+      case 'session.parked':
+        this.endLine();
+        for (const line of parkedLines(event.sessionId, event.waits, this.options.commandSuffix))
+          this.#note(this.out.paint('yellow', line));
+        return;
       default:
         return;
     }
@@ -134,10 +148,4 @@ export class RunPrinter {
 
 function call(name: string, args: unknown): string {
   return `${name} ${truncate(JSON.stringify(args ?? {}), 200)}`;
-}
-
-/** `text` cut to `max` characters with a marker. */
-export function truncate(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length <= max ? flat : `${flat.slice(0, max)}… (${flat.length - max} more)`;
 }

@@ -6,6 +6,7 @@ import type { PolicyOptions } from '../policy/index.js';
 import type { CliContext } from './cli-context.js';
 import { connectUserServers } from './connect-user-servers.js';
 import { EXIT_CODES, exitCodeOf } from './exit-codes.js';
+import { cliPolicyVersion } from './cli-policy-version.js';
 import { chooseModel } from './model-choice.js';
 import type { AgentCommandOptions } from './run-options.js';
 import { RunPrinter } from './run-printer.js';
@@ -16,6 +17,8 @@ import { ttyElicitation } from './tty-elicitation.js';
 /** The options `muster run` and `muster sessions resume` share. */
 export interface RunOptions extends AgentCommandOptions {
   readonly leaseMs?: number;
+  /** `--park`: what `--default ask` leaves open parks the run (`policy.park`), never asked. */
+  readonly park?: boolean;
 }
 
 /** What a run answers with, as `runSession` prints it. */
@@ -34,10 +37,11 @@ export type StartRun = (agent: Agent, signal: AbortSignal) => AsyncIterable<Agen
 /**
  * Runs an agent for `muster run` / `muster sessions resume` and returns the exit code:
  * builds the model, the session store and the policy (prompts on a TTY; `--allow`, `--deny`
- * and `--default` otherwise, never waiting for input), shows the events as they happen (or
- * one JSON document at the end with `--json`; a typed answer as its value, see
- * {@link RunAnswer}), and turns Ctrl-C into an abort: the session is kept and the command
- * exits 130; a second Ctrl-C exits at once.
+ * and `--default` otherwise, never waiting for input; with `--park` open calls park the run
+ * instead), shows the events as they happen (or one JSON document at the end with `--json`;
+ * a typed answer as its value, see {@link RunAnswer}; a parked run's waits and the commands
+ * to decide and resume), and turns Ctrl-C into an abort: the session is kept and the command
+ * exits 130; a second Ctrl-C exits at once. A parked run exits 0 (docs/cli.md).
  */
 export async function runSession(
   ctx: CliContext,
@@ -46,6 +50,14 @@ export async function runSession(
   answer: RunAnswer = {},
 ): Promise<number> {
   const out = ctx.output();
+  const park = options.park === true;
+  const policyDefault = options.default ?? 'ask';
+  if (park && policyDefault !== 'ask')
+    throw new MusterError(
+      'INVALID_CONFIGURATION',
+      `--park parks the calls that --default ask leaves open; with --default ${policyDefault} nothing is asked. Drop --park or use --default ask.`,
+      { details: { flag: '--park' } },
+    );
   const { model, modelName } = await chooseModel(options.model, options.baseUrl, ctx.io);
   const opened = await openStore(ctx, options.store);
   const controller = new AbortController();
@@ -58,20 +70,27 @@ export async function runSession(
   };
   let agent: Agent | undefined;
   const typed = answer.outputSchemaFile !== undefined;
-  const printer = new RunPrinter(out, { streamText: !typed });
+  const storeSuffix = options.store === undefined ? '' : ' --store <url>';
+  const printer = new RunPrinter(out, { streamText: !typed, commandSuffix: storeSuffix });
   const events: AgentEvent[] = [];
   // everything after the store is opened is inside the try, so the finally closes the store
   // and removes the SIGINT handler even when the setup fails (an invalid mcp.json)
   try {
     process.on('SIGINT', interrupt);
-    const interactive = ctx.io.interactive;
+    if (park && (opened.where === 'memory' || opened.store.waits === undefined))
+      throw new MusterError(
+        'INVALID_CONFIGURATION',
+        '--park needs a session store that outlives this command, to keep the waits: the SQLite file (install better-sqlite3, see the notice above) or --store postgres://….',
+        { details: { flag: '--park' } },
+      );
+    // with --park nobody is asked, even on a terminal: open calls park
+    const interactive = ctx.io.interactive && !park;
     const queue = new PromptQueue({
       io: ctx.io,
       output: out.options.json ? ctx.io.stderr : ctx.io.stdout,
       onInterrupt: interrupt,
     });
     const allowances = new SessionAllowances();
-    const policyDefault = options.default ?? 'ask';
     const policy: PolicyOptions = {
       ...(options.allow ? { allow: [...options.allow] } : {}),
       ...(options.deny ? { deny: [...options.deny] } : {}),
@@ -81,8 +100,14 @@ export async function runSession(
         ...(interactive ? [allowances.rule()] : []),
       ],
       ...(interactive ? { approve: ttyApprover(queue, allowances) } : {}),
+      ...(park ? { park: true } : {}),
+      version: cliPolicyVersion({
+        ...(options.allow ? { allow: options.allow } : {}),
+        ...(options.deny ? { deny: options.deny } : {}),
+        default: policyDefault,
+      }),
     };
-    const mcp: McpOptions = interactive
+    const mcp: McpOptions = ctx.io.interactive
       ? { handlers: { elicitation: ttyElicitation(queue) }, handlerTimeoutMs: 30 * 60_000 }
       : {};
     agent = createAgent({
@@ -96,14 +121,29 @@ export async function runSession(
       mcp,
     });
     let completed: Extract<AgentEvent, { type: 'session.completed' }> | undefined;
+    let parked: Extract<AgentEvent, { type: 'session.parked' }> | undefined;
     for await (const event of start(agent, controller.signal)) {
       if (event.type !== 'model.delta') events.push(event);
       if (event.type === 'session.completed') completed = event;
+      if (event.type === 'session.parked') parked = event;
       printer.show(event);
     }
     const refused = refusedCalls(events);
-    // a script that could not answer an approval learns it from the exit code (docs/cli.md)
+    // a script that could not answer an approval learns it from the exit code (docs/cli.md);
+    // a parked run is no failure: it did what --park asked (--json says status 'parked')
     const code = !ctx.io.interactive && refused.length > 0 ? EXIT_CODES.denied : EXIT_CODES.ok;
+    if (parked && completed === undefined) {
+      if (out.options.json)
+        out.json({
+          sessionId: parked.sessionId,
+          status: 'parked',
+          waits: parked.waits,
+          resume: `muster sessions resume ${parked.sessionId}${storeSuffix}`,
+          refusedCalls: refused,
+          events: events.map(jsonEvent),
+        });
+      return code;
+    }
     if (out.options.json) {
       out.json({
         sessionId: printer.sessionId,

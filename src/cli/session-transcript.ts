@@ -1,7 +1,7 @@
 import type { ModelMessage } from '../model/index.js';
 import type { SessionState, SessionSummary } from '../session/index.js';
 import type { Output } from './output.js';
-import { truncate } from './run-printer.js';
+import { truncate } from './truncate.js';
 
 /** How long ago `iso` was, in the largest whole unit (`5s`, `3m`, `2h`, `4d`). */
 export function age(iso: string, now = Date.now()): string {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { MusterError, SessionError } from '../errors/index.js';
+import { SessionError } from '../errors/index.js';
 import type { SessionSummary } from '../session/index.js';
 import type { CliContext } from './cli-context.js';
 import { setExitCode } from './exit-status.js';
@@ -7,9 +7,11 @@ import { addRunOptions } from './run-options.js';
 import type { RunOptions } from './run-session.js';
 import { runSession } from './run-session.js';
 import { printTranscript, sessionTable } from './session-transcript.js';
+import { sessionsWaitsCommand } from './sessions-waits.js';
+import { storeCall } from './store-call.js';
 import { openStore } from './store-choice.js';
 
-/** `muster sessions list|show|resume` over the CLI's session store (docs/cli.md). */
+/** `muster sessions list|show|waits|resume` over the CLI's session store (docs/cli.md). */
 export function sessionsGroup(program: Command, ctx: CliContext): void {
   const sessions = program
     .command('sessions')
@@ -61,9 +63,12 @@ export function sessionsGroup(program: Command, ctx: CliContext): void {
         await opened.close();
       }
     });
+  sessionsWaitsCommand(sessions, ctx);
   const resume = sessions
     .command('resume')
-    .description('continue a session whose run died (crashed, killed or interrupted)')
+    .description(
+      'continue a session whose run died (crashed, killed or interrupted) or parked (once its waits are decided)',
+    )
     .argument('<id>', 'the session id');
   addRunOptions(resume)
     .addHelpText('after', '\nExamples:\n  $ muster sessions resume 3f6c… --model openai:gpt-5-mini')
@@ -71,24 +76,6 @@ export function sessionsGroup(program: Command, ctx: CliContext): void {
       const code = await runSession(ctx, options, (agent, signal) => agent.resume(id, { signal }));
       setExitCode(command, code);
     });
-}
-
-/**
- * Runs one read of the store: a failure that is no Muster error (the database is unreachable,
- * the file unreadable) becomes `SESSION_STORE_FAILED` (exit 7), as it does in a run.
- */
-async function storeCall<T>(where: string, what: string, read: () => Promise<T>): Promise<T> {
-  try {
-    return await read();
-  } catch (err) {
-    if (MusterError.isInstance(err)) throw err;
-    const reason = err instanceof Error ? err.message : String(err);
-    throw new MusterError(
-      'SESSION_STORE_FAILED',
-      `The session store (${where}) could not ${what}: ${reason}. Check that it is reachable (--store) and try again.`,
-      { cause: err },
-    );
-  }
 }
 
 async function listAll(

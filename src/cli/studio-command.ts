@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
+import { cliPolicyVersion } from './cli-policy-version.js';
 import { MusterError } from '../errors/index.js';
 import type { CliContext } from './cli-context.js';
 import { connectUserServers } from './connect-user-servers.js';
@@ -88,6 +89,12 @@ async function runStudio(ctx: CliContext, options: StudioCommandOptions): Promis
       ...(options.allow === undefined ? {} : { allow: options.allow }),
       ...(options.deny === undefined ? {} : { deny: options.deny }),
       default: options.default ?? 'ask',
+      // decisions taken here bind to the same version as `muster run --park` with these flags
+      policyVersion: cliPolicyVersion({
+        ...(options.allow === undefined ? {} : { allow: options.allow }),
+        ...(options.deny === undefined ? {} : { deny: options.deny }),
+        default: options.default ?? 'ask',
+      }),
       rules: [connectUserServers(workdir, ctx.home())],
       ...(options.host === undefined ? {} : { host: options.host }),
       ...(options.port === undefined ? {} : { port: options.port }),

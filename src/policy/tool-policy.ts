@@ -292,7 +292,6 @@ function dataVersion(options: PolicyOptions, rules: readonly AuthorizationRule[]
     allow: options.allow ?? [],
     default: options.default ?? 'ask',
     park: options.park === true,
-    approver: options.approve !== undefined,
     rules: rules.map((r) => r.id),
   };
   return createHash('sha256').update(JSON.stringify(data)).digest('hex').slice(0, 32);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AgentEvent } from '../agent/index.js';
 import type { MusterError } from '../errors/index.js';
 import type { Usage } from '../model/index.js';
+import type { Wait } from '../agent/index.js';
 import type {
   QueryContentBlock,
   QueryMessage,
@@ -37,7 +38,8 @@ const ZERO: QueryUsage = toQueryUsage(undefined);
  * -> `assistant` (text and `tool_use` blocks), `tool.completed` -> `user` (a `tool_result`),
  * `elicitation.completed` via the server's notification -> `system`/`elicitation_complete`,
  * `session.completed` / `session.failed` -> the turn's `result` (with `structured_output`
- * when the run asked for `output`). Every other event maps to
+ * when the run asked for `output`), `session.parked` -> a `parked` result (`is_error: false`,
+ * `stop_reason: 'tool_deferred'`, `deferred_tool_use`, `waits`). Every other event maps to
  * nothing. Denied calls are gathered into the result's `permission_denials`.
  */
 export class RunMessageMapper {
@@ -104,6 +106,8 @@ export class RunMessageMapper {
         ];
       case 'session.failed':
         return [this.failure(event.error)];
+      case 'session.parked':
+        return [this.#result('parked', { waits: event.waits })];
       default:
         return [];
     }
@@ -158,14 +162,21 @@ export class RunMessageMapper {
 
   #result(
     subtype: QueryResultMessage['subtype'],
-    end: { content?: string; output?: unknown; usage?: Usage; error?: MusterError },
+    end: {
+      content?: string;
+      output?: unknown;
+      usage?: Usage;
+      error?: MusterError;
+      waits?: readonly Wait[];
+    },
   ): QueryResultMessage {
+    const deferred = end.waits?.find((w) => w.callId !== undefined && w.toolName !== undefined);
     return {
       type: 'result',
       subtype,
       session_id: this.#sessionId,
       uuid: randomUUID(),
-      is_error: subtype !== 'success',
+      is_error: subtype !== 'success' && subtype !== 'parked',
       duration_ms: Date.now() - this.#started,
       duration_api_ms: this.#apiMs,
       num_turns: this.#turns,
@@ -175,6 +186,21 @@ export class RunMessageMapper {
       total_cost_usd: 0,
       permission_denials: [...this.#denials],
       ...(end.error ? { errors: [end.error.message], error_code: end.error.code } : {}),
+      ...(end.waits
+        ? {
+            stop_reason: 'tool_deferred' as const,
+            ...(deferred
+              ? {
+                  deferred_tool_use: {
+                    id: deferred.callId!,
+                    name: deferred.toolName!,
+                    input: deferred.arguments ?? {},
+                  },
+                }
+              : {}),
+            waits: end.waits,
+          }
+        : {}),
     };
   }
 }
@@ -184,7 +210,7 @@ export class RunMessageMapper {
  * `error_max_turns`, a typed answer still invalid after its repair turns is
  * `error_max_structured_output_retries`, anything else `error_during_execution`.
  */
-function errorSubtype(error: MusterError): Exclude<QueryResultSubtype, 'success'> {
+function errorSubtype(error: MusterError): Exclude<QueryResultSubtype, 'success' | 'parked'> {
   if (error.code === 'AGENT_LIMIT_EXCEEDED' && error.details.limit === 'maxIterations')
     return 'error_max_turns';
   if (error.code === 'OUTPUT_INVALID') return 'error_max_structured_output_retries';

@@ -4,6 +4,7 @@ import type { McpOptions, McpServerConfig, SdkMcpServer } from '../mcp/index.js'
 import type { ModelClient } from '../model/index.js';
 import { DEFAULT_CONTROL_REQUEST_TIMEOUT_MS } from './control-request.js';
 import { permissionBridge } from './query-permissions.js';
+import type { PermissionBridge } from './query-permissions.js';
 import type { QueryCanUseTool, QueryOnElicitation, QueryOutputFormat } from './query-types.js';
 
 /**
@@ -100,6 +101,8 @@ export interface ResolvedQueryOptions {
   readonly oauth: McpOptions['oauth'];
   /** What each turn's run asks for as `output` (from `outputFormat`). */
   readonly output?: OutputRequest;
+  /** The `canUseTool` bridge, which a query continuing a parked session asks again. */
+  readonly permissions: PermissionBridge;
 }
 
 function invalid(message: string): MusterError {
@@ -289,5 +292,6 @@ export function resolveQueryOptions(
     ...(o.abortController ? { abortSignal: o.abortController.signal } : {}),
     oauth: o.mcpOAuth,
     ...(o.outputFormat ? { output: { schema: o.outputFormat.schema } } : {}),
+    permissions,
   };
 }

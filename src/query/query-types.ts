@@ -1,6 +1,7 @@
 // The message and option shapes of `muster-agent/query`, in the style of the query() SDKs
 // (snake_case fields, `type`/`subtype` discriminants). Types only.
 import type { McpServerStatusValue } from '../mcp/index.js';
+import type { Wait } from '../agent/index.js';
 
 /** A content block of a user or assistant message. */
 export type QueryContentBlock =
@@ -112,18 +113,31 @@ export interface QueryPermissionDenial {
 }
 
 /**
- * The subtypes of a final `result`: `error_max_turns` is `AGENT_LIMIT_EXCEEDED` on
- * `maxIterations`, `error_max_structured_output_retries` is `OUTPUT_INVALID` (an
- * `outputFormat` answer still invalid after its repair turns), `error_during_execution` any
- * other failure.
+ * The subtypes of a final `result`: `success`; `parked` (no answer and no failure: a call
+ * waits on a decision, after `canUseTool` answered `defer`); `error_max_turns` is
+ * `AGENT_LIMIT_EXCEEDED` on `maxIterations`, `error_max_structured_output_retries` is
+ * `OUTPUT_INVALID` (an `outputFormat` answer still invalid after its repair turns),
+ * `error_during_execution` any other failure.
  */
 export type QueryResultSubtype =
   | 'success'
+  | 'parked'
   | 'error_max_turns'
   | 'error_max_structured_output_retries'
   | 'error_during_execution';
 
-/** The end of one user turn: success with the final text, or an error subtype. */
+/** The call a parked turn waits on, in the reference SDK's `deferred_tool_use` shape. */
+export interface QueryDeferredToolUse {
+  /** The tool call id (`tool_use_id`). */
+  readonly id: string;
+  readonly name: string;
+  readonly input: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The end of one user turn: success with the final text, `parked` with the waits a deferred
+ * call left (`is_error: false`, `stop_reason: 'tool_deferred'`), or an error subtype.
+ */
 export interface QueryResultMessage {
   readonly type: 'result';
   readonly subtype: QueryResultSubtype;
@@ -147,6 +161,17 @@ export interface QueryResultMessage {
   readonly errors?: readonly string[];
   /** The Muster error code behind an error subtype. */
   readonly error_code?: string;
+  /** `tool_deferred` on a `parked` result (the reference SDK's stop reason for `defer`). */
+  readonly stop_reason?: 'tool_deferred';
+  /** `parked` only: the first call that waits (the reference SDK's field). */
+  readonly deferred_tool_use?: QueryDeferredToolUse;
+  /**
+   * `parked` only: every wait the session holds (SPEC 15.1). Decide them with
+   * `agent.decide()` (or `muster decide`) from any process with the same store, or answer
+   * them in a query that continues the session (`options.resume` and the same
+   * `sessionStore`): its `canUseTool` is asked again about each pending call.
+   */
+  readonly waits?: readonly Wait[];
 }
 
 /**
@@ -169,10 +194,16 @@ export type QueryMessage =
   | QueryUserMessage
   | QueryResultMessage;
 
-/** What `canUseTool` answers. `updatedInput` replaces the arguments (validated again). */
+/**
+ * What `canUseTool` answers. `updatedInput` replaces the arguments (validated again).
+ * `defer` parks the call: the turn ends with a `parked` result naming the wait, and the
+ * query ends; continue the session in a new query (`options.resume`, the same
+ * `sessionStore`) once the wait is decided, or let that query's `canUseTool` decide it.
+ */
 export type QueryPermissionResult =
   | { readonly behavior: 'allow'; readonly updatedInput?: Record<string, unknown> }
-  | { readonly behavior: 'deny'; readonly message: string; readonly interrupt?: boolean };
+  | { readonly behavior: 'deny'; readonly message: string; readonly interrupt?: boolean }
+  | { readonly behavior: 'defer'; readonly message?: string };
 
 /** Asked about every visible call that `allowedTools` does not pre-approve. */
 export type QueryCanUseTool = (

@@ -5,6 +5,7 @@ import { MusterError, toMusterError } from '../errors/index.js';
 import type { McpConnectionSummary, McpServerStatus } from '../mcp/index.js';
 import { compilePatterns } from '../policy/index.js';
 import { boundedControlRequest } from './control-request.js';
+import { decideDeferredCalls } from './deferred-calls.js';
 import { QueryInput } from './query-input.js';
 import type { UserTurn } from './query-input.js';
 import { RunMessageMapper } from './query-messages.js';
@@ -56,7 +57,11 @@ export interface QueryParams {
  * messages (`system`/`init` once, `assistant`, `user` tool results,
  * `system`/`elicitation_complete`, and a `result` per turn). With `outputFormat`, each
  * turn asks for a typed answer, carried by its success `result` as `structured_output`.
- * Unknown options fail with `INVALID_CONFIGURATION` at once.
+ * When `canUseTool` answers `defer`, the turn ends with a `parked` result naming the wait and
+ * the query ends; a query with `options.resume` set to that session (and the same
+ * `sessionStore`) continues it first: `canUseTool` is asked again about each pending call (or
+ * the waits were decided with `agent.decide()` / `muster decide`), then the run resumes and
+ * the prompt's turns follow. Unknown options fail with `INVALID_CONFIGURATION` at once.
  *
  * @example
  * ```ts
@@ -177,6 +182,13 @@ class QueryStream implements Query {
   async *#generate(): AsyncGenerator<QueryMessage, void> {
     let initSent = false;
     try {
+      // a parked session (after `defer`) is continued first, before any new user turn
+      if (await this.#parked()) {
+        await this.initializationResult();
+        initSent = true;
+        yield this.#initMessage();
+        if (yield* this.#runTurn(undefined)) return;
+      }
       for (;;) {
         const turn = this.#closed ? undefined : await this.#input.next();
         if (!turn || this.#closed) break;
@@ -185,7 +197,8 @@ class QueryStream implements Query {
           initSent = true;
           yield this.#initMessage();
         }
-        yield* this.#turn(turn);
+        // a turn that parks ends the query, as `defer` does in the reference SDKs
+        if (yield* this.#runTurn(turn)) return;
       }
     } finally {
       this.#closed = true;
@@ -195,21 +208,48 @@ class QueryStream implements Query {
     }
   }
 
-  async *#turn(turn: UserTurn): AsyncGenerator<QueryMessage, void> {
+  /** Whether the query's session is parked on waits (only a given session id can be). */
+  async #parked(): Promise<boolean> {
+    if (this.#options.sessionId === undefined) return false;
+    return (await this.#agent.sessions.get(this.#sessionId))?.status === 'parked';
+  }
+
+  /**
+   * Runs one user turn, or (`turn` undefined) continues the parked session: `canUseTool` is
+   * asked again about its pending calls, then the run resumes. Resolves true when the turn
+   * ended parked.
+   */
+  async *#runTurn(turn: UserTurn | undefined): AsyncGenerator<QueryMessage, boolean> {
     const controller = new AbortController();
     this.#current = controller;
     const mapper = new RunMessageMapper(this.#sessionId, this.#options.modelName);
     let ended = false;
+    let parked = false;
     try {
-      const events: AsyncIterable<AgentEvent> = this.#agent.run({
-        ...turn,
-        sessionId: this.#sessionId,
-        signal: controller.signal,
-        ...(this.#options.output ? { output: this.#options.output } : {}),
-      });
+      let events: AsyncIterable<AgentEvent>;
+      if (turn === undefined) {
+        const { interrupt } = await decideDeferredCalls(
+          this.#agent,
+          this.#sessionId,
+          this.#options.permissions,
+          controller.signal,
+        );
+        if (interrupt) void this.interrupt();
+        events = this.#agent.resume(this.#sessionId, { signal: controller.signal });
+      } else {
+        events = this.#agent.run({
+          ...turn,
+          sessionId: this.#sessionId,
+          signal: controller.signal,
+          ...(this.#options.output ? { output: this.#options.output } : {}),
+        });
+      }
       for await (const event of events) {
         for (const message of mapper.map(event)) {
-          if (message.type === 'result') ended = true;
+          if (message.type === 'result') {
+            ended = true;
+            parked = message.subtype === 'parked';
+          }
           yield message;
         }
       }
@@ -219,6 +259,7 @@ class QueryStream implements Query {
     } finally {
       if (this.#current === controller) this.#current = undefined;
     }
+    return parked;
   }
 
   #initMessage(): QuerySystemInitMessage {

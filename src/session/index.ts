@@ -23,5 +23,4 @@ export type {
   DecideOptions,
   SessionWaits,
 } from './session-waits.js';
-export { waitNotFoundError, waitStaleError, checkDecision } from './wait-rules.js';
 export { MemorySessionStore } from './memory-session-store.js';

@@ -1,6 +1,7 @@
 import type { ModelMessage, Usage } from '../model/index.js';
 import type { SessionArchive } from './session-archive.js';
 import type { SessionWaits } from './session-waits.js';
+import type { SessionLeaseRef, SessionWriteOptions } from './session-write.js';
 
 /**
  * Where a session stands. `running` with no live lease means its run died: resume it.
@@ -86,17 +87,7 @@ export interface SessionPage {
   readonly nextCursor?: string;
 }
 
-/** What a write names: the lease of the run that makes it (its fencing token). */
-export interface SessionLeaseRef {
-  /** The fencing token: it grows each time the session's lease changes hands. */
-  readonly token: number;
-}
-
-/** Options of a session write. */
-export interface SessionWriteOptions {
-  /** The writing run's lease; a store that offers leases refuses it when it is not current. */
-  readonly lease?: SessionLeaseRef;
-}
+export type { SessionLeaseRef, SessionWriteOptions } from './session-write.js';
 
 /**
  * Proof that one owner runs a session, with a fencing token. Renew it well inside its TTL;

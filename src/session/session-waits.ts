@@ -1,4 +1,4 @@
-import type { SessionWriteOptions } from './session-store.js';
+import type { SessionWriteOptions } from './session-write.js';
 
 /** What a parked run waits for (SPEC 15.1). */
 export type WaitKind = 'approval' | 'elicitation' | 'task' | 'auth';

@@ -11,6 +11,7 @@
 import type { AgentEvent } from '../agent/index.js';
 import type { McpServerStatus } from '../mcp/index.js';
 import type { AuthorizationRequest, DecisionKind } from '../policy/index.js';
+import type { WaitDecision, WaitKind } from '../session/index.js';
 
 /**
  * The studio's own error codes (the others are `MusterError` codes): `STUDIO_FORBIDDEN` (403,
@@ -263,6 +264,12 @@ export interface StartRunResponse {
   readonly sessionId: string;
 }
 
+/**
+ * `POST /api/runs/:sessionId/resume`: continues a parked session in the studio (its events
+ * arrive on `/api/events` like those of a run started here). Answers {@link StartRunResponse}.
+ */
+export type ResumeRunResponse = StartRunResponse;
+
 /** `POST /api/runs/:sessionId/cancel`: aborts the session's live run. */
 export type CancelRunResponse = { readonly cancelled: boolean };
 
@@ -300,6 +307,74 @@ export interface ElicitationAnswerBody {
   readonly content?: Readonly<Record<string, unknown>>;
 }
 
+/**
+ * A wait of a parked run (SPEC 15.1) as stored, whichever process parked it: `GET
+ * /api/waits`. Never carries the protocol state a server asked to be sent back.
+ */
+export interface ParkedWait {
+  readonly id: string;
+  readonly sessionId: string;
+  /** The run that parked on it. */
+  readonly runId: string;
+  readonly kind: WaitKind;
+  readonly callId?: string;
+  /** The model-facing tool name. */
+  readonly toolName?: string;
+  readonly server?: string;
+  /** Approvals: the exact arguments that will run once allowed. */
+  readonly arguments?: Readonly<Record<string, unknown>>;
+  /** Why it waits (an approval's reason) or what is asked (an elicitation's message). */
+  readonly message?: string;
+  /** Elicitation forms: the schema the answer must match. */
+  readonly requestedSchema?: Readonly<Record<string, unknown>>;
+  /** URL elicitations: shown as a link, never opened by the studio. */
+  readonly url?: string;
+  /** ISO 8601. */
+  readonly createdAt: string;
+  /** ISO 8601; absent: it never expires. */
+  readonly expiresAt?: string;
+  /** What the decision is bound to: send it back with the decision. */
+  readonly fingerprint: string;
+  readonly status: 'pending' | 'decided';
+  /** A pending wait past `expiresAt`: it can no longer be decided; resuming decides it. */
+  readonly expired: boolean;
+  readonly decision?: WaitDecision;
+  /** ISO 8601, when decided. */
+  readonly decidedAt?: string;
+}
+
+/**
+ * `GET /api/waits?kind=&status=&sessionId=&cursor=&limit=`: one page of the store's waits
+ * (by session id, then wait id; `limit` 1 to 1000, default 100).
+ */
+export interface WaitsResponse {
+  readonly waits: readonly ParkedWait[];
+  readonly nextCursor?: string;
+}
+
+/**
+ * `POST /api/waits/:sessionId/:waitId`: decides a wait with the fingerprint the page showed
+ * (a wait that changed since is 409 `WAIT_STALE`; one decided, expired or gone is 404
+ * `WAIT_NOT_FOUND`). An approval takes `{ decision, reason?, message? }` (`redirect` needs
+ * `message`), a form `{ action, content? }`. Then `POST /api/runs/:sessionId/resume`.
+ */
+export type DecideWaitBody = { readonly fingerprint: string } & (
+  | {
+      readonly decision: 'allow' | 'deny' | 'redirect';
+      readonly reason?: string;
+      readonly message?: string;
+    }
+  | {
+      readonly action: 'accept' | 'decline' | 'cancel';
+      readonly content?: Readonly<Record<string, unknown>>;
+    }
+);
+
+/** The decided wait. */
+export interface DecideWaitResponse {
+  readonly wait: ParkedWait;
+}
+
 /** `POST /api/servers/:name/tools/:tool/app`: a one-time URL for the tool's MCP Apps view. */
 export interface AppViewResponse {
   readonly resourceUri: string;
@@ -335,6 +410,11 @@ export type StudioEvent =
       readonly id: string;
       readonly decision: DecisionKind | 'cancelled';
     }
+  | {
+      /** A wait of a parked run was decided from the studio (any tab). */
+      readonly kind: 'wait.decided';
+      readonly wait: ParkedWait;
+    }
   | { readonly kind: 'elicitation.pending'; readonly elicitation: PendingElicitation }
   | { readonly kind: 'elicitation.resolved'; readonly id: string; readonly action: string }
   | { readonly kind: 'resource.updated'; readonly server: string; readonly uri: string }
@@ -349,6 +429,7 @@ export type StudioEvent =
   | {
       readonly kind: 'run.ended';
       readonly sessionId: string;
+      /** `completed`, `failed`, `cancelled`, or `parked` (it waits on a decision again). */
       readonly status: string;
       /** Why a `failed` run failed (`{ code, message }` only). */
       readonly error?: { readonly code: string; readonly message: string };

@@ -45,6 +45,8 @@ const STATUS: Readonly<Record<string, ContentfulStatusCode>> = {
   TOOL_APPROVAL_REQUIRED: 403,
   TOOL_NOT_FOUND: 404,
   SESSION_NOT_FOUND: 404,
+  WAIT_NOT_FOUND: 404,
+  WAIT_STALE: 409,
   REGISTRY_BUSY: 409,
   SESSION_ALREADY_RUNNING: 409,
   ABORTED: 503,
@@ -53,7 +55,7 @@ const STATUS: Readonly<Record<string, ContentfulStatusCode>> = {
 
 /**
  * The HTTP status of a `MusterError` code: 400 invalid input, 403 policy, 404 unknown,
- * 409 busy, 502 for what a server or model failed (`MCP_*`, `TOOL_EXECUTION_FAILED`, …).
+ * 409 busy or stale, 502 for what a server or model failed (`MCP_*`, `TOOL_EXECUTION_FAILED`, …).
  */
 export function statusOfCode(code: string): ContentfulStatusCode {
   return STATUS[code] ?? (code === 'SESSION_STORE_FAILED' ? 500 : 502);

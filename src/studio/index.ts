@@ -49,6 +49,11 @@ export type {
   ApprovalAnswerBody,
   PendingElicitation,
   ElicitationAnswerBody,
+  ParkedWait,
+  WaitsResponse,
+  DecideWaitBody,
+  DecideWaitResponse,
+  ResumeRunResponse,
   AppViewResponse,
   StudioEvent,
 } from './api-types.js';
@@ -86,6 +91,12 @@ export interface StudioOptions {
   readonly approvalTimeoutMs?: number;
   /** Rules asked before the allow list. */
   readonly rules?: readonly AuthorizationRule[];
+  /**
+   * The policy's version (`policy.version`, SPEC 15.1): a run parked elsewhere and resumed
+   * here keeps its decision only under the same version. Set it to the version the parking
+   * hosts use; absent, a hash of the studio's policy data (patterns, default, rule ids).
+   */
+  readonly policyVersion?: string;
   /** Only `127.0.0.1` or `localhost`; anything else fails with `INVALID_CONFIGURATION`. */
   readonly host?: string;
   /** The port (default 0: a free one). */

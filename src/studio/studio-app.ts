@@ -7,6 +7,7 @@ import type { ElicitationQueue } from './elicitation-queue.js';
 import { mcpRoutes } from './mcp-routes.js';
 import { runRoutes } from './run-routes.js';
 import { sessionRoutes } from './session-routes.js';
+import { waitRoutes } from './wait-routes.js';
 import type { StudioContext } from './studio-context.js';
 import { errorBody, errorResponse } from './error-response.js';
 import type { StudioEventHub } from './studio-events.js';
@@ -31,7 +32,7 @@ export interface StudioAppParts {
 
 /**
  * The studio's HTTP app: the security checks and headers first, then the route modules
- * (events, approvals, elicitations, runs, sessions, MCP, MCP Apps), then the page's static
+ * (events, approvals, elicitations, runs, sessions, parked waits, MCP, MCP Apps), then the page's static
  * files. A thrown `MusterError` or studio refusal becomes the JSON error body.
  */
 export function createStudioApp(parts: StudioAppParts): Hono {
@@ -54,6 +55,7 @@ export function createStudioApp(parts: StudioAppParts): Hono {
   parts.elicitations.routes(app);
   runRoutes(parts.runs)(app, parts.ctx);
   sessionRoutes(app, parts.ctx);
+  waitRoutes(app, parts.ctx);
   archiveRoutes(app, parts.ctx);
   mcpRoutes(app, parts.ctx);
   appsRoutes(app, parts.ctx);

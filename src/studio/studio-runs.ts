@@ -1,4 +1,4 @@
-import type { Agent } from '../agent/index.js';
+import type { Agent, AgentEvent } from '../agent/index.js';
 import { MusterError, SessionError } from '../errors/index.js';
 import { newId } from '../util/index.js';
 import type { StartRunBody } from './api-types.js';
@@ -10,11 +10,11 @@ interface LiveRun {
 }
 
 /**
- * The runs the studio started, at most one per session. A run goes on in the background:
- * its events reach the page through the agent's event observer (the studio's runtime
- * publishes every event); this only starts it, drains it, cancels it, and publishes
- * `run.ended` with `completed`, `failed` (and the error's code and message) or `cancelled`
- * when it is over.
+ * The runs the studio started or resumed, at most one per session. A run goes on in the
+ * background: its events reach the page through the agent's event observer (the studio's
+ * runtime publishes every event); this only starts it, drains it, cancels it, and publishes
+ * `run.ended` with `completed`, `failed` (and the error's code and message), `cancelled` or
+ * `parked` when it is over.
  */
 export class StudioRuns {
   readonly #live = new Map<string, LiveRun>();
@@ -32,30 +32,47 @@ export class StudioRuns {
    * {@link close} has begun.
    */
   start(body: StartRunBody): string {
-    if (this.#closed) {
-      throw new MusterError(
-        'ABORTED',
-        'The studio is shutting down, so no run can start: start muster studio again.',
-      );
-    }
-    if (!this.hasModel) {
-      throw new MusterError(
-        'INVALID_CONFIGURATION',
-        'The studio has no model, so runs cannot start: restart muster studio with --model provider:name (or set MUSTER_MODEL).',
-      );
-    }
     const sessionId = body.sessionId ?? newId('session');
-    if (this.#live.has(sessionId)) {
+    this.#checkCanStart(sessionId);
+    this.#launch(sessionId, (signal) =>
+      this.agent.run({
+        input: body.prompt,
+        sessionId,
+        signal,
+        ...(body.modelName === undefined ? {} : { modelName: body.modelName }),
+      }),
+    );
+    return sessionId;
+  }
+
+  /**
+   * Continues a parked session here (`agent.resume`), once its waits are decided: its events
+   * reach the page like a started run's, and `run.ended` says `parked` when it waits again
+   * (a wait still undecided, or a decision voided by a changed call, tool or policy). Fails
+   * as {@link start} does, with `SESSION_NOT_FOUND` for an unknown session, and with
+   * `INVALID_CONFIGURATION` for a session that is not parked.
+   */
+  async resume(sessionId: string): Promise<void> {
+    this.#checkCanStart(sessionId);
+    const state = await this.agent.sessions.get(sessionId);
+    if (state === undefined)
+      throw new SessionError('SESSION_NOT_FOUND', `No session '${sessionId}' in the store.`, {
+        sessionId,
+      });
+    if (state.status === 'running')
       throw new SessionError(
         'SESSION_ALREADY_RUNNING',
-        `Session '${sessionId}' is running in the studio: wait for it to end or cancel it first.`,
+        `Session '${sessionId}' is running (in this studio or another process): wait for it to park or end.`,
         { sessionId },
       );
-    }
-    const controller = new AbortController();
-    const done = this.#drain(sessionId, body, controller);
-    this.#live.set(sessionId, { controller, done });
-    return sessionId;
+    if (state.status !== 'parked')
+      throw new MusterError(
+        'INVALID_CONFIGURATION',
+        `Session '${sessionId}' is ${state.status}, not parked: there is no waiting run to resume.`,
+      );
+    // a second resume may have started while the session was read
+    this.#checkCanStart(sessionId);
+    this.#launch(sessionId, (signal) => this.agent.resume(sessionId, { signal }));
   }
 
   /** Aborts the session's live run; false when it has none. */
@@ -85,18 +102,46 @@ export class StudioRuns {
     await Promise.all(all.map((l) => l.done));
   }
 
-  async #drain(sessionId: string, body: StartRunBody, controller: AbortController): Promise<void> {
+  #checkCanStart(sessionId: string): void {
+    if (this.#closed) {
+      throw new MusterError(
+        'ABORTED',
+        'The studio is shutting down, so no run can start: start muster studio again.',
+      );
+    }
+    if (!this.hasModel) {
+      throw new MusterError(
+        'INVALID_CONFIGURATION',
+        'The studio has no model, so runs cannot start: restart muster studio with --model provider:name (or set MUSTER_MODEL).',
+      );
+    }
+    if (this.#live.has(sessionId)) {
+      throw new SessionError(
+        'SESSION_ALREADY_RUNNING',
+        `Session '${sessionId}' is running in the studio: wait for it to end or cancel it first.`,
+        { sessionId },
+      );
+    }
+  }
+
+  #launch(sessionId: string, events: (signal: AbortSignal) => AsyncIterable<AgentEvent>): void {
+    const controller = new AbortController();
+    const done = this.#drain(sessionId, events, controller);
+    this.#live.set(sessionId, { controller, done });
+  }
+
+  async #drain(
+    sessionId: string,
+    run: (signal: AbortSignal) => AsyncIterable<AgentEvent>,
+    controller: AbortController,
+  ): Promise<void> {
     let status = 'completed';
     let error: { code: string; message: string } | undefined;
     try {
-      const events = this.agent.run({
-        input: body.prompt,
-        sessionId,
-        signal: controller.signal,
-        ...(body.modelName === undefined ? {} : { modelName: body.modelName }),
-      });
-      // the events themselves are published by the agent's observer (studio-runtime.ts)
-      for await (const _event of events) void _event;
+      // the events themselves are published by the agent's observer (studio-runtime.ts);
+      // a run that ends on `session.parked` waits on a decision (SPEC 15.1)
+      for await (const event of run(controller.signal))
+        status = event.type === 'session.parked' ? 'parked' : 'completed';
     } catch (err) {
       status = controller.signal.aborted ? 'cancelled' : 'failed';
       if (status === 'failed') error = errorData(err);

@@ -28,6 +28,8 @@ export interface StudioRuntimeInput {
   readonly default?: 'ask' | 'allow' | 'deny';
   /** Rules before the allow list (the CLI passes the one that lets user-file servers connect). */
   readonly rules?: readonly AuthorizationRule[];
+  /** The policy's version, which approvals of parked runs are bound to (SPEC 15.1). */
+  readonly policyVersion?: string;
   readonly oauth: Readonly<Record<string, McpOAuthServerOptions>>;
   readonly approvals: ApprovalQueue;
   readonly elicitations: ElicitationQueue;
@@ -61,6 +63,7 @@ export function createStudioRuntime(input: StudioRuntimeInput): StudioRuntime {
     default: input.default ?? 'ask',
     ...(input.rules === undefined ? {} : { rules: [...input.rules] }),
     approve: input.approvals.approve,
+    ...(input.policyVersion === undefined ? {} : { version: input.policyVersion }),
   };
   const mcp: McpOptions = {
     ...input.mcp,

@@ -37,7 +37,6 @@ export { checkDirectToolCall, directCallDecision, mcpModelNameOf } from './direc
 export { errorResult, normalizeToolReturn, isCallToolResult, resultBytes } from './tool-result.js';
 export type { NormalizedToolResult, ToolBlob } from './tool-result.js';
 export { HostToolExecutor } from './host-tool-executor.js';
-export { callFingerprint } from './call-fingerprint.js';
 export { CompositeToolExecutor } from './composite-tool-executor.js';
 export { ToolCatalog } from './tool-catalog.js';
 export type { CatalogEntry } from './tool-catalog.js';
@@ -58,8 +57,6 @@ export type {
   ToolCallOutcome,
   CallWaits,
   WaitedDecision,
-  ParkedCall,
-  DecidedBy,
 } from './tool-call-types.js';
 export { eventBase, notRunOutcome, toolCompletedEvent } from './call-events.js';
 export type {

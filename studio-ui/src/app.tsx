@@ -9,6 +9,7 @@ import { ServersPage } from './pages/servers-page.js';
 import { SignInPage } from './pages/signin-page.js';
 import { ToolsPage } from './pages/tools-page.js';
 import { useRoute, type Route } from './router.js';
+import { isOpenWait } from './studio-store.js';
 import { useStudio } from './use-studio.js';
 
 const LABELS: Readonly<Record<Route, string>> = {
@@ -43,14 +44,16 @@ function Page({ route }: { readonly route: Route }) {
 /** The studio: a header, the navigation with its counters, and the page of the hash route. */
 export function App() {
   const route = useRoute();
-  const { approvals, elicitations, connected } = useStudio();
+  const { approvals, elicitations, waits, connected } = useStudio();
   const [info, setInfo] = useState<StudioInfo | undefined>(undefined);
   useEffect(() => {
     api.get<StudioInfo>('/api/info').then(setInfo, () => undefined);
   }, []);
+  // what waits for a person: in this studio, and parked runs' open waits in the store
+  const open = waits.filter(isOpenWait);
   const counters: Partial<Record<Route, number>> = {
-    approvals: approvals.length,
-    elicitations: elicitations.length,
+    approvals: approvals.length + open.filter((w) => w.kind === 'approval').length,
+    elicitations: elicitations.length + open.filter((w) => w.kind === 'elicitation').length,
   };
   return (
     <div class="shell">

@@ -10,6 +10,21 @@ function fold(events: readonly Event[]): RunRecord {
 }
 
 describe('reduceRun', () => {
+  it('marks a run that parks as parked, and a resumed one running again', () => {
+    const parked = fold([
+      { ...base, type: 'session.started', continued: false, modelName: 'm' },
+      { ...base, type: 'session.parked', waits: [] },
+    ]);
+    expect(parked.status).toBe('parked');
+    expect(parked.entries.map((e) => e.type)).toEqual(['session.started', 'session.parked']);
+    const resumed = reduceRun(
+      parked,
+      { ...base, type: 'session.started', continued: true, modelName: 'm' },
+      9,
+    );
+    expect(resumed.status).toBe('running');
+  });
+
   it('streams text, gathers a call and keeps one progress line per call', () => {
     const run = fold([
       { ...base, type: 'session.started', continued: false, modelName: 'm' },

@@ -101,6 +101,9 @@ export function reduceRun(run: RunRecord, event: AgentEvent, seq: number): RunRe
       return withEntry({ ...run, status: 'completed' }, entry);
     case 'session.failed':
       return withEntry({ ...run, status: 'failed', error: errorOf(event.error) }, entry);
+    case 'session.parked':
+      // it waits on a decision (SPEC 15.1): decided on the Approvals page, then resumed
+      return withEntry({ ...run, status: 'parked' }, entry);
     case 'tool.decision':
       return withEntry(
         withCall(run, event.callId, event.toolName, {
@@ -169,6 +172,8 @@ export class RunStore {
   private readonly runs = new Map<string, RunRecord>();
   private readonly listeners = new Set<Listener>();
   private seq = 0;
+  /** The session the Runs page shows (the last run started or resumed from the page). */
+  focused: string | undefined;
 
   constructor(
     studio: EventFeed,

@@ -44,6 +44,30 @@ function Summary({ entry, run }: { readonly entry: TimelineEntry; readonly run: 
           {run.error ? `${run.error.code}: ${run.error.message}` : 'failed'}
         </span>
       );
+    case 'session.parked':
+      return (
+        <span data-testid="timeline-parked">
+          waits on {e.waits.length} decision{e.waits.length === 1 ? '' : 's'}: answer on the{' '}
+          <a href="#/approvals">Approvals</a> page, then resume
+        </span>
+      );
+    case 'wait.created':
+      return (
+        <span>
+          <code>{e.wait.toolName ?? e.wait.kind}</code> parked{' '}
+          <span class="muted">{e.wait.id}</span>
+        </span>
+      );
+    case 'wait.decided': {
+      const d = e.decision;
+      const what = d === undefined ? 'expired' : 'decision' in d ? d.decision : d.action;
+      return (
+        <span>
+          <span class="muted">{e.waitId}</span> {what}
+          {e.applied ? ' · applied' : ' · void: the call, its tool or the policy changed'}
+        </span>
+      );
+    }
     case 'model.completed':
       return (
         <span>

@@ -1,8 +1,10 @@
 import type {
+  ParkedWait,
   PendingApproval,
   PendingElicitation,
   ServersResponse,
   StudioEvent,
+  WaitsResponse,
 } from '../../src/studio/api-types.js';
 import { api } from './api.js';
 
@@ -14,6 +16,11 @@ export interface StudioState {
   readonly servers: ServersResponse | undefined;
   readonly approvals: readonly PendingApproval[];
   readonly elicitations: readonly PendingElicitation[];
+  /**
+   * The waits of parked runs in the store, whichever process parked them (`GET /api/waits`,
+   * read again on the events that change them and every few seconds).
+   */
+  readonly waits: readonly ParkedWait[];
   /** `resource.updated` events seen, per `<server>\n<uri>`. */
   readonly resourceUpdates: Readonly<Record<string, number>>;
 }
@@ -23,6 +30,12 @@ type StateListener = (state: StudioState) => void;
 /** Statuses that change by themselves soon. */
 const SETTLING = new Set(['connecting', 'reconnecting']);
 const SETTLING_POLL_MS = 1500;
+/** Waits parked by other processes announce nothing here: the list is read this often. */
+const WAITS_POLL_MS = 5000;
+/** At most this many pages of `GET /api/waits` are read (100 waits each). */
+const MAX_WAIT_PAGES = 10;
+/** Agent events after which the store's waits may have changed. */
+const WAIT_EVENTS = new Set(['wait.created', 'wait.decided', 'session.parked']);
 type EventListener = (event: StudioEvent) => void;
 
 /** Every kind the server sends: a record, so a kind added to the contract must be listed. */
@@ -32,6 +45,7 @@ const EVENT_KIND_SET: Record<StudioEvent['kind'], true> = {
   servers: true,
   'approval.pending': true,
   'approval.resolved': true,
+  'wait.decided': true,
   'elicitation.pending': true,
   'elicitation.resolved': true,
   'resource.updated': true,
@@ -69,6 +83,8 @@ export function reduceStudioState(state: StudioState, event: StudioEvent): Studi
       };
     case 'elicitation.resolved':
       return { ...state, elicitations: state.elicitations.filter((e) => e.id !== event.id) };
+    case 'wait.decided':
+      return { ...state, waits: withWait(state.waits, event.wait) };
     case 'resource.updated': {
       const key = resourceKey(event.server, event.uri);
       const count = (state.resourceUpdates[key] ?? 0) + 1;
@@ -79,6 +95,16 @@ export function reduceStudioState(state: StudioState, event: StudioEvent): Studi
   }
 }
 
+/** `waits` with `wait` in place of the stored one of the same session and id (pure). */
+export function withWait(waits: readonly ParkedWait[], wait: ParkedWait): readonly ParkedWait[] {
+  return waits.map((w) => (w.sessionId === wait.sessionId && w.id === wait.id ? wait : w));
+}
+
+/** Whether a listed wait still asks a person (pending, not expired). */
+export function isOpenWait(wait: ParkedWait): boolean {
+  return wait.status === 'pending' && !wait.expired;
+}
+
 /** The page's one EventSource and the state it feeds; pages subscribe to either. */
 export class StudioStore {
   private state: StudioState = {
@@ -86,6 +112,7 @@ export class StudioStore {
     servers: undefined,
     approvals: [],
     elicitations: [],
+    waits: [],
     resourceUpdates: {},
   };
   private readonly stateListeners = new Set<StateListener>();
@@ -93,6 +120,10 @@ export class StudioStore {
   private source: EventSource | undefined;
   /** How many `servers` events arrived (orders them against `GET /api/servers`). */
   private serverEvents = 0;
+  /** Reads of `GET /api/waits` started; only the newest answer is kept. */
+  private waitReads = 0;
+  private waitsReading: Promise<void> | undefined;
+  private waitsAgain = false;
 
   /** Opens the stream (once) and loads the server list. */
   start(): void {
@@ -105,10 +136,50 @@ export class StudioStore {
     for (const kind of EVENT_KINDS) source.addEventListener(kind, onMessage);
     source.addEventListener('message', onMessage);
     void this.refreshServers();
+    void this.refreshWaits();
     // a safety net while a server is on its way: the list again every so often
     setInterval(() => {
       if (this.state.servers?.some((s) => SETTLING.has(s.status))) void this.refreshServers();
     }, SETTLING_POLL_MS);
+    setInterval(() => void this.refreshWaits(), WAITS_POLL_MS);
+  }
+
+  /**
+   * Reads the parked runs' waits again (`GET /api/waits`, every page up to 1000 waits). A
+   * read asked for while one is going on runs once it is done, so the newest state wins.
+   */
+  refreshWaits(): Promise<void> {
+    if (this.waitsReading) {
+      this.waitsAgain = true;
+      return this.waitsReading;
+    }
+    const read = async (): Promise<void> => {
+      do {
+        this.waitsAgain = false;
+        const seq = ++this.waitReads;
+        try {
+          const waits: ParkedWait[] = [];
+          let cursor: string | undefined;
+          for (let page = 0; page < MAX_WAIT_PAGES; page++) {
+            const query = cursor === undefined ? '' : `?cursor=${encodeURIComponent(cursor)}`;
+            const answer = await api.get<WaitsResponse>(`/api/waits${query}`);
+            waits.push(...answer.waits);
+            cursor = answer.nextCursor;
+            if (cursor === undefined) break;
+          }
+          if (seq === this.waitReads) this.set({ ...this.state, waits });
+        } catch {
+          // the pages show their own errors; the next read fills the list
+        }
+      } while (this.waitsAgain);
+    };
+    this.waitsReading = read().finally(() => (this.waitsReading = undefined));
+    return this.waitsReading;
+  }
+
+  /** Shows a wait as the studio answered it (a decision just taken), before the next read. */
+  putWait(wait: ParkedWait): void {
+    this.set({ ...this.state, waits: withWait(this.state.waits, wait) });
   }
 
   /**
@@ -160,6 +231,14 @@ export class StudioStore {
     this.set(reduceStudioState(this.state, event));
     // the stream (re)opened: what happened while it was closed is in the list, not in events
     if (event.kind === 'hello') void this.refreshServers();
+    // a run parked, took up its waits or ended: the store's waits changed
+    if (
+      event.kind === 'hello' ||
+      event.kind === 'run.ended' ||
+      event.kind === 'wait.decided' ||
+      (event.kind === 'agent' && WAIT_EVENTS.has(event.event.type))
+    )
+      void this.refreshWaits();
     for (const listener of this.eventListeners) listener(event);
   }
 

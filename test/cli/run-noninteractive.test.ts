@@ -242,6 +242,15 @@ describe('muster run without a terminal', () => {
       expect(run.stderr).toContain('npm i better-sqlite3');
       expect(run.stderr).toContain('npm i -g better-sqlite3');
       expect(existsSync(join(project.home, 'sessions.sqlite'))).toBe(false);
+      // a parked run in memory would be lost with this process: --park is refused
+      const parked = await runMuster(pkg.bin, ['run', 'hi', '--model', model, '--park'], {
+        cwd: project.dir,
+        env: project.env,
+      });
+      expect(parked.code).toBe(2);
+      expect(parked.stderr).toMatch(
+        /error \[INVALID_CONFIGURATION\]: --park needs a session store/,
+      );
     } finally {
       pkg.cleanup();
     }

@@ -19,6 +19,8 @@ describe('errorResponse', () => {
     [new ToolError('TOOL_APPROVAL_REQUIRED', 'ask', { toolName: 't' }), 403],
     [new ToolError('TOOL_NOT_FOUND', 'none', { toolName: 't' }), 404],
     [new MusterError('REGISTRY_BUSY', 'busy'), 409],
+    [new MusterError('WAIT_NOT_FOUND', 'decided already'), 404],
+    [new MusterError('WAIT_STALE', 'changed since shown'), 409],
     [new McpError('MCP_CONNECTION_FAILED', 'down', { server: 's' }), 502],
     [new McpError('MCP_AUTH_REQUIRED', 'sign in', { server: 's' }), 502],
     [new ToolError('TOOL_EXECUTION_FAILED', 'failed', { toolName: 't' }), 502],

@@ -7,6 +7,8 @@ import { JsonView } from '../json-view.js';
 import { studioStore } from '../studio-store.js';
 import { useAction } from '../use-action.js';
 import { useStudio } from '../use-studio.js';
+import { ParkedApprovalItem } from './parked-approval-item.js';
+import { ResumedRuns } from './resumed-runs.js';
 
 const SOURCES: Readonly<Record<string, string>> = {
   project: 'the project file',
@@ -216,9 +218,13 @@ function ApprovalItem({ approval }: { readonly approval: PendingApproval }) {
   );
 }
 
-/** `#/approvals`: the calls waiting for a person, with their exact arguments. */
+/**
+ * `#/approvals`: the calls waiting for a person in this studio, then the approvals parked
+ * runs wait on in the store (whichever process parked them), and the runs resumed from here.
+ */
 export function ApprovalsPage() {
-  const { approvals } = useStudio();
+  const { approvals, waits } = useStudio();
+  const parked = waits.filter((w) => w.kind === 'approval');
   return (
     <section data-testid="page-approvals">
       <h2>Approvals</h2>
@@ -228,6 +234,18 @@ export function ApprovalsPage() {
           <ApprovalItem key={approval.id} approval={approval} />
         ))}
       </ul>
+      <h3>Parked runs</h3>
+      <p class="muted">
+        Runs that parked on an approval, in this studio or another process with the same store:
+        decide the call, then resume the run here.
+      </p>
+      {parked.length === 0 && <p class="muted">No parked run waits on an approval.</p>}
+      <ul class="cards" data-testid="parked-approvals">
+        {parked.map((wait) => (
+          <ParkedApprovalItem key={`${wait.sessionId}/${wait.id}`} wait={wait} />
+        ))}
+      </ul>
+      <ResumedRuns />
     </section>
   );
 }

@@ -6,6 +6,8 @@ import { SchemaForm, useSchemaForm } from '../schema-form.js';
 import { studioStore } from '../studio-store.js';
 import { useAction } from '../use-action.js';
 import { useStudio } from '../use-studio.js';
+import { ParkedFormItem } from './parked-form-item.js';
+import { ResumedRuns } from './resumed-runs.js';
 
 function ElicitationItem({ elicitation }: { readonly elicitation: PendingElicitation }) {
   const form = useSchemaForm(elicitation.requestedSchema);
@@ -87,9 +89,13 @@ function ElicitationItem({ elicitation }: { readonly elicitation: PendingElicita
   );
 }
 
-/** `#/elicitations`: the servers' questions waiting for a person. */
+/**
+ * `#/elicitations`: the servers' questions waiting for a person in this studio, then the forms
+ * parked runs wait on in the store (whichever process parked them).
+ */
 export function ElicitationsPage() {
-  const { elicitations } = useStudio();
+  const { elicitations, waits } = useStudio();
+  const parked = waits.filter((w) => w.kind === 'elicitation');
   return (
     <section data-testid="page-elicitations">
       <h2>Elicitations</h2>
@@ -99,6 +105,14 @@ export function ElicitationsPage() {
           <ElicitationItem key={elicitation.id} elicitation={elicitation} />
         ))}
       </ul>
+      <h3>Parked runs</h3>
+      {parked.length === 0 && <p class="muted">No parked run waits on a form.</p>}
+      <ul class="cards" data-testid="parked-forms">
+        {parked.map((wait) => (
+          <ParkedFormItem key={`${wait.sessionId}/${wait.id}`} wait={wait} />
+        ))}
+      </ul>
+      <ResumedRuns />
     </section>
   );
 }

@@ -1,29 +1,18 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { StartRunResponse } from '../../../src/studio/api-types.js';
 import { api } from '../api.js';
 import { FormError } from '../form-error.js';
-import { runStore, type RunRecord } from '../run-store.js';
+import { runStore } from '../run-store.js';
 import { RunTimeline } from '../run-timeline.js';
 import { useAction } from '../use-action.js';
+import { useRun } from '../use-run.js';
 import { SessionsPanel } from './sessions-panel.js';
-
-let lastSession: string | undefined;
-
-function useRun(sessionId: string | undefined): RunRecord | undefined {
-  const [run, setRun] = useState(sessionId ? runStore.get(sessionId) : undefined);
-  useEffect(() => {
-    const update = () => setRun(sessionId ? runStore.get(sessionId) : undefined);
-    update();
-    return runStore.subscribe(update);
-  }, [sessionId]);
-  return run;
-}
 
 /** `#/runs`: start a run and watch it live; past sessions from the store. */
 export function RunsPage() {
   const [prompt, setPrompt] = useState('');
   const [model, setModel] = useState('');
-  const [sessionId, setSessionId] = useState<string | undefined>(lastSession);
+  const [sessionId, setSessionId] = useState<string | undefined>(runStore.focused);
   const run = useRun(sessionId);
   const start = useAction();
   const cancel = useAction();
@@ -37,7 +26,7 @@ export function RunsPage() {
       const body = { prompt, ...(model.trim() !== '' ? { modelName: model.trim() } : {}) };
       const response = await api.post<StartRunResponse>('/api/runs', body);
       runStore.begin(response.sessionId);
-      lastSession = response.sessionId;
+      runStore.focused = response.sessionId;
       setSessionId(response.sessionId);
     });
   };
