@@ -78,6 +78,7 @@ export function agentAsTool(agent: Runnable, options: AgentToolOptions): Tool {
       let sessionId: string | undefined;
       let spent: Usage = ZERO_USAGE;
       let answer: string | undefined;
+      let parked: readonly string[] | undefined;
       try {
         for await (const ev of agent.run({
           input: prompt,
@@ -95,6 +96,7 @@ export function agentAsTool(agent: Runnable, options: AgentToolOptions): Tool {
             spent = ev.usage;
             answer = ev.content;
           }
+          if (ev.type === 'session.parked') parked = ev.waits.map((w) => w.id);
         }
       } catch (err) {
         const error = toMusterError(err, 'INTERNAL_ERROR', 'The delegated run failed');
@@ -114,6 +116,14 @@ export function agentAsTool(agent: Runnable, options: AgentToolOptions): Tool {
       } finally {
         ctx.run?.addUsage(spent);
       }
+      // a delegated run that parks does not park this one yet (SPEC 15.1 asks it to): the
+      // call fails saying where its waits are, and that session can be decided and resumed
+      if (answer === undefined && parked)
+        throw new ToolError(
+          'TOOL_APPROVAL_REQUIRED',
+          `The delegated run of '${options.name}' parked on ${parked.join(', ')} in session '${sessionId ?? ''}': decide them and resume that session; this call did not get an answer.`,
+          { toolName: options.name, details: { ...(sessionId !== undefined ? { sessionId } : {}) } },
+        );
       if (answer === undefined)
         throw new MusterError(
           'INTERNAL_ERROR',

@@ -26,6 +26,7 @@ import { validateRunRequest } from './validate-options.js';
 import { outputInvalidError, resolveOutput } from './output/index.js';
 import { RunWaits, openWaits, sessionWaits } from './run-waits.js';
 import type { OutputSpec } from './output/index.js';
+import type { Wait } from '../session/index.js';
 
 /** Which run this is: its ids, whether it continues a session, the tool it runs as. */
 export interface AgentRunIds {
@@ -120,6 +121,7 @@ export class AgentRun {
       return undefined;
     } catch (err) {
       if (err instanceof RunParked) return await this.#park(err);
+      if (err instanceof StillWaiting) return this.#reportWaiting(err.waits);
       return await this.#fail(err);
     } finally {
       unfollow();
@@ -211,9 +213,15 @@ export class AgentRun {
       emit: (event) => this.#emit(event),
       writeOptions: () => this.#claim?.writeOptions() ?? {},
     });
+    // read again under the lease: another resume may have parked it anew meanwhile
+    const open = openWaits(this.#waits.found, Date.now());
+    if (resume && open.length > 0) throw new StillWaiting(open);
     const session = resume
       ? await resumeSessionRun(this.#store, sessionId, this.#waits.waitingCalls)
       : await openSessionRun(this.#store, sessionId, plan.request);
+    // the waits found are used (resume) or void (a new run repairs their calls): either way
+    // they leave the store now, before any call runs
+    await this.#waits.takeUp();
     this.#session = session;
     this.#emit({
       type: 'session.started',
@@ -281,14 +289,20 @@ export class AgentRun {
    * `session.parked` again and ends, having written nothing.
    */
   async #stillWaiting(): Promise<boolean> {
-    const store = this.#runtime.store;
-    const { sessionId, runId } = this.#ids;
-    const session = await store.get(sessionId);
+    const store = this.#store;
+    const session = await store.get(this.#ids.sessionId);
     if (session?.status !== 'parked') return false;
-    const open = openWaits(await sessionWaits(store, sessionId), Date.now());
+    const open = openWaits(await sessionWaits(store, this.#ids.sessionId), Date.now());
     if (open.length === 0) return false;
-    this.#emit({ type: 'session.parked', timestamp: isoNow(), sessionId, runId, waits: open });
+    this.#reportWaiting(open);
     return true;
+  }
+
+  /** `session.parked` for a resume that found waits still open: nothing was written. */
+  #reportWaiting(waits: readonly Wait[]): undefined {
+    const { sessionId, runId } = this.#ids;
+    this.#emit({ type: 'session.parked', timestamp: isoNow(), sessionId, runId, waits });
+    return undefined;
   }
 
   /**
@@ -385,4 +399,9 @@ async function finalResult(
   const reading = await output.read(done.content);
   if (!reading.ok) throw outputInvalidError(reading, 0);
   return { ...done, output: reading.value };
+}
+
+/** A resume that found, under its lease, waits still open: it stops having written nothing. */
+class StillWaiting {
+  constructor(readonly waits: readonly Wait[]) {}
 }

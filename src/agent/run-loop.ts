@@ -223,12 +223,14 @@ async function runCalls(
     ctx.observer,
     stepCommits(waits ? { ...ctx, park: (outcome) => waits.park(outcome) } : ctx, transcript),
   );
+  waits?.settle();
+  // a turn that parks has calls still to answer: a user note now would split its results
+  // (the redirected calls' results carry their instruction)
+  if (waits && waits.parked.length > 0) throw new RunParked([...waits.parked]);
   const notes: ModelMessage[] = redirects(outcomes).map((redirect) =>
     deepFreeze(userText(redirect)),
   );
   if (notes.length > 0) await commit(ctx, transcript, notes, {});
-  await waits?.settle();
-  if (waits && waits.parked.length > 0) throw new RunParked([...waits.parked]);
 }
 
 /** The request of the next model turn: the transcript as the context manager shapes it. */

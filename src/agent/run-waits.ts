@@ -42,10 +42,30 @@ export class RunWaits implements CallWaits {
   readonly #byCall = new Map<string, Wait>();
   readonly #taken = new Set<string>();
 
+  /** The waits the session held when the run opened it. */
+  readonly found: readonly Wait[];
+
   private constructor(ctx: RunWaitsContext, found: readonly Wait[]) {
     this.#ctx = ctx;
     this.canPark = ctx.store.waits !== undefined;
+    this.found = found;
     for (const wait of found) if (wait.callId !== undefined) this.#byCall.set(wait.callId, wait);
+  }
+
+  /**
+   * Removes the waits the run found from the store (under its lease), before the calls they
+   * hold run again; their decisions stay with this run. A call whose wait is gone and whose
+   * result was never committed is then an unknown outcome for a later resume, never a second
+   * run of an approved call.
+   */
+  async takeUp(): Promise<void> {
+    const waits = this.#ctx.store.waits;
+    if (!waits || this.found.length === 0) return;
+    await waits.remove(
+      this.#ctx.sessionId,
+      this.found.map((w) => w.id),
+      this.#ctx.writeOptions(),
+    );
   }
 
   /** The waits of a run: those its session holds (a resumed run takes them up). */
@@ -144,11 +164,8 @@ export class RunWaits implements CallWaits {
     return wait;
   }
 
-  /** Removes the waits this run took up (their calls' results are committed by now). */
-  async settle(): Promise<void> {
-    const waits = this.#ctx.store.waits;
-    if (!waits || this.#taken.size === 0) return;
-    await waits.remove(this.#ctx.sessionId, [...this.#taken], this.#ctx.writeOptions());
+  /** Forgets the waits this run took up: their calls have results (or fresh waits) by now. */
+  settle(): void {
     for (const [callId, wait] of this.#byCall)
       if (this.#taken.has(wait.id)) this.#byCall.delete(callId);
     this.#taken.clear();

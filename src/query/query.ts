@@ -235,7 +235,10 @@ class QueryStream implements Query {
           controller.signal,
         );
         if (interrupt) void this.interrupt();
-        events = this.#agent.resume(this.#sessionId, { signal: controller.signal });
+        events = this.#agent.resume(this.#sessionId, {
+          signal: controller.signal,
+          ...(this.#options.output ? { output: this.#options.output } : {}),
+        });
       } else {
         events = this.#agent.run({
           ...turn,

@@ -136,8 +136,8 @@ function verdict(
       callId: call.callId,
       toolName: entry.name,
       result: {
-        content:
-          'Not executed: the user redirected this call. Follow the new instruction that comes next.',
+        // the instruction is in the result too: a turn that parks commits no separate note
+        content: `Not executed: the user redirected this call with a new instruction: ${decision.message ?? ''}`,
       },
       executed: false,
       redirect: decision.message ?? '',

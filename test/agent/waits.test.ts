@@ -378,3 +378,40 @@ describe('an approver answering park', () => {
     expect(runs).toEqual(['pay:9']);
   });
 });
+
+describe('a resumed approval whose result was never committed', () => {
+  it('is an unknown outcome at the next resume, never a second run of the approved call', async () => {
+    const inner = new MemorySessionStore();
+    let failResult = true;
+    // the store refuses the approved call's result once: the run dies after the tool ran
+    const store: SessionStore = {
+      create: (s, o) => inner.create(s, o),
+      get: (id) => inner.get(id),
+      update: (id, patch, o) => {
+        const result = patch.appendMessages?.some((m) => m.role === 'tool');
+        if (result && failResult) {
+          failResult = false;
+          return Promise.reject(new Error('disk full'));
+        }
+        return inner.update(id, patch, o);
+      },
+      delete: (id) => inner.delete(id),
+      acquire: (id, owner, ttl) => inner.acquire(id, owner, ttl),
+      waits: inner.waits,
+    };
+    const runs: string[] = [];
+    const agent = payAgent(store, runs);
+    const parked = await agent.send('Pay.', { sessionId: 'once' });
+    await agent.decide('once', parked.waits![0]!.id, { decision: 'allow' });
+    const died = await collect(agent.resume('once'));
+    expect(died.error?.code).toBe('SESSION_STORE_FAILED');
+    expect(runs).toEqual(['pay:7']);
+    // the wait left the store before the call ran: nothing can approve it again
+    expect((await inner.waits.list({ sessionId: 'once' })).waits).toEqual([]);
+    const again = await collect(agent.resume('once'));
+    expect(again.error).toBeUndefined();
+    expect(runs).toEqual(['pay:7']);
+    const result = toolResults((await inner.get('once'))!.messages)[0]!;
+    expect(result.content).toContain('TOOL_OUTCOME_UNKNOWN');
+  });
+});

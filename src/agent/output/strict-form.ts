@@ -148,7 +148,9 @@ function objectPart(n: Node, out: Node): void {
   const extra = n.additionalProperties;
   if (extra !== undefined && extra !== false && !isEmptyObject(n.properties))
     throw new NotStrictable();
-  const props = (n.properties ?? {}) as Node;
+  // an open object (no properties, no record part) would be closed to `{}` by strict mode
+  if (n.properties === undefined) throw new NotStrictable();
+  const props = n.properties as Node;
   const required = new Set(Array.isArray(n.required) ? (n.required as string[]) : []);
   const properties: Node = {};
   for (const [key, prop] of Object.entries(props)) {
