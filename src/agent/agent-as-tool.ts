@@ -122,7 +122,10 @@ export function agentAsTool(agent: Runnable, options: AgentToolOptions): Tool {
         throw new ToolError(
           'TOOL_APPROVAL_REQUIRED',
           `The delegated run of '${options.name}' parked on ${parked.join(', ')} in session '${sessionId ?? ''}': decide them and resume that session; this call did not get an answer.`,
-          { toolName: options.name, details: { ...(sessionId !== undefined ? { sessionId } : {}) } },
+          {
+            toolName: options.name,
+            details: { ...(sessionId !== undefined ? { sessionId } : {}) },
+          },
         );
       if (answer === undefined)
         throw new MusterError(
