@@ -34,6 +34,8 @@ export const CAPTIONS: Readonly<Record<string, string>> = {
   'servers-reconnected': 'Servers: a failed server connected again by Reconnect',
   'run-redirected': 'Runs: a call redirected from the Approvals page',
   'run-progress': 'Runs: the progress of a long-running call',
+  'approvals-parked': 'Approvals: a run parked by another process, waiting in the store',
+  'run-resumed': 'Approvals: the parked run allowed and resumed here',
 };
 
 /** The screenshot names in display order: the known pages first, then the rest by name. */
