@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { cliPolicyVersion } from '../../src/cli/cli-policy-version.js';
 import type { Wait } from '../../src/session/index.js';
 import { chromiumPath, saveScreenshot, useChromium } from '../support/browser.js';
 import { startChild } from '../support/child-agent.js';
@@ -60,8 +61,8 @@ describe.skipIf(!chromium)('studio: a run parked by another process', () => {
       await waitForServerStatus(page, 'counting', 'connected');
 
       // another process parks a run on the studio's store. Its approver answers `park`, and
-      // its policy data are the studio's (`--allow mcp_connect:* --default ask`, the CLI's
-      // rule), so the decision holds under the studio's policy version when it resumes here
+      // its policy version is the one `muster studio --allow mcp_connect:* --default ask`
+      // binds decisions to, so the decision holds when the run resumes here
       const child = startChild(PARKER, {
         PARK_DB: join(studio.home, 'sessions.sqlite'),
         PARK_SESSION: 'session-parked-elsewhere',
@@ -72,6 +73,7 @@ describe.skipIf(!chromium)('studio: a run parked by another process', () => {
           allow: ['mcp_connect:*'],
           default: 'ask',
           ruleIds: ['cli-connect-user-servers'],
+          version: cliPolicyVersion({ allow: ['mcp_connect:*'], default: 'ask' }),
         }),
       });
       const [parked] = JSON.parse(await child.line('PARKED')) as Wait[];
