@@ -23,8 +23,8 @@ import { openSessionRun, resumeSessionRun } from './session-run.js';
 import type { SessionRun } from './session-run.js';
 import { guardedStore } from './store-guard.js';
 import { validateRunRequest } from './validate-options.js';
-import { outputInvalidError, resolveOutput } from './output/index.js';
-import { RunWaits, openWaits, sessionWaits } from './run-waits.js';
+import { readCommittedAnswer, resolveOutput } from './output/index.js';
+import { RunWaits, openWaits, openWaitsOfParked } from './run-waits.js';
 import type { OutputSpec } from './output/index.js';
 import type { Wait } from '../session/index.js';
 
@@ -242,7 +242,10 @@ export class AgentRun {
     const session = this.#session!;
     const scope = this.#openScope(plan.limits);
     const tools = await prepareRunTools(runtime, scope, this.#store);
-    if (session.finalText !== undefined) return finalResult(session, plan.output);
+    if (session.finalText !== undefined) {
+      const committed = await readCommittedAnswer(session.finalText, plan.output);
+      return { ...committed, iterations: session.iterationsDone, usage: ZERO_USAGE };
+    }
     const { sessionId, runId } = this.#ids;
     const context = await loopContext(runtime, plan.request, {
       sessionId,
@@ -289,10 +292,7 @@ export class AgentRun {
    * `session.parked` again and ends, having written nothing.
    */
   async #stillWaiting(): Promise<boolean> {
-    const store = this.#store;
-    const session = await store.get(this.#ids.sessionId);
-    if (session?.status !== 'parked') return false;
-    const open = openWaits(await sessionWaits(store, this.#ids.sessionId), Date.now());
+    const open = await openWaitsOfParked(this.#store, this.#ids.sessionId);
     if (open.length === 0) return false;
     this.#reportWaiting(open);
     return true;
@@ -380,25 +380,6 @@ export class AgentRun {
     this.#emit({ type: 'session.failed', timestamp: isoNow(), sessionId, runId, error });
     return error;
   }
-}
-
-/**
- * The result of a resumed run whose final answer was committed before its process died: the
- * answer read again with the run's `output`, if it asks for one (no repair turn is left to it).
- */
-async function finalResult(
-  session: SessionRun,
-  output: OutputSpec | undefined,
-): Promise<RunResult> {
-  const done = {
-    content: session.finalText!,
-    iterations: session.iterationsDone,
-    usage: ZERO_USAGE,
-  };
-  if (!output) return done;
-  const reading = await output.read(done.content);
-  if (!reading.ok) throw outputInvalidError(reading, 0);
-  return { ...done, output: reading.value };
 }
 
 /** A resume that found, under its lease, waits still open: it stops having written nothing. */

@@ -191,6 +191,13 @@ export function isExpired(wait: Wait, now: number): boolean {
   return wait.expiresAt !== undefined && Date.parse(wait.expiresAt) <= now;
 }
 
+/** The open waits of a session when it is parked (none when it is not parked). */
+export async function openWaitsOfParked(store: SessionStore, sessionId: string): Promise<Wait[]> {
+  const session = await store.get(sessionId);
+  if (session?.status !== 'parked') return [];
+  return openWaits(await sessionWaits(store, sessionId), Date.now());
+}
+
 /** The waits that still hold a session: pending and not expired. */
 export function openWaits(waits: readonly Wait[], now: number): Wait[] {
   return waits.filter((w) => w.status === 'pending' && !isExpired(w, now));

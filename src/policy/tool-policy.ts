@@ -1,7 +1,8 @@
-import { createHash } from 'node:crypto';
 import { MusterError, abortedError } from '../errors/index.js';
 import { callIsolated } from '../util/index.js';
 import { compilePatterns } from './pattern.js';
+import { parkOrDeny } from './parking.js';
+import { dataVersion } from './policy-version.js';
 import type { PatternMatcher, PolicySubject } from './pattern.js';
 import type {
   ApprovalAnswer,
@@ -217,7 +218,7 @@ export class ToolPolicy {
       };
     const decided = request.kind === 'tool' ? options.decided?.(request) : undefined;
     if (decided !== undefined) return this.#answered(decided, request, options);
-    if (!this.#approve && this.#park) return parkOrDeny(request, options, 'policy.park');
+    if (!this.#approve && this.#park) return parkOrDeny(request, options.canPark, 'policy.park');
     if (!this.#approve) {
       return {
         decision: 'deny',
@@ -252,49 +253,9 @@ export class ToolPolicy {
     if (answer === false)
       return { decision: 'deny', stage: 'approval', reason: 'not approved', code: 'TOOL_DENIED' };
     if (typeof answer === 'object' && answer !== null && answer.decision === 'park')
-      return parkOrDeny(request, options, 'the approver', answer.reason);
+      return parkOrDeny(request, options.canPark, 'the approver', answer.reason);
     return fromAnswer(answer, 'approval', request);
   }
-}
-
-/**
- * A park, where the call can park: a tool call, on a store that keeps waits. A connection or
- * a sampling request cannot (it is asked inside a call or a connect that holds no wait).
- */
-function parkOrDeny(
-  request: AuthorizationRequest,
-  options: AuthorizeOptions,
-  by: string,
-  reason?: string,
-): AuthorizationDecision {
-  if (request.kind !== 'tool')
-    return {
-      decision: 'deny',
-      stage: 'approval',
-      reason: `${by} answered park, but a ${request.kind === 'connection' ? 'connection (mcp_connect)' : 'sampling request (mcp_sampling)'} cannot park: decide it while the run waits`,
-      code: 'TOOL_DENIED',
-    };
-  if (options.canPark === false)
-    return {
-      decision: 'deny',
-      stage: 'approval',
-      reason: `${by} answered park, but the session store keeps no waits (SessionStore.waits): use the memory, SQLite or PostgreSQL store, or answer allow or deny`,
-      code: 'TOOL_APPROVAL_REQUIRED',
-    };
-  return { decision: 'park', stage: 'approval', reason: reason ?? `parked by ${by}` };
-}
-
-/** A hash of what the policy decides from: patterns, default, `park` and the rule ids. */
-function dataVersion(options: PolicyOptions, rules: readonly AuthorizationRule[]): string {
-  const data = {
-    visibleTools: options.visibleTools ?? null,
-    deny: options.deny ?? [],
-    allow: options.allow ?? [],
-    default: options.default ?? 'ask',
-    park: options.park === true,
-    rules: rules.map((r) => r.id),
-  };
-  return createHash('sha256').update(JSON.stringify(data)).digest('hex').slice(0, 32);
 }
 
 function fromAnswer(

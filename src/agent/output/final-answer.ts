@@ -1,6 +1,6 @@
 import { MusterError } from '../../errors/index.js';
 import { formatIssues } from '../../tools/index.js';
-import type { AnswerReading } from './output-spec.js';
+import type { AnswerReading, OutputSpec } from './output-spec.js';
 
 type Refusal = Extract<AnswerReading, { ok: false }>;
 
@@ -43,4 +43,19 @@ export function outputInvalidError(
       },
     },
   );
+}
+
+/**
+ * The final answer a resumed run found committed (its process died before completing): read
+ * with the run's `output`, if it asks for one. No repair turn is left to it: an invalid one
+ * is `OUTPUT_INVALID`.
+ */
+export async function readCommittedAnswer(
+  content: string,
+  output: OutputSpec | undefined,
+): Promise<{ readonly content: string; readonly output?: unknown }> {
+  if (!output) return { content };
+  const reading = await output.read(content);
+  if (!reading.ok) throw outputInvalidError(reading, 0);
+  return { content, output: reading.value };
 }

@@ -7,6 +7,7 @@ export type {
   OutputValue,
   AnswerReading,
 } from './output-spec.js';
-export { repairInstruction, outputInvalidError } from './final-answer.js';
-export { strictForm, restoreAnswer } from './strict-form.js';
+export { repairInstruction, outputInvalidError, readCommittedAnswer } from './final-answer.js';
+export { strictForm } from './strict-form.js';
+export { restoreAnswer } from './strict-restore.js';
 export type { StrictForm } from './strict-form.js';

@@ -12,7 +12,8 @@ import type {
   StandardSchemaV1Like,
   ValidationIssue,
 } from '../../tools/index.js';
-import { restoreAnswer, strictForm } from './strict-form.js';
+import { strictForm } from './strict-form.js';
+import { restoreAnswer } from './strict-restore.js';
 
 /** The schema of a typed final answer: a Standard Schema with JSON Schema export, or JSON Schema. */
 export type OutputSchema = StandardSchemaV1Like | JsonSchema;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { restoreAnswer, strictForm } from './strict-form.js';
+import { strictForm } from './strict-form.js';
+import { restoreAnswer } from './strict-restore.js';
 
 const json = (schema: z.ZodType) =>
   schema['~standard'].jsonSchema.input({ target: 'draft-2020-12' }) as Record<string, unknown>;
