@@ -1,12 +1,11 @@
-import { useState } from 'preact/hooks';
 import type { ConnectionSummary } from '../../../src/policy/policy-types.js';
 import type { ApprovalAnswerBody, PendingApproval } from '../../../src/studio/api-types.js';
 import { api } from '../api.js';
-import { FormError } from '../form-error.js';
 import { JsonView } from '../json-view.js';
 import { studioStore } from '../studio-store.js';
 import { useAction } from '../use-action.js';
 import { useStudio } from '../use-studio.js';
+import { DecisionControls } from './decision-controls.js';
 import { ParkedApprovalItem } from './parked-approval-item.js';
 import { ResumedRuns } from './resumed-runs.js';
 
@@ -102,30 +101,15 @@ function ConnectionFacts({ connection: c }: { readonly connection: ConnectionSum
 
 function ApprovalItem({ approval }: { readonly approval: PendingApproval }) {
   const { request } = approval;
-  const [message, setMessage] = useState('');
-  const [messageError, setMessageError] = useState<string | undefined>(undefined);
   const action = useAction();
   const tool = request.toolName ?? request.capability;
   // a call an MCP Apps view made (the studio marks it), not one a person typed
   const fromView = request.metadata?.['via'] === 'mcp-app-view';
-  const answer = (decision: ApprovalAnswerBody['decision']) => {
-    const text = message.trim();
-    if (decision === 'redirect' && text === '') {
-      setMessageError('A redirect needs a message: the instruction the model gets instead.');
-      return;
-    }
-    setMessageError(undefined);
-    const body: ApprovalAnswerBody =
-      decision === 'redirect'
-        ? { decision, message: text }
-        : text !== ''
-          ? { decision, reason: text }
-          : { decision };
+  const decide = (body: ApprovalAnswerBody) =>
     void action.run(async () => {
       await api.post(`/api/approvals/${encodeURIComponent(approval.id)}`, body);
       studioStore.forget('approval', approval.id);
     });
-  };
   return (
     <li class="card approval" data-testid="approval-item" data-id={approval.id} data-tool={tool}>
       <div class="result-head">
@@ -173,47 +157,12 @@ function ApprovalItem({ approval }: { readonly approval: PendingApproval }) {
       <JsonView value={request.annotations ?? {}} />
       <h4>Arguments</h4>
       <JsonView value={request.arguments ?? {}} testId="approval-args" />
-      <div class={messageError ? 'field invalid' : 'field'}>
-        <label for={`approval-message-${approval.id}`}>
-          Message (the instruction for redirect, the reason for deny)
-        </label>
-        <input
-          id={`approval-message-${approval.id}`}
-          data-testid="approval-message"
-          value={message}
-          onInput={(e) => setMessage(e.currentTarget.value)}
-        />
-        {messageError && <small class="field-error">{messageError}</small>}
-      </div>
-      <FormError error={action.error} />
-      <div class="toolbar">
-        <button
-          type="button"
-          class="primary"
-          data-testid="approval-allow"
-          disabled={action.busy}
-          onClick={() => answer('allow')}
-        >
-          Allow
-        </button>
-        <button
-          type="button"
-          class="danger"
-          data-testid="approval-deny"
-          disabled={action.busy}
-          onClick={() => answer('deny')}
-        >
-          Deny
-        </button>
-        <button
-          type="button"
-          data-testid="approval-redirect"
-          disabled={action.busy}
-          onClick={() => answer('redirect')}
-        >
-          Redirect
-        </button>
-      </div>
+      <DecisionControls
+        fieldId={`approval-message-${approval.id}`}
+        testId="approval"
+        action={action}
+        onDecide={decide}
+      />
     </li>
   );
 }

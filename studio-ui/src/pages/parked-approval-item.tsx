@@ -1,7 +1,7 @@
-import { useState } from 'preact/hooks';
 import type { ParkedWait } from '../../../src/studio/api-types.js';
 import { FormError } from '../form-error.js';
 import { JsonView } from '../json-view.js';
+import { DecisionControls } from './decision-controls.js';
 import { useAction } from '../use-action.js';
 import { decideWait, type WaitAnswer } from '../wait-actions.js';
 import { WaitFacts, WaitResume, waitState } from './wait-parts.js';
@@ -12,27 +12,10 @@ import { WaitFacts, WaitResume, waitState } from './wait-parts.js';
  * instruction); once decided (or expired), Resume.
  */
 export function ParkedApprovalItem({ wait }: { readonly wait: ParkedWait }) {
-  const [message, setMessage] = useState('');
-  const [messageError, setMessageError] = useState<string | undefined>(undefined);
   const action = useAction();
   const state = waitState(wait);
   const tool = wait.toolName ?? wait.kind;
-  const answer = (decision: 'allow' | 'deny' | 'redirect') => {
-    const text = message.trim();
-    if (decision === 'redirect' && text === '') {
-      setMessageError('A redirect needs a message: the instruction the model gets instead.');
-      return;
-    }
-    setMessageError(undefined);
-    const body: WaitAnswer =
-      decision === 'redirect'
-        ? { decision, message: text }
-        : text !== ''
-          ? { decision, reason: text }
-          : { decision };
-    void action.run(() => decideWait(wait, body));
-  };
-  const field = `wait-message-${wait.sessionId}-${wait.id}`;
+  const decide = (body: WaitAnswer) => void action.run(() => decideWait(wait, body));
   return (
     <li
       class="card approval"
@@ -52,47 +35,12 @@ export function ParkedApprovalItem({ wait }: { readonly wait: ParkedWait }) {
       <h4>Arguments</h4>
       <JsonView value={wait.arguments ?? {}} testId="wait-args" />
       {state === 'pending' ? (
-        <>
-          <div class={messageError ? 'field invalid' : 'field'}>
-            <label for={field}>Message (the instruction for redirect, the reason for deny)</label>
-            <input
-              id={field}
-              data-testid="wait-message"
-              value={message}
-              onInput={(e) => setMessage(e.currentTarget.value)}
-            />
-            {messageError && <small class="field-error">{messageError}</small>}
-          </div>
-          <FormError error={action.error} />
-          <div class="toolbar">
-            <button
-              type="button"
-              class="primary"
-              data-testid="wait-allow"
-              disabled={action.busy}
-              onClick={() => answer('allow')}
-            >
-              Allow
-            </button>
-            <button
-              type="button"
-              class="danger"
-              data-testid="wait-deny"
-              disabled={action.busy}
-              onClick={() => answer('deny')}
-            >
-              Deny
-            </button>
-            <button
-              type="button"
-              data-testid="wait-redirect"
-              disabled={action.busy}
-              onClick={() => answer('redirect')}
-            >
-              Redirect
-            </button>
-          </div>
-        </>
+        <DecisionControls
+          fieldId={`wait-message-${wait.sessionId}-${wait.id}`}
+          testId="wait"
+          action={action}
+          onDecide={decide}
+        />
       ) : (
         <>
           <FormError error={action.error} />
