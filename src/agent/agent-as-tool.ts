@@ -1,10 +1,11 @@
 import { MusterError, ToolError, toMusterError } from '../errors/index.js';
 import { addUsage, ZERO_USAGE } from '../model/index.js';
 import type { Usage } from '../model/index.js';
-import { tool } from '../tools/index.js';
+import { CallParkSignal, callParkingOf, tool } from '../tools/index.js';
 import type { StandardSchemaV1Like, Tool, ToolAnnotations } from '../tools/index.js';
 import type { RunRequest } from './agent-options.js';
 import type { AgentEvent } from './events.js';
+import type { Wait } from '../session/index.js';
 import { assertValid, isObject, isString, optional, shape } from './option-checks.js';
 
 /** What `agent.asTool()` takes. */
@@ -19,6 +20,10 @@ export interface AgentToolOptions {
 /** What a delegated run needs of an agent. */
 interface Runnable {
   run(request: RunRequest): AsyncIterable<AgentEvent>;
+  /** Resumes a parked delegated run (its session's waits all decided or expired). */
+  resume?(request: RunRequest & { readonly sessionId: string }): AsyncIterable<AgentEvent>;
+  /** The agent's session store (its identity): a delegated run parks the root on the same one. */
+  readonly store?: object;
 }
 
 /** The input of an agent tool: `{ prompt }`, a non-empty string, nothing else. */
@@ -78,13 +83,17 @@ export function agentAsTool(agent: Runnable, options: AgentToolOptions): Tool {
       let sessionId: string | undefined;
       let spent: Usage = ZERO_USAGE;
       let answer: string | undefined;
-      let parked: readonly string[] | undefined;
+      let parked: readonly Wait[] | undefined;
+      const parking = callParkingOf(ctx);
+      // the delegated run this call parked on, its waits now decided: continue it first
+      const resuming = parking?.childSessionId;
+      const traced = ctx.traceContext ? { traceContext: ctx.traceContext } : {};
+      const events =
+        resuming !== undefined && agent.resume
+          ? agent.resume({ sessionId: resuming, signal: ctx.signal, ...traced })
+          : agent.run({ input: prompt, signal: ctx.signal, ...traced });
       try {
-        for await (const ev of agent.run({
-          input: prompt,
-          signal: ctx.signal,
-          ...(ctx.traceContext ? { traceContext: ctx.traceContext } : {}),
-        })) {
+        for await (const ev of events) {
           if (ev.type === 'session.started' && runId === undefined) {
             runId = ev.runId;
             sessionId = ev.sessionId;
@@ -96,7 +105,7 @@ export function agentAsTool(agent: Runnable, options: AgentToolOptions): Tool {
             spent = ev.usage;
             answer = ev.content;
           }
-          if (ev.type === 'session.parked') parked = ev.waits.map((w) => w.id);
+          if (ev.type === 'session.parked') parked = ev.waits;
         }
       } catch (err) {
         const error = toMusterError(err, 'INTERNAL_ERROR', 'The delegated run failed');
@@ -116,17 +125,22 @@ export function agentAsTool(agent: Runnable, options: AgentToolOptions): Tool {
       } finally {
         ctx.run?.addUsage(spent);
       }
-      // a delegated run that parks does not park this one yet (SPEC 15.1 asks it to): the
-      // call fails saying where its waits are, and that session can be decided and resumed
-      if (answer === undefined && parked)
+      // a delegated run that parks parks this one (SPEC 15.1) when both keep their sessions
+      // in the same store: the root's waits link to the delegated run's
+      if (answer === undefined && parked && sessionId !== undefined) {
+        if (parking?.canPark && agent.store !== undefined && agent.store === parking.store)
+          throw new CallParkSignal({ child: { sessionId, waits: parked } });
+        // elsewhere the call fails saying where the waits are: that session is decided and
+        // resumed on its own
         throw new ToolError(
           'TOOL_APPROVAL_REQUIRED',
-          `The delegated run of '${options.name}' parked on ${parked.join(', ')} in session '${sessionId ?? ''}': decide them and resume that session; this call did not get an answer.`,
+          `The delegated run of '${options.name}' parked on ${parked.map((w) => w.id).join(', ')} in session '${sessionId}': decide them and resume that session; this call did not get an answer.`,
           {
             toolName: options.name,
-            details: { ...(sessionId !== undefined ? { sessionId } : {}) },
+            details: { sessionId },
           },
         );
+      }
       if (answer === undefined)
         throw new MusterError(
           'INTERNAL_ERROR',

@@ -24,7 +24,8 @@ import type { SessionRun } from './session-run.js';
 import { guardedStore } from './store-guard.js';
 import { validateRunRequest } from './validate-options.js';
 import { readCommittedAnswer, resolveOutput } from './output/index.js';
-import { RunWaits, openWaits, openWaitsOfParked } from './run-waits.js';
+import { RunWaits } from './run-waits.js';
+import { liveWaits, openWaits, openWaitsOfParked } from './open-waits.js';
 import type { OutputSpec } from './output/index.js';
 import type { Wait } from '../session/index.js';
 
@@ -209,12 +210,13 @@ export class AgentRun {
       sessionId,
       runId,
       store: this.#store,
+      origin: runtime.store,
       options: runtime.options.waits,
       emit: (event) => this.#emit(event),
       writeOptions: () => this.#claim?.writeOptions() ?? {},
     });
     // read again under the lease: another resume may have parked it anew meanwhile
-    const open = openWaits(this.#waits.found, Date.now());
+    const open = openWaits(await liveWaits(this.#store, this.#waits.found), Date.now());
     if (resume && open.length > 0) throw new StillWaiting(open);
     const session = resume
       ? await resumeSessionRun(this.#store, sessionId, this.#waits.waitingCalls)

@@ -130,7 +130,14 @@ export class Agent {
    */
   asTool(options: AgentToolOptions): Tool {
     const name = (options as Partial<AgentToolOptions> | undefined)?.name;
-    return agentAsTool({ run: (request) => this.#runEvents(request, false, name) }, options);
+    return agentAsTool(
+      {
+        run: (request) => this.#runEvents(request, false, name),
+        resume: (request) => this.#runEvents(request, true, name),
+        store: this.#runtime.store,
+      },
+      options,
+    );
   }
 
   /**

@@ -1,9 +1,15 @@
 import { MusterError } from '../errors/index.js';
 import type { ApprovalAnswer } from '../policy/index.js';
 import type { SessionStore, SessionWriteOptions, Wait } from '../session/index.js';
-import type { CallWaits, ToolCallOutcome, WaitedDecision } from '../tools/index.js';
+import type {
+  CallWaits,
+  InputResumption,
+  ToolCallOutcome,
+  WaitedDecision,
+} from '../tools/index.js';
 import { isoNow, newId } from '../util/index.js';
 import type { AgentEvent } from './events.js';
+import { isExpired, sessionWaits } from './open-waits.js';
 
 /** The default of `waits.ttlMs`: how long a wait may stay undecided (7 days). */
 export const DEFAULT_WAIT_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -22,6 +28,8 @@ export interface RunWaitsContext {
   readonly runId: string;
   /** The run's (guarded) store. */
   readonly store: SessionStore;
+  /** The store as the agent was given it (its identity; see `CallWaits.store`). */
+  readonly origin: object;
   readonly options: WaitOptions | undefined;
   readonly emit: (event: AgentEvent) => void;
   /** The run's write options (its lease). */
@@ -35,11 +43,12 @@ export interface RunWaitsContext {
  */
 export class RunWaits implements CallWaits {
   readonly canPark: boolean;
+  readonly store: object;
   /** The waits this run parked on, in the order its calls parked. */
   readonly parked: Wait[] = [];
   readonly #ctx: RunWaitsContext;
   /** The waits found when the run started, by the call they hold. */
-  readonly #byCall = new Map<string, Wait>();
+  readonly #byCall = new Map<string, Wait[]>();
   readonly #taken = new Set<string>();
 
   /** The waits the session held when the run opened it. */
@@ -48,8 +57,11 @@ export class RunWaits implements CallWaits {
   private constructor(ctx: RunWaitsContext, found: readonly Wait[]) {
     this.#ctx = ctx;
     this.canPark = ctx.store.waits !== undefined;
+    this.store = ctx.origin;
     this.found = found;
-    for (const wait of found) if (wait.callId !== undefined) this.#byCall.set(wait.callId, wait);
+    for (const wait of found)
+      if (wait.callId !== undefined)
+        this.#byCall.set(wait.callId, [...(this.#byCall.get(wait.callId) ?? []), wait]);
   }
 
   /**
@@ -79,19 +91,11 @@ export class RunWaits implements CallWaits {
   }
 
   decisionFor(callId: string, fingerprint: string): WaitedDecision | undefined {
-    const wait = this.#byCall.get(callId);
+    const wait = this.#byCall.get(callId)?.find((w) => w.kind === 'approval' && !w.child);
     if (!wait || this.#taken.has(wait.id)) return undefined;
     this.#taken.add(wait.id);
-    const { sessionId, runId } = this.#ctx;
     const expired = wait.status === 'pending' && isExpired(wait, Date.now());
-    const base = {
-      timestamp: isoNow(),
-      sessionId,
-      runId,
-      waitId: wait.id,
-      callId,
-      kind: wait.kind,
-    };
+    const base = this.#eventBase(wait, callId);
     if (wait.fingerprint !== fingerprint) {
       // the call, its tool or the policy changed: this decision is void, a fresh wait follows
       this.#ctx.emit({
@@ -132,8 +136,70 @@ export class RunWaits implements CallWaits {
     return undefined;
   }
 
-  /** Stores the wait of a call that parked and reports it (`wait.created`). */
-  async park(outcome: ToolCallOutcome): Promise<Wait> {
+  childFor(callId: string): string | undefined {
+    const links = this.#byCall.get(callId)?.filter((w) => w.child && !this.#taken.has(w.id));
+    if (!links || links.length === 0) return undefined;
+    for (const link of links) {
+      this.#taken.add(link.id);
+      // the decision itself is applied (and its fingerprint checked) by the delegated run
+      this.#ctx.emit({
+        type: 'wait.decided',
+        ...this.#eventBase(link, callId),
+        applied: true,
+        expired: false,
+      });
+    }
+    return links[0]!.child!.sessionId;
+  }
+
+  inputFor(callId: string, fingerprint: () => string): InputResumption | undefined {
+    const waits = this.#byCall
+      .get(callId)
+      ?.filter((w) => w.kind === 'elicitation' && !w.child && !this.#taken.has(w.id));
+    if (!waits || waits.length === 0) return undefined;
+    for (const w of waits) this.#taken.add(w.id);
+    const now = Date.now();
+    const current = fingerprint();
+    // the call, its tool or the policy changed: the answers are void, the call is sent afresh
+    const applied = waits.every((w) => w.fingerprint === current);
+    const inputResponses: Record<string, unknown> = {};
+    for (const wait of waits) {
+      const expired = wait.status === 'pending' && isExpired(wait, now);
+      this.#ctx.emit({
+        type: 'wait.decided',
+        ...this.#eventBase(wait, callId),
+        applied,
+        expired,
+        ...decisionOf(wait),
+      });
+      Object.assign(inputResponses, wait.inputResponses);
+      // an expired elicitation is cancelled (SPEC 15.1)
+      const d = wait.decision && 'action' in wait.decision ? wait.decision : undefined;
+      if (wait.inputKey !== undefined)
+        inputResponses[wait.inputKey] = d
+          ? { action: d.action, ...(d.content !== undefined ? { content: d.content } : {}) }
+          : { action: 'cancel' };
+    }
+    if (!applied) return undefined;
+    const first = waits[0]!;
+    const reason = first.decision?.reason;
+    return {
+      ...(first.requestState !== undefined ? { requestState: first.requestState } : {}),
+      inputResponses,
+      decidedBy: {
+        waitId: first.id,
+        decision: first.decision && 'action' in first.decision ? first.decision.action : 'cancel',
+        ...(reason !== undefined ? { reason } : {}),
+        ...(first.decidedAt !== undefined ? { decidedAt: first.decidedAt } : {}),
+      },
+    };
+  }
+
+  /**
+   * Stores the waits of a call that parked and reports each (`wait.created`): its approval,
+   * or one elicitation wait per input request of its server that a person answers.
+   */
+  async park(outcome: ToolCallOutcome): Promise<readonly Wait[]> {
     const parked = outcome.parked!;
     const { sessionId, runId, store } = this.#ctx;
     if (!store.waits)
@@ -143,64 +209,77 @@ export class RunWaits implements CallWaits {
       );
     const now = Date.now();
     const ttl = this.#ctx.options?.ttlMs ?? DEFAULT_WAIT_TTL_MS;
-    const wait: Wait = {
-      id: newId('wait'),
+    const base = {
       sessionId,
       runId,
-      kind: 'approval',
       callId: outcome.callId,
       toolName: outcome.toolName,
       ...(parked.server !== undefined ? { server: parked.server } : {}),
       arguments: parked.arguments,
-      ...(parked.reason !== undefined ? { message: parked.reason } : {}),
       createdAt: new Date(now).toISOString(),
       expiresAt: new Date(now + ttl).toISOString(),
       fingerprint: parked.fingerprint,
-      status: 'pending',
+      status: 'pending' as const,
     };
-    await store.waits.put(wait, this.#ctx.writeOptions());
-    this.parked.push(wait);
-    this.#ctx.emit({ type: 'wait.created', timestamp: isoNow(), sessionId, runId, wait });
-    return wait;
+    const input = parked.input;
+    const child = parked.child;
+    const waits: Wait[] = child
+      ? child.waits.map((cw) => ({
+          ...base,
+          id: newId('wait'),
+          kind: cw.kind,
+          // what the person is asked is the delegated run's: its tool, arguments and form
+          ...(cw.toolName !== undefined ? { toolName: cw.toolName } : {}),
+          ...(cw.server !== undefined ? { server: cw.server } : {}),
+          ...(cw.arguments !== undefined ? { arguments: cw.arguments } : {}),
+          ...(cw.message !== undefined ? { message: cw.message } : {}),
+          ...(cw.requestedSchema !== undefined ? { requestedSchema: cw.requestedSchema } : {}),
+          ...(cw.url !== undefined ? { url: cw.url } : {}),
+          ...(cw.expiresAt !== undefined ? { expiresAt: cw.expiresAt } : {}),
+          child: { sessionId: child.sessionId, waitId: cw.id },
+        }))
+      : input
+        ? input.requests.map((r) => ({
+            id: newId('wait'),
+            kind: 'elicitation' as const,
+            ...base,
+            message: r.message,
+            ...(r.requestedSchema !== undefined ? { requestedSchema: r.requestedSchema } : {}),
+            ...(r.url !== undefined ? { url: r.url } : {}),
+            ...(input.requestState !== undefined ? { requestState: input.requestState } : {}),
+            inputKey: r.key,
+            inputResponses: input.answered,
+          }))
+        : [
+            {
+              id: newId('wait'),
+              kind: 'approval',
+              ...base,
+              ...(parked.reason !== undefined ? { message: parked.reason } : {}),
+            },
+          ];
+    for (const wait of waits) {
+      await store.waits.put(wait, this.#ctx.writeOptions());
+      this.parked.push(wait);
+      this.#ctx.emit({ type: 'wait.created', timestamp: isoNow(), sessionId, runId, wait });
+    }
+    return waits;
   }
 
   /** Forgets the waits this run took up: their calls have results (or fresh waits) by now. */
   settle(): void {
-    for (const [callId, wait] of this.#byCall)
-      if (this.#taken.has(wait.id)) this.#byCall.delete(callId);
+    for (const [callId, waits] of this.#byCall) {
+      const left = waits.filter((w) => !this.#taken.has(w.id));
+      if (left.length === 0) this.#byCall.delete(callId);
+      else this.#byCall.set(callId, left);
+    }
     this.#taken.clear();
   }
-}
 
-/** Every wait a session holds (all pages). */
-export async function sessionWaits(store: SessionStore, sessionId: string): Promise<Wait[]> {
-  const waits = store.waits;
-  if (!waits) return [];
-  const all: Wait[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await waits.list({ sessionId, limit: 1000, ...(cursor ? { cursor } : {}) });
-    all.push(...page.waits);
-    cursor = page.nextCursor;
-  } while (cursor);
-  return all;
-}
-
-/** True when `wait` is past its `expiresAt` at `now`. */
-export function isExpired(wait: Wait, now: number): boolean {
-  return wait.expiresAt !== undefined && Date.parse(wait.expiresAt) <= now;
-}
-
-/** The open waits of a session when it is parked (none when it is not parked). */
-export async function openWaitsOfParked(store: SessionStore, sessionId: string): Promise<Wait[]> {
-  const session = await store.get(sessionId);
-  if (session?.status !== 'parked') return [];
-  return openWaits(await sessionWaits(store, sessionId), Date.now());
-}
-
-/** The waits that still hold a session: pending and not expired. */
-export function openWaits(waits: readonly Wait[], now: number): Wait[] {
-  return waits.filter((w) => w.status === 'pending' && !isExpired(w, now));
+  #eventBase(wait: Wait, callId: string) {
+    const { sessionId, runId } = this.#ctx;
+    return { timestamp: isoNow(), sessionId, runId, waitId: wait.id, callId, kind: wait.kind };
+  }
 }
 
 function decisionOf(wait: Wait): { decision?: NonNullable<Wait['decision']> } {

@@ -5,7 +5,7 @@ import type { RunRequest } from './agent-options.js';
 import { copyData, deepFreeze, isoNow } from '../util/index.js';
 import { withoutMedia } from './stored-form.js';
 import { unansweredCallResults } from './transcript-repair.js';
-import { sessionWaits } from './run-waits.js';
+import { sessionWaits } from './open-waits.js';
 import type { ToolCallRequest } from '../tools/index.js';
 
 /** A session opened for one run: the transcript the model sees, and how the run ends in the store. */

@@ -1,8 +1,10 @@
 import { MusterError } from '../errors/index.js';
+import { waitStaleError } from '../session/index.js';
 import type { DecideOptions, Wait, WaitDecision, WaitPage, WaitQuery } from '../session/index.js';
 import { formatIssues, validateJsonSchema } from '../tools/index.js';
 import type { AgentScope } from './agent-scope.js';
 import { guardedStore } from './store-guard.js';
+import { isExpired, liveWaits } from './open-waits.js';
 
 /**
  * Decides a wait of a parked run from this process (SPEC 15.1): any process with the same
@@ -18,9 +20,23 @@ export async function decideWait(
   options: Pick<DecideOptions, 'fingerprint'> = {},
 ): Promise<Wait> {
   const waits = storeWaits(runtime);
+  const stored = await waits.get(sessionId, waitId);
+  if (stored?.child) {
+    // a link to a delegated run's wait: the decision is that wait's (the link is only read)
+    if (options.fingerprint !== undefined && options.fingerprint !== stored.fingerprint)
+      throw waitStaleError(sessionId, waitId);
+    return decideWait(runtime, stored.child.sessionId, stored.child.waitId, decision);
+  }
   if (decision !== null && typeof decision === 'object' && 'action' in decision) {
-    const wait = await waits.get(sessionId, waitId);
-    if (wait?.kind === 'elicitation' && decision.action === 'accept' && wait.requestedSchema) {
+    const wait = stored;
+    // a wait that cannot be decided any more is refused by the store, with its own reason
+    const open = wait?.status === 'pending' && !isExpired(wait, Date.now());
+    if (
+      open &&
+      wait.kind === 'elicitation' &&
+      decision.action === 'accept' &&
+      wait.requestedSchema
+    ) {
       const checked = await validateJsonSchema(wait.requestedSchema, decision.content ?? {});
       if (!checked.success)
         throw new MusterError(
@@ -55,10 +71,18 @@ export async function decideWait(
   return decided;
 }
 
-/** One page of waits across sessions (an inbox); empty when the store keeps none. */
+/**
+ * One page of waits across sessions (an inbox); empty when the store keeps none. A link to
+ * a delegated run's wait shows that wait's status and decision.
+ */
 export async function listWaits(runtime: AgentScope, query?: WaitQuery): Promise<WaitPage> {
-  const waits = guardedStore(runtime.store).waits;
-  return waits ? waits.list(query) : { waits: [] };
+  const store = guardedStore(runtime.store);
+  if (!store.waits) return { waits: [] };
+  const page = await store.waits.list(query);
+  if (!page.waits.some((w) => w.child)) return page;
+  const live = await liveWaits(store, page.waits);
+  const waits = query?.status ? live.filter((w) => w.status === query.status) : live;
+  return { ...page, waits };
 }
 
 function storeWaits(runtime: AgentScope) {

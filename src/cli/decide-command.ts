@@ -65,8 +65,9 @@ Examples:
             ctx.output().notice(`The pending waits: muster sessions waits --session ${sessionId}`);
           throw err;
         });
+        // through the agent: a link to a delegated run's wait shows that wait's status
         const pending = await storeCall(opened.where, 'list the waits', async () =>
-          opened.store.waits?.list({ sessionId, status: 'pending' }),
+          decider.sessions.waits({ sessionId, status: 'pending' }),
         );
         const left = pending?.waits.length ?? 0;
         const resume = `muster sessions resume ${sessionId}${flags.store === undefined ? '' : ' --store <url>'}`;

@@ -221,9 +221,10 @@ describe('truncate (property)', () => {
       { numRuns: 400 },
     );
     // the generator reaches every outcome often enough for the property to mean something
-    expect(outcomes.compacted).toBeGreaterThan(80);
-    expect(outcomes.unchanged).toBeGreaterThan(20);
-    expect(outcomes.refused).toBeGreaterThan(20);
+    // (about a quarter of the runs each; the bounds leave room for unseeded runs' variance)
+    expect(outcomes.compacted).toBeGreaterThan(40);
+    expect(outcomes.unchanged).toBeGreaterThan(10);
+    expect(outcomes.refused).toBeGreaterThan(10);
   });
 
   it('under summarize, sends one summary in place of what truncation leaves out, within the limits', async () => {

@@ -112,11 +112,18 @@ export type ToolOutcomeUnknownReason = (typeof TOOL_OUTCOME_UNKNOWN_REASONS)[num
  * - `not-sent`: the call never reached the server (`TOOL_EXECUTION_FAILED`): it did not run,
  *   and sending it again cannot run it twice;
  * - `response-too-large`: the server answered with a result over the byte limit
- *   (`TOOL_RESULT_TOO_LARGE`): the tool ran.
+ *   (`TOOL_RESULT_TOO_LARGE`): the tool ran;
+ * - `input-state-too-large`: a server's `input_required` state (`requestState`) was over
+ *   `mcp.maxResponseBytes` (`TOOL_EXECUTION_FAILED`): nothing was parked or sent back;
+ * - `input-rounds-exceeded`: a server still asked for input after 10 rounds;
+ * - `no-input-handler`: a server asked for input no `mcp.handlers` entry answers.
  */
 export const TOOL_FAILURE_REASONS = [
   'not-sent',
   'response-too-large',
+  'input-state-too-large',
+  'input-rounds-exceeded',
+  'no-input-handler',
   ...TOOL_OUTCOME_UNKNOWN_REASONS,
 ] as const;
 

@@ -23,4 +23,5 @@ export type {
   DecideOptions,
   SessionWaits,
 } from './session-waits.js';
+export { waitStaleError } from './wait-rules.js';
 export { MemorySessionStore } from './memory-session-store.js';

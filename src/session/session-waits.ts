@@ -56,6 +56,19 @@ export interface Wait {
   readonly fingerprint: string;
   /** Protocol state a server asked to be sent back (`input_required`), kept as it came. */
   readonly requestState?: string;
+  /** Elicitations of an `input_required` result: the key of the request this wait answers. */
+  readonly inputKey?: string;
+  /**
+   * Elicitations of an `input_required` result: the answers given at once to the same
+   * round's other requests, sent back with this one's.
+   */
+  readonly inputResponses?: Readonly<Record<string, unknown>>;
+  /**
+   * A link: the wait stands in the root session for a wait of a delegated run (`asTool`)
+   * that parked inside this wait's call. Deciding it decides that wait; its status is that
+   * wait's.
+   */
+  readonly child?: { readonly sessionId: string; readonly waitId: string };
   /** `pending` until decided; `decided` once a decision is stored. */
   readonly status: 'pending' | 'decided';
   readonly decision?: WaitDecision;

@@ -6,7 +6,15 @@ import { toolCalledEvent, toolProgressEvent } from './call-events.js';
 import { describeFailure, pass, refuse } from './call-stage.js';
 import type { StageResult } from './call-stage.js';
 import type { CatalogEntry } from './tool-catalog.js';
-import type { ToolCallEnvironment, ToolCallRequest } from './tool-call-types.js';
+import type {
+  DecidedBy,
+  ParkedCall,
+  ToolCallEnvironment,
+  ToolCallRequest,
+} from './tool-call-types.js';
+import { CallParkSignal } from './call-parking.js';
+import type { CallParking } from './call-parking.js';
+import { callFingerprint } from './call-fingerprint.js';
 import { normalizeToolReturn } from './tool-result.js';
 import type { NormalizedToolResult } from './tool-result.js';
 import type { ToolProgress } from './tool-types.js';
@@ -38,6 +46,11 @@ function detachedScope(env: ToolCallEnvironment): RunScope {
   return scope;
 }
 
+/** How the execution stage ended: a result (or refusal), or the call parked on input. */
+export type ExecutionResult =
+  | (StageResult<NormalizedToolResult> & { readonly decidedBy?: DecidedBy })
+  | { readonly ok: 'parked'; readonly parked: ParkedCall };
+
 /**
  * Emits `tool.called` and runs the tool through its executor, forwarding progress as
  * `tool.progress` events, and normalizes what it returned. Every failure is a refusal with
@@ -50,14 +63,33 @@ export async function executeCall(
   args: CallArguments,
   call: ToolCallRequest,
   env: ToolCallEnvironment,
-): Promise<StageResult<NormalizedToolResult>> {
+): Promise<ExecutionResult> {
   env.emit(toolCalledEvent(env, call, entry, args));
+  // parking facts only where a run keeps waits; the fingerprint is hashed only for a call
+  // that has input waits, or when it parks
+  let fingerprint: string | undefined;
+  const fingerprintOf = () => (fingerprint ??= callFingerprint(entry, args, env.policy.version));
+  const waits = env.waits;
+  const parking: CallParking | undefined = waits
+    ? (() => {
+        const resumption = waits.inputFor(call.callId, fingerprintOf);
+        const childSessionId = waits.childFor(call.callId);
+        return {
+          canPark: waits.canPark,
+          store: waits.store,
+          ...(resumption ? { resumption } : {}),
+          ...(childSessionId !== undefined ? { childSessionId } : {}),
+        };
+      })()
+    : undefined;
   const ctx = (env.scope ?? detachedScope(env)).call({
     callId: call.callId,
     iteration: call.iteration,
     progress: (p: ToolProgress) => env.emit(toolProgressEvent(env, call, entry, p)),
     traceContext: env.traceContext,
+    parking,
   });
+  const decidedBy = parking?.resumption?.decidedBy;
   try {
     // called at once (a synchronous throw lands in the catch below), and raced against the
     // signal unless the executor is one of Muster's own that settles on abort by itself
@@ -65,8 +97,20 @@ export async function executeCall(
     const returned = await (executorFacts(entry.executor).settlesOnAbort === true
       ? running
       : raceAbort(running, env.signal, `Tool '${entry.name}'`));
-    return pass(normalizeToolReturn(returned, entry.name));
+    const done = pass(normalizeToolReturn(returned, entry.name));
+    return decidedBy ? { ...done, decidedBy } : done;
   } catch (err) {
+    if (err instanceof CallParkSignal && parking?.canPark && !env.signal.aborted) {
+      return {
+        ok: 'parked',
+        parked: {
+          fingerprint: fingerprintOf(),
+          arguments: args,
+          ...(entry.info.server !== undefined ? { server: entry.info.server } : {}),
+          ...(err.reason.input ? { input: err.reason.input } : { child: err.reason.child }),
+        },
+      };
+    }
     if (env.signal.aborted) {
       return refuse(
         'TOOL_OUTCOME_UNKNOWN',

@@ -48,7 +48,9 @@ export type {
   AfterToolHook,
 } from './tool-hooks.js';
 export { runToolCall } from './tool-call-pipeline.js';
-export { RunScope, CallScope, runScopeOf } from './run-scope.js';
+export { RunScope, CallScope, runScopeOf, callParkingOf } from './run-scope.js';
+export { CallParkSignal } from './call-parking.js';
+export type { CallParking } from './call-parking.js';
 export { OWN_EXECUTOR_FACTS } from './executor-facts.js';
 export type { OwnExecutor, OwnExecutorFacts } from './executor-facts.js';
 export type {
@@ -57,6 +59,8 @@ export type {
   ToolCallOutcome,
   CallWaits,
   WaitedDecision,
+  InputResumption,
+  ParkedInput,
 } from './tool-call-types.js';
 export { eventBase, notRunOutcome, toolCompletedEvent } from './call-events.js';
 export type {

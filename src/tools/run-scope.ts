@@ -3,6 +3,7 @@ import { addUsage, ZERO_USAGE } from '../model/index.js';
 import type { Usage } from '../model/index.js';
 import type { AuthorizationDecision, AuthorizationRequest, CallPolicy } from '../policy/index.js';
 import type { TraceContext } from '../util/index.js';
+import type { CallParking } from './call-parking.js';
 import type {
   ExecutorEvent,
   ExecutorRunContext,
@@ -47,6 +48,8 @@ export interface CallScopeInit {
   /** Turns a progress report into the call's `tool.progress` event. */
   readonly progress: (progress: ToolProgress) => void;
   readonly traceContext?: TraceContext | undefined;
+  /** Parking facts of the call (a run whose store keeps waits), for Muster's own executors. */
+  readonly parking?: CallParking | undefined;
 }
 
 /**
@@ -149,6 +152,7 @@ export class CallScope implements ToolExecutionContext {
   readonly run: ToolRunLink;
   #run: RunScope | undefined;
   #progress: ((progress: ToolProgress) => void) | undefined;
+  readonly #parking: CallParking | undefined;
 
   constructor(run: RunScope, init: CallScopeInit) {
     this.signal = run.signal;
@@ -161,6 +165,7 @@ export class CallScope implements ToolExecutionContext {
     this.traceContext = init.traceContext;
     this.#run = run;
     this.#progress = init.progress;
+    this.#parking = init.parking;
     this.run = {
       forward: (event) => this.#live()?.forward(event),
       addUsage: (usage) => this.#live()?.addUsage(usage, false),
@@ -197,6 +202,14 @@ export class CallScope implements ToolExecutionContext {
     return #run in ctx ? ctx.#live() : undefined;
   }
 
+  /**
+   * The parking facts of a call Muster made in a run that can park (SPEC 15.1); undefined
+   * otherwise, and once the call has ended.
+   */
+  static parkingOf(ctx: ToolExecutionContext): CallParking | undefined {
+    return #run in ctx && ctx.#live() !== undefined ? ctx.#parking : undefined;
+  }
+
   /** Ends the call's scope (idempotent). */
   close(): void {
     this.#run = undefined;
@@ -207,6 +220,11 @@ export class CallScope implements ToolExecutionContext {
     const run = this.#run;
     return run === undefined || run.closed ? undefined : run;
   }
+}
+
+/** The parking facts of a call, while it lasts (see {@link CallScope.parkingOf}). */
+export function callParkingOf(ctx: ToolExecutionContext): CallParking | undefined {
+  return CallScope.parkingOf(ctx);
 }
 
 /** The run of a call, while it lasts, when `ctx` is one Muster made (see {@link CallScope.runOf}). */

@@ -59,9 +59,16 @@ export async function runToolCall(
   // a parked call has no result yet: it completes when the run resumes
   if (verdict && 'parked' in verdict && verdict.parked) return verdict;
   if (verdict && 'callId' in verdict) return end(verdict);
-  const decidedBy = verdict?.decidedBy;
-
   const executed = await executeCall(entry, args.value, call, env);
+  // parked on a server's input requests: it completes when the run resumes
+  if (executed.ok === 'parked')
+    return {
+      callId: call.callId,
+      toolName: entry.name,
+      result: { content: 'Waiting for input.' },
+      executed: true,
+      parked: executed.parked,
+    };
   if (!executed.ok) return refused(executed.refusal);
   const after =
     hooks && env.afterTool.length > 0
@@ -74,6 +81,7 @@ export async function runToolCall(
     ? await storeCallResult(env.finishResult, entry, limited.value, call)
     : limited;
   if (!result.ok) return refused(result.refusal);
+  const decidedBy = verdict?.decidedBy ?? executed.decidedBy;
   return end({
     callId: call.callId,
     toolName: entry.name,

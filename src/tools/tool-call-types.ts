@@ -6,6 +6,16 @@ import type { AfterToolHook, BeforeToolHook } from './tool-hooks.js';
 import type { ToolResult } from './tool-types.js';
 import type { RunScope } from './run-scope.js';
 import type { TraceContext } from '../util/index.js';
+import type { DecidedBy, InputResumption, ParkedChild, ParkedInputs } from './call-parking.js';
+
+export type {
+  ChildWait,
+  DecidedBy,
+  InputResumption,
+  ParkedChild,
+  ParkedInput,
+  ParkedInputs,
+} from './call-parking.js';
 
 /** One call the model asked for. */
 export interface ToolCallRequest {
@@ -75,9 +85,26 @@ export interface CallWaits {
    * `fingerprint` (same arguments after hooks, tool definition and policy version).
    */
   decisionFor(callId: string, fingerprint: string): WaitedDecision | undefined;
+  /**
+   * The answers to a server's input requests this call parked on (`input_required`), when
+   * every one is decided or expired and the call still hashes to their fingerprint
+   * (`fingerprint` is computed only when the call has such waits). Undefined otherwise: the
+   * call is then sent afresh.
+   */
+  inputFor(callId: string, fingerprint: () => string): InputResumption | undefined;
+  /**
+   * The session of the delegated run (`asTool`) this call parked on, whose waits were all
+   * decided or expired: the call resumes that run instead of starting another.
+   */
+  childFor(callId: string): string | undefined;
+  /** The run's session store (its identity): a delegated run parks the root only on the same one. */
+  readonly store: object;
 }
 
-/** A call that reached `ask` and parked: what its approval wait shows and is bound to. */
+/**
+ * A call that parked: at `ask` (an approval wait), or on a server's input requests (`input`,
+ * elicitation waits). What its waits show and are bound to.
+ */
 export interface ParkedCall {
   /** sha-256 of the arguments, the tool definition and the policy version. */
   readonly fingerprint: string;
@@ -85,6 +112,10 @@ export interface ParkedCall {
   readonly arguments: Readonly<Record<string, unknown>>;
   readonly server?: string;
   readonly reason?: string;
+  /** Set when the call reached its server, which asked for input a person gives later. */
+  readonly input?: ParkedInputs;
+  /** Set when the call's delegated run parked (`asTool`): the root parks on links to its waits. */
+  readonly child?: ParkedChild;
 }
 
 /** How one call ended. */
@@ -103,15 +134,6 @@ export interface ToolCallOutcome {
   readonly parked?: ParkedCall;
   /** Set when a decision taken on a wait decided this call: recorded with its result. */
   readonly decidedBy?: DecidedBy;
-}
-
-/** Who decided a call that had parked: the wait, the decision applied, why and when. */
-export interface DecidedBy {
-  readonly waitId: string;
-  readonly decision: string;
-  readonly reason?: string;
-  /** ISO 8601. */
-  readonly decidedAt?: string;
 }
 
 /** The call an event or outcome is about: its id and the name the model called. */

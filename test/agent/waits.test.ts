@@ -415,3 +415,88 @@ describe('a resumed approval whose result was never committed', () => {
     expect(result.content).toContain('TOOL_OUTCOME_UNKNOWN');
   });
 });
+
+describe('a wait inside a delegated run (asTool) parks the root run', () => {
+  it('the root parks on a link; deciding it resumes the delegated run first, which runs the tool once', async () => {
+    const store = new MemorySessionStore();
+    const runs: string[] = [];
+    const helper = payAgent(store, runs);
+    const rootModel = scriptedModel([
+      { toolCalls: [{ name: 'payer', arguments: { prompt: 'Pay 7.' }, id: 'call_payer' }] },
+      (req) => ({ text: `Root: ${toolResults(req.messages).at(-1)?.content ?? ''}` }),
+    ]);
+    const root = createAgent({
+      model: rootModel,
+      tools: [helper.asTool({ name: 'payer', description: 'Pays.' })],
+      sessionStore: store,
+      policy: { allow: ['payer'] },
+    });
+    const parked = await root.send('Please pay.', { sessionId: 'root' });
+    expect(parked.status).toBe('parked');
+    expect(parked.waits).toHaveLength(1);
+    const link = parked.waits![0]!;
+    expect(link).toMatchObject({
+      sessionId: 'root',
+      kind: 'approval',
+      callId: 'call_payer',
+      toolName: 'pay',
+      arguments: { n: 7 },
+      status: 'pending',
+      child: { waitId: expect.any(String) },
+    });
+    const childSession = link.child!.sessionId;
+    expect((await store.get('root'))?.status).toBe('parked');
+    expect((await store.get(childSession))?.status).toBe('parked');
+    expect(runs).toEqual([]);
+
+    // resumed before the decision: still parked, nothing written
+    const before = await snapshot(store, 'root');
+    const early = await collect(root.resume('root'));
+    expect(early.events.map((e) => e.type)).toEqual(['session.parked']);
+    expect(await snapshot(store, 'root')).toBe(before);
+    const busy = await failure(root.send('Else.', { sessionId: 'root' }));
+    expect(busy.code).toBe('SESSION_ALREADY_RUNNING');
+    expect(busy.message).toContain(link.id);
+
+    // deciding the root's link decides the delegated run's wait
+    const decided = await root.decide('root', link.id, { decision: 'allow', reason: 'ok' });
+    expect(decided).toMatchObject({
+      id: link.child!.waitId,
+      sessionId: childSession,
+      status: 'decided',
+    });
+    expect((await root.sessions.waits({ sessionId: 'root' })).waits).toMatchObject([
+      { id: link.id, status: 'decided', decision: { decision: 'allow' } },
+    ]);
+    const again = await failure(root.decide('root', link.id, { decision: 'deny' }));
+    expect(again).toMatchObject({ code: 'WAIT_NOT_FOUND', details: { reason: 'wait-decided' } });
+
+    const resumed = await collect(root.resume('root'));
+    expect(resumed.error).toBeUndefined();
+    expect(runs).toEqual(['pay:7']);
+    // the delegated run continued first (its events are forwarded), then the root finished
+    const completed = ofType(resumed.events, 'session.completed');
+    expect(completed.map((e) => e.sessionId)).toEqual([childSession, 'root']);
+    expect(completed[1]?.content).toBe('Root: Done: pay done 7');
+    expect((await store.get(childSession))?.status).toBe('completed');
+    expect((await store.waits.list({})).waits).toEqual([]);
+  });
+
+  it('a delegated run on another store cannot park the root: the call says where its waits are', async () => {
+    const runs: string[] = [];
+    const helper = payAgent(new MemorySessionStore(), runs);
+    const root = createAgent({
+      model: scriptedModel([
+        { toolCalls: [{ name: 'payer', arguments: { prompt: 'Pay.' }, id: 'c' }] },
+        (req) => ({ text: toolResults(req.messages).at(-1)?.content ?? '' }),
+      ]),
+      tools: [helper.asTool({ name: 'payer', description: 'Pays.' })],
+      sessionStore: new MemorySessionStore(),
+      policy: { allow: ['payer'] },
+    });
+    const done = await root.send('Pay.', { sessionId: 'r2' });
+    expect(done.status).toBe('completed');
+    expect(done.text).toContain('TOOL_APPROVAL_REQUIRED');
+    expect(runs).toEqual([]);
+  });
+});

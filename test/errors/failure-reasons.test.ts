@@ -49,6 +49,10 @@ function toolAdvice(err: ToolError): string {
       return 'not run: safe to send again';
     case 'response-too-large':
       return 'ran: ask for less';
+    case 'input-state-too-large':
+    case 'input-rounds-exceeded':
+    case 'no-input-handler':
+      return 'asked for input that cannot be given';
     case 'timeout':
     case 'disconnected':
     case 'aborted':

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -227,3 +227,65 @@ describe.each(backends)('a parked run across processes on %s', (_name, makeBacke
     expect(await b.executions()).toEqual([]);
   });
 });
+
+describe.each(backends)(
+  'a server asking for input, answered across processes on %s',
+  (_name, makeBackend) => {
+    it('input_required parks in one process, is answered in a second and retried once in a third', async () => {
+      const b = makeBackend();
+      made.push(b);
+      const dir = mkdtempSync(join(tmpdir(), 'muster-input-park-'));
+      const log = join(dir, 'calls.jsonl');
+      const effects = join(dir, 'effects.txt');
+      const input = { PARK_INPUT_LOG: log, PARK_INPUT_EFFECTS: effects };
+      const calls = () =>
+        existsSync(log)
+          ? readFileSync(log, 'utf8')
+              .split('\n')
+              .filter(Boolean)
+              .map((l) => JSON.parse(l) as Record<string, unknown>)
+          : [];
+      const effectLines = () =>
+        existsSync(effects) ? readFileSync(effects, 'utf8').split('\n').filter(Boolean) : [];
+      try {
+        const sessionId = 'input-park';
+        const parked = await step(b, sessionId, 'run', input);
+        expect(parked.error).toBeUndefined();
+        expect(parked.status).toBe('parked');
+        const wait = parked.waits![0]!;
+        expect(wait).toMatchObject({ kind: 'elicitation', inputKey: 'confirm', callId: 'call_t' });
+        expect(typeof wait.requestState).toBe('string');
+        expect(calls()).toHaveLength(1);
+
+        const decided = await step(b, sessionId, 'decide', {
+          ...input,
+          PARK_WAIT: wait.id,
+          PARK_REASON: 'ana confirmed',
+        });
+        expect(decided.wait).toMatchObject({ status: 'decided', decision: { action: 'accept' } });
+        expect(calls()).toHaveLength(1);
+
+        const resumed = await step(b, sessionId, 'resume', input);
+        expect(resumed.error).toBeUndefined();
+        expect(resumed.events!.map((e) => e.type)).toContain('session.completed');
+
+        // exactly two tools/call: the first, and one retry carrying the answer and the state
+        // that a server process of the first step minted (the retry's process verified it)
+        const sent = calls();
+        expect(sent).toHaveLength(2);
+        expect(sent[0]).not.toHaveProperty('inputResponses');
+        expect(sent[1]).toMatchObject({
+          inputResponses: { confirm: { action: 'accept', content: { ok: true } } },
+          requestState: { amount: 42 },
+        });
+        expect(sent[0]!.pid).not.toBe(sent[1]!.pid);
+        expect(effectLines()).toHaveLength(1);
+        const after = await storeView(b, sessionId, wait.id);
+        expect(after.session?.status).toBe('completed');
+        expect(after.waits.waits).toEqual([]);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  },
+);

@@ -52,7 +52,8 @@ export type StdioFixture =
   | 'catalog-server.mjs'
   | 'gated-server.mjs'
   | 'apps-tools-server.mjs'
-  | 'sibling-sampling-server.mjs';
+  | 'sibling-sampling-server.mjs'
+  | 'input-parking-server.mjs';
 
 /** Every file name under `test/fixtures/mcp/` (any other string is accepted too). */
 export type FixtureFile =

@@ -27,5 +27,7 @@ export function callRequest(
       : {}),
     ...(options.onProgress ? { onprogress: options.onProgress } : {}),
     ...(definition ? { toolDefinition: definition } : {}),
+    // a round Muster answers itself: the client hands `input_required` back
+    ...(options.round ? { allowInputRequired: true } : {}),
   };
 }

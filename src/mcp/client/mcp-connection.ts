@@ -212,6 +212,7 @@ export class McpConnection {
    * `maxTotalTimeoutMs` is a hard deadline, progress or not (the request is cancelled when it
    * passes). A call on a closed connection fails without being sent (`details.reason:
    * 'not-sent'`); one whose answer can no longer come fails at once, as for {@link request}.
+   * With `options.round` an `input_required` result is returned as it came (see `CallRound`).
    */
   async callTool(
     name: string,
@@ -223,8 +224,17 @@ export class McpConnection {
     const definition = this.era === 'modern' && this.#remote ? undefined : this.#tools.get(name);
     const request = callRequest(options, deadline, definition);
     try {
+      const round = options.round;
+      const params = round
+        ? {
+            name,
+            arguments: args,
+            ...(round.inputResponses ? { inputResponses: round.inputResponses } : {}),
+            ...(round.requestState !== undefined ? { requestState: round.requestState } : {}),
+          }
+        : { name, arguments: args };
       return (await this.#track(
-        () => this.client.callTool({ name, arguments: args }, request),
+        () => this.client.callTool(params as never, request),
         deadline?.passed,
       )) as CallToolResult;
     } finally {

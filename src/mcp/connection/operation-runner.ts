@@ -219,6 +219,7 @@ export class OperationRunner {
           return c.callTool(tool, args, {
             ...bounds,
             ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+            ...(options.round ? { round: options.round } : {}),
           });
         },
         options,

@@ -89,4 +89,26 @@ export interface CallOptions {
   readonly timeoutMs: number;
   readonly maxTotalTimeoutMs?: number;
   readonly onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  /**
+   * A round of a call Muster answers itself (2026-07-28): an `input_required` result comes
+   * back as it is ({@link InputRequiredRound}) instead of being answered inside the client,
+   * and a retry carries the previous round's answers and state.
+   */
+  readonly round?: CallRound;
+}
+
+/** The answers and state one round of a call sends back (`input_required`, 2026-07-28). */
+export interface CallRound {
+  /** One bare answer per input request of the previous round, by its key. */
+  readonly inputResponses?: Readonly<Record<string, unknown>>;
+  /** The server's opaque state of the previous round, echoed as it came. */
+  readonly requestState?: string;
+}
+
+/** A server's `input_required` answer to a round of a call: what it asks, and its state. */
+export interface InputRequiredRound {
+  readonly resultType: 'input_required';
+  /** The embedded requests (`elicitation/create`, `sampling/createMessage`, `roots/list`) by key. */
+  readonly inputRequests?: Readonly<Record<string, unknown>>;
+  readonly requestState?: string;
 }

@@ -108,6 +108,7 @@ export function clientSetup(server: string, f: ClientFeatures): ClientSetup {
           hooks: f.hooks ?? {},
           timeoutMs,
           emit,
+          ...(parkable(ctx) ? { canPark: true } : {}),
         });
       },
     });
@@ -154,6 +155,19 @@ export function toElicitationRequest(
     ...(mode === 'url' && typeof p['url'] === 'string' ? { url: p['url'] } : {}),
     ...(typeof p['elicitationId'] === 'string' ? { elicitationId: p['elicitationId'] } : {}),
   };
+}
+
+/**
+ * The context Muster passes when it answers an input request of its own round (see
+ * `answerInputRound`): `canPark` lets an elicitation park the run.
+ */
+export interface InputRequestContext {
+  readonly mcpReq: { readonly signal: AbortSignal };
+  readonly canPark: boolean;
+}
+
+function parkable(ctx: unknown): boolean {
+  return (ctx as Partial<InputRequestContext> | undefined)?.canPark === true;
 }
 
 function signalOf(ctx: unknown): AbortSignal | undefined {

@@ -18,6 +18,11 @@ export interface ElicitationDeps {
   readonly hooks: McpElicitationHooks;
   readonly timeoutMs: number;
   readonly emit: Emit;
+  /**
+   * True for an input request of an `input_required` result in a run that can park: a
+   * `park` answer is returned as it is (the run parks on it) instead of becoming `cancel`.
+   */
+  readonly canPark?: boolean;
 }
 
 /**
@@ -55,8 +60,9 @@ export async function answerElicitation(
     ));
   if (after === false) answer = { action: 'decline' };
   else if (after) answer = after;
-  // an in-flight elicitation/create cannot park (the server waits on the open request):
-  // `park` answers it as `cancel` (SPEC 15.1)
+  // an input request of a run that can park parks it; an in-flight elicitation/create cannot
+  // (the server waits on the open request): there `park` answers it as `cancel` (SPEC 15.1)
+  if (answer?.action === 'park' && deps.canPark) return { action: 'park' };
   if (answer?.action === 'park') answer = { action: 'cancel' };
   const final = await checkAnswer(request, answer);
   deps.emit(

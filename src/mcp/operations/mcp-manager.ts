@@ -17,6 +17,7 @@ import { OperationRunner } from '../connection/operation-runner.js';
 import { ServerRegistry } from '../connection/server-registry.js';
 import { ToolIndex } from '../connection/tool-index.js';
 import type { VerdictCache } from '../connection/verdict-cache.js';
+import type { ClientRequestHandler } from '../contracts/connection-types.js';
 
 /**
  * The MCP side of an agent, assembled from its parts: the {@link ServerRegistry} (entries,
@@ -40,6 +41,10 @@ export class McpManager {
   readonly inFlight = new InFlightCalls();
   readonly #background: Emit;
   readonly #lifetime = new AbortController();
+  /** The request handlers a connection to a server installs (none for a bare manager). */
+  readonly #handlersOf: (server: string) => readonly ClientRequestHandler[];
+  /** `mcp.maxResponseBytes`, as configured. */
+  readonly maxResponseBytes: number | undefined;
 
   constructor(
     declarations: readonly ServerDeclaration[],
@@ -50,6 +55,17 @@ export class McpManager {
     features?: Omit<ClientFeatures, 'inFlight' | 'hub' | 'background' | 'lifetime'>,
   ) {
     this.#background = background as Emit;
+    this.maxResponseBytes = options.maxResponseBytes;
+    this.#handlersOf = (server) =>
+      features
+        ? clientSetup(server, {
+            ...features,
+            inFlight: this.inFlight,
+            hub: this.hub,
+            background: this.#background,
+            lifetime: this.#lifetime.signal,
+          }).handlers
+        : (client?.handlers ?? []);
     this.registry = new ServerRegistry(declarations, options);
     this.index = new ToolIndex(options.names ?? 'safe');
     this.connector = new Connector(this.registry, this.index, {
@@ -92,6 +108,14 @@ export class McpManager {
       this.health,
     );
     this.ops = new OperationContext(this.runner, this.registry, this.#lifetime.signal);
+  }
+
+  /**
+   * The request handlers of `server`'s connections (elicitation, sampling, roots), for the
+   * input requests of an `input_required` round Muster answers itself.
+   */
+  inputHandlers(server: string): readonly ClientRequestHandler[] {
+    return this.#handlersOf(server);
   }
 
   /** Aborts when this manager closes (bounds work that outlives a run, like pull logins). */

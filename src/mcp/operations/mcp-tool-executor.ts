@@ -6,7 +6,9 @@ import type {
   ToolInfo,
   ToolReturn,
 } from '../../tools/index.js';
-import { OWN_EXECUTOR_FACTS, runScopeOf } from '../../tools/index.js';
+import { OWN_EXECUTOR_FACTS, callParkingOf, runScopeOf } from '../../tools/index.js';
+import { MCP_DEFAULTS } from '../contracts/mcp-defaults.js';
+import { callWithInputRounds } from './input-rounds.js';
 import type { OwnExecutor, OwnExecutorFacts } from '../../tools/index.js';
 import { ToolError } from '../../errors/index.js';
 import { raceAbort } from '../../util/index.js';
@@ -105,16 +107,38 @@ export class McpToolExecutor implements ToolExecutor, OwnExecutor {
     input: Record<string, unknown>,
     ctx: ToolExecutionContext,
   ): Promise<ToolReturn> {
-    const result = await this.manager.runner.callTool(address.server, address.originalName, input, {
+    const options = {
       toolName: name,
       signal: ctx.signal,
-      onProgress: (p) =>
+      onProgress: (p: { progress: number; total?: number; message?: string }) =>
         ctx.reportProgress({
           progress: p.progress,
           ...(p.total !== undefined ? { total: p.total } : {}),
           ...(p.message !== undefined ? { message: p.message } : {}),
         }),
-    });
+    };
+    const runner = this.manager.runner;
+    const parking = callParkingOf(ctx);
+    // a run that can park answers a server's input requests itself (a person may answer
+    // later); elsewhere the official client answers them in process
+    const result =
+      parking && (parking.canPark || parking.resumption)
+        ? await callWithInputRounds(
+            {
+              server: address.server,
+              toolName: name,
+              send: (round) =>
+                runner.callTool(address.server, address.originalName, input, {
+                  ...options,
+                  round,
+                }),
+              handlers: this.manager.inputHandlers(address.server),
+              signal: ctx.signal,
+              maxStateBytes: this.manager.maxResponseBytes ?? MCP_DEFAULTS.maxResponseBytes,
+            },
+            parking,
+          )
+        : await runner.callTool(address.server, address.originalName, input, options);
     return result as unknown as ToolReturn;
   }
 

@@ -1,0 +1,64 @@
+import type { SessionStore, Wait } from '../session/index.js';
+
+// What a session's waits are now: its stored waits, which of them still hold it, and what a
+// link to a delegated run's wait stands for. Read by runs, `decide` and the waits inbox.
+
+/** Every wait a session holds (all pages). */
+export async function sessionWaits(store: SessionStore, sessionId: string): Promise<Wait[]> {
+  const waits = store.waits;
+  if (!waits) return [];
+  const all: Wait[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await waits.list({ sessionId, limit: 1000, ...(cursor ? { cursor } : {}) });
+    all.push(...page.waits);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return all;
+}
+
+/** True when `wait` is past its `expiresAt` at `now`. */
+export function isExpired(wait: Wait, now: number): boolean {
+  return wait.expiresAt !== undefined && Date.parse(wait.expiresAt) <= now;
+}
+
+/** The open waits of a session when it is parked (none when it is not parked). */
+export async function openWaitsOfParked(store: SessionStore, sessionId: string): Promise<Wait[]> {
+  const session = await store.get(sessionId);
+  if (session?.status !== 'parked') return [];
+  return openWaits(await liveWaits(store, await sessionWaits(store, sessionId)), Date.now());
+}
+
+/**
+ * The waits as they stand: a link (a wait of a delegated run, `Wait.child`) takes the status,
+ * decision and expiry of the wait it links to, followed through nested delegations; a link
+ * whose wait is gone (its run resumed it) counts as decided.
+ */
+export async function liveWaits(store: SessionStore, waits: readonly Wait[]): Promise<Wait[]> {
+  return Promise.all(
+    waits.map(async (wait) => {
+      if (!wait.child || !store.waits) return wait;
+      const [linked] = await liveWaits(store, [
+        (await store.waits.get(wait.child.sessionId, wait.child.waitId)) ?? {
+          ...wait,
+          child: undefined,
+          status: 'decided' as const,
+        },
+      ]);
+      const { status, decision, decidedAt, expiresAt } = linked!;
+      const { expiresAt: _own, decision: _d, decidedAt: _at, ...rest } = wait;
+      return {
+        ...rest,
+        status,
+        ...(decision !== undefined ? { decision } : {}),
+        ...(decidedAt !== undefined ? { decidedAt } : {}),
+        ...(expiresAt !== undefined ? { expiresAt } : {}),
+      };
+    }),
+  );
+}
+
+/** The waits that still hold a session: pending and not expired. */
+export function openWaits(waits: readonly Wait[], now: number): Wait[] {
+  return waits.filter((w) => w.status === 'pending' && !isExpired(w, now));
+}
