@@ -5,7 +5,7 @@ import { CallParkSignal, callParkingOf, tool } from '../tools/index.js';
 import type { StandardSchemaV1Like, Tool, ToolAnnotations } from '../tools/index.js';
 import type { RunRequest } from './agent-options.js';
 import type { AgentEvent } from './events.js';
-import type { Wait } from '../session/index.js';
+import type { SessionStore, Wait } from '../session/index.js';
 import { assertValid, isObject, isString, optional, shape } from './option-checks.js';
 
 /** What `agent.asTool()` takes. */
@@ -22,8 +22,8 @@ interface Runnable {
   run(request: RunRequest): AsyncIterable<AgentEvent>;
   /** Resumes a parked delegated run (its session's waits all decided or expired). */
   resume?(request: RunRequest & { readonly sessionId: string }): AsyncIterable<AgentEvent>;
-  /** The agent's session store (its identity): a delegated run parks the root on the same one. */
-  readonly store?: object;
+  /** The agent's session store: a delegated run parks the root on the same one. */
+  readonly store?: SessionStore;
 }
 
 /** The input of an agent tool: `{ prompt }`, a non-empty string, nothing else. */
@@ -88,6 +88,11 @@ export function agentAsTool(agent: Runnable, options: AgentToolOptions): Tool {
       // the delegated run this call parked on, its waits now decided: continue it first
       const resuming = parking?.childSessionId;
       const traced = ctx.traceContext ? { traceContext: ctx.traceContext } : {};
+      if (resuming !== undefined) {
+        // resumed on its own meanwhile (its wait decided directly): its answer is stored
+        const child = await agent.store?.get(resuming);
+        if (child?.status === 'completed') return child.finalContent ?? '';
+      }
       const events =
         resuming !== undefined && agent.resume
           ? agent.resume({ sessionId: resuming, signal: ctx.signal, ...traced })
@@ -99,16 +104,26 @@ export function agentAsTool(agent: Runnable, options: AgentToolOptions): Tool {
             sessionId = ev.sessionId;
           }
           ctx.run?.forward(ev);
+          // the delegated run parked (a resume that found it still waiting has no start)
+          if (ev.type === 'session.parked' && ev.sessionId === (sessionId ?? resuming)) {
+            sessionId = ev.sessionId;
+            parked = ev.waits;
+          }
           if (ev.runId !== runId) continue; // a run this one delegated to: already in its usage
           if (ev.type === 'model.completed') spent = addUsage(spent, ev.usage);
           if (ev.type === 'session.completed') {
             spent = ev.usage;
             answer = ev.content;
           }
-          if (ev.type === 'session.parked') parked = ev.waits;
         }
       } catch (err) {
         const error = toMusterError(err, 'INTERNAL_ERROR', 'The delegated run failed');
+        if (resuming !== undefined && error.code === 'SESSION_ALREADY_RUNNING')
+          throw new ToolError(
+            'TOOL_OUTCOME_UNKNOWN',
+            `The delegated run of '${options.name}' (session '${resuming}') is running elsewhere: its answer is not known here. Read that session for it.`,
+            { toolName: options.name, cause: error, details: { sessionId: resuming } },
+          );
         throw new ToolError(
           'TOOL_EXECUTION_FAILED',
           `The delegated run of '${options.name}' failed [${error.code}]: ${error.message}`,

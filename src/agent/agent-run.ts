@@ -25,7 +25,7 @@ import { guardedStore } from './store-guard.js';
 import { validateRunRequest } from './validate-options.js';
 import { readCommittedAnswer, resolveOutput } from './output/index.js';
 import { RunWaits } from './run-waits.js';
-import { liveWaits, openWaits, openWaitsOfParked } from './open-waits.js';
+import { liveWaits, openWaits, openWaitsOfParked, publicWait } from './open-waits.js';
 import type { OutputSpec } from './output/index.js';
 import type { Wait } from '../session/index.js';
 
@@ -303,7 +303,13 @@ export class AgentRun {
   /** `session.parked` for a resume that found waits still open: nothing was written. */
   #reportWaiting(waits: readonly Wait[]): undefined {
     const { sessionId, runId } = this.#ids;
-    this.#emit({ type: 'session.parked', timestamp: isoNow(), sessionId, runId, waits });
+    this.#emit({
+      type: 'session.parked',
+      timestamp: isoNow(),
+      sessionId,
+      runId,
+      waits: waits.map(publicWait),
+    });
     return undefined;
   }
 

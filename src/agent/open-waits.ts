@@ -62,3 +62,14 @@ export async function liveWaits(store: SessionStore, waits: readonly Wait[]): Pr
 export function openWaits(waits: readonly Wait[], now: number): Wait[] {
   return waits.filter((w) => w.status === 'pending' && !isExpired(w, now));
 }
+
+/**
+ * A wait as hosts see it (events, `send()`, `agent.sessions.waits()`, `decide`): without the
+ * server's protocol state (`requestState`) and the answers already given with it
+ * (`inputResponses`), which only the resumed run sends back.
+ */
+export function publicWait(wait: Wait): Wait {
+  if (wait.requestState === undefined && wait.inputResponses === undefined) return wait;
+  const { requestState: _state, inputResponses: _answers, ...rest } = wait;
+  return rest;
+}

@@ -9,7 +9,7 @@ import type {
 } from '../tools/index.js';
 import { isoNow, newId } from '../util/index.js';
 import type { AgentEvent } from './events.js';
-import { isExpired, sessionWaits } from './open-waits.js';
+import { isExpired, publicWait, sessionWaits } from './open-waits.js';
 
 /** The default of `waits.ttlMs`: how long a wait may stay undecided (7 days). */
 export const DEFAULT_WAIT_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -92,7 +92,7 @@ export class RunWaits implements CallWaits {
 
   decisionFor(callId: string, fingerprint: string): WaitedDecision | undefined {
     const wait = this.#byCall.get(callId)?.find((w) => w.kind === 'approval' && !w.child);
-    if (!wait || this.#taken.has(wait.id)) return undefined;
+    if (!wait || this.#taken.has(wait.id)) return this.#approvedBefore(callId, fingerprint);
     this.#taken.add(wait.id);
     const expired = wait.status === 'pending' && isExpired(wait, Date.now());
     const base = this.#eventBase(wait, callId);
@@ -136,20 +136,44 @@ export class RunWaits implements CallWaits {
     return undefined;
   }
 
-  childFor(callId: string): string | undefined {
+  /**
+   * The approval a call had when it parked on a server's question or a delegated run: it
+   * stands while the call still hashes the same (those waits stay for `inputFor`/`childFor`).
+   */
+  #approvedBefore(callId: string, fingerprint: string): WaitedDecision | undefined {
+    const approved = this.#byCall
+      .get(callId)
+      ?.find((w) => w.approvedBy && w.fingerprint === fingerprint)?.approvedBy;
+    if (!approved || approved.decision !== 'allow') return undefined;
+    return {
+      answer: {
+        decision: 'allow',
+        ...(approved.reason !== undefined ? { reason: approved.reason } : {}),
+      },
+      waitId: approved.waitId,
+      ...(approved.reason !== undefined ? { reason: approved.reason } : {}),
+      ...(approved.decidedAt !== undefined ? { decidedAt: approved.decidedAt } : {}),
+    };
+  }
+
+  childFor(callId: string, fingerprint: () => string): string | undefined {
     const links = this.#byCall.get(callId)?.filter((w) => w.child && !this.#taken.has(w.id));
     if (!links || links.length === 0) return undefined;
+    const now = Date.now();
+    // the root's call, its tool or policy changed: its delegated run is not continued (it
+    // stays parked in its own session) and the call starts a fresh one
+    const applied = links.every((w) => w.fingerprint === fingerprint());
     for (const link of links) {
       this.#taken.add(link.id);
-      // the decision itself is applied (and its fingerprint checked) by the delegated run
+      // the decision itself is applied (and checked) by the delegated run when it resumes
       this.#ctx.emit({
         type: 'wait.decided',
         ...this.#eventBase(link, callId),
-        applied: true,
-        expired: false,
+        applied,
+        expired: isExpired(link, now),
       });
     }
-    return links[0]!.child!.sessionId;
+    return applied ? links[0]!.child!.sessionId : undefined;
   }
 
   inputFor(callId: string, fingerprint: () => string): InputResumption | undefined {
@@ -220,6 +244,7 @@ export class RunWaits implements CallWaits {
       expiresAt: new Date(now + ttl).toISOString(),
       fingerprint: parked.fingerprint,
       status: 'pending' as const,
+      ...(parked.approvedBy ? { approvedBy: parked.approvedBy } : {}),
     };
     const input = parked.input;
     const child = parked.child;
@@ -258,10 +283,15 @@ export class RunWaits implements CallWaits {
               ...(parked.reason !== undefined ? { message: parked.reason } : {}),
             },
           ];
+    // the call's waits this run found but did not use (it parked again before reaching them)
+    // go back: their answers still hold for its next resume
+    for (const unused of this.#byCall.get(outcome.callId) ?? [])
+      if (!this.#taken.has(unused.id)) await store.waits.put(unused, this.#ctx.writeOptions());
     for (const wait of waits) {
       await store.waits.put(wait, this.#ctx.writeOptions());
-      this.parked.push(wait);
-      this.#ctx.emit({ type: 'wait.created', timestamp: isoNow(), sessionId, runId, wait });
+      const shown = publicWait(wait);
+      this.parked.push(shown);
+      this.#ctx.emit({ type: 'wait.created', timestamp: isoNow(), sessionId, runId, wait: shown });
     }
     return waits;
   }

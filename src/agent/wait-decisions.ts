@@ -4,7 +4,7 @@ import type { DecideOptions, Wait, WaitDecision, WaitPage, WaitQuery } from '../
 import { formatIssues, validateJsonSchema } from '../tools/index.js';
 import type { AgentScope } from './agent-scope.js';
 import { guardedStore } from './store-guard.js';
-import { isExpired, liveWaits } from './open-waits.js';
+import { isExpired, liveWaits, publicWait } from './open-waits.js';
 
 /**
  * Decides a wait of a parked run from this process (SPEC 15.1): any process with the same
@@ -25,7 +25,10 @@ export async function decideWait(
     // a link to a delegated run's wait: the decision is that wait's (the link is only read)
     if (options.fingerprint !== undefined && options.fingerprint !== stored.fingerprint)
       throw waitStaleError(sessionId, waitId);
-    return decideWait(runtime, stored.child.sessionId, stored.child.waitId, decision);
+    const linked = await decideWait(runtime, stored.child.sessionId, stored.child.waitId, decision);
+    // the link, as it stands now: the linked wait's status and decision
+    const [live] = await liveWaits(guardedStore(runtime.store), [stored]);
+    return publicWait({ ...live!, status: linked.status });
   }
   if (decision !== null && typeof decision === 'object' && 'action' in decision) {
     const wait = stored;
@@ -46,9 +49,11 @@ export async function decideWait(
         );
     }
   }
-  const decided = await waits.decide(sessionId, waitId, decision, {
-    ...(options.fingerprint !== undefined ? { fingerprint: options.fingerprint } : {}),
-  });
+  const decided = publicWait(
+    await waits.decide(sessionId, waitId, decision, {
+      ...(options.fingerprint !== undefined ? { fingerprint: options.fingerprint } : {}),
+    }),
+  );
   if (decided.kind === 'approval' && decided.decision && 'decision' in decided.decision) {
     runtime.policy.notify(
       {
@@ -78,10 +83,11 @@ export async function decideWait(
 export async function listWaits(runtime: AgentScope, query?: WaitQuery): Promise<WaitPage> {
   const store = guardedStore(runtime.store);
   if (!store.waits) return { waits: [] };
-  const page = await store.waits.list(query);
-  if (!page.waits.some((w) => w.child)) return page;
-  const live = await liveWaits(store, page.waits);
-  const waits = query?.status ? live.filter((w) => w.status === query.status) : live;
+  // a link's stored status is not its own: filter by status once links are resolved
+  const { status, ...rest } = query ?? {};
+  const page = await store.waits.list(status === undefined ? query : rest);
+  const live = page.waits.some((w) => w.child) ? await liveWaits(store, page.waits) : page.waits;
+  const waits = (status ? live.filter((w) => w.status === status) : live).map(publicWait);
   return { ...page, waits };
 }
 

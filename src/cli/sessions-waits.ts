@@ -1,5 +1,6 @@
 import { Option } from 'commander';
 import type { Command } from 'commander';
+import { createAgent } from '../agent/index.js';
 import type { Wait, WaitKind, WaitQuery } from '../session/index.js';
 import type { CliContext } from './cli-context.js';
 import { storeCall } from './store-call.js';
@@ -62,15 +63,23 @@ export function sessionsWaitsCommand(sessions: Command, ctx: CliContext): void {
     });
 }
 
+/**
+ * Every page, through an agent without a model (as `muster decide`): a link to a delegated
+ * run's wait shows that wait's status, and no server's protocol state is shown.
+ */
 async function listAll(opened: OpenedStore, query: WaitQuery): Promise<Wait[]> {
-  const waits = opened.store.waits;
-  if (waits === undefined) return [];
-  const all: Wait[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await waits.list(cursor === undefined ? query : { ...query, cursor });
-    all.push(...page.waits);
-    cursor = page.nextCursor;
-  } while (cursor !== undefined);
-  return all;
+  if (opened.store.waits === undefined) return [];
+  const agent = createAgent({ sessionStore: opened.store });
+  try {
+    const all: Wait[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await agent.sessions.waits(cursor === undefined ? query : { ...query, cursor });
+      all.push(...page.waits);
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    return all;
+  } finally {
+    await agent.close();
+  }
 }

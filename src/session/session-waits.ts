@@ -64,6 +64,16 @@ export interface Wait {
    */
   readonly inputResponses?: Readonly<Record<string, unknown>>;
   /**
+   * The approval that let this wait's call run before it parked here (a server's question, a
+   * delegated run): the resumed call is not asked again while its fingerprint matches.
+   */
+  readonly approvedBy?: {
+    readonly waitId: string;
+    readonly decision: string;
+    readonly reason?: string;
+    readonly decidedAt?: string;
+  };
+  /**
    * A link: the wait stands in the root session for a wait of a delegated run (`asTool`)
    * that parked inside this wait's call. Deciding it decides that wait; its status is that
    * wait's.

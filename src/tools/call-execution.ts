@@ -73,7 +73,7 @@ export async function executeCall(
   const parking: CallParking | undefined = waits
     ? (() => {
         const resumption = waits.inputFor(call.callId, fingerprintOf);
-        const childSessionId = waits.childFor(call.callId);
+        const childSessionId = waits.childFor(call.callId, fingerprintOf);
         return {
           canPark: waits.canPark,
           store: waits.store,

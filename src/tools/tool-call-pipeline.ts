@@ -67,7 +67,9 @@ export async function runToolCall(
       toolName: entry.name,
       result: { content: 'Waiting for input.' },
       executed: true,
-      parked: executed.parked,
+      parked: verdict?.decidedBy
+        ? { ...executed.parked, approvedBy: verdict.decidedBy }
+        : executed.parked,
     };
   if (!executed.ok) return refused(executed.refusal);
   const after =

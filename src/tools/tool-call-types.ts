@@ -94,9 +94,10 @@ export interface CallWaits {
   inputFor(callId: string, fingerprint: () => string): InputResumption | undefined;
   /**
    * The session of the delegated run (`asTool`) this call parked on, whose waits were all
-   * decided or expired: the call resumes that run instead of starting another.
+   * decided or expired, when the call still hashes to its links' fingerprint: the call
+   * resumes that run instead of starting another.
    */
-  childFor(callId: string): string | undefined;
+  childFor(callId: string, fingerprint: () => string): string | undefined;
   /** The run's session store (its identity): a delegated run parks the root only on the same one. */
   readonly store: object;
 }
@@ -116,6 +117,8 @@ export interface ParkedCall {
   readonly input?: ParkedInputs;
   /** Set when the call's delegated run parked (`asTool`): the root parks on links to its waits. */
   readonly child?: ParkedChild;
+  /** The decided approval wait that let the call run before it parked on input or a child. */
+  readonly approvedBy?: DecidedBy;
 }
 
 /** How one call ended. */

@@ -90,7 +90,11 @@ describe('a server asking for input parks the run (input_required, SPEC 15.1)', 
         requestedSchema: { type: 'object', required: ['ok'] },
         status: 'pending',
       });
-      expect(typeof wait.requestState).toBe('string');
+      // the server's state is kept in the store, never shown to hosts or in events
+      expect(wait.requestState).toBeUndefined();
+      expect(JSON.stringify(parked.events)).not.toContain('requestState');
+      const stored = await bank.store.waits!.get('s-ir', wait.id);
+      expect(typeof stored?.requestState).toBe('string');
       expect(bank.calls()).toHaveLength(1);
       expect(bank.effects()).toEqual([]);
       expect((await bank.store.get('s-ir'))?.status).toBe('parked');
@@ -105,7 +109,7 @@ describe('a server asking for input parks the run (input_required, SPEC 15.1)', 
         bank.agent.decide('s-ir', wait.id, { action: 'accept', content: { ok: 'yes' } }),
       );
       expect(bad.code).toBe('INVALID_CONFIGURATION');
-      expect(await bank.store.waits!.get('s-ir', wait.id)).toEqual(wait);
+      expect(await bank.store.waits!.get('s-ir', wait.id)).toEqual(stored);
 
       await bank.agent.decide('s-ir', wait.id, {
         action: 'accept',
@@ -185,6 +189,86 @@ describe('a server asking for input parks the run (input_required, SPEC 15.1)', 
       expect(bank.effects()).toHaveLength(1);
     } finally {
       await bank.agent.close();
+    }
+  });
+
+  it('a tool with an output schema: the question parks and the complete answer is checked against it', async () => {
+    const bank = bankAgent(
+      scriptedModel([
+        {
+          toolCalls: [
+            { name: 'mcp__bank__typed-transfer', arguments: { amount: 4 }, id: 'call_ok' },
+            {
+              name: 'mcp__bank__typed-transfer',
+              arguments: { amount: 5, bad: true },
+              id: 'call_bad',
+            },
+          ],
+        },
+        { text: 'Done.' },
+      ]),
+      () => ({ action: 'park' }),
+    );
+    try {
+      const parked = await bank.agent.send('Typed.', { sessionId: 's-typed' });
+      expect(parked.status).toBe('parked');
+      expect(parked.waits).toHaveLength(2);
+      for (const w of parked.waits!)
+        await bank.agent.decide('s-typed', w.id, { action: 'accept', content: { ok: true } });
+      const resumed = await collect(bank.agent.resume('s-typed'));
+      expect(resumed.error).toBeUndefined();
+      const results = (await bank.store.get('s-typed'))!.messages.filter(
+        (m): m is ToolResultMessage => m.role === 'tool',
+      );
+      const ok = results.find((r) => r.callId === 'call_ok');
+      const bad = results.find((r) => r.callId === 'call_bad');
+      expect(ok).toMatchObject({ isError: false });
+      expect(ok?.content).toContain('typed 4');
+      expect(bad?.isError).toBe(true);
+      expect(bad?.content).toMatch(/output/i);
+      expect(bank.calls()).toHaveLength(4);
+    } finally {
+      await bank.agent.close();
+    }
+  });
+
+  it('a call approved from a wait, then parked on a question, is not asked again on resume', async () => {
+    const store = new MemorySessionStore();
+    const n = ++files;
+    const log = join(dir, `calls-${n}.jsonl`);
+    const effects = join(dir, `effects-${n}.txt`);
+    const agent = createAgent({
+      model: scriptedModel([transfer(9), { text: 'Done.' }]),
+      sessionStore: store,
+      mcpServers: {
+        bank: stdioConfig('input-parking-server.mjs', [`--log=${log}`, `--effects=${effects}`]),
+      },
+      mcp: { strictConfig: true, handlers: { elicitation: async () => ({ action: 'park' }) } },
+      policy: { allow: ['mcp_connect:bank'], park: true },
+    });
+    try {
+      const first = await agent.send('Send 9.', { sessionId: 's-both' });
+      expect(first.waits?.map((w) => w.kind)).toEqual(['approval']);
+      await agent.decide('s-both', first.waits![0]!.id, { decision: 'allow', reason: 'ok' });
+      const second = await collect(agent.resume('s-both'));
+      const parkedAgain = ofType(second.events, 'session.parked').at(-1);
+      expect(parkedAgain?.waits.map((w) => w.kind)).toEqual(['elicitation']);
+      expect(parkedAgain?.waits[0]?.approvedBy).toMatchObject({
+        waitId: first.waits![0]!.id,
+        decision: 'allow',
+      });
+      await agent.decide('s-both', parkedAgain!.waits[0]!.id, {
+        action: 'accept',
+        content: { ok: true },
+      });
+      const third = await collect(agent.resume('s-both'));
+      expect(third.error).toBeUndefined();
+      expect(ofType(third.events, 'session.parked')).toEqual([]);
+      expect(lines(log)).toHaveLength(2);
+      expect(lines(effects)).toHaveLength(1);
+      expect((await store.get('s-both'))?.status).toBe('completed');
+    } finally {
+      await agent.close();
     }
   });
 

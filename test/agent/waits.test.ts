@@ -461,8 +461,12 @@ describe('a wait inside a delegated run (asTool) parks the root run', () => {
     // deciding the root's link decides the delegated run's wait
     const decided = await root.decide('root', link.id, { decision: 'allow', reason: 'ok' });
     expect(decided).toMatchObject({
-      id: link.child!.waitId,
-      sessionId: childSession,
+      id: link.id,
+      sessionId: 'root',
+      status: 'decided',
+      decision: { decision: 'allow' },
+    });
+    expect(await store.waits.get(childSession, link.child!.waitId)).toMatchObject({
       status: 'decided',
     });
     expect((await root.sessions.waits({ sessionId: 'root' })).waits).toMatchObject([
@@ -480,6 +484,39 @@ describe('a wait inside a delegated run (asTool) parks the root run', () => {
     expect(completed[1]?.content).toBe('Root: Done: pay done 7');
     expect((await store.get(childSession))?.status).toBe('completed');
     expect((await store.waits.list({})).waits).toEqual([]);
+  });
+
+  it('a delegated run decided and resumed on its own: the root takes its stored answer, nothing runs twice', async () => {
+    const store = new MemorySessionStore();
+    const runs: string[] = [];
+    const helper = payAgent(store, runs);
+    const root = createAgent({
+      model: scriptedModel([
+        { toolCalls: [{ name: 'payer', arguments: { prompt: 'Pay 7.' }, id: 'call_payer' }] },
+        (req) => ({ text: `Root: ${toolResults(req.messages).at(-1)?.content ?? ''}` }),
+      ]),
+      tools: [helper.asTool({ name: 'payer', description: 'Pays.' })],
+      sessionStore: store,
+      policy: { allow: ['payer'] },
+    });
+    const parked = await root.send('Please pay.', { sessionId: 'root-own' });
+    const link = parked.waits![0]!;
+    const child = link.child!;
+    // the delegated run's own wait, decided and resumed directly (as the inbox offers)
+    await helper.decide(child.sessionId, child.waitId, { decision: 'allow' });
+    const own = await collect(helper.resume(child.sessionId));
+    expect(own.error).toBeUndefined();
+    expect(runs).toEqual(['pay:7']);
+    expect((await root.sessions.waits({ sessionId: 'root-own' })).waits).toMatchObject([
+      { id: link.id, status: 'decided' },
+    ]);
+
+    const resumed = await collect(root.resume('root-own'));
+    expect(resumed.error).toBeUndefined();
+    expect(runs).toEqual(['pay:7']);
+    expect(ofType(resumed.events, 'session.completed').at(-1)?.content).toBe(
+      'Root: Done: pay done 7',
+    );
   });
 
   it('a delegated run on another store cannot park the root: the call says where its waits are', async () => {

@@ -254,7 +254,9 @@ describe.each(backends)(
         expect(parked.status).toBe('parked');
         const wait = parked.waits![0]!;
         expect(wait).toMatchObject({ kind: 'elicitation', inputKey: 'confirm', callId: 'call_t' });
-        expect(typeof wait.requestState).toBe('string');
+        expect(wait.requestState).toBeUndefined(); // shown to hosts without the server's state
+        const stored = await storeView(b, sessionId, wait.id);
+        expect(typeof stored.wait?.requestState).toBe('string');
         expect(calls()).toHaveLength(1);
 
         const decided = await step(b, sessionId, 'decide', {

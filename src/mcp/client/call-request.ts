@@ -1,6 +1,6 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/client';
 import type { CallDeadline } from './call-deadline.js';
-import type { CallOptions } from '../contracts/connection-types.js';
+import type { CallOptions, CallRound } from '../contracts/connection-types.js';
 
 /**
  * The official client's request options of one `tools/call`: the caller's signal (with the
@@ -29,5 +29,20 @@ export function callRequest(
     ...(definition ? { toolDefinition: definition } : {}),
     // a round Muster answers itself: the client hands `input_required` back
     ...(options.round ? { allowInputRequired: true } : {}),
+  };
+}
+
+/** The params of one `tools/call`: a round's retry carries its answers and the server's state. */
+export function callParams(
+  name: string,
+  args: Record<string, unknown>,
+  round: CallRound | undefined,
+): Record<string, unknown> {
+  if (!round) return { name, arguments: args };
+  return {
+    name,
+    arguments: args,
+    ...(round.inputResponses ? { inputResponses: round.inputResponses } : {}),
+    ...(round.requestState !== undefined ? { requestState: round.requestState } : {}),
   };
 }

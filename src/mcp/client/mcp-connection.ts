@@ -3,7 +3,8 @@ import type { McpError } from '../../errors/index.js';
 import { callIsolated } from '../../util/index.js';
 import { loadClient } from '../failures/client-errors.js';
 import { totalDeadline } from './call-deadline.js';
-import { callRequest } from './call-request.js';
+import { callParams, callRequest } from './call-request.js';
+import { checkRoundOutput, roundDefinition } from './round-output.js';
 import { ConnectBound } from './connect-bound.js';
 import { openConnection } from './connection-open.js';
 import { createClient } from './connection-client.js';
@@ -221,22 +222,25 @@ export class McpConnection {
   ): Promise<CallToolResult> {
     if (this.#closed) throw this.#failure('not-sent');
     const deadline = totalDeadline(this.server, options.maxTotalTimeoutMs);
-    const definition = this.era === 'modern' && this.#remote ? undefined : this.#tools.get(name);
+    const round = options.round;
+    const listed = this.#tools.get(name);
+    // a round carries the definition without its output schema: Muster checks that on the
+    // complete answer (the client would check an `input_required` answer too)
+    const definition = round
+      ? listed && roundDefinition(listed)
+      : this.era === 'modern' && this.#remote
+        ? undefined
+        : listed;
     const request = callRequest(options, deadline, definition);
     try {
-      const round = options.round;
-      const params = round
-        ? {
-            name,
-            arguments: args,
-            ...(round.inputResponses ? { inputResponses: round.inputResponses } : {}),
-            ...(round.requestState !== undefined ? { requestState: round.requestState } : {}),
-          }
-        : { name, arguments: args };
-      return (await this.#track(
+      const params = callParams(name, args, round);
+      const result = (await this.#track(
         () => this.client.callTool(params as never, request),
         deadline?.passed,
       )) as CallToolResult;
+      if (round && (result as { resultType?: unknown }).resultType !== 'input_required')
+        await checkRoundOutput(listed, result);
+      return result;
     } finally {
       deadline?.dispose();
     }
