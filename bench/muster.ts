@@ -7,7 +7,7 @@
  */
 import { existsSync } from 'node:fs';
 import type * as Root from '../src/index.js';
-import type { ToolSearchIndex, runToolCall } from '../src/tools/index.js';
+import type { ToolSearchIndex, runToolCall, validateJsonSchema } from '../src/tools/index.js';
 import type * as Postgres from '../src/session/postgres.js';
 import type * as Sqlite from '../src/session/sqlite.js';
 
@@ -28,8 +28,12 @@ export const muster = await load<typeof Root>('index');
 interface BenchTools {
   readonly runToolCall: typeof runToolCall;
   readonly ToolSearchIndex: typeof ToolSearchIndex;
+  readonly validateJsonSchema: typeof validateJsonSchema;
 }
-/** The tools folder's face (the pipeline, the search index): internal, measured directly. */
+/**
+ * The tools folder's face (the pipeline, the search index, the JSON Schema validator):
+ * internal, measured directly.
+ */
 export const musterTools = await load<BenchTools>('tools/index');
 /** The durable stores' entry points, loaded when a benchmark needs them. */
 export const loadStores = async (): Promise<{

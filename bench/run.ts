@@ -1,6 +1,6 @@
 /**
  * Muster micro-benchmarks: the agent loop's own cost per model turn, the tool-call pipeline's
- * cost per call, the context manager's cost per model request, the heap held by idle sessions, import time, and MCP against the raw official
+ * cost per call, a schema pattern under RE2 and under RegExp, the context manager's cost per model request, the heap held by idle sessions, import time, and MCP against the raw official
  * client (per call over stdio, HTTP and in process, ten servers ready, a 1 MiB result), and the
  * bytes of tool definitions sent per turn with and without tool search (2,000 tools, 10 servers).
  * Prints to stdout only. The peer MCP clients (AI SDK, OpenAI Agents) are measured when
@@ -24,6 +24,7 @@ import type { LoopOverheadResult } from './loop-overhead.js';
 import { measurePipelineOverhead } from './pipeline-overhead.js';
 import { loadPeers, PEERS_INSTALL_HINT } from './peers.js';
 import { measureSessionStores } from './session-stores.js';
+import { measureSchemaPatterns, PATTERN_INPUT_CHARS } from './schema-patterns.js';
 import { formatTable } from './stats.js';
 import { formatToolSearchBytes, measureToolSearchBytes } from './tool-search-bytes.js';
 import type { Row } from './stats.js';
@@ -111,6 +112,33 @@ async function main(): Promise<void> {
   print(
     `   pipeline overhead vs direct call: allow ${pipeline.allowOverheadUs.toFixed(1)} µs, with hooks ${pipeline.hooksOverheadUs.toFixed(1)} µs, JSON Schema (ajv) ${pipeline.jsonSchemaOverheadUs.toFixed(1)} µs, AbortSignal.any signal ${pipeline.anySignalOverheadUs.toFixed(1)} µs; ${pipeline.eventsPerCall} events per call`,
   );
+
+  gc.collect();
+  const patterns = await measureSchemaPatterns({
+    warmup: n(200),
+    batchSize: 20,
+    samples: n(200),
+  });
+  print();
+  print(
+    formatTable(
+      `2a. schema pattern on a ${PATTERN_INPUT_CHARS.toLocaleString('en')}-character string (µs per validation)`,
+      patterns.map(
+        (c): Row => ({
+          label: `${c.label} ${c.engine === 're2' ? 'RE2 (server schemas)' : 'RegExp (host schemas)'}`,
+          unit: 'µs/val',
+          summary: c.perValidationUs,
+        }),
+      ),
+      1,
+    ),
+  );
+  for (let i = 0; i + 1 < patterns.length; i += 2) {
+    const [native, re2] = [patterns[i]!, patterns[i + 1]!];
+    print(
+      `   ${native.label}: RE2 ${(re2.perValidationUs.median / native.perValidationUs.median).toFixed(1)}x the time of RegExp`,
+    );
+  }
 
   gc.collect();
   const context = await measureContextManager({

@@ -40,7 +40,8 @@ export async function decideWait(
       decision.action === 'accept' &&
       wait.requestedSchema
     ) {
-      const checked = await validateJsonSchema(wait.requestedSchema, decision.content ?? {});
+      // a server's form: its patterns run under RE2
+      const checked = await validateJsonSchema(wait.requestedSchema, decision.content ?? {}, 're2');
       if (!checked.success)
         throw new MusterError(
           'INVALID_CONFIGURATION',

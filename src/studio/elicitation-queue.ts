@@ -50,7 +50,7 @@ export class ElicitationQueue implements StudioElicitations {
     if (body.action === 'accept' && elicitation.mode === 'form') {
       if (body.content === undefined) throw badField('content', 'an object when accepting a form');
       const schema = (elicitation.requestedSchema ?? { type: 'object' }) as JsonSchema;
-      const outcome = await validateJsonSchema(schema, body.content);
+      const outcome = await validateJsonSchema(schema, body.content, 're2'); // a server's form
       if (!outcome.success) {
         const issues = outcome.issues.map((i) => ({
           path: i.path.map(String).join('.'),

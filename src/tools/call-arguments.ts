@@ -1,7 +1,7 @@
 import { copyData, isDeepFrozen, utf8Bytes } from '../util/index.js';
 import { describeFailure, pass, refuse } from './call-stage.js';
 import type { StageResult } from './call-stage.js';
-import { formatIssues, validateJsonSchema } from './json-schema-validator.js';
+import { formatIssues, patternEngineOf, validateJsonSchema } from './json-schema-validator.js';
 import type { CatalogEntry } from './tool-catalog.js';
 import type { ValidationOutcome } from './tool-types.js';
 
@@ -39,8 +39,9 @@ export function parseArguments(
 
 /**
  * Validates parsed arguments against the tool's input schema (its executor's own validator
- * when it has one). Refuses with `TOOL_ARGUMENTS_INVALID`, or `TOOL_EXECUTION_FAILED` when the
- * schema cannot be used; rejects only when `signal` was aborted.
+ * when it has one; a server's patterns under RE2). Refuses with `TOOL_ARGUMENTS_INVALID`, or
+ * `TOOL_EXECUTION_FAILED` when the schema cannot be used (an invalid pattern, or one RE2
+ * cannot run); rejects only when `signal` was aborted.
  */
 export async function checkArguments(
   entry: CatalogEntry,
@@ -55,7 +56,7 @@ export async function checkArguments(
     // a host validator may fill in defaults in place: it gets its own copy of the frozen parse
     outcome = entry.executor.validateInput
       ? await entry.executor.validateInput(entry.name, ownArguments(value as CallArguments))
-      : await validateJsonSchema(entry.inputSchema, value);
+      : await validateJsonSchema(entry.inputSchema, value, patternEngineOf(entry.info));
   } catch (err) {
     if (signal.aborted) throw err;
     return refuse(

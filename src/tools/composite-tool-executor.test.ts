@@ -198,3 +198,29 @@ describe('CompositeToolExecutor', () => {
     await expect(closing).resolves.toBeUndefined();
   });
 });
+
+describe('item-09: a server tool inside a composite', () => {
+  it('item-09: keeps RE2 for its patterns; another executor`s tool keeps the native engine', async () => {
+    const lookahead = {
+      type: 'object',
+      properties: { text: { type: 'string', pattern: '^(?=a)a$' } },
+    } as const;
+    const server = new RecordingExecutor(
+      'srv',
+      [definition('srv_tool', { inputSchema: lookahead })],
+      () => ({
+        source: 'mcp',
+        server: 'srv',
+      }),
+    );
+    const own = bareExecutor([definition('own_tool', { inputSchema: lookahead })]);
+    const composite = new CompositeToolExecutor([server, own]);
+    await composite.listTools();
+    await expect(composite.validateInput('srv_tool', { text: 'a' })).rejects.toThrow(
+      '"^(?=a)a$" cannot run under RE2',
+    );
+    await expect(composite.validateInput('own_tool', { text: 'a' })).resolves.toMatchObject({
+      success: true,
+    });
+  });
+});

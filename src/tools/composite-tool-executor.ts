@@ -1,5 +1,5 @@
 import { MusterError, ToolError } from '../errors/index.js';
-import { validateJsonSchema } from './json-schema-validator.js';
+import { patternEngineOf, validateJsonSchema } from './json-schema-validator.js';
 import type {
   ExecutorInitContext,
   ToolDefinition,
@@ -49,7 +49,12 @@ export class CompositeToolExecutor implements ToolExecutor {
   async validateInput(name: string, input: unknown): Promise<ValidationOutcome> {
     const { executor, definition } = this.#route(name);
     if (executor.validateInput) return executor.validateInput(name, input);
-    return validateJsonSchema(definition.inputSchema, input);
+    // a server's tool in a composite keeps RE2 for its patterns
+    return validateJsonSchema(
+      definition.inputSchema,
+      input,
+      patternEngineOf(executor.getToolInfo?.(name)),
+    );
   }
 
   execute(

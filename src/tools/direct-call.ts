@@ -1,6 +1,7 @@
 // One tool call made outside a run (`muster mcp call`, the studio's Tools page): the same
 // checks, in the same order, as a run's pipeline, for callers that map failures to their own
 // errors.
+import { ToolError } from '../errors/index.js';
 import type {
   AuthorizationDecision,
   AuthorizeOptions,
@@ -9,7 +10,7 @@ import type {
 } from '../policy/index.js';
 import { validateJsonSchema } from './json-schema-validator.js';
 import { plainMcpToolName } from './naming.js';
-import type { JsonSchema, ValidationIssue } from './tool-types.js';
+import type { JsonSchema, ValidationIssue, ValidationOutcome } from './tool-types.js';
 
 /** A policy decision as a direct call reports it: what, where, and why. */
 export interface DirectCallDecision {
@@ -72,15 +73,27 @@ export function mcpModelNameOf(
 
 /**
  * Checks a direct call in the order of a run: the arguments against the tool's input schema
- * first, then the policy (which may wait on an approver, bounded by `options.signal`).
- * Never throws for a refusal: the caller maps each outcome to its own error.
+ * first (its patterns under RE2, as in a run), then the policy (which may wait on an
+ * approver, bounded by `options.signal`). Never throws for a refusal: the caller maps each
+ * outcome to its own error. Throws `TOOL_EXECUTION_FAILED` when the schema cannot be used (an
+ * invalid pattern, or one RE2 cannot run), as a run refuses the call.
  */
 export async function checkDirectToolCall(
   policy: Pick<ToolPolicy, 'authorize'>,
   call: DirectToolCall,
   options: AuthorizeOptions,
 ): Promise<DirectCallCheck> {
-  const checked = await validateJsonSchema(call.tool.inputSchema as JsonSchema, call.arguments);
+  let checked: ValidationOutcome;
+  try {
+    checked = await validateJsonSchema(call.tool.inputSchema as JsonSchema, call.arguments, 're2');
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    throw new ToolError(
+      'TOOL_EXECUTION_FAILED',
+      `The input schema of '${call.modelName}' could not be used: ${why}.`,
+      { toolName: call.modelName, cause: err },
+    );
+  }
   if (!checked.success) return { outcome: 'arguments', issues: checked.issues };
   const decision = await policy.authorize(
     {

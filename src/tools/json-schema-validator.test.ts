@@ -187,3 +187,52 @@ describe('formatIssues', () => {
     expect(formatIssues(issuesOf(outcome))).toBe('n: must be number');
   });
 });
+
+describe('item-09: patterns under RE2 (a server schema) and the native engine (the host)', () => {
+  const text = (pattern: string) => ({
+    type: 'object',
+    properties: { text: { type: 'string', pattern } },
+  });
+
+  it('item-09: matches pattern and patternProperties under RE2 as JavaScript does', async () => {
+    const schema = {
+      type: 'object',
+      properties: { id: { type: 'string', pattern: '^\\u00e9\\d{3}-(?<tail>\\w+)$' } },
+      patternProperties: { '^x-[a-z]+$': { type: 'number' } },
+    };
+    for (const engine of ['native', 're2'] as const) {
+      await expect(
+        validateJsonSchema(schema, { id: 'é123-ab', 'x-a': 1 }, engine),
+      ).resolves.toMatchObject({ success: true });
+      const issues = issuesOf(await validateJsonSchema(schema, { id: 'e123', 'x-a': 'n' }, engine));
+      expect(issues.map((i) => i.path.join('.')).sort()).toEqual(['id', 'x-a']);
+    }
+  });
+
+  it('item-09: a lookahead, a backreference or a repeat count over 1000 throws under RE2, naming it', async () => {
+    for (const pattern of ['^(?=a)a$', '(a)\\1', '^[a-z]{1,2048}$']) {
+      await expect(validateJsonSchema(text(pattern), { text: 'a' }, 're2')).rejects.toThrow(
+        `the pattern ${JSON.stringify(pattern)} cannot run under RE2`,
+      );
+    }
+    await expect(
+      validateJsonSchema(
+        { type: 'object', patternProperties: { '^(?!x)': { type: 'string' } } },
+        { a: 'b' },
+        're2',
+      ),
+    ).rejects.toThrow('"^(?!x)" cannot run under RE2');
+    // the host's own schema keeps the native engine, lookaround and all
+    await expect(validateJsonSchema(text('^(?=a)a$'), { text: 'a' })).resolves.toMatchObject({
+      success: true,
+    });
+  });
+
+  it('item-09: one schema object validates under both engines, each with its own compile', async () => {
+    const schema = text('^(?=a)a$');
+    await expect(validateJsonSchema(schema, { text: 'a' }, 'native')).resolves.toMatchObject({
+      success: true,
+    });
+    await expect(validateJsonSchema(schema, { text: 'a' }, 're2')).rejects.toThrow(/RE2/);
+  });
+});

@@ -1,23 +1,44 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import type { JsonSchema, ValidationIssue, ValidationOutcome } from './tool-types.js';
+import { re2PatternEngine } from './re2-pattern-engine.js';
+import type { JsonSchema, ToolInfo, ValidationIssue, ValidationOutcome } from './tool-types.js';
 
 type AjvInstance = { compile(schema: object): ValidateFunction };
 type Dialect = 'draft-07' | '2020-12';
 
-const ajvPromises = new Map<Dialect, Promise<AjvInstance>>();
-const compiled = new WeakMap<object, ValidateFunction>();
+/**
+ * The engine a schema's `pattern` and `patternProperties` run under: `native` (JavaScript's
+ * `RegExp`, a backtracking engine) for schemas the host wrote, `re2` (linear time; no
+ * lookaround, backreferences or repeat counts over 1,000) for schemas a server sent.
+ */
+export type PatternEngine = 'native' | 're2';
+
+const ajvPromises = new Map<`${Dialect}/${PatternEngine}`, Promise<AjvInstance>>();
+const compiled: Record<PatternEngine, WeakMap<object, ValidateFunction>> = {
+  native: new WeakMap(),
+  re2: new WeakMap(),
+};
 
 /**
- * Ajv is loaded on first use, so importing Muster stays cheap. Schemas are not registered by
- * `$id` (`addUsedSchema: false`): re-listed tools bring new schema objects with the same ids.
+ * The engine for a tool's input schema: RE2 for a server's tool (`source: 'mcp'`), whose
+ * schema the host did not write; the native engine for every other tool.
  */
-function loadAjv(dialect: Dialect): Promise<AjvInstance> {
-  let p = ajvPromises.get(dialect);
+export function patternEngineOf(info: ToolInfo | undefined): PatternEngine {
+  return info?.source === 'mcp' ? 're2' : 'native';
+}
+
+/**
+ * Ajv (and, for `re2`, the RE2 engine) is loaded on first use, so importing Muster stays
+ * cheap. Schemas are not registered by `$id` (`addUsedSchema: false`): re-listed tools bring
+ * new schema objects with the same ids.
+ */
+function loadAjv(dialect: Dialect, engine: PatternEngine): Promise<AjvInstance> {
+  let p = ajvPromises.get(`${dialect}/${engine}`);
   if (!p) {
     p = (async () => {
-      const [ajvModule, formats] = await Promise.all([
+      const [ajvModule, formats, regExp] = await Promise.all([
         dialect === '2020-12' ? import('ajv/dist/2020.js') : import('ajv'),
         import('ajv-formats'),
+        engine === 're2' ? re2PatternEngine() : undefined,
       ]);
       const AjvClass = ('Ajv2020' in ajvModule
         ? ajvModule.Ajv2020
@@ -27,11 +48,12 @@ function loadAjv(dialect: Dialect): Promise<AjvInstance> {
         allErrors: true,
         validateSchema: false,
         addUsedSchema: false,
+        ...(regExp ? { code: { regExp } } : {}),
       });
       (formats.default as unknown as (a: unknown) => void)(ajv);
       return ajv;
     })();
-    ajvPromises.set(dialect, p);
+    ajvPromises.set(`${dialect}/${engine}`, p);
   }
   return p;
 }
@@ -43,25 +65,27 @@ function dialectOf(schema: JsonSchema): Dialect {
 }
 
 /** Compiles (once per schema object) and returns a validator for a JSON Schema. */
-async function validatorFor(schema: JsonSchema): Promise<ValidateFunction> {
-  let fn = compiled.get(schema);
+async function validatorFor(schema: JsonSchema, engine: PatternEngine): Promise<ValidateFunction> {
+  let fn = compiled[engine].get(schema);
   if (fn) return fn;
-  const ajv = await loadAjv(dialectOf(schema));
+  const ajv = await loadAjv(dialectOf(schema), engine);
   const { $schema: _ignored, ...rest } = schema as Record<string, unknown>;
   fn = ajv.compile(rest);
-  compiled.set(schema, fn);
+  compiled[engine].set(schema, fn);
   return fn;
 }
 
 /**
- * Validates `value` against a JSON Schema. Throws only when the schema itself cannot be
- * compiled; the caller decides what that means for the tool.
+ * Validates `value` against a JSON Schema, its patterns under `patterns` (a schema a server
+ * sent: `re2`). Throws only when the schema itself cannot be compiled (an invalid pattern, or
+ * one RE2 cannot run); the caller decides what that means for the tool.
  */
 export async function validateJsonSchema(
   schema: JsonSchema,
   value: unknown,
+  patterns: PatternEngine = 'native',
 ): Promise<ValidationOutcome> {
-  const fn = await validatorFor(schema);
+  const fn = await validatorFor(schema, patterns);
   if (fn(value)) return { success: true, value };
   return { success: false, issues: (fn.errors ?? []).map(toIssue) };
 }

@@ -10,6 +10,7 @@ const HEAVY = [
   ['the MCP server', /\/node_modules\/@modelcontextprotocol\/server\//],
   ['zod', /\/node_modules\/zod\//],
   ['ajv', /\/node_modules\/ajv(-formats)?\//],
+  ['re2js', /\/node_modules\/re2js\//],
   ['openai', /\/node_modules\/openai\//],
   ['@anthropic-ai/sdk', /\/node_modules\/@anthropic-ai\/sdk\//],
   ['the AI SDK', /\/node_modules\/@ai-sdk\//],
@@ -30,7 +31,7 @@ afterAll(() => built?.cleanup());
 const rootUrl = () => pathToFileURL(entryPoints(built.dir).find((e) => e.subpath === '.')!.js).href;
 
 describe('the built package', () => {
-  it('importing the root loads none of the MCP client or server, zod, ajv, the vendor SDKs or child_process', () => {
+  it('importing the root loads none of the MCP client or server, zod, ajv, re2js, the vendor SDKs or child_process', () => {
     const urls = modulesLoadedBy(`await import(${JSON.stringify(rootUrl())});`, built.dir);
     expect(urls.length).toBeGreaterThan(5); // the recorder saw the package's own modules
     expect(heavyIn(urls)).toEqual([]);

@@ -81,7 +81,11 @@ async function checkAnswer(
   if (answer.action !== 'accept' || request.mode !== 'form') return { action: answer.action };
   const schema = request.requestedSchema ?? { type: 'object' };
   const content = { ...withDefaults(schema, answer.content ?? {}) };
-  const outcome = await validateJsonSchema(schema, content);
+  // the server wrote the schema: its patterns run under RE2, and one RE2 cannot run refuses
+  const outcome = await validateJsonSchema(schema, content, 're2').catch((err: unknown) => {
+    const why = err instanceof Error ? err.message : String(err);
+    throw refusal(request.server, `its requested schema could not be used: ${why}`);
+  });
   if (!outcome.success)
     throw refusal(
       request.server,
