@@ -113,13 +113,21 @@ describe('MusterError', () => {
     });
   });
 
-  it('keeps the cause, and has none when none is given', () => {
-    const cause = new Error('root cause');
-    expect(new MusterError('MODEL_REQUEST_FAILED', 'm', { cause }).cause).toBe(cause);
-    expect(new ToolError('TOOL_EXECUTION_FAILED', 'm', { cause }).cause).toBe(cause);
-    expect(new McpError('MCP_DISCONNECTED', 'm', { cause }).cause).toBe(cause);
-    expect(new ModelError('MODEL_REQUEST_FAILED', 'm', { cause }).cause).toBe(cause);
-    expect(new SessionError('SESSION_NOT_FOUND', 'm', { cause, sessionId: 's' }).cause).toBe(cause);
+  it('keeps a redacted copy of the cause, and has none when none is given', () => {
+    const cause = new TypeError('root cause with Bearer abc.def');
+    const made = [
+      new MusterError('MODEL_REQUEST_FAILED', 'm', { cause }),
+      new ToolError('TOOL_EXECUTION_FAILED', 'm', { cause }),
+      new McpError('MCP_DISCONNECTED', 'm', { cause }),
+      new ModelError('MODEL_REQUEST_FAILED', 'm', { cause }),
+      new SessionError('SESSION_NOT_FOUND', 'm', { cause, sessionId: 's' }),
+    ];
+    for (const err of made) {
+      expect(err.cause).toBeInstanceOf(TypeError);
+      expect((err.cause as Error).message).toBe('root cause with Bearer [redacted]');
+    }
+    const inner = new ToolError('TOOL_DENIED', 'inner');
+    expect(new MusterError('INTERNAL_ERROR', 'm', { cause: inner }).cause).toBe(inner);
     expect('cause' in new MusterError('ABORTED', 'm')).toBe(false);
     expect(new MusterError('ABORTED', 'm', { cause: 'a string' }).cause).toBe('a string');
   });
@@ -227,7 +235,7 @@ describe('exported errors', () => {
         branded: true,
       });
       expect(instance).toMatchObject({ code, message: 'msg' });
-      expect(instance.cause).toBe(cause);
+      expect((instance.cause as Error).message).toBe(cause.message);
     }
   });
 

@@ -6,6 +6,7 @@ import type {
   ToolErrorCode,
 } from './error-codes.js';
 import type { ReasonOf } from './failure-reasons.js';
+import { redactedCause } from './redacted-cause.js';
 
 const MUSTER_ERROR_BRAND = Symbol.for('muster.error');
 const TOOL_ERROR_BRAND = Symbol.for('muster.error.tool');
@@ -37,7 +38,11 @@ export type MusterErrorDetails<C extends MusterErrorCode = MusterErrorCode> = Re
 export interface MusterErrorOptions<C extends MusterErrorCode = MusterErrorCode> {
   /** Secret-free facts about the failure. */
   readonly details?: MusterErrorDetails<C>;
-  /** The underlying failure, kept for diagnostics. */
+  /**
+   * The underlying failure, kept for diagnostics as a redacted copy: anything shaped like a
+   * credential is masked along its whole chain (a site that knows more secrets passes a copy
+   * made with them, see `redactedCause`).
+   */
   readonly cause?: unknown;
 }
 
@@ -58,7 +63,10 @@ export class MusterError<C extends MusterErrorCode = MusterErrorCode> extends Er
   private readonly [MUSTER_ERROR_BRAND] = true;
 
   constructor(code: C, message: string, options: MusterErrorOptions<C> = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(
+      message,
+      options.cause === undefined ? undefined : { cause: redactedCause(options.cause) },
+    );
     this.name = 'MusterError';
     this.code = code;
     this.details = options.details ?? {};

@@ -14,7 +14,7 @@ describe('toMusterError and abortedError', () => {
       code: 'MCP_OPERATION_FAILED',
       message: 'listing tools: socket closed',
     });
-    expect(wrapped.cause).toBe(cause);
+    expect((wrapped.cause as Error).message).toBe('socket closed');
     expect(toMusterError('text', 'ABORTED', 'ctx').message).toBe('ctx: text');
   });
 
@@ -22,7 +22,7 @@ describe('toMusterError and abortedError', () => {
     const reason = new Error('user cancelled');
     const err = abortedError('The run', reason);
     expect(err).toMatchObject({ code: 'ABORTED', message: 'The run was aborted: user cancelled' });
-    expect(err.cause).toBe(reason);
+    expect((err.cause as Error).message).toBe('user cancelled');
     expect(abortedError('The call').message).toBe('The call was aborted');
     expect(MusterError.isInstance(err)).toBe(true);
   });

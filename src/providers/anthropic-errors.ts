@@ -10,6 +10,7 @@ import {
   apiUnreachable,
   isRetryableErrorType,
   isRetryableStatus,
+  keyRedactedCause,
   requestFailed,
   requestTimedOut,
   sentence,
@@ -32,7 +33,7 @@ export function toAnthropicFailure(
   if (signal.aborted || err instanceof APIUserAbortError) {
     return abortedError(`The ${provider} request`, signal.reason);
   }
-  if (err instanceof APIConnectionTimeoutError) return requestTimedOut(provider, err);
+  if (err instanceof APIConnectionTimeoutError) return requestTimedOut(provider, err, apiKey);
   if (err instanceof APIConnectionError) return apiUnreachable(provider, err.message, apiKey, err);
   if (err instanceof APIError) return apiError(err, provider, apiKey);
   return requestFailed(provider, err, apiKey);
@@ -54,7 +55,7 @@ function apiError(err: APIError, provider: string, apiKey: string | null | undef
       `${provider} reported a failure${errorType ? ` (${errorType})` : ''}: ${reason}. Retry later if it persists.`,
       {
         isRetryable: isRetryableErrorType(errorType),
-        cause: err,
+        cause: keyRedactedCause(err, apiKey),
         details,
       },
     );
@@ -63,6 +64,11 @@ function apiError(err: APIError, provider: string, apiKey: string | null | undef
   return new ModelError(
     'MODEL_REQUEST_FAILED',
     `The ${provider} API answered HTTP ${status}: ${reason}. ${statusAdvice(status)}`,
-    { status, isRetryable: isRetryableStatus(status), cause: err, details },
+    {
+      status,
+      isRetryable: isRetryableStatus(status),
+      cause: keyRedactedCause(err, apiKey),
+      details,
+    },
   );
 }

@@ -4,6 +4,7 @@ import { redact } from '../util/index.js';
 import {
   apiUnreachable,
   isRetryableStatus,
+  keyRedactedCause,
   requestFailed,
   requestTimedOut,
   sentence,
@@ -49,11 +50,14 @@ export function toModelFailure(
   if (signal.aborted || err instanceof APIUserAbortError) {
     return abortedError(`The ${provider} request`, signal.reason);
   }
-  if (err instanceof APIConnectionTimeoutError) return requestTimedOut(provider, err);
+  if (err instanceof APIConnectionTimeoutError) return requestTimedOut(provider, err, apiKey);
   if (err instanceof APIConnectionError) return apiUnreachable(provider, err.message, apiKey, err);
   if (err instanceof APIError) {
     if (typeof err.status !== 'number') {
-      return withCause(reportedError(provider, err.code, err.message, apiKey), err);
+      return withCause(
+        reportedError(provider, err.code, err.message, apiKey),
+        keyRedactedCause(err, apiKey),
+      );
     }
     return statusError(err, err.status, provider, apiKey);
   }
@@ -61,7 +65,7 @@ export function toModelFailure(
     return new ModelError(
       'MODEL_RESPONSE_INVALID',
       `The ${provider} API sent data that is not valid JSON: ${redact(err.message, apiKey)}. Check that baseURL points at an OpenAI-compatible server.`,
-      { isRetryable: false, cause: err, details: { provider } },
+      { isRetryable: false, cause: keyRedactedCause(err, apiKey), details: { provider } },
     );
   }
   return requestFailed(provider, err, apiKey);
@@ -86,7 +90,7 @@ function statusError(
   return new ModelError('MODEL_REQUEST_FAILED', message, {
     status,
     isRetryable,
-    cause: err,
+    cause: keyRedactedCause(err, apiKey),
     details,
   });
 }

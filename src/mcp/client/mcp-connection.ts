@@ -2,6 +2,7 @@ import type { CallToolResult, Client, Tool as McpTool } from '@modelcontextproto
 import type { McpError } from '../../errors/index.js';
 import { callIsolated } from '../../util/index.js';
 import { loadClient } from '../failures/client-errors.js';
+import { secretsOf } from '../config/redact.js';
 import { totalDeadline } from './call-deadline.js';
 import { callParams, callRequest } from './call-request.js';
 import { checkRoundOutput, roundDefinition } from './round-output.js';
@@ -134,7 +135,10 @@ export class McpConnection {
         throw bound.failure;
       }
       await connection.close();
-      throw connection.#pending.failureOf(err) ?? connectFailure(spec.server, connection.exit, err);
+      throw (
+        connection.#pending.failureOf(err) ??
+        connectFailure(spec.server, connection.exit, err, secretsOf(spec.config))
+      );
     }
     open = true;
     return connection;

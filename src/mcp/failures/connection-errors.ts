@@ -1,4 +1,4 @@
-import { McpError } from '../../errors/index.js';
+import { McpError, redactedCause } from '../../errors/index.js';
 import type { McpTransportFailureReason } from '../../errors/index.js';
 import { clientErrorOf } from './client-errors.js';
 import { describeExit } from './exit-status.js';
@@ -37,18 +37,20 @@ export function lostError(server: string, exit: ProcessExit | undefined): McpErr
 
 /**
  * A failed connect of a process that exited before answering: it says so, with its exit
- * (the client only says "Connection closed"). Other failures are returned as they are.
+ * (the client only says "Connection closed"), and keeps the client's error with `secrets`
+ * masked. Other failures are returned as they are.
  */
 export function connectFailure(
   server: string,
   exit: ProcessExit | undefined,
   err: unknown,
+  secrets: readonly string[],
 ): unknown {
   if (!exit || clientErrorOf(err)?.kind !== 'sdk') return err;
   return new McpError(
     'MCP_CONNECTION_FAILED',
     `Server '${server}' ${describeExit(exit)} before answering; its stderr is in diagnostics('${server}').`,
-    { server, cause: err, details: { server, exit } },
+    { server, cause: redactedCause(err, secrets), details: { server, exit } },
   );
 }
 

@@ -1,4 +1,4 @@
-import { McpError, MusterError, ToolError } from '../../errors/index.js';
+import { McpError, MusterError, ToolError, redactedCause } from '../../errors/index.js';
 import type {
   McpErrorCode,
   MusterErrorDetails,
@@ -73,7 +73,9 @@ export function timeoutText(fact: TimeoutFact): string {
 export function classifyCallError(err: unknown, ctx: CallErrorContext): ToolError | McpError {
   // the tool name is host- or server-given: it is redacted like the rest of the message
   const tool = ctx.secrets.redact(ctx.toolName);
-  const base = { toolName: ctx.toolName, cause: err };
+  // the cause is a copy with the server's secrets masked along its whole chain
+  const cause = redactedCause(err, ctx.secrets.values());
+  const base = { toolName: ctx.toolName, cause };
   const unknown = (reason: ToolOutcomeUnknownReason, text: string, more: MoreFacts = {}) =>
     new ToolError(
       'TOOL_OUTCOME_UNKNOWN',
@@ -131,7 +133,7 @@ export function classifyCallError(err: unknown, ctx: CallErrorContext): ToolErro
       `Server '${ctx.server}' refused the call to '${tool}' for its credentials (HTTP ${fact.status}); it was not run. Sign in again, or check the server's token.`,
       {
         server: ctx.server,
-        cause: err,
+        cause,
         details: { server: ctx.server, reason: 'login-required', status: fact.status },
       },
     );
@@ -212,7 +214,7 @@ export function operationFailure(
         : `${what} on '${server}' failed: ${messageOf(err)}`;
   return new McpError('MCP_OPERATION_FAILED', secrets.redact(text), {
     server,
-    cause: err,
+    cause: redactedCause(err, secrets.values()),
     details: {
       server,
       ...(timeout ? { reason: 'timed-out', limit: timeout.limit, limitMs: timeout.limitMs } : {}),

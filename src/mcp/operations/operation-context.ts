@@ -1,5 +1,5 @@
 import type { CallToolResult, RequestOptions } from '@modelcontextprotocol/client';
-import { McpError, MusterError, abortedError } from '../../errors/index.js';
+import { McpError, MusterError, abortedError, redactedCause } from '../../errors/index.js';
 import type { McpErrorCode, MusterErrorCode } from '../../errors/index.js';
 import { SecretRegistry, raceAbort } from '../../util/index.js';
 import { operationFailure } from '../failures/mcp-errors.js';
@@ -158,8 +158,13 @@ export class OperationContext {
 
   #failure(server: string, what: string, err: unknown, signal: AbortSignal): MusterError {
     if (MusterError.isInstance(err)) return err;
-    if (signal.aborted) return abortedError(this.#redact(server, `${what} on '${server}'`), err);
-    return operationFailure(server, what, err, this.registry.get(server)?.secrets ?? NO_SECRETS);
+    const secrets = this.registry.get(server)?.secrets ?? NO_SECRETS;
+    if (signal.aborted)
+      return abortedError(
+        this.#redact(server, `${what} on '${server}'`),
+        redactedCause(err, secrets.values()),
+      );
+    return operationFailure(server, what, err, secrets);
   }
 }
 

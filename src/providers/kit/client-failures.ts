@@ -1,15 +1,28 @@
-import { ModelError } from '../../errors/index.js';
+import { ModelError, redactedCause } from '../../errors/index.js';
 import { redact } from '../../util/index.js';
 
 // The failures every vendor client reports the same way (a timeout, an unreachable API,
 // anything unrecognized), worded once. Each provider recognizes them by its own SDK's classes.
 
+/**
+ * The cause a provider error keeps: a copy of what the vendor client threw with the API key
+ * masked along its whole chain (a vendor's error quotes the response body, which a
+ * misconfigured endpoint may fill with the key it was sent).
+ */
+export function keyRedactedCause(cause: unknown, apiKey: string | null | undefined): unknown {
+  return redactedCause(cause, apiKey ? [apiKey] : []);
+}
+
 /** The request timed out before an answer: retryable. */
-export function requestTimedOut(provider: string, cause: unknown): ModelError {
+export function requestTimedOut(
+  provider: string,
+  cause: unknown,
+  apiKey: string | null | undefined,
+): ModelError {
   return new ModelError(
     'MODEL_REQUEST_FAILED',
     `The ${provider} request timed out; retry it, or raise the client's timeout.`,
-    { isRetryable: true, cause, details: { provider } },
+    { isRetryable: true, cause: keyRedactedCause(cause, apiKey), details: { provider } },
   );
 }
 
@@ -23,7 +36,7 @@ export function apiUnreachable(
   return new ModelError(
     'MODEL_REQUEST_FAILED',
     `Could not reach the ${provider} API: ${redact(message, apiKey)}. Check the network and baseURL, then retry.`,
-    { isRetryable: true, cause, details: { provider } },
+    { isRetryable: true, cause: keyRedactedCause(cause, apiKey), details: { provider } },
   );
 }
 
@@ -37,6 +50,6 @@ export function requestFailed(
   return new ModelError(
     'MODEL_REQUEST_FAILED',
     `The ${provider} request failed: ${redact(reason, apiKey)}`,
-    { isRetryable: false, cause: err, details: { provider } },
+    { isRetryable: false, cause: keyRedactedCause(err, apiKey), details: { provider } },
   );
 }

@@ -33,4 +33,9 @@ export {
   sentence,
   withCause,
 } from './errors.js';
-export { requestTimedOut, apiUnreachable, requestFailed } from './client-failures.js';
+export {
+  keyRedactedCause,
+  requestTimedOut,
+  apiUnreachable,
+  requestFailed,
+} from './client-failures.js';
