@@ -54,6 +54,20 @@ async function validatorFor(schema: JsonSchema): Promise<ValidateFunction> {
 }
 
 /**
+ * Compiles a JSON Schema once (per schema object) and returns its check, so a caller can
+ * learn that a schema cannot be compiled before it relies on it. Throws when it cannot.
+ */
+export async function compileJsonSchema(
+  schema: JsonSchema,
+): Promise<(value: unknown) => ValidationOutcome> {
+  const fn = await validatorFor(schema);
+  return (value) =>
+    fn(value)
+      ? { success: true, value }
+      : { success: false, issues: (fn.errors ?? []).map(toIssue) };
+}
+
+/**
  * Validates `value` against a JSON Schema. Throws only when the schema itself cannot be
  * compiled; the caller decides what that means for the tool.
  */

@@ -4,6 +4,7 @@ import { callIsolated } from '../../util/index.js';
 import { loadClient } from '../failures/client-errors.js';
 import { totalDeadline } from './call-deadline.js';
 import { callRequest } from './call-request.js';
+import { definitionForClient, outputCheckFor } from './output-check.js';
 import { ConnectBound } from './connect-bound.js';
 import { openConnection } from './connection-open.js';
 import { createClient } from './connection-client.js';
@@ -133,7 +134,10 @@ export class McpConnection {
         throw bound.failure;
       }
       await connection.close();
-      throw connection.#pending.failureOf(err) ?? connectFailure(spec.server, connection.exit, err);
+      const pin = typeof spec.mode === 'object' ? spec.mode.pin : undefined;
+      throw (
+        connection.#pending.failureOf(err) ?? connectFailure(spec.server, connection.exit, err, pin)
+      );
     }
     open = true;
     return connection;
@@ -220,8 +224,13 @@ export class McpConnection {
     options: CallOptions,
   ): Promise<CallToolResult> {
     if (this.#closed) throw this.#failure('not-sent');
+    const listed = this.#tools.get(name);
+    // Muster checks the output itself: the client gets the definition without its schema
+    const check = await outputCheckFor(this.server, listed);
+    if (this.#closed) throw this.#failure('not-sent');
     const deadline = totalDeadline(this.server, options.maxTotalTimeoutMs);
-    const definition = this.era === 'modern' && this.#remote ? undefined : this.#tools.get(name);
+    const definition =
+      this.era === 'modern' && this.#remote ? undefined : listed && definitionForClient(listed);
     const request = callRequest(options, deadline, definition);
     try {
       const round = options.round;
@@ -233,10 +242,12 @@ export class McpConnection {
             ...(round.requestState !== undefined ? { requestState: round.requestState } : {}),
           }
         : { name, arguments: args };
-      return (await this.#track(
+      const result = (await this.#track(
         () => this.client.callTool(params as never, request),
         deadline?.passed,
       )) as CallToolResult;
+      check?.(result);
+      return result;
     } finally {
       deadline?.dispose();
     }
