@@ -7,6 +7,7 @@ import type {
   McpServerConfig,
   OnElicitationHook,
   OnElicitationResultHook,
+  SdkMcpServer,
 } from '../mcp/index.js';
 import type { McpContextOptions } from './mcp-context.js';
 import type { AfterToolHook, BeforeToolHook, Tool, ToolExecutor } from '../tools/index.js';
@@ -80,8 +81,11 @@ export interface AgentOptions {
   readonly tools?: readonly Tool[];
   /** Another tool source, composed with the host tools. */
   readonly toolExecutor?: ToolExecutor;
-  /** MCP servers by name, merged with the project and user files. */
-  readonly mcpServers?: Readonly<Record<string, McpServerConfig>>;
+  /**
+   * MCP servers by name, merged with the project and user files. An in-process server is
+   * `{ type: 'sdk', server }` or the value of `createSdkMcpServer()` itself.
+   */
+  readonly mcpServers?: Readonly<Record<string, McpServerConfig | SdkMcpServer>>;
   readonly mcp?: McpOptions;
   readonly policy?: PolicyOptions;
   readonly hooks?: Hooks;

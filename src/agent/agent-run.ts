@@ -21,6 +21,7 @@ import { claimSession } from './session-claim.js';
 import type { SessionClaim } from './session-claim.js';
 import { openSessionRun, resumeSessionRun } from './session-run.js';
 import type { SessionRun } from './session-run.js';
+import { repairedCallEvent } from './transcript-repair.js';
 import { guardedStore } from './store-guard.js';
 import { validateRunRequest } from './validate-options.js';
 import { readCommittedAnswer, resolveOutput } from './output/index.js';
@@ -233,6 +234,8 @@ export class AgentRun {
       continued: session.continued,
       modelName: plan.modelName,
     });
+    // the calls a previous run left unanswered end now, with the results they were given
+    for (const repaired of session.repaired) this.#emit(repairedCallEvent(this.#ids, repaired));
   }
 
   /**

@@ -5,6 +5,7 @@ import type { RunRequest } from './agent-options.js';
 import { copyData, deepFreeze, isoNow } from '../util/index.js';
 import { withoutMedia } from './stored-form.js';
 import { unansweredCallResults } from './transcript-repair.js';
+import type { RepairedCall } from './transcript-repair.js';
 import { sessionWaits } from './open-waits.js';
 import type { ToolCallRequest } from '../tools/index.js';
 
@@ -23,6 +24,11 @@ export interface SessionRun {
   readonly finalText?: string;
   /** When the session was opened, ISO 8601. */
   readonly startedAt: string;
+  /**
+   * Calls a previous run left unanswered, given an error result in this run's transcript
+   * (never replayed); the run reports a `tool.completed` event for each.
+   */
+  readonly repaired: readonly RepairedCall[];
   /** Calls that parked (SPEC 15.1), to run again with their decisions before the next turn. */
   readonly pendingCalls?: readonly ToolCallRequest[];
   /** Records the final answer, and its typed value when the run asked for `output`. */
@@ -68,10 +74,12 @@ export async function openSessionRun(
   }
   const user = userMessage(request);
   const repairs = repairsOf(existing);
-  await store.update(sessionId, { appendMessages: [...repairs, withoutMedia(user)] });
+  const repaired = repairs.map((r) => r.message);
+  await store.update(sessionId, { appendMessages: [...repaired, withoutMedia(user)] });
   return {
     continued: existing !== undefined,
-    transcript: [...(existing?.messages ?? []), ...repairs, user],
+    transcript: [...(existing?.messages ?? []), ...repaired, user],
+    repaired: repairs,
     iterationsDone: 0,
     startedAt,
     ...ending(store, sessionId),
@@ -108,13 +116,14 @@ export async function resumeSessionRun(
   }
   const startedAt = isoNow();
   const repairs = repairsOf(existing, waitingCalls);
+  const repaired = repairs.map((r) => r.message);
   const pendingCalls = parkedCalls(existing, waitingCalls);
   await store.update(sessionId, {
     status: 'running',
     error: null,
-    ...(repairs.length > 0 ? { appendMessages: repairs } : {}),
+    ...(repaired.length > 0 ? { appendMessages: repaired } : {}),
   });
-  const transcript = [...existing.messages, ...repairs];
+  const transcript = [...existing.messages, ...repaired];
   const last = transcript.at(-1);
   const finalText =
     last?.role === 'assistant' && !last.content.some((p) => p.type === 'tool-call')
@@ -123,6 +132,7 @@ export async function resumeSessionRun(
   return {
     continued: true,
     transcript,
+    repaired: repairs,
     iterationsDone: existing.iteration,
     ...(finalText !== undefined ? { finalText } : {}),
     ...(pendingCalls.length > 0 ? { pendingCalls } : {}),

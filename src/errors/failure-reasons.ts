@@ -76,7 +76,9 @@ export type OAuthFailureReason = (typeof OAUTH_FAILURE_REASONS)[number];
  *   declaration field to fix, `command` or `cwd`; `details.errno` the system's code);
  * - `unsafe-url`: a URL elicitation whose URL is not https (or loopback http), not shown;
  * - `invalid-answer`: an elicitation answer refused before it reached the server;
- * - `queue-overflow`: a `listen()` stream had too many unread notices and was closed.
+ * - `queue-overflow`: a `listen()` stream had too many unread notices and was closed;
+ * - `pin-not-offered`: the server does not offer the protocol version `mcp.protocol` pins
+ *   (`MCP_CONNECTION_FAILED`, `details.pin` names it): a legacy server, for a modern pin.
  */
 export const MCP_FAILURE_REASONS = [
   ...MCP_TRANSPORT_FAILURE_REASONS,
@@ -85,6 +87,7 @@ export const MCP_FAILURE_REASONS = [
   'unsafe-url',
   'invalid-answer',
   'queue-overflow',
+  'pin-not-offered',
 ] as const;
 
 /** The `details.reason` of an `MCP_*` error: one of {@link MCP_FAILURE_REASONS}. */
@@ -113,6 +116,9 @@ export type ToolOutcomeUnknownReason = (typeof TOOL_OUTCOME_UNKNOWN_REASONS)[num
  *   and sending it again cannot run it twice;
  * - `response-too-large`: the server answered with a result over the byte limit
  *   (`TOOL_RESULT_TOO_LARGE`): the tool ran;
+ * - `output-invalid`: the server answered with a result whose `structuredContent` does not
+ *   match the tool's `outputSchema`, or is missing (`TOOL_EXECUTION_FAILED`, with
+ *   `details.executed: true`): the tool ran, its result is invalid;
  * - `input-state-too-large`: a server's `input_required` state (`requestState`) was over
  *   `mcp.maxResponseBytes` (`TOOL_EXECUTION_FAILED`): nothing was parked or sent back;
  * - `input-rounds-exceeded`: a server still asked for input after 10 rounds;
@@ -121,6 +127,7 @@ export type ToolOutcomeUnknownReason = (typeof TOOL_OUTCOME_UNKNOWN_REASONS)[num
 export const TOOL_FAILURE_REASONS = [
   'not-sent',
   'response-too-large',
+  'output-invalid',
   'input-state-too-large',
   'input-rounds-exceeded',
   'no-input-handler',

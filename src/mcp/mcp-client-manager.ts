@@ -2,6 +2,7 @@ import { ToolPolicy } from '../policy/index.js';
 import type { PolicyOptions } from '../policy/index.js';
 import type { ExecutorRunContext } from '../tools/index.js';
 import type { McpOptions, McpServerConfig } from './contracts/config-types.js';
+import type { SdkMcpServer } from './servers/sdk-server.js';
 import type { McpElicitationHooks } from './contracts/handler-types.js';
 import type { McpFacade } from './mcp-facade.js';
 import type { McpManager } from './operations/mcp-manager.js';
@@ -43,7 +44,7 @@ export class McpClientManager extends McpOperations {
   readonly #facade: McpFacade;
 
   constructor(
-    mcpServers: Readonly<Record<string, McpServerConfig>> = {},
+    mcpServers: Readonly<Record<string, McpServerConfig | SdkMcpServer>> = {},
     options: McpClientManagerOptions = {},
   ) {
     const rest: Record<string, unknown> = { ...options };
@@ -94,12 +95,12 @@ export class McpClientManager extends McpOperations {
   }
 
   /** Adds a server and connects it now; a name that exists fails (unregister it first). */
-  register(name: string, config: McpServerConfig): Promise<McpServerStatus> {
+  register(name: string, config: McpServerConfig | SdkMcpServer): Promise<McpServerStatus> {
     return this.#facade.register(name, config);
   }
 
   /** Replaces a server's declaration (the old one is put back if the new one fails). */
-  update(name: string, config: McpServerConfig): Promise<McpServerStatus> {
+  update(name: string, config: McpServerConfig | SdkMcpServer): Promise<McpServerStatus> {
     return this.#facade.update(name, config);
   }
 

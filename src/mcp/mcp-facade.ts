@@ -3,6 +3,7 @@ import type { ExecutorEvent, ExecutorRunContext } from '../tools/index.js';
 import { declare } from './config/config-sources.js';
 import type { ServerDeclaration } from './config/config-sources.js';
 import type { McpServerConfig } from './contracts/config-types.js';
+import type { SdkMcpServer } from './servers/sdk-server.js';
 import type { McpManager } from './operations/mcp-manager.js';
 import { McpOperations } from './operations/mcp-operations.js';
 import type { McpServerStatus } from './contracts/mcp-status.js';
@@ -45,7 +46,7 @@ export class McpFacade extends McpOperations {
    * is connected and its tools are discovered; a candidate that fails is removed and the
    * error is thrown. A name that exists fails: unregister it first.
    */
-  register(name: string, config: McpServerConfig): Promise<McpServerStatus> {
+  register(name: string, config: McpServerConfig | SdkMcpServer): Promise<McpServerStatus> {
     return this.host.exclusive('register', () => this.#register(name, config, 'registered'));
   }
 
@@ -53,7 +54,7 @@ export class McpFacade extends McpOperations {
    * Replaces a server's declaration. If the new declaration does not connect, the old one is
    * put back (pending: it reconnects at the next run) and the error is thrown.
    */
-  update(name: string, config: McpServerConfig): Promise<McpServerStatus> {
+  update(name: string, config: McpServerConfig | SdkMcpServer): Promise<McpServerStatus> {
     return this.host.exclusive('update', async () => {
       const previous = this.#manager.declaration(name);
       if (!previous) throw unknownServerError(name);
@@ -80,7 +81,7 @@ export class McpFacade extends McpOperations {
 
   async #register(
     name: string,
-    config: McpServerConfig,
+    config: McpServerConfig | SdkMcpServer,
     change: 'registered' | 'updated',
   ): Promise<McpServerStatus> {
     const declaration = declare(name, config, 'runtime', 'agent.mcp.register()');

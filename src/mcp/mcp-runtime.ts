@@ -17,6 +17,7 @@ import { HANDLER_DEFAULTS } from './handlers/client-setup.js';
 import type { McpElicitationHooks } from './contracts/handler-types.js';
 import type { AgentSampler } from './handlers/sampling-handler.js';
 import { urlElicitationResponder } from './handlers/url-elicitation.js';
+import { answersElicitation } from './handlers/elicitation-handler.js';
 import { McpResourceToolExecutor } from './operations/resource-tools.js';
 import { FileVerdictCache } from './connection/verdict-cache.js';
 
@@ -109,9 +110,9 @@ export function createMcpRuntime(
     },
   );
   const elicitation = options.handlers?.elicitation;
-  const responder = elicitation
+  const responder = answersElicitation(elicitation, input.hooks)
     ? urlElicitationResponder(() => ({
-        handler: elicitation,
+        ...(elicitation ? { handler: elicitation } : {}),
         hooks: input.hooks ?? {},
         timeoutMs,
       }))

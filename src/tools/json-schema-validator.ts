@@ -76,6 +76,23 @@ async function validatorFor(schema: JsonSchema, engine: PatternEngine): Promise<
 }
 
 /**
+
+ * Compiles a JSON Schema once (per schema object and pattern engine) and returns its check,
+ * so a caller can learn that a schema cannot be compiled before it relies on it. Throws when
+ * it cannot.
+ */
+export async function compileJsonSchema(
+  schema: JsonSchema,
+  patterns: PatternEngine = 'native',
+): Promise<(value: unknown) => ValidationOutcome> {
+  const fn = await validatorFor(schema, patterns);
+  return (value) =>
+    fn(value)
+      ? { success: true, value }
+      : { success: false, issues: (fn.errors ?? []).map(toIssue) };
+}
+
+/**
  * Validates `value` against a JSON Schema, its patterns under `patterns` (a schema a server
  * sent: `re2`). Throws only when the schema itself cannot be compiled (an invalid pattern, or
  * one RE2 cannot run); the caller decides what that means for the tool.

@@ -89,6 +89,39 @@ describe('agent.resume', () => {
     store.close();
   });
 
+  it('item-06: resume() reports tool.completed for each call it repairs, with executed and the code', async () => {
+    const store = new MemorySessionStore();
+    await store.create(deadRun('r6'));
+    const model = scriptedModel([{ text: 'done' }]);
+    const agent = createAgent({ model, policy: { allow: ['*'] }, sessionStore: store });
+    try {
+      const { events, error } = await collect(agent.resume('r6'));
+      expect(error).toBeUndefined();
+      const completed = ofType(events, 'tool.completed');
+      expect(completed).toHaveLength(2);
+      // the call in flight may have run: unknown; the one that never started did not run
+      expect(completed[0]).toMatchObject({
+        callId: 'c1',
+        toolName: 'charge',
+        isError: true,
+        executed: true,
+        errorCode: 'TOOL_OUTCOME_UNKNOWN',
+        sessionId: 'r6',
+        durationMs: 0,
+      });
+      expect(completed[0]!.content).toMatch(/^Error \[TOOL_OUTCOME_UNKNOWN\]/);
+      expect(completed[1]).toMatchObject({ callId: 'c2', isError: true, executed: false });
+      expect(completed[1]!.errorCode).toBeUndefined();
+      // after session.started, before the first model turn, in the run's own ids
+      const types = events.map((e) => e.type);
+      expect(types.indexOf('tool.completed')).toBeGreaterThan(types.indexOf('session.started'));
+      expect(types.indexOf('tool.completed')).toBeLessThan(types.indexOf('model.completed'));
+      expect(completed[0]!.runId).toBe(ofType(events, 'session.started')[0]!.runId);
+    } finally {
+      await agent.close();
+    }
+  });
+
   it('fails with stable codes for an unknown session and one with no run to resume', async () => {
     const agent = createAgent({ model: scriptedModel([{ text: 'a' }]) });
     expect((await collect(agent.resume('nope'))).error?.code).toBe('SESSION_NOT_FOUND');

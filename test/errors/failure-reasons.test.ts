@@ -49,6 +49,8 @@ function toolAdvice(err: ToolError): string {
       return 'not run: safe to send again';
     case 'response-too-large':
       return 'ran: ask for less';
+    case 'output-invalid':
+      return 'ran: its result is invalid';
     case 'input-state-too-large':
     case 'input-rounds-exceeded':
     case 'no-input-handler':
@@ -98,6 +100,8 @@ function mcpAdvice(err: McpError): string {
       return 'elicitation refused';
     case 'queue-overflow':
       return 'read faster';
+    case 'pin-not-offered':
+      return 'pin another version, or use auto';
     default: {
       const _exhaustive: never = reason;
       return _exhaustive;

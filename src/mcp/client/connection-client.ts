@@ -2,6 +2,8 @@ import type { Client } from '@modelcontextprotocol/client';
 import { CLIENT_INFO } from '../contracts/connection-types.js';
 import { MCP_DEFAULTS } from '../contracts/mcp-defaults.js';
 import type { ConnectionSpecOf, ProbeBounds } from '../contracts/connection-types.js';
+import { OUTPUT_CHECKED_BY_MUSTER } from './output-check.js';
+import { pinsModernVersion } from '../config/protocol-pins.js';
 
 // The server notifications a connection forwards to `onNotification`: list changes through
 // the client's `listChanged` option (it owns those methods), the rest as plain handlers.
@@ -31,7 +33,8 @@ function listChangedNotices(notify: (method: string, params: unknown) => void) {
 /**
  * The official client of one connection, configured from its spec: the capabilities, the
  * protocol mode and probe bounds, tool list changes reported (never auto-refreshed: the next
- * run re-lists), the request handlers installed and the notifications forwarded.
+ * run re-lists), the request handlers installed and the notifications forwarded. Tool output
+ * is left to Muster's own check (see `outputCheckFor`).
  */
 export function createClient(
   ClientClass: typeof Client,
@@ -41,12 +44,17 @@ export function createClient(
   >,
   remainingMs: number = MCP_DEFAULTS.timeoutMs,
 ): Client {
+  // a pin of a pre-2026 version is the plain `initialize` handshake offering only that one
+  const mode = spec.mode;
+  const legacyPin = typeof mode === 'object' && !pinsModernVersion(mode.pin) ? mode.pin : undefined;
   const client = new ClientClass(CLIENT_INFO, {
     capabilities: spec.capabilities ?? {},
+    jsonSchemaValidator: OUTPUT_CHECKED_BY_MUSTER,
     versionNegotiation: {
-      mode: spec.mode as never,
+      mode: (legacyPin !== undefined ? 'legacy' : mode) as never,
       probe: probeOptions(spec.probe, remainingMs),
     },
+    ...(legacyPin !== undefined ? { supportedProtocolVersions: [legacyPin] } : {}),
     listChanged: {
       tools: {
         autoRefresh: false,

@@ -5,7 +5,7 @@ import { loadClient } from '../failures/client-errors.js';
 import { secretsOf } from '../config/redact.js';
 import { totalDeadline } from './call-deadline.js';
 import { callParams, callRequest } from './call-request.js';
-import { checkRoundOutput, roundDefinition } from './round-output.js';
+import { definitionForClient, outputCheckFor } from './output-check.js';
 import { ConnectBound } from './connect-bound.js';
 import { openConnection } from './connection-open.js';
 import { createClient } from './connection-client.js';
@@ -135,9 +135,10 @@ export class McpConnection {
         throw bound.failure;
       }
       await connection.close();
+      const pin = typeof spec.mode === 'object' ? spec.mode.pin : undefined;
       throw (
         connection.#pending.failureOf(err) ??
-        connectFailure(spec.server, connection.exit, err, secretsOf(spec.config))
+        connectFailure(spec.server, connection.exit, err, secretsOf(spec.config), pin)
       );
     }
     open = true;
@@ -225,16 +226,15 @@ export class McpConnection {
     options: CallOptions,
   ): Promise<CallToolResult> {
     if (this.#closed) throw this.#failure('not-sent');
+    const listed = this.#tools.get(name);
+    // Muster checks the output itself: the client gets the definition without its schema
+    const check = await outputCheckFor(this.server, listed);
+    if (this.#closed) throw this.#failure('not-sent');
     const deadline = totalDeadline(this.server, options.maxTotalTimeoutMs);
     const round = options.round;
-    const listed = this.#tools.get(name);
-    // a round carries the definition without its output schema: Muster checks that on the
-    // complete answer (the client would check an `input_required` answer too)
-    const definition = round
-      ? listed && roundDefinition(listed)
-      : this.era === 'modern' && this.#remote
-        ? undefined
-        : listed;
+    // Muster checks the output (rounds included): the client gets the definition without it
+    const definition =
+      this.era === 'modern' && this.#remote ? undefined : listed && definitionForClient(listed);
     const request = callRequest(options, deadline, definition);
     try {
       const params = callParams(name, args, round);
@@ -242,8 +242,7 @@ export class McpConnection {
         () => this.client.callTool(params as never, request),
         deadline?.passed,
       )) as CallToolResult;
-      if (round && (result as { resultType?: unknown }).resultType !== 'input_required')
-        await checkRoundOutput(listed, result);
+      check?.(result);
       return result;
     } finally {
       deadline?.dispose();

@@ -5,17 +5,19 @@ import type { McpHandlers } from '../contracts/handler-types.js';
 /**
  * The client capabilities a connection declares, derived from the handlers given: no
  * handler, no capability (servers such as server-everything then hide the tools that need it).
+ * Elicitation is declared when `elicits` (a handler, or the elicitation hooks alone, answer).
  * `extensions` (`mcp.clientExtensions`) is declared as given, and only when given: a host
  * advertises an extension such as MCP Apps only when it can honour it.
  */
 export function deriveCapabilities(
   handlers: McpHandlers | undefined,
   extensions?: Readonly<Record<string, object>>,
+  elicits: boolean = handlers?.elicitation !== undefined,
 ): ClientCapabilities {
   return {
     ...(handlers?.roots !== undefined ? { roots: { listChanged: true } } : {}),
     ...(handlers?.sampling !== undefined ? { sampling: {} } : {}),
-    ...(handlers?.elicitation !== undefined ? { elicitation: { form: {}, url: {} } } : {}),
+    ...(elicits ? { elicitation: { form: {}, url: {} } } : {}),
     ...(extensions !== undefined && Object.keys(extensions).length > 0
       ? { extensions: structuredClone(extensions) as ClientCapabilities['extensions'] }
       : {}),

@@ -2,6 +2,7 @@ import { MusterError } from '../../errors/index.js';
 import { compilePattern } from '../../policy/index.js';
 import { assertServerName } from '../../tools/index.js';
 import { clientExtensionsCheck } from './client-capabilities.js';
+import { checkProtocolPin } from './protocol-pins.js';
 import type { McpOptions, McpServerConfig, McpServerSource } from '../contracts/config-types.js';
 import {
   anyOf,
@@ -205,8 +206,10 @@ export function parseServerConfig(
       details: { server: name, source },
     });
   }
-  const type = (value as { type?: unknown } | null)?.type ?? 'stdio';
   const fromFile = source === 'project' || source === 'user';
+  // the value of createSdkMcpServer() is a declaration by itself
+  if (!fromFile && isSdkMcpServer(value)) return { type: 'sdk', server: value };
+  const type = (value as { type?: unknown } | null)?.type ?? 'stdio';
   const schema =
     type === 'stdio'
       ? stdio
@@ -228,16 +231,34 @@ export function parseServerConfig(
   }
   const found = problems(schema, value);
   if (found.length > 0) {
+    const hint = !fromFile && mentionsSdkServer(type, value) ? ` ${SDK_SHAPE}` : '';
     throw new MusterError(
       'INVALID_CONFIGURATION',
-      `${where}: server '${name}' is invalid: ${describeProblems(found)}.`,
+      `${where}: server '${name}' is invalid: ${describeProblems(found)}.${hint}`,
       { details: { server: name, source, ...fieldOf(found) } },
     );
   }
   return value as McpServerConfig;
 }
 
-/** Validates `mcp` options; unknown keys fail with `INVALID_CONFIGURATION`. */
+/** How an in-process server is declared, for the errors of a declaration that meant one. */
+const SDK_SHAPE =
+  "Declare an in-process server as { type: 'sdk', server } with server = createSdkMcpServer(...), or pass that server itself.";
+
+/**
+ * True when a refused declaration meant an in-process server: `type: 'sdk'`, or a server made
+ * by `createSdkMcpServer()` in one of its fields (`{ server }` without `type`, `{ sdk: server }`).
+ */
+function mentionsSdkServer(type: unknown, value: unknown): boolean {
+  if (type === 'sdk') return true;
+  if (typeof value !== 'object' || value === null) return false;
+  return Object.values(value).some(isSdkMcpServer);
+}
+
+/**
+ * Validates `mcp` options; unknown keys, and a pinned protocol version the client does not
+ * speak, fail with `INVALID_CONFIGURATION`.
+ */
 export function parseMcpOptions(value: unknown): McpOptions {
   if (value === undefined) return {};
   const found = problems(options, value);
@@ -247,6 +268,7 @@ export function parseMcpOptions(value: unknown): McpOptions {
       `Invalid mcp options: ${describeProblems(found)}.`,
       { details: fieldOf(found) },
     );
+  checkProtocolPin((value as McpOptions).protocol);
   return value as McpOptions;
 }
 

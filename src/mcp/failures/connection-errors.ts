@@ -36,17 +36,35 @@ export function lostError(server: string, exit: ProcessExit | undefined): McpErr
 }
 
 /**
- * A failed connect of a process that exited before answering: it says so, with its exit
- * (the client only says "Connection closed"), and keeps the client's error with `secrets`
- * masked. Other failures are returned as they are.
+ * A failed connect, said plainly on typed facts:
+ * - with a pinned protocol version (`pin`), the client's `ERA_NEGOTIATION_FAILED`: the server
+ *   did not offer that version (a legacy server, or one that ended on the probe), even when
+ *   its process then exited because the connect closed it;
+ * - a process that exited before answering: it says so, with its exit (the client only says
+ *   "Connection closed").
+ * Other failures are returned as they are.
+ * The client's error is kept with `secrets` masked.
  */
 export function connectFailure(
   server: string,
   exit: ProcessExit | undefined,
   err: unknown,
   secrets: readonly string[],
+  pin?: string,
 ): unknown {
-  if (!exit || clientErrorOf(err)?.kind !== 'sdk') return err;
+  const fact = clientErrorOf(err);
+  if (pin !== undefined && fact?.kind === 'sdk' && fact.code === 'ERA_NEGOTIATION_FAILED') {
+    return new McpError(
+      'MCP_CONNECTION_FAILED',
+      `Server '${server}' does not offer the pinned protocol version ${pin} (mcp.protocol.mode { pin: '${pin}' }): it answered the version probe as a legacy server, or ended on it. Use mcp.protocol.mode 'auto' (modern first, legacy fallback), or pin a version the server speaks.`,
+      {
+        server,
+        cause: redactedCause(err, secrets),
+        details: { server, reason: 'pin-not-offered', pin },
+      },
+    );
+  }
+  if (!exit || fact?.kind !== 'sdk') return err;
   return new McpError(
     'MCP_CONNECTION_FAILED',
     `Server '${server}' ${describeExit(exit)} before answering; its stderr is in diagnostics('${server}').`,

@@ -10,6 +10,7 @@ import { findInCauseChain } from './cause-chain.js';
 import { failureReasonOf, timeoutOf } from './failure-reasons.js';
 import type { TimeoutFact } from './failure-reasons.js';
 import { networkFactOf } from './network-facts.js';
+import { sessionGone } from './session-loss.js';
 import { describeExit, exitOf } from './exit-status.js';
 import type { ProcessExit } from './exit-status.js';
 
@@ -59,8 +60,12 @@ export function timeoutText(fact: TimeoutFact): string {
  * Maps what `callTool` threw to a tool-level error, on typed facts only (the client's
  * `ProtocolError` and `SdkError` codes, Muster's own failure reasons, the errno of a network
  * error), never message text:
+ * - Muster's own tool error stands as it is (a result that does not match the tool's output
+ *   schema: `TOOL_EXECUTION_FAILED`, reason `output-invalid`, `details.executed: true`);
  * - the server refused it for its credentials (HTTP 401 or 403, or Muster's own sign-in
  *   failure): `McpError('MCP_AUTH_REQUIRED')`, not run;
+ * - the Streamable HTTP server answered that the session is gone (404, see `sessionGone`) and
+ *   no new session took the call: `TOOL_EXECUTION_FAILED`, reason `not-sent` (it never ran);
  * - the server answered with a JSON-RPC error: `TOOL_EXECUTION_FAILED` with `protocolCode`;
  * - nothing was sent (the connection was closed, or could not be made: refused, no such host,
  *   a refused certificate; or the server answered with a redirect, which Muster refuses):
@@ -101,6 +106,8 @@ export function classifyCallError(err: unknown, ctx: CallErrorContext): ToolErro
     });
   if (ctx.signal.aborted)
     return unknown('aborted', `The call to '${tool}' was cancelled by an abort.`);
+  // Muster's own verdict on the call (its output check) stands
+  if (ToolError.isInstance(err)) return err;
 
   // refused for its credentials (401 or 403, before the tool ran): the sign-in error itself
   const auth = musterCause(err);
@@ -122,6 +129,13 @@ export function classifyCallError(err: unknown, ctx: CallErrorContext): ToolErro
     );
   }
   if (own?.reason === 'stream-lost') return disconnected(exitOf(own.error.details.exit));
+  if (sessionGone(err)) {
+    // the server refused the request at the HTTP level, before dispatching it
+    return notSent(
+      `Server '${ctx.server}' answered the call to '${tool}' that its session is gone (it expired or the server restarted), and no new session could be opened: the call was not sent to the tool. Try again; if it keeps failing, check the server.`,
+      { refusal: 'session-gone' },
+    );
+  }
   const timeout = timeoutOf(err);
   if (timeout) return timedOut(timeout);
 

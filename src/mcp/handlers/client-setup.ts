@@ -2,7 +2,7 @@ import type { ClientCapabilities, CreateMessageRequestParams } from '@modelconte
 import type { Usage } from '../../model/index.js';
 import type { AuthorizationDecision, AuthorizationRequest } from '../../policy/index.js';
 import { deriveCapabilities } from '../config/client-capabilities.js';
-import { answerElicitation } from './elicitation-handler.js';
+import { answerElicitation, answersElicitation } from './elicitation-handler.js';
 import type {
   McpElicitationHooks,
   McpElicitationRequest,
@@ -97,14 +97,16 @@ export function clientSetup(server: string, f: ClientFeatures): ClientSetup {
       },
     });
   const elicitation = h.elicitation;
-  if (elicitation !== undefined)
+  // the elicitation hooks answer without a handler too
+  const elicits = answersElicitation(elicitation, f.hooks);
+  if (elicits)
     handlers.push({
       method: 'elicitation/create',
       handler: (request, ctx) => {
         const { origin, emit } = attribution(signalOf(ctx));
         const p = (request as { params: Record<string, unknown> }).params;
         return answerElicitation(toElicitationRequest(server, p), origin, {
-          handler: elicitation,
+          ...(elicitation ? { handler: elicitation } : {}),
           hooks: f.hooks ?? {},
           timeoutMs,
           emit,
@@ -113,7 +115,7 @@ export function clientSetup(server: string, f: ClientFeatures): ClientSetup {
       },
     });
   return {
-    capabilities: deriveCapabilities(f.handlers, f.extensions),
+    capabilities: deriveCapabilities(f.handlers, f.extensions, elicits),
     handlers,
     onNotification: (method, params) => {
       f.hub.publish({

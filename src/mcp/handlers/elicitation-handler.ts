@@ -14,7 +14,8 @@ import type { Emit } from '../contracts/mcp-defaults.js';
 
 /** What answering one elicitation needs. */
 export interface ElicitationDeps {
-  readonly handler: McpElicitationHandler;
+  /** `mcp.handlers.elicitation`; without it, what `onElicitation` leaves open is `cancel`. */
+  readonly handler?: McpElicitationHandler;
   readonly hooks: McpElicitationHooks;
   readonly timeoutMs: number;
   readonly emit: Emit;
@@ -26,11 +27,28 @@ export interface ElicitationDeps {
 }
 
 /**
- * Answers one elicitation: `onElicitation` may answer first, else the handler; then
- * `onElicitationResult` may rewrite or block the answer. A form answer gets the schema's
- * defaults for fields left out (SEP-1034) and must then match `requestedSchema`, or it is
- * refused before it reaches the server. A URL must be `https:` (or loopback `http:`); Muster
- * hands it to the host and never opens it. Events carry no answer content.
+ * True when elicitations are answered at all: by `mcp.handlers.elicitation`, or by the
+ * elicitation hooks alone (the client then declares the capability too).
+ */
+export function answersElicitation(
+  handler: McpElicitationHandler | undefined,
+  hooks: McpElicitationHooks | undefined,
+): boolean {
+  return (
+    handler !== undefined ||
+    hooks?.onElicitation !== undefined ||
+    hooks?.onElicitationResult !== undefined
+  );
+}
+
+/**
+ * Answers one elicitation: `onElicitation` may answer first, else the handler (with no
+ * handler: `cancel`, nobody chose); then `onElicitationResult` may rewrite or block the
+ * answer. A form answer gets the schema's defaults for fields left out (SEP-1034) and must
+ * then match `requestedSchema`, or it is refused before it reaches the server. A URL must be
+ * `https:` (or loopback `http:`); Muster hands it to the host and never opens it. A hook or
+ * handler that throws answers the server with a generic error: its message stays with the
+ * host (kept as the error's `cause`). Events carry no answer content.
  */
 export async function answerElicitation(
   request: McpElicitationRequest,
@@ -45,10 +63,14 @@ export async function answerElicitation(
   };
   deps.emit(mcpEvent({ type: 'elicitation.requested', mode: request.mode, ...ids }));
   const what = `The elicitation handler for '${request.server}'`;
-  let answer = await guardHandler(what, deps.timeoutMs, origin.signal, async (signal) => {
-    const early = await deps.hooks.onElicitation?.(request, { ...origin, signal });
-    return early ?? deps.handler(request, { ...origin, signal });
-  });
+  const handler = deps.handler;
+  let answer = await guardHandler(what, deps.timeoutMs, origin.signal, (signal) =>
+    hostCall(request.server, async () => {
+      const early = await deps.hooks.onElicitation?.(request, { ...origin, signal });
+      if (early !== undefined) return early;
+      return handler ? handler(request, { ...origin, signal }) : { action: 'cancel' as const };
+    }),
+  );
   const hook = deps.hooks.onElicitationResult;
   const after =
     hook &&
@@ -56,7 +78,7 @@ export async function answerElicitation(
       `The onElicitationResult hook for '${request.server}'`,
       deps.timeoutMs,
       origin.signal,
-      () => hook(request, answer, origin),
+      () => hostCall(request.server, () => hook(request, answer, origin)),
     ));
   if (after === false) answer = { action: 'decline' };
   else if (after) answer = after;
@@ -121,6 +143,22 @@ export function checkElicitationUrl(server: string, url: string | undefined): vo
       `Server '${server}' asked the user to open a URL that is not https (or loopback http): it was refused and not shown.`,
       { server, details: { server, reason: 'unsafe-url' } },
     );
+}
+
+/**
+ * Runs a host hook or handler: whatever it throws becomes a generic error, the one the server
+ * is answered with, so the host's message (which may hold anything) never reaches it.
+ */
+async function hostCall<T>(server: string, run: () => T | Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    throw new McpError('MCP_OPERATION_FAILED', 'The client could not answer this elicitation.', {
+      server,
+      cause: err,
+      details: { server },
+    });
+  }
 }
 
 function refusal(server: string, why: string): McpError {
