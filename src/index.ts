@@ -142,6 +142,7 @@ export type {
   McpListenFilter,
   McpListenSubscription,
   McpNotice,
+  McpCallToolOptions,
   McpOperationOptions,
   McpRetryOptions,
   McpExtensionSupport,

@@ -63,6 +63,7 @@ export type {
   McpListenFilter,
   McpListenSubscription,
   McpNotice,
+  McpCallToolOptions,
   McpOperationOptions,
   McpRetryOptions,
 } from './contracts/operation-types.js';

@@ -52,6 +52,8 @@ export class McpConnection {
   readonly #pending = new PendingRequests();
   /** The tools of the latest listing, by name (forgotten when the server says they changed). */
   readonly #tools = new Map<string, McpTool>();
+  /** True while {@link #tools} holds a listing (false until the first, and after a change). */
+  #listed = false;
   /** A remote server (the client mirrors arguments into headers for it in the modern era). */
   #remote = false;
 
@@ -89,6 +91,7 @@ export class McpConnection {
     const { Client } = await bound.race(loadClient());
     const onToolsChanged = () => {
       connection.#tools.clear();
+      connection.#listed = false;
       spec.onToolsChanged();
     };
     const client =
@@ -210,7 +213,21 @@ export class McpConnection {
     );
     this.#tools.clear();
     for (const t of result.tools) this.#tools.set(t.name, t);
+    this.#listed = true;
     return result.tools;
+  }
+
+  /**
+   * A tool of the latest listing (undefined when the server did not list it), listing the
+   * tools first when no listing is held: the server said they changed since the last one.
+   */
+  async listedTool(
+    name: string,
+    timeoutMs: number,
+    signal: AbortSignal,
+  ): Promise<McpTool | undefined> {
+    if (!this.#listed) await this.listTools(timeoutMs, signal);
+    return this.#tools.get(name);
   }
 
   /**

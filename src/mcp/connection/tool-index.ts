@@ -38,7 +38,8 @@ export class ToolIndex {
 
   /**
    * Where a tool led before its server's connection was lost ({@link drop}), with the entry,
-   * so that a call made during a background reconnect can wait for it.
+   * so that a call made during a background reconnect can wait for it, and one made after
+   * can connect the server again.
    */
   lostAddress(name: string): { entry: ServerEntry; originalName: string } | undefined {
     return this.#lost.get(name);

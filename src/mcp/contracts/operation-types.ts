@@ -1,3 +1,4 @@
+import type { ToolProgress } from '../../tools/index.js';
 import type { RetryOptions } from '../../util/index.js';
 
 /**
@@ -27,6 +28,16 @@ export interface McpOperationOptions {
   /** Total deadline of one request whatever progress says. */
   readonly maxTotalTimeoutMs?: number;
   readonly retry?: McpRetryOptions;
+}
+
+/** The options of a direct `callTool`: an operation's bounds, and progress. */
+export interface McpCallToolOptions extends McpOperationOptions {
+  /**
+   * Called with each progress notification of the call. Given, the call asks the server for
+   * progress, and each notification resets its `timeoutMs` (never `maxTotalTimeoutMs`), as
+   * for a model's call in a run. A callback that throws does not change the call.
+   */
+  readonly onProgress?: (progress: ToolProgress) => void;
 }
 
 /** One server's outcome of `connectAll()`. */

@@ -16,6 +16,7 @@ import * as auth from './auth-operations.js';
 import { listen } from './listen-operation.js';
 import type { McpManager } from './mcp-manager.js';
 import type {
+  McpCallToolOptions,
   McpConnectionInfo,
   McpConnectionSummary,
   McpListenFilter,
@@ -137,12 +138,16 @@ export class McpOperations {
     return server.listTools(this.manager.ops, name, options);
   }
 
-  /** Calls a tool directly (the host's call, outside the model's pipeline). */
+  /**
+   * Calls a tool directly (the host's call, outside the model's pipeline). The arguments are
+   * checked against the tool's input schema first (`TOOL_ARGUMENTS_INVALID`, nothing sent);
+   * `options.onProgress` receives the call's progress, which resets its timeout.
+   */
   callTool(
     name: string,
     tool: string,
     args: Readonly<Record<string, unknown>> = {},
-    options?: McpOperationOptions,
+    options?: McpCallToolOptions,
   ): Promise<CallToolResult> {
     return server.callTool(this.manager.ops, name, tool, args, options);
   }

@@ -8,6 +8,7 @@ import type {
 } from '../../tools/index.js';
 import { OWN_EXECUTOR_FACTS, callParkingOf, runScopeOf } from '../../tools/index.js';
 import { MCP_DEFAULTS } from '../contracts/mcp-defaults.js';
+import { callAddress } from './call-address.js';
 import { callWithInputRounds } from './input-rounds.js';
 import type { OwnExecutor, OwnExecutorFacts } from '../../tools/index.js';
 import { ToolError } from '../../errors/index.js';
@@ -20,8 +21,9 @@ import type { UrlElicitationResponder } from '../handlers/url-elicitation.js';
 /**
  * MCP as a tool source: the tools of connected servers, each executed on its server under its
  * original name. Connecting and refreshing happen in `prepareRun`, before a run's catalog is
- * fixed. A call reaches its run (events, approvals, sampling usage) through the call's own
- * scope: nothing is kept per run, so nothing has to be forgotten when one ends.
+ * fixed; a server lost during the run is connected again by its next call
+ * ({@link callAddress}). A call reaches its run (events, approvals, sampling usage) through
+ * the call's own scope: nothing is kept per run, so nothing has to be forgotten when one ends.
  */
 export class McpToolExecutor implements ToolExecutor, OwnExecutor {
   /**
@@ -57,7 +59,7 @@ export class McpToolExecutor implements ToolExecutor, OwnExecutor {
     input: Record<string, unknown>,
     ctx: ToolExecutionContext,
   ): Promise<ToolReturn> {
-    const address = this.manager.index.resolve(name) ?? this.#reconnecting(name);
+    const address = await callAddress(this.manager, name, ctx);
     if (!address) {
       throw new ToolError(
         'TOOL_EXECUTION_FAILED',
@@ -88,17 +90,6 @@ export class McpToolExecutor implements ToolExecutor, OwnExecutor {
     } finally {
       end();
     }
-  }
-
-  /**
-   * The address of a tool whose server is reconnecting in the background (with
-   * `mcp.reconnect.enabled`): its call waits for the reconnect and is sent once after it.
-   */
-  #reconnecting(name: string): { server: string; originalName: string } | undefined {
-    const lost = this.manager.index.lostAddress(name);
-    return lost && this.manager.runner.reconnecting(lost.entry)
-      ? { server: lost.entry.name, originalName: lost.originalName }
-      : undefined;
   }
 
   async #call(

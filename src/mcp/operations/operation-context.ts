@@ -5,7 +5,9 @@ import { SecretRegistry, raceAbort } from '../../util/index.js';
 import { operationFailure } from '../failures/mcp-errors.js';
 import type { McpConnection } from '../client/mcp-connection.js';
 import type { OperationRunner, ResolvedOperationOptions } from '../connection/operation-runner.js';
-import type { McpOperationOptions } from '../contracts/operation-types.js';
+import type { McpCallToolOptions, McpOperationOptions } from '../contracts/operation-types.js';
+import type { ToolProgress } from '../../tools/index.js';
+import { checkDirectArguments } from './direct-call-arguments.js';
 import { withRetry } from '../connection/retry.js';
 import type { OperationKind } from '../connection/retry.js';
 import type { ServerEntry } from '../connection/server-entry.js';
@@ -64,21 +66,46 @@ export class OperationContext {
    * Calls a tool for the host, classified like the model's calls: `TOOL_OUTCOME_UNKNOWN` when
    * it may have run (timeout, disconnect, lost stream), `TOOL_EXECUTION_FAILED` when the server
    * refused it or it was not sent. Retried only with `retryNonIdempotent`, or when not sent.
+   * Like a model's call, its arguments are checked against the input schema the server listed
+   * first (listed once when the connection holds no listing), and progress resets its timeout
+   * (asked for when `options.onProgress` is given).
    */
   callTool(
     server: string,
     tool: string,
     args: Readonly<Record<string, unknown>>,
-    options: McpOperationOptions | undefined,
+    options: McpCallToolOptions | undefined,
   ): Promise<CallToolResult> {
-    return this.#attempts(server, `Calling '${tool}'`, 'call', options, (signal) =>
-      this.runner.callTool(
+    const onProgress = options?.onProgress ? observed(options.onProgress) : undefined;
+    return this.#attempts(server, `Calling '${tool}'`, 'call', options, async (signal) => {
+      await this.#checkArguments(server, tool, args, signal, options);
+      return this.runner.callTool(
         server,
         tool,
         { ...args },
-        { toolName: tool, signal, ...bounds(options) },
-      ),
-    );
+        { toolName: tool, signal, ...bounds(options), ...(onProgress ? { onProgress } : {}) },
+      );
+    });
+  }
+
+  /** Checks a direct call's arguments against the server's listing (see {@link checkDirectArguments}). */
+  async #checkArguments(
+    server: string,
+    tool: string,
+    args: Readonly<Record<string, unknown>>,
+    signal: AbortSignal,
+    options: McpOperationOptions | undefined,
+  ): Promise<void> {
+    const listed = await this.runner
+      .withConnection(server, (c, b) => c.listedTool(tool, b.timeoutMs, b.signal), {
+        signal,
+        ...bounds(options),
+      })
+      .catch((err: unknown) => {
+        throw this.#failure(server, 'Listing tools', err, signal);
+      });
+    const secrets = this.registry.get(server)?.secrets ?? NO_SECRETS;
+    await checkDirectArguments(server, tool, listed, args, secrets);
   }
 
   #attempts<T>(
@@ -170,6 +197,21 @@ export class OperationContext {
 
 /** For a server unregistered during the operation: token-like text is still masked. */
 const NO_SECRETS = new SecretRegistry();
+
+/** A host's progress callback whose failure never changes the call. */
+function observed(onProgress: (progress: ToolProgress) => void): (progress: ToolProgress) => void {
+  return (p) => {
+    try {
+      onProgress({
+        progress: p.progress,
+        ...(p.total !== undefined ? { total: p.total } : {}),
+        ...(p.message !== undefined ? { message: p.message } : {}),
+      });
+    } catch {
+      // like an observer's failure: reported nowhere, the call goes on
+    }
+  };
+}
 
 function live(e: ServerEntry | undefined): boolean {
   return e?.connection !== undefined && !e.connection.closed;

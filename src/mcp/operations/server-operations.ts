@@ -1,7 +1,7 @@
 import type { CallToolResult, LoggingLevel, Tool } from '@modelcontextprotocol/client';
 import { pingOnce } from '../connection/health-check.js';
 import type { OperationContext } from './operation-context.js';
-import type { McpOperationOptions } from '../contracts/operation-types.js';
+import type { McpCallToolOptions, McpOperationOptions } from '../contracts/operation-types.js';
 import { rememberLoggingLevel } from '../connection/session-state.js';
 
 /**
@@ -55,7 +55,7 @@ export function callTool(
   server: string,
   tool: string,
   args: Readonly<Record<string, unknown>>,
-  options?: McpOperationOptions,
+  options?: McpCallToolOptions,
 ): Promise<CallToolResult> {
   return ops.callTool(server, tool, args, options);
 }

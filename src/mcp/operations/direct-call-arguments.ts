@@ -1,0 +1,53 @@
+import type { Tool as McpTool } from '@modelcontextprotocol/client';
+import { ToolError } from '../../errors/index.js';
+import { formatIssues, validateJsonSchema } from '../../tools/index.js';
+import type { JsonSchema, ValidationOutcome } from '../../tools/index.js';
+import type { SecretRegistry } from '../../util/index.js';
+
+/**
+ * Checks the arguments of a host's direct call (`callTool`) against the input schema the
+ * server listed for `tool`, before anything is sent: the same check a run makes of a model's
+ * call to a server's tool (the schema's patterns under RE2). A tool the listing does not have
+ * is not checked: the server answers for it.
+ *
+ * @throws ToolError `TOOL_ARGUMENTS_INVALID` (`details.issues`: path and message of each
+ * problem) when the arguments do not match; `TOOL_EXECUTION_FAILED` when the schema cannot be
+ * used (an invalid pattern, or one RE2 cannot run). Neither is retried: a later try cannot
+ * fix it.
+ */
+export async function checkDirectArguments(
+  server: string,
+  name: string,
+  listed: McpTool | undefined,
+  args: Readonly<Record<string, unknown>>,
+  secrets: SecretRegistry,
+): Promise<void> {
+  if (!listed) return;
+  let checked: ValidationOutcome;
+  try {
+    checked = await validateJsonSchema(listed.inputSchema as JsonSchema, args, 're2');
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    throw new ToolError(
+      'TOOL_EXECUTION_FAILED',
+      secrets.redact(
+        `The input schema of '${name}' on '${server}' could not be used: ${why}. The call was not sent; the server's schema must change.`,
+      ),
+      { toolName: name, details: { server }, cause: err },
+    );
+  }
+  if (checked.success) return;
+  throw new ToolError(
+    'TOOL_ARGUMENTS_INVALID',
+    secrets.redact(
+      `Invalid arguments for '${name}' on '${server}': ${formatIssues(checked.issues)}. The call was not sent: fix the arguments and call again.`,
+    ),
+    {
+      toolName: name,
+      details: {
+        server,
+        issues: checked.issues.map((i) => ({ path: [...i.path], message: i.message })),
+      },
+    },
+  );
+}
