@@ -143,8 +143,37 @@ export const MODEL_FAILURE_REASONS = [] as const;
 /** The `details.reason` of a `MODEL_*` error: one of {@link MODEL_FAILURE_REASONS}. */
 export type ModelFailureReason = (typeof MODEL_FAILURE_REASONS)[number];
 
-/** The reasons of the `SESSION_*` codes: none yet (the code says what failed). */
-export const SESSION_FAILURE_REASONS = [] as const;
+/**
+ * Why a session store failed (`SESSION_STORE_FAILED`), decided on the driver's typed facts
+ * (a SQLite result code, a PostgreSQL SQLSTATE, a Node.js errno code, whether the folder
+ * exists), never its message text; `details.store` names the store (`sqlite`, `postgres`) and
+ * `details.storeCode` the driver's code:
+ * - `folder-missing`: the SQLite file's folder does not exist (create it);
+ * - `not-permitted`: the file or folder cannot be opened or written (`SQLITE_CANTOPEN`,
+ *   `SQLITE_PERM`, `SQLITE_READONLY`), or the PostgreSQL role lacks a privilege (`42501`);
+ * - `locked`: another connection holds the SQLite file locked past the busy timeout
+ *   (`SQLITE_BUSY`, `SQLITE_LOCKED`);
+ * - `corrupt`: the file is not a SQLite database or is damaged (`SQLITE_NOTADB`,
+ *   `SQLITE_CORRUPT`): restore it from a backup;
+ * - `disk-full`: no space is left for the file or the database (`SQLITE_FULL`, `53100`);
+ * - `server-unreachable`: no connection to the PostgreSQL server (`ECONNREFUSED`,
+ *   `ETIMEDOUT`, `EHOSTUNREACH`, `ENETUNREACH`, `ECONNRESET`, SQLSTATE class `08`, `57P03`);
+ * - `host-not-found`: the connection string's host name does not resolve (`ENOTFOUND`,
+ *   `EAI_AGAIN`);
+ * - `auth-failed`: the server refused the user or its password (`28000`, `28P01`);
+ * - `database-missing`: the connection string's database does not exist (`3D000`).
+ */
+export const SESSION_FAILURE_REASONS = [
+  'folder-missing',
+  'not-permitted',
+  'locked',
+  'corrupt',
+  'disk-full',
+  'server-unreachable',
+  'host-not-found',
+  'auth-failed',
+  'database-missing',
+] as const;
 
 /** The `details.reason` of a `SESSION_*` error: one of {@link SESSION_FAILURE_REASONS}. */
 export type SessionFailureReason = (typeof SESSION_FAILURE_REASONS)[number];

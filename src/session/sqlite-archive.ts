@@ -1,5 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { statementCache } from './sqlite-statements.js';
+import type { SqliteGuard } from './sqlite-failure.js';
 import type { SessionArchive, SessionArchiveItem } from './session-archive.js';
 import { archiveBound, assertFits, refsToEvict } from './archive-bound.js';
 import { newStoredRef } from './session-rules.js';
@@ -11,9 +12,11 @@ export class SqliteArchive implements SessionArchive {
   readonly #db: Database;
   readonly #sql: (sql: string) => Statement;
   readonly #max: number;
+  readonly #guard: SqliteGuard;
 
-  constructor(db: Database, maxBytesPerSession: number | undefined) {
+  constructor(db: Database, guard: SqliteGuard, maxBytesPerSession: number | undefined) {
     this.#db = db;
+    this.#guard = guard;
     this.#sql = statementCache(this.#db);
     this.#max = archiveBound(maxBytesPerSession);
   }
@@ -25,64 +28,70 @@ export class SqliteArchive implements SessionArchive {
       ref: newStoredRef(),
       createdAt: new Date().toISOString(),
     };
-    this.#db
-      .transaction(() => {
-        const kept = this.#sql(
-          'SELECT ref, bytes FROM muster_archive WHERE session_id = ? AND evicted = 0 ORDER BY seq',
-        ).all(item.sessionId) as { ref: string; bytes: number }[];
-        const evict = this.#sql(
-          'UPDATE muster_archive SET evicted = 1, text = NULL, data = NULL WHERE ref = ?',
-        );
-        for (const ref of refsToEvict(kept, item.bytes, this.#max)) evict.run(ref);
-        const seq = this.#sql(
-          'SELECT COALESCE(MAX(seq), 0) + 1 FROM muster_archive WHERE session_id = ?',
-        )
-          .pluck()
-          .get(item.sessionId) as number;
-        this.#sql(
-          `INSERT INTO muster_archive (ref, session_id, seq, kind, mime_type, bytes, text, data,
+    const put = this.#db.transaction(() => {
+      const kept = this.#sql(
+        'SELECT ref, bytes FROM muster_archive WHERE session_id = ? AND evicted = 0 ORDER BY seq',
+      ).all(item.sessionId) as { ref: string; bytes: number }[];
+      const evict = this.#sql(
+        'UPDATE muster_archive SET evicted = 1, text = NULL, data = NULL WHERE ref = ?',
+      );
+      for (const ref of refsToEvict(kept, item.bytes, this.#max)) evict.run(ref);
+      const seq = this.#sql(
+        'SELECT COALESCE(MAX(seq), 0) + 1 FROM muster_archive WHERE session_id = ?',
+      )
+        .pluck()
+        .get(item.sessionId) as number;
+      this.#sql(
+        `INSERT INTO muster_archive (ref, session_id, seq, kind, mime_type, bytes, text, data,
                tool_name, call_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        ).run(
-          stored.ref,
-          stored.sessionId,
-          seq,
-          stored.kind,
-          stored.mimeType,
-          stored.bytes,
-          stored.text ?? null,
-          stored.data !== undefined ? Buffer.from(stored.data, 'base64') : null,
-          stored.toolName,
-          stored.callId,
-          stored.createdAt,
-        );
-      })
-      .immediate();
+      ).run(
+        stored.ref,
+        stored.sessionId,
+        seq,
+        stored.kind,
+        stored.mimeType,
+        stored.bytes,
+        stored.text ?? null,
+        stored.data !== undefined ? Buffer.from(stored.data, 'base64') : null,
+        stored.toolName,
+        stored.callId,
+        stored.createdAt,
+      );
+    });
+    this.#guard(() => put.immediate());
     return stored;
   }
 
   async get(sessionId: string, ref: string): Promise<SessionArchiveItem | undefined> {
-    const row = this.#sql(
-      'SELECT * FROM muster_archive WHERE ref = ? AND session_id = ? AND evicted = 0',
-    ).get(ref, sessionId) as ArchiveRow | undefined;
+    const row = this.#guard(
+      () =>
+        this.#sql(
+          'SELECT * FROM muster_archive WHERE ref = ? AND session_id = ? AND evicted = 0',
+        ).get(ref, sessionId) as ArchiveRow | undefined,
+    );
     return row ? rowToItem(row) : undefined;
   }
 
   async list(sessionId: string): Promise<readonly SessionArchiveItem[]> {
-    const rows = this.#sql(
-      'SELECT * FROM muster_archive WHERE session_id = ? AND evicted = 0 ORDER BY seq',
-    ).all(sessionId) as ArchiveRow[];
+    const rows = this.#guard(
+      () =>
+        this.#sql(
+          'SELECT * FROM muster_archive WHERE session_id = ? AND evicted = 0 ORDER BY seq',
+        ).all(sessionId) as ArchiveRow[],
+    );
     return rows.map(rowToItem);
   }
 
   async deleteSession(sessionId: string): Promise<void> {
-    this.#sql('DELETE FROM muster_archive WHERE session_id = ?').run(sessionId);
+    this.#guard(() => this.#sql('DELETE FROM muster_archive WHERE session_id = ?').run(sessionId));
   }
 
   async wasEvicted(sessionId: string, ref: string): Promise<boolean> {
-    return (
-      this.#sql(
-        'SELECT 1 FROM muster_archive WHERE ref = ? AND session_id = ? AND evicted = 1',
-      ).get(ref, sessionId) !== undefined
+    return this.#guard(
+      () =>
+        this.#sql(
+          'SELECT 1 FROM muster_archive WHERE ref = ? AND session_id = ? AND evicted = 1',
+        ).get(ref, sessionId) !== undefined,
     );
   }
 }

@@ -62,7 +62,8 @@ function driverError(reason: DriverFailureReason, cause: unknown): MusterError {
  * @throws MusterError `INVALID_CONFIGURATION` with `details.reason` `driver-missing`,
  * `driver-not-built` or `driver-abi-mismatch` when the driver cannot serve (`details.driver`
  * names it, `details.driverCode` is its error's code; the error is the `cause`). Any other
- * failure (a file that is not a database, a folder that does not exist) is thrown as it is.
+ * failure (a file that is not a database, a folder that does not exist) is thrown as it is,
+ * for the store to type (`sqlite-open.ts`).
  */
 export function openSqliteDatabase(path: string, options: Options): Database {
   if ('failure' in driver) {

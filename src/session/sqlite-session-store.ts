@@ -24,8 +24,9 @@ import {
   pageSize,
   writeAllowed,
 } from './session-rules.js';
-import { openSqliteDatabase } from './sqlite-driver.js';
-import { migrateSqlite } from './sqlite-schema.js';
+import { sqliteGuard } from './sqlite-failure.js';
+import type { SqliteGuard } from './sqlite-failure.js';
+import { openSqliteStore } from './sqlite-open.js';
 import { SqliteArchive } from './sqlite-archive.js';
 import { SqliteWaits } from './sqlite-waits.js';
 import { outputJson, rowToState, rowToSummary, sessionRowValues } from './stored-rows.js';
@@ -37,8 +38,18 @@ export interface SqliteSessionStoreOptions {
   readonly path: string;
   /** Archived bytes kept per session (default 64 MiB); the oldest items go first. */
   readonly maxArchiveBytesPerSession?: number;
-  /** How long a write waits for another process's write, in ms (default 5000). */
+  /**
+   * How long a statement waits for another connection's lock, in ms (default 5000); past it,
+   * the store fails with `SESSION_STORE_FAILED` (`details.reason` `locked`).
+   */
   readonly busyTimeoutMs?: number;
+  /**
+   * How commits reach the disk (default `'normal'`). With `'normal'` a commit survives a crash
+   * of the process, and the file is never corrupted, but the last commits may be lost when the
+   * machine loses power; `'full'` syncs on every commit, so each one that returned survives a
+   * power loss too, and every commit costs a sync.
+   */
+  readonly synchronous?: 'normal' | 'full';
 }
 
 interface LeaseRow {
@@ -55,7 +66,9 @@ interface LeaseRow {
  * A driver that cannot serve fails the constructor with `INVALID_CONFIGURATION` and
  * `details.reason` `driver-missing` (not installed), `driver-not-built` (no native binary) or
  * `driver-abi-mismatch` (a binary built for another Node.js); importing the entry never fails
- * for it.
+ * for it. A file that cannot serve fails the constructor, and any method, with
+ * `SESSION_STORE_FAILED` whose `details.reason` says why (`folder-missing`, `not-permitted`,
+ * `locked`, `corrupt`, `disk-full`) and whose message says what to do.
  *
  * @example
  * ```ts
@@ -70,25 +83,28 @@ interface LeaseRow {
 export class SqliteSessionStore implements SessionStore {
   readonly #db: Db;
   readonly #sql: (sql: string) => Statement;
+  readonly #guard: SqliteGuard;
   /** The archive of large tool results, in the same file. */
   readonly archive: SessionArchive;
   /** The waits of parked runs (SPEC 15.1), in the same file. */
   readonly waits: SessionWaits;
 
   constructor(options: SqliteSessionStoreOptions) {
-    this.#db = openSqliteDatabase(options.path, { timeout: options.busyTimeoutMs ?? 5000 });
-    this.#db.pragma('journal_mode = WAL');
-    this.#db.pragma('synchronous = NORMAL');
-    migrateSqlite(this.#db);
+    const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+    this.#db = openSqliteStore(options.path, {
+      busyTimeoutMs,
+      synchronous: options.synchronous ?? 'normal',
+    });
+    this.#guard = sqliteGuard({ path: options.path, busyTimeoutMs });
     this.#sql = statementCache(this.#db);
-    this.archive = new SqliteArchive(this.#db, options.maxArchiveBytesPerSession);
-    this.waits = new SqliteWaits(this.#db, (sessionId, writeOptions, body) =>
+    this.archive = new SqliteArchive(this.#db, this.#guard, options.maxArchiveBytesPerSession);
+    this.waits = new SqliteWaits(this.#db, this.#guard, (sessionId, writeOptions, body) =>
       this.#write(sessionId, writeOptions, body),
     );
   }
 
   async create(state: SessionState, options?: SessionWriteOptions): Promise<void> {
-    this.#write(state.id, options, (lease) => {
+    this.#guardedWrite(state.id, options, (lease) => {
       const exists = this.#sql('SELECT 1 FROM muster_sessions WHERE id = ?').get(state.id);
       if (exists) throw existsError(state.id);
       this.#sql(
@@ -101,14 +117,18 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async get(sessionId: string): Promise<SessionState | undefined> {
-    const row = this.#sql('SELECT * FROM muster_sessions WHERE id = ?').get(sessionId) as
-      | SessionRow
-      | undefined;
-    if (!row) return undefined;
-    const messages = this.#sql('SELECT body FROM muster_messages WHERE session_id = ? ORDER BY seq')
-      .pluck()
-      .all(sessionId);
-    return rowToState(row, messages);
+    return this.#guard(() => {
+      const row = this.#sql('SELECT * FROM muster_sessions WHERE id = ?').get(sessionId) as
+        | SessionRow
+        | undefined;
+      if (!row) return undefined;
+      const messages = this.#sql(
+        'SELECT body FROM muster_messages WHERE session_id = ? ORDER BY seq',
+      )
+        .pluck()
+        .all(sessionId);
+      return rowToState(row, messages);
+    });
   }
 
   async update(
@@ -116,7 +136,7 @@ export class SqliteSessionStore implements SessionStore {
     patch: SessionPatch,
     options?: SessionWriteOptions,
   ): Promise<void> {
-    this.#write(sessionId, options, (lease) => {
+    this.#guardedWrite(sessionId, options, (lease) => {
       const row = this.#sql('SELECT * FROM muster_sessions WHERE id = ?').get(sessionId) as
         | SessionRow
         | undefined;
@@ -161,26 +181,31 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async delete(sessionId: string): Promise<void> {
-    this.#db
-      .transaction(() => {
-        if (isLive(this.#lease(sessionId), Date.now())) throw heldError(sessionId);
-        for (const table of ['muster_messages', 'muster_archive', 'muster_waits'])
-          this.#sql(`DELETE FROM ${table} WHERE session_id = ?`).run(sessionId);
-        this.#sql('DELETE FROM muster_sessions WHERE id = ?').run(sessionId);
-      })
-      .immediate();
+    this.#guard(() =>
+      this.#db
+        .transaction(() => {
+          if (isLive(this.#lease(sessionId), Date.now())) throw heldError(sessionId);
+          for (const table of ['muster_messages', 'muster_archive', 'muster_waits'])
+            this.#sql(`DELETE FROM ${table} WHERE session_id = ?`).run(sessionId);
+          this.#sql('DELETE FROM muster_sessions WHERE id = ?').run(sessionId);
+        })
+        .immediate(),
+    );
   }
 
   async list(query?: SessionListQuery): Promise<SessionPage> {
     const limit = pageSize(query);
-    const rows = this.#sql(
-      `SELECT * FROM muster_sessions WHERE id > ? AND (? IS NULL OR status = ?) ORDER BY id LIMIT ?`,
-    ).all(
-      query?.cursor ?? '',
-      query?.status ?? null,
-      query?.status ?? null,
-      limit + 1,
-    ) as SessionRow[];
+    const rows = this.#guard(
+      () =>
+        this.#sql(
+          `SELECT * FROM muster_sessions WHERE id > ? AND (? IS NULL OR status = ?) ORDER BY id LIMIT ?`,
+        ).all(
+          query?.cursor ?? '',
+          query?.status ?? null,
+          query?.status ?? null,
+          limit + 1,
+        ) as SessionRow[],
+    );
     const sessions = rows.slice(0, limit).map(rowToSummary);
     return rows.length > limit ? { sessions, nextCursor: sessions.at(-1)!.id } : { sessions };
   }
@@ -190,36 +215,43 @@ export class SqliteSessionStore implements SessionStore {
     owner: string,
     ttlMs: number,
   ): Promise<SessionLease | undefined> {
-    const token = this.#db
-      .transaction(() => {
-        const now = Date.now();
-        const current = this.#lease(sessionId);
-        if (isLive(current, now)) return undefined;
-        const next = (current?.token ?? FIRST_TOKEN - 1) + 1;
-        this.#sql(
-          `INSERT INTO muster_leases (session_id, token, owner, expires_at) VALUES (?, ?, ?, ?)
+    const token = this.#guard(() =>
+      this.#db
+        .transaction(() => {
+          const now = Date.now();
+          const current = this.#lease(sessionId);
+          if (isLive(current, now)) return undefined;
+          const next = (current?.token ?? FIRST_TOKEN - 1) + 1;
+          this.#sql(
+            `INSERT INTO muster_leases (session_id, token, owner, expires_at) VALUES (?, ?, ?, ?)
              ON CONFLICT (session_id) DO UPDATE SET token = excluded.token, owner = excluded.owner,
                expires_at = excluded.expires_at`,
-        ).run(sessionId, next, owner, now + ttlMs);
-        return next;
-      })
-      .immediate();
+          ).run(sessionId, next, owner, now + ttlMs);
+          return next;
+        })
+        .immediate(),
+    );
     if (token === undefined) return undefined;
     return {
       token,
       owner,
       renew: async () => {
         const now = Date.now();
-        const changed = this.#sql(
-          `UPDATE muster_leases SET expires_at = ? WHERE session_id = ? AND token = ?
+        const changed = this.#guard(
+          () =>
+            this.#sql(
+              `UPDATE muster_leases SET expires_at = ? WHERE session_id = ? AND token = ?
                AND owner IS NOT NULL AND expires_at > ?`,
-        ).run(now + ttlMs, sessionId, token, now).changes;
+            ).run(now + ttlMs, sessionId, token, now).changes,
+        );
         if (changed !== 1) throw leaseLostError(sessionId);
       },
       release: async () => {
-        this.#sql(
-          'UPDATE muster_leases SET owner = NULL, expires_at = 0 WHERE session_id = ? AND token = ?',
-        ).run(sessionId, token);
+        this.#guard(() =>
+          this.#sql(
+            'UPDATE muster_leases SET owner = NULL, expires_at = 0 WHERE session_id = ? AND token = ?',
+          ).run(sessionId, token),
+        );
       },
     };
   }
@@ -239,6 +271,15 @@ export class SqliteSessionStore implements SessionStore {
       ...(row.owner !== null ? { owner: row.owner } : {}),
       expiresAt: row.expires_at,
     };
+  }
+
+  /** {@link #write}, its failures typed. */
+  #guardedWrite(
+    sessionId: string,
+    options: SessionWriteOptions | undefined,
+    body: (lease: LeaseRecord | undefined) => void,
+  ): void {
+    this.#guard(() => this.#write(sessionId, options, body));
   }
 
   /** Runs `body` in one immediate transaction after checking the write's lease. */

@@ -1,5 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { statementCache } from './sqlite-statements.js';
+import type { SqliteGuard } from './sqlite-failure.js';
 import type { SessionWriteOptions } from './session-store.js';
 import type {
   DecideOptions,
@@ -33,38 +34,43 @@ export class SqliteWaits implements SessionWaits {
   readonly #db: Database;
   readonly #sql: (sql: string) => Statement;
   readonly #write: SqliteLeasedWrite;
+  readonly #guard: SqliteGuard;
 
-  constructor(db: Database, write: SqliteLeasedWrite) {
+  constructor(db: Database, guard: SqliteGuard, write: SqliteLeasedWrite) {
     this.#db = db;
+    this.#guard = guard;
     this.#sql = statementCache(db);
     this.#write = write;
   }
 
   async put(wait: Wait, options?: SessionWriteOptions): Promise<void> {
     const values = waitRowValues(wait);
-    this.#write(wait.sessionId, options, () => {
-      this.#sql(
-        `INSERT INTO muster_waits (session_id, id, kind, status, created_at, expires_at, body)
-           VALUES (?, ?, ?, ?, ?, ?, ?)
-           ON CONFLICT (session_id, id) DO UPDATE SET kind = excluded.kind,
-             status = excluded.status, created_at = excluded.created_at,
-             expires_at = excluded.expires_at, body = excluded.body`,
-      ).run(...values);
-    });
+    this.#guard(() =>
+      this.#write(wait.sessionId, options, () => {
+        this.#sql(
+          `INSERT INTO muster_waits (session_id, id, kind, status, created_at, expires_at, body)
+             VALUES (?, ?, ?, ?, ?, ?, ?)
+             ON CONFLICT (session_id, id) DO UPDATE SET kind = excluded.kind,
+               status = excluded.status, created_at = excluded.created_at,
+               expires_at = excluded.expires_at, body = excluded.body`,
+        ).run(...values);
+      }),
+    );
   }
 
   async get(sessionId: string, waitId: string): Promise<Wait | undefined> {
-    return this.#read(sessionId, waitId);
+    return this.#guard(() => this.#read(sessionId, waitId));
   }
 
   async list(query: WaitQuery = {}): Promise<WaitPage> {
     const limit = pageSize({ ...(query.limit !== undefined ? { limit: query.limit } : {}) });
     const { where, values } = waitListWhere(query, () => '?');
-    const bodies = this.#sql(
-      `SELECT body FROM muster_waits ${where} ORDER BY session_id, id LIMIT ?`,
-    )
-      .pluck()
-      .all(...values, limit + 1) as string[];
+    const bodies = this.#guard(
+      () =>
+        this.#sql(`SELECT body FROM muster_waits ${where} ORDER BY session_id, id LIMIT ?`)
+          .pluck()
+          .all(...values, limit + 1) as string[],
+    );
     const waits = bodies.slice(0, limit).map((b) => JSON.parse(b) as Wait);
     return bodies.length > limit ? { waits, nextCursor: waitCursor(waits.at(-1)!) } : { waits };
   }
@@ -76,22 +82,21 @@ export class SqliteWaits implements SessionWaits {
     options?: DecideOptions,
   ): Promise<Wait> {
     const now = options?.now ?? Date.now();
-    return this.#db
-      .transaction(() => {
-        const wait = this.#read(sessionId, waitId);
-        const checked = checkDecision(sessionId, waitId, wait, decision, { ...options, now });
-        const decided: Wait = {
-          ...wait!,
-          status: 'decided',
-          decision: checked,
-          decidedAt: new Date(now).toISOString(),
-        };
-        this.#sql(
-          `UPDATE muster_waits SET status = 'decided', body = ? WHERE session_id = ? AND id = ?`,
-        ).run(JSON.stringify(decided), sessionId, waitId);
-        return decided;
-      })
-      .immediate();
+    const decide = this.#db.transaction(() => {
+      const wait = this.#read(sessionId, waitId);
+      const checked = checkDecision(sessionId, waitId, wait, decision, { ...options, now });
+      const decided: Wait = {
+        ...wait!,
+        status: 'decided',
+        decision: checked,
+        decidedAt: new Date(now).toISOString(),
+      };
+      this.#sql(
+        `UPDATE muster_waits SET status = 'decided', body = ? WHERE session_id = ? AND id = ?`,
+      ).run(JSON.stringify(decided), sessionId, waitId);
+      return decided;
+    });
+    return this.#guard(() => decide.immediate());
   }
 
   async remove(
@@ -99,10 +104,12 @@ export class SqliteWaits implements SessionWaits {
     waitIds: readonly string[],
     options?: SessionWriteOptions,
   ): Promise<void> {
-    this.#write(sessionId, options, () => {
-      const remove = this.#sql('DELETE FROM muster_waits WHERE session_id = ? AND id = ?');
-      for (const id of waitIds) remove.run(sessionId, id);
-    });
+    this.#guard(() =>
+      this.#write(sessionId, options, () => {
+        const remove = this.#sql('DELETE FROM muster_waits WHERE session_id = ? AND id = ?');
+        for (const id of waitIds) remove.run(sessionId, id);
+      }),
+    );
   }
 
   #read(sessionId: string, waitId: string): Wait | undefined {

@@ -38,6 +38,8 @@ import {
 } from '../../src/mcp/failures/connection-errors.js';
 import { classifyCallError, operationFailure } from '../../src/mcp/failures/mcp-errors.js';
 import { SecretRegistry } from '../../src/util/index.js';
+import { postgresStoreError, postgresTarget } from '../../src/session/postgres-failure.js';
+import { sqliteStoreError } from '../../src/session/sqlite-failure.js';
 
 // One switch per family: adding a reason to a tuple fails to compile until it is handled.
 
@@ -120,10 +122,28 @@ function modelAdvice(err: ModelError): string {
   }
 }
 
-function sessionAdvice(err: SessionError): string {
+function sessionAdvice(err: MusterError<'SESSION_STORE_FAILED'> | SessionError): string {
   const reason = err.details.reason;
   if (reason === undefined) return 'see the code';
   switch (reason) {
+    case 'folder-missing':
+      return 'create the folder';
+    case 'not-permitted':
+      return 'fix the permissions';
+    case 'locked':
+      return 'close the other process';
+    case 'corrupt':
+      return 'restore from a backup';
+    case 'disk-full':
+      return 'free space';
+    case 'server-unreachable':
+      return 'start the server';
+    case 'host-not-found':
+      return 'fix the host';
+    case 'auth-failed':
+      return 'fix the credentials';
+    case 'database-missing':
+      return 'create the database';
     default: {
       const _exhaustive: never = reason;
       return _exhaustive;
@@ -167,9 +187,8 @@ describe('details.reason types', () => {
     expectTypeOf<ReasonOf<'ABORTED'>>().toEqualTypeOf<RuntimeFailureReason>();
     expectTypeOf<ReasonOf<'MODEL_REQUEST_FAILED'>>().toEqualTypeOf<ModelFailureReason>();
     expectTypeOf<ReasonOf<'SESSION_STORE_FAILED'>>().toEqualTypeOf<SessionFailureReason>();
-    // no MODEL_* or SESSION_* reason yet: their details cannot carry one
+    // no MODEL_* reason yet: their details cannot carry one
     expectTypeOf<ModelFailureReason>().toBeNever();
-    expectTypeOf<SessionFailureReason>().toBeNever();
     expectTypeOf(new ToolError('TOOL_EXECUTION_FAILED', 'm').details.reason).toEqualTypeOf<
       ToolFailureReason | undefined
     >();
@@ -188,8 +207,12 @@ describe('details.reason types', () => {
     new McpError('MCP_DISCONNECTED', 'm', { details: { reason: 'stream-lst' } });
     // @ts-expect-error MODEL_* has no reason yet
     new ModelError('MODEL_REQUEST_FAILED', 'm', { details: { reason: 'not-sent' } });
-    // @ts-expect-error SESSION_* has no reason yet
-    new SessionError('SESSION_STORE_FAILED', 'm', { sessionId: 's', details: { reason: 'x' } });
+    new SessionError('SESSION_STORE_FAILED', 'm', {
+      sessionId: 's',
+      details: { reason: 'locked' },
+    });
+    // @ts-expect-error 'lockd' is not a reason of the SESSION_* family
+    new SessionError('SESSION_STORE_FAILED', 'm', { sessionId: 's', details: { reason: 'lockd' } });
     // @ts-expect-error 'driver-gone' is not a reason of the remaining codes
     new MusterError('INVALID_CONFIGURATION', 'm', { details: { reason: 'driver-gone' } });
     // @ts-expect-error a reason of another family does not fit the code's
@@ -312,5 +335,31 @@ describe('producers give reasons of their family', () => {
       summarizerError('summarizer-failed'),
     ])
       expect(RUNTIME_FAILURE_REASONS).toContain(reasonOf(e));
+  });
+
+  it('session store failures', () => {
+    const coded = (code: string) => Object.assign(new Error('m'), { code });
+    const target = postgresTarget({ connectionString: 'postgres://u@h/d' });
+    const facts = { path: 'sessions.db', busyTimeoutMs: 1 };
+    const errors = [
+      ...['SQLITE_BUSY', 'SQLITE_NOTADB', 'SQLITE_FULL', 'SQLITE_READONLY_DBMOVED'].map((c) =>
+        sqliteStoreError(coded(c), facts),
+      ),
+      ...['ECONNREFUSED', 'ENOTFOUND', '28P01', '3D000', '42501'].map((c) =>
+        postgresStoreError(coded(c), target),
+      ),
+    ] as MusterError<'SESSION_STORE_FAILED'>[];
+    expect(errors.map((e) => sessionAdvice(e))).toEqual([
+      'close the other process',
+      'restore from a backup',
+      'free space',
+      'fix the permissions',
+      'start the server',
+      'fix the host',
+      'fix the credentials',
+      'create the database',
+      'fix the permissions',
+    ]);
+    for (const e of errors) expect(SESSION_FAILURE_REASONS).toContain(reasonOf(e));
   });
 });
