@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { ModelMessage } from '../model/index.js';
 import { ContextManager } from './index.js';
@@ -125,9 +126,13 @@ describe('ContextManager, summarize', () => {
     expect(err).toMatchObject({
       code: 'AGENT_LIMIT_EXCEEDED',
       details: { reason: 'summarizer-failed' },
-      cause: boom,
     });
+    // the cause is kept as a redacted copy of the summarizer's error (its class and message)
+    const cause = (err as Error).cause as Error;
+    expect(cause).toBeInstanceOf(Error);
+    expect(cause.message).toContain('summarizer down');
     expect((err as Error).message).not.toContain('sk-canary');
+    expect(inspect(err, { depth: 20 })).not.toContain('sk-canary');
     const empty = new ContextManager({ maxTokens: 400, summarize: async () => '  ' });
     await expect(empty.prepare(chat(6), request())).rejects.toMatchObject({
       code: 'AGENT_LIMIT_EXCEEDED',
