@@ -9,11 +9,33 @@ import {
 /** A lock older than this (ms) without a refresh is taken to be a crashed holder's, and taken over. */
 const STALE_MS = 10_000;
 
+/** How long a waiter waits for a held lock by default (ms): longer than a stale lock lives. */
+const DEFAULT_WAIT_MS = 12_000;
+
 /**
- * How a waiter retries a held lock: from 5 ms up to 100 ms apart, 130 times, so 12 s or more
- * in all, which outlasts a stale lock. Randomized, so that waiters do not retry in step.
+ * How a waiter retries a held lock for at least `waitMs`: from 5 ms up to 100 ms apart (the
+ * ramp from 5 to 100 ms takes 17 retries), randomized so that waiters do not retry in step.
  */
-const RETRIES = { retries: 130, factor: 1.2, minTimeout: 5, maxTimeout: 100, randomize: true };
+const retriesFor = (waitMs: number) => ({
+  retries: 17 + Math.ceil(waitMs / 100),
+  factor: 1.2,
+  minTimeout: 5,
+  maxTimeout: 100,
+  randomize: true,
+});
+
+/** How {@link withFileLock} locks; every field has a default. */
+export interface FileLockOptions {
+  /** The file whose lock is taken (`<lockTarget>.lock`); default: the token file itself. */
+  readonly lockTarget?: string;
+  /** How long to wait for another holder at least, in ms. Default 12 000. */
+  readonly waitMs?: number;
+  /**
+   * Whether losing the lock while `work` ran fails the call (default). A lock that only
+   * keeps others from repeating `work` may ignore it: what `work` wrote took its own lock.
+   */
+  readonly failWhenLost?: boolean;
+}
 
 type Lockfile = typeof ProperLockfile;
 
@@ -29,26 +51,31 @@ function loadLockfile(): Promise<Lockfile> {
 }
 
 /**
- * Runs `work` holding the cross-process lock of `path` (a `<path>.lock` folder that
- * `proper-lockfile` creates atomically and keeps fresh while it is held). The folder of `path`
- * must exist. Waits for another holder; takes over a lock left by a crashed process after
- * 10 s.
+ * Runs `work` holding the cross-process lock of the token file `path` (a `<path>.lock`
+ * folder, or `<lockTarget>.lock`, that `proper-lockfile` creates atomically and keeps fresh
+ * while it is held). The folder of `path` must exist. Waits for another holder; takes over a
+ * lock left by a crashed process after 10 s.
  */
-export async function withFileLock<T>(path: string, work: () => Promise<T>): Promise<T> {
+export async function withFileLock<T>(
+  path: string,
+  work: () => Promise<T>,
+  options: FileLockOptions = {},
+): Promise<T> {
   const { lock } = await loadLockfile();
+  const waitMs = options.waitMs ?? DEFAULT_WAIT_MS;
   let lost: Error | undefined;
   let release: () => Promise<void>;
   try {
-    release = await lock(path, {
+    release = await lock(options.lockTarget ?? path, {
       realpath: false,
       stale: STALE_MS,
-      retries: RETRIES,
+      retries: retriesFor(waitMs),
       onCompromised: (err) => {
         lost = err;
       },
     });
   } catch (err) {
-    if (errnoOf(err) === 'ELOCKED') throw tokenFileLockedError(path, err);
+    if (errnoOf(err) === 'ELOCKED') throw tokenFileLockedError(path, waitMs, err);
     throw tokenFileIoError('lock', path, err);
   }
   let result: T;
@@ -59,6 +86,6 @@ export async function withFileLock<T>(path: string, work: () => Promise<T>): Pro
     // work itself is done, so that is not this call's failure
     await release().catch(() => undefined);
   }
-  if (lost) throw tokenFileLockLostError(path, lost);
+  if (lost && options.failWhenLost !== false) throw tokenFileLockLostError(path, lost);
   return result;
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { musterHome } from '../util/index.js';
 import { ensureFolder, readCredentials, writeCredentials } from './credentials-file.js';
@@ -25,6 +26,22 @@ export const CREDENTIALS_FILE_NAME = 'credentials.json';
  */
 const writers = new KeyedQueue();
 
+/** This process's `exclusive` calls, one at a time per lock file (as {@link writers}). */
+const refreshers = new KeyedQueue();
+
+/**
+ * How long an `exclusive` call waits for another process's (ms): that one may be a refresh
+ * of several requests, each allowed 30 s; a waiting 401 gives up sooner, on its own deadline.
+ */
+const EXCLUSIVE_WAIT_MS = 90_000;
+
+/**
+ * The file whose lock `exclusive` takes for `key`: beside the credentials file, named by a
+ * hash of the key (which names a user and a server, and is nobody's business in a listing).
+ */
+const exclusiveTarget = (path: string, key: string) =>
+  `${path}.${createHash('sha256').update(key).digest('hex').slice(0, 16)}.refresh`;
+
 /** A copy of `value` as the file will hold it (a caller that changes `value` later changes nothing). */
 const asStored = (value: StoredOAuthState): StoredOAuthState =>
   JSON.parse(JSON.stringify(value)) as StoredOAuthState;
@@ -35,8 +52,10 @@ const asStored = (value: StoredOAuthState): StoredOAuthState =>
  * missing. Every write replaces the file atomically (a temporary file in the same folder,
  * flushed, then renamed), so a reader never sees half a document and needs no lock; every
  * read-modify-write (`set`, `delete`, `update`) holds a cross-process lock, so two processes
- * never lose each other's update. A file with a wider mode is tightened to 0600 by the next
- * write.
+ * never lose each other's update. `exclusive(key, work)` holds a second lock, one per key
+ * (`credentials.json.<hash>.refresh.lock`), for as long as `work` runs, so that one process at
+ * a time refreshes a key's tokens while the others wait and then read what it saved. A file
+ * with a wider mode is tightened to 0600 by the next write.
  *
  * A file that is not a version-1 credentials document fails with `INVALID_CONFIGURATION`
  * naming the file (never quoting it); I/O failures keep the original error as `cause`.
@@ -83,6 +102,19 @@ export function fileTokenStore(options: FileTokenStoreOptions = {}): TokenStore 
         const stored = asStored(next);
         entries.set(key, stored);
         return { changed: true, result: stored };
+      });
+    },
+    exclusive(key, work) {
+      const target = exclusiveTarget(path, key);
+      return refreshers.run(target, async () => {
+        await ensureFolder(path);
+        return withFileLock(path, work, {
+          lockTarget: target,
+          waitMs: EXCLUSIVE_WAIT_MS,
+          // what `work` wrote took the file's own lock; losing this one only let another
+          // process refresh too, which the caller's work cannot undo
+          failWhenLost: false,
+        });
       });
     },
   };

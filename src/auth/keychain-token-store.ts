@@ -39,7 +39,8 @@ const loadKeyring = async (): Promise<KeyringModule> =>
  * `INVALID_CONFIGURATION`. The calls for one key run one at a time in this process, so
  * `update` loses nothing to another `update` of the same process; the keychain has no lock
  * that spans processes, so two processes that `update` one key at the same moment may lose
- * one of the two changes (use {@link fileTokenStore} where that matters).
+ * one of the two changes (use {@link fileTokenStore} where that matters). For the same reason
+ * `exclusive` (around token refreshes) orders the agents of this process only.
  *
  * @example
  * ```ts
@@ -50,6 +51,9 @@ const loadKeyring = async (): Promise<KeyringModule> =>
 export function keychainTokenStore(options: KeychainTokenStoreOptions = {}): TokenStore {
   return keychainTokenStoreOver(loadKeyring, options);
 }
+
+/** This process's `exclusive` calls, one at a time per service and key, across stores. */
+const refreshers = new KeyedQueue();
 
 /**
  * {@link keychainTokenStore} over a given loader of the keyring module: the seam that lets a
@@ -127,5 +131,6 @@ export function keychainTokenStoreOver(
         await remove(key);
         return undefined;
       }),
+    exclusive: (key, work) => refreshers.run(`${service}\n${key}`, work),
   };
 }

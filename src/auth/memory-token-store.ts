@@ -8,7 +8,8 @@ const copy = <T>(value: T): T => structuredClone(value);
  * A token store in this process's memory: the default when a host names no store, and the
  * store of tests. Values are deep-copied on the way in and out (a caller that changes an
  * object it passed or got back changes nothing stored), and the calls for one key run one at
- * a time in the order they were made. Nothing survives the process.
+ * a time in the order they were made; `exclusive` orders the refreshes of the agents sharing
+ * the store. Nothing survives the process.
  *
  * @example
  * ```ts
@@ -20,6 +21,7 @@ const copy = <T>(value: T): T => structuredClone(value);
 export function memoryTokenStore(): TokenStore {
   const entries = new Map<string, StoredOAuthState>();
   const queue = new KeyedQueue();
+  const exclusive = new KeyedQueue();
   return {
     async get(key) {
       return queue.run(key, () => copy(entries.get(key)));
@@ -47,5 +49,6 @@ export function memoryTokenStore(): TokenStore {
         return copy(stored);
       });
     },
+    exclusive: (key, work) => exclusive.run(key, work),
   };
 }

@@ -126,7 +126,11 @@ export async function createStoreProvider(
     provider.prepareTokenRequest = machine.prepareTokenRequest.bind(machine);
   if (machine?.addClientAuthentication)
     provider.addClientAuthentication = machine.addClientAuthentication.bind(machine);
-  return { provider, reload: async () => adopt(await store.get(key)) };
+  return {
+    provider,
+    reload: async () => adopt(await store.get(key)),
+    exclusive: (work) => (store.exclusive ? store.exclusive(key, work) : work()),
+  };
 }
 
 /** A provider, and how to pick up what another process saved to its store since. */
@@ -134,6 +138,11 @@ export interface ProviderParts {
   readonly provider: OAuthClientProvider;
   /** Re-reads the store (a no-op for host providers, which keep their own state). */
   reload(): Promise<void>;
+  /**
+   * Runs `work` under the store's `exclusive` lock of this namespace (just runs it for host
+   * providers and stores without one).
+   */
+  exclusive<T>(work: () => Promise<T>): Promise<T>;
 }
 
 /**

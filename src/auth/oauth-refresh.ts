@@ -26,8 +26,8 @@ export interface TokenRefreshParts {
 /**
  * The transport's side of a server's OAuth: the current token before every request, and one
  * refresh for every 401 at once. The guard remembers which token each 401 answer carried, so
- * a 401 for a token already replaced just retries; the refresh re-reads the store first (a
- * process sharing it may have refreshed), is bounded (`OAUTH_DEFAULTS.refreshTimeoutMs`, each
+ * a 401 for a token already replaced just retries; the refresh holds the store's lock and
+ * re-reads the store inside it (a process sharing it may have refreshed), is bounded (`OAUTH_DEFAULTS.refreshTimeoutMs`, each
  * request `requestTimeoutMs`), and never opens a login.
  */
 export class TokenRefresh {
@@ -91,14 +91,14 @@ export class TokenRefresh {
   async #silent(fetchFn: FetchLike, used: string | undefined): Promise<boolean> {
     const { runner, scope, assertOpen } = this.#parts;
     assertOpen();
-    const parts = await runner.ready();
-    // another process (sharing the store) or a login may have renewed the token meanwhile
-    await parts.reload();
-    const current = (await parts.provider.tokens())?.access_token;
-    if (current !== undefined && current !== used) return true;
-    const result = await runner.run(
+    const held = await (await runner.ready()).provider.tokens();
+    // another process (sharing the store) or a login may have renewed the token meanwhile:
+    // the refresh re-reads the store under its lock and sends nothing then
+    const result = await runner.refresh(
       withDeadline(fetchFn, OAUTH_DEFAULTS.requestTimeoutMs),
       scope.ask(),
+      held,
+      used,
     );
     return result === 'AUTHORIZED';
   }

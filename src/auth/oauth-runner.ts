@@ -1,6 +1,6 @@
 import type * as ClientExports from '@modelcontextprotocol/client';
 import { randomBytes } from 'node:crypto';
-import type { AuthOptions, FetchLike } from '@modelcontextprotocol/client';
+import type { AuthOptions, FetchLike, StoredOAuthTokens } from '@modelcontextprotocol/client';
 import { isSecureOrLoopback } from './oauth-config.js';
 import { authError } from './oauth-errors.js';
 import { toAuthFailure, withDeadline } from './oauth-failure.js';
@@ -90,6 +90,32 @@ export class AuthRunner {
     }
   }
 
+  /**
+   * One run of `auth()` that may spend the refresh token, under the store's `exclusive` lock:
+   * inside it the store is read again, and when its tokens are no longer the ones this
+   * session held (`held`; `refused`, the access token the server just turned down), another
+   * process or session has refreshed or signed in, so its tokens are used and nothing is
+   * sent. The access token's `expires_in` is not consulted: a refused token is stale
+   * whatever its age says, and one the server has not refused is tried before anything is
+   * spent.
+   */
+  async refresh(
+    fetchFn: FetchLike,
+    ask: AuthAsk,
+    held: StoredOAuthTokens | undefined,
+    refused: string | undefined = held?.access_token,
+  ): Promise<'AUTHORIZED' | 'REDIRECT'> {
+    const parts = await this.ready();
+    return parts.exclusive(async () => {
+      await parts.reload();
+      const stored = await parts.provider.tokens();
+      const renewed =
+        stored !== undefined &&
+        (stored.access_token !== refused || stored.refresh_token !== held?.refresh_token);
+      return renewed ? 'AUTHORIZED' : this.run(fetchFn, ask);
+    });
+  }
+
   /** The fetch of OAuth requests made outside the transport: guarded and bounded. */
   oauthFetch(): FetchLike {
     return withDeadline(
@@ -139,6 +165,7 @@ export class AuthRunner {
       return {
         provider: wrapHostProvider(checked.options.provider, hooks),
         reload: async () => undefined,
+        exclusive: (work) => work(),
       };
     }
     const machine =

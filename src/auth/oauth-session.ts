@@ -176,11 +176,17 @@ export class OAuthSession {
     this.#undoWiden = previous ? restore : undefined;
     let result: 'AUTHORIZED' | 'REDIRECT';
     try {
-      result = await this.#runner.run(
-        this.#runner.oauthFetch(),
-        this.#scope.ask(),
-        wider ? { forceReauthorization: true } : {},
-      );
+      result = wider
+        ? await this.#runner.run(this.#runner.oauthFetch(), this.#scope.ask(), {
+            forceReauthorization: true,
+          })
+        : // may spend the refresh token: under the store's lock, unless another process
+          // has refreshed or signed in meanwhile
+          await this.#runner.refresh(
+            this.#runner.oauthFetch(),
+            this.#scope.ask(),
+            await provider.tokens(),
+          );
       this.#assertOpen();
       if (result === 'REDIRECT') this.#runner.checkAuthorizationUrl();
     } catch (err) {

@@ -52,10 +52,10 @@ export function tokenFileCorruptError(path: string, problem: string): MusterErro
 }
 
 /** The token file stayed locked by another process for longer than the store waits. */
-export function tokenFileLockedError(path: string, cause: unknown): MusterError {
+export function tokenFileLockedError(path: string, waitedMs: number, cause: unknown): MusterError {
   return new MusterError(
     'INTERNAL_ERROR',
-    `The token file ${path} stayed locked by another process for over 10 s; try again.`,
+    `The token file ${path} stayed locked by another process for over ${Math.floor(waitedMs / 1000)} s; try again.`,
     { cause, details: { path } },
   );
 }

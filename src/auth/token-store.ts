@@ -39,6 +39,15 @@ export interface TokenStore {
     key: string,
     change: (current: StoredOAuthState | undefined) => StoredOAuthState | undefined,
   ): Promise<StoredOAuthState | undefined>;
+  /**
+   * Runs `work` while no other `exclusive` call for `key` runs: in this process and, for a
+   * store shared across processes, in every process using it. Muster refreshes tokens inside
+   * it, re-reading the store first, so that one holder at a time spends a refresh token (an
+   * authorization server that rotates refresh tokens revokes the grant when one is used
+   * twice). `work` reads and writes through the other methods, so this lock must not be the
+   * one `update` takes. Optional: without it, a refresh is ordered within its session only.
+   */
+  exclusive?<T>(key: string, work: () => Promise<T>): Promise<T>;
 }
 
 /**

@@ -39,6 +39,7 @@ export function chooseStore(choice: string, home: string): ChosenStore {
     get: (key) => inner.get(key),
     set: (key, value) => inner.set(key, value),
     update: (key, change) => inner.update(key, change),
+    exclusive: (key, work) => (inner.exclusive ? inner.exclusive(key, work) : work()),
     async delete(key) {
       removed = fields(await inner.get(key));
       await inner.delete(key);
