@@ -74,7 +74,11 @@ export class AgentRun {
     this.#raw = request;
     this.#ids = ids;
     // every write of the run names its lease, once it holds one
-    this.#store = guardedStore(runtime.store, () => this.#claim?.writeOptions() ?? {});
+    this.#store = guardedStore(
+      runtime.store,
+      () => this.#claim?.writeOptions() ?? {},
+      (operation) => (this.#claim ? this.#claim.fenced(operation) : operation()),
+    );
   }
 
   /**
@@ -361,8 +365,9 @@ export class AgentRun {
 
   /**
    * Ends the run with its failure: a lost lease is `SESSION_ALREADY_RUNNING` whatever the run
-   * was doing, an abort is `ABORTED`. The session records it; a store that cannot is
-   * reported, not hidden (the run has failed already).
+   * was doing, an abort is `ABORTED`. The session records it (unless the lease is lost: the
+   * session may be another process's now, and the store would refuse the write); a store that
+   * cannot is reported, not hidden (the run has failed already).
    */
   async #fail(err: unknown): Promise<MusterError> {
     const runtime = this.#runtime;
@@ -374,7 +379,7 @@ export class AgentRun {
         ? abortedError('The run', signal.reason)
         : err;
     const failure = this.#failed(error);
-    const session = this.#session;
+    const session = lost ? undefined : this.#session;
     const sampled = this.#scope?.takeUsage();
     if (session && sampled)
       await this.#store

@@ -6,15 +6,30 @@ import { guardStore } from './store-guard.js';
 /** The default of the agent's `sessionLeaseMs`: how long a store lease lasts unrenewed. */
 export const DEFAULT_SESSION_LEASE_MS = 30_000;
 
+/**
+ * How much of the lease's TTL a renewal has to return in: a lease not confirmed for this long
+ * stops the run, which leaves the rest of the TTL for the run to stop before another process
+ * could take the lease.
+ */
+const DEADLINE_SHARE = 0.8;
+
 /** A session claimed by one run: in this process, and in the store when it offers leases. */
 export interface SessionClaim {
   /**
    * Claims the store's lease (stores shared by replicas) and renews it every ttl/3 while the
    * run lives; fails with `SESSION_ALREADY_RUNNING` when another owner holds a live lease.
+   * The lease is lost (and the run stopped) when the store says it is gone, or when no
+   * renewal has returned for 4/5 of the TTL (a store cut off without an answer).
    */
   lease(store: SessionStore, runId: string): Promise<void>;
   /** What every write of the run passes to the store: the lease, once held. */
   writeOptions(): SessionWriteOptions;
+  /**
+   * Runs one store operation of the run unless the lease is lost; one in flight when it is
+   * lost is abandoned: it rejects at once with the lost lease's error (the store fences off
+   * the write itself).
+   */
+  fenced<T>(operation: () => Promise<T>): Promise<T>;
   /** The `SESSION_ALREADY_RUNNING` error the lease was lost with; undefined while it holds. */
   readonly lostReason: SessionError | undefined;
   /** Ends the claim: stops renewing, releases the lease, marks the session idle here. Never throws. */
@@ -43,13 +58,24 @@ export function claimSession(
   let lostReason: SessionError | undefined;
   let held: SessionLease | undefined;
   let heartbeat: ReturnType<typeof setInterval> | undefined;
+  let deadline: ReturnType<typeof setTimeout> | undefined;
+  let released = false;
+  // rejects when the lease is lost: what a store operation in flight is raced against
+  let lost: Promise<never> | undefined;
+  let rejectLost: ((reason: SessionError) => void) | undefined;
+  const stopTimers = () => {
+    if (heartbeat) clearInterval(heartbeat);
+    if (deadline) clearTimeout(deadline);
+  };
   const lose = () => {
     if (lostReason) return;
+    stopTimers();
     lostReason = new SessionError(
       'SESSION_ALREADY_RUNNING',
       `The lease on session '${sessionId}' was lost (not renewed within sessionLeaseMs, or taken over by another replica): this run stopped; resume the session to continue it.`,
       { sessionId },
     );
+    rejectLost?.(lostReason);
     onLost(lostReason);
   };
   return {
@@ -57,9 +83,15 @@ export function claimSession(
       return lostReason;
     },
     writeOptions: () => (held ? { lease: held } : {}),
+    fenced(operation) {
+      if (lostReason) return Promise.reject(lostReason);
+      return lost ? Promise.race([operation(), lost]) : operation();
+    },
     async lease(store, runId) {
       if (!store.acquire) return;
       const acquire = store.acquire.bind(store);
+      // the store counts the TTL from when it took the request: no earlier than this
+      let confirmedAt = performance.now();
       held = await guardStore(sessionId, 'claim the session', () =>
         acquire(sessionId, runId, ttlMs),
       );
@@ -70,28 +102,35 @@ export function claimSession(
           { sessionId },
         );
       }
+      lost = new Promise<never>((_, reject) => (rejectLost = reject));
+      lost.catch(() => undefined);
       const lease = held;
-      let renewedAt = Date.now();
+      const arm = () => {
+        if (deadline) clearTimeout(deadline);
+        const left = confirmedAt + ttlMs * DEADLINE_SHARE - performance.now();
+        deadline = setTimeout(lose, Math.max(0, left));
+        deadline.unref?.();
+      };
+      arm();
       let renewing = false;
       heartbeat = setInterval(
         () => {
           if (renewing || lostReason) return;
           renewing = true;
+          const sentAt = performance.now();
           lease
             .renew()
             .then(
               () => {
-                renewedAt = Date.now();
+                if (lostReason || released) return;
+                confirmedAt = Math.max(confirmedAt, sentAt);
+                arm();
               },
               (err: unknown) => {
                 // a lease the store says is gone is lost; a store that cannot answer is retried
-                // until the lease would have expired unrenewed
-                if (
-                  (SessionError.isInstance(err) && err.code === 'SESSION_ALREADY_RUNNING') ||
-                  Date.now() - renewedAt >= ttlMs
-                )
-                  lose();
-                else runtime.reportError(err);
+                // until the deadline stops the run
+                if (SessionError.isInstance(err) && err.code === 'SESSION_ALREADY_RUNNING') lose();
+                else if (!lostReason) runtime.reportError(err);
               },
             )
             .finally(() => (renewing = false));
@@ -101,7 +140,8 @@ export function claimSession(
       heartbeat.unref?.();
     },
     async release(onError) {
-      if (heartbeat) clearInterval(heartbeat);
+      released = true;
+      stopTimers();
       try {
         if (held && !lostReason) {
           const lease = held;

@@ -58,16 +58,22 @@ function typedStoreError(err: unknown, sessionId: string, what: string): unknown
 /**
  * A view of `store` whose failures are typed by {@link guardStore}, handed to the run loop so
  * every write of a run reports `SESSION_STORE_FAILED` instead of an untyped error. Every write
- * names the run's lease (`write()`), so a store that offers leases can fence it off.
+ * names the run's lease (`write()`), so a store that offers leases can fence it off, and
+ * every operation runs through `fence` (the run's: none once its lease is lost).
  */
 export function guardedStore(
   store: SessionStore,
   write: () => SessionWriteOptions = noLease,
+  fence: Fence = unfenced,
 ): SessionStore {
-  return new GuardedStore(store, write);
+  return new GuardedStore(store, write, fence);
 }
 
+/** Runs one store operation, or refuses it (a run whose lease is lost). */
+export type Fence = <T>(operation: () => Promise<T>) => Promise<T>;
+
 const noLease = (): SessionWriteOptions => ({});
+const unfenced: Fence = (operation) => operation();
 
 /** A class, not an object of closures: one is made per run. */
 class GuardedStore implements SessionStore {
@@ -76,53 +82,68 @@ class GuardedStore implements SessionStore {
   constructor(
     private readonly store: SessionStore,
     private readonly write: () => SessionWriteOptions,
+    private readonly fence: Fence,
   ) {}
 
   /** The store's waits, typed like its other failures; absent when the store keeps none. */
   get waits(): SessionWaits | undefined {
     const waits = this.store.waits;
     if (!waits) return undefined;
-    return (this.#waits ??= new GuardedWaits(waits));
+    return (this.#waits ??= new GuardedWaits(waits, this.fence));
   }
 
   create(state: SessionState): Promise<void> {
-    return guardStore(state.id, 'create the session', () => this.store.create(state, this.write()));
+    return guardStore(state.id, 'create the session', () =>
+      this.fence(() => this.store.create(state, this.write())),
+    );
   }
 
   get(id: string): Promise<SessionState | undefined> {
-    return guardStore(id, 'read the session', () => this.store.get(id));
+    return guardStore(id, 'read the session', () => this.fence(() => this.store.get(id)));
   }
 
   // no async frame: this wraps every commit of every run
   update(id: string, patch: SessionPatch): Promise<void> {
     try {
-      return this.store.update(id, patch, this.write()).then(undefined, (err: unknown) => {
-        throw typedStoreError(err, id, 'save the session');
-      });
+      return this.fence(() => this.store.update(id, patch, this.write())).then(
+        undefined,
+        (err: unknown) => {
+          throw typedStoreError(err, id, 'save the session');
+        },
+      );
     } catch (err) {
       return Promise.reject(typedStoreError(err, id, 'save the session'));
     }
   }
 
   delete(id: string): Promise<void> {
-    return guardStore(id, 'delete the session', () => this.store.delete(id));
+    return guardStore(id, 'delete the session', () => this.fence(() => this.store.delete(id)));
   }
 }
 
 /** A store's waits whose failures are typed by {@link guardStore}. */
 class GuardedWaits implements SessionWaits {
-  constructor(private readonly waits: SessionWaits) {}
+  constructor(
+    private readonly waits: SessionWaits,
+    private readonly fence: Fence,
+  ) {}
 
   put(wait: Wait, options?: SessionWriteOptions): Promise<void> {
-    return guardStore(wait.sessionId, 'store the wait', () => this.waits.put(wait, options));
+    return guardStore(wait.sessionId, 'store the wait', () =>
+      this.fence(() => this.waits.put(wait, options)),
+    );
   }
 
   get(sessionId: string, waitId: string): Promise<Wait | undefined> {
-    return guardStore(sessionId, 'read the wait', () => this.waits.get(sessionId, waitId));
+    return guardStore(sessionId, 'read the wait', () =>
+      this.fence(() => this.waits.get(sessionId, waitId)),
+    );
   }
 
   list(query?: WaitQuery): Promise<WaitPage> {
-    return guardStore(query?.sessionId ?? '', 'list the waits', () => this.waits.list(query));
+    return guardStore(query?.sessionId ?? '', 'list the waits', () =>
+      this.fence(() => this.waits.list(query)),
+    );
   }
 
   decide(
@@ -132,7 +153,7 @@ class GuardedWaits implements SessionWaits {
     options?: DecideOptions,
   ): Promise<Wait> {
     return guardStore(sessionId, 'decide the wait', () =>
-      this.waits.decide(sessionId, waitId, decision, options),
+      this.fence(() => this.waits.decide(sessionId, waitId, decision, options)),
     );
   }
 
@@ -142,7 +163,7 @@ class GuardedWaits implements SessionWaits {
     options?: SessionWriteOptions,
   ): Promise<void> {
     return guardStore(sessionId, 'remove the waits', () =>
-      this.waits.remove(sessionId, waitIds, options),
+      this.fence(() => this.waits.remove(sessionId, waitIds, options)),
     );
   }
 }

@@ -46,6 +46,19 @@ describe('postgresStoreError', () => {
     expect(typed(attempts).details['reason']).toBe('server-unreachable');
   });
 
+  it('item-12: a code-less failure once a bound passed is server-unreachable, naming the option', () => {
+    const target = postgresTarget({ connectionString: 'postgres://u@h:1/d' });
+    const bound = { option: 'connectTimeoutMs', ms: 250 } as const;
+    const out = postgresStoreError(new Error('timeout expired'), target, bound);
+    if (!MusterError.isInstance(out)) throw new Error('expected a MusterError');
+    expect(out.code).toBe('SESSION_STORE_FAILED');
+    expect(out.details).toMatchObject({ reason: 'server-unreachable', timeoutMs: 250 });
+    expect(out.message).toContain('connectTimeoutMs');
+    // a coded failure is decided by its code, whenever it came
+    const coded28 = postgresStoreError(coded('28P01'), target, bound) as MusterError;
+    expect(coded28.details['reason']).toBe('auth-failed');
+  });
+
   it('item-13: keeps a Muster error as it is', () => {
     const own = new SessionError('SESSION_NOT_FOUND', 'gone', { sessionId: 's' });
     expect(postgresStoreError(own, postgresTarget({ connectionString: 'postgres://h/d' }))).toBe(

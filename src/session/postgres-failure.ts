@@ -15,6 +15,19 @@ export interface PostgresTarget {
   readonly secrets: readonly string[];
 }
 
+/** The driver's timeouts a store's failures are measured against, in ms (unset: none). */
+export interface PostgresTimeouts {
+  readonly connectMs: number | undefined;
+  readonly queryMs: number | undefined;
+}
+
+/** A bound of the store that passed before the driver failed (its timeouts carry no code). */
+export interface PostgresTimedOut {
+  /** The store option that sets the bound. */
+  readonly option: 'connectTimeoutMs' | 'queryTimeoutMs';
+  readonly ms: number;
+}
+
 interface Parts {
   host?: unknown;
   port?: unknown;
@@ -91,12 +104,19 @@ function decoded(text: string): string {
  * The typed form of a failure of the PostgreSQL store: a Muster error (an unknown session, a
  * lease held elsewhere) as it is, anything else `SESSION_STORE_FAILED` whose `details.reason`
  * comes from the driver's SQLSTATE (`28P01`, `3D000`…) or Node.js's errno code
- * (`ECONNREFUSED`, `ENOTFOUND`…), never message text. The message says what to do; the cause
- * is a copy with the connection's password masked.
+ * (`ECONNREFUSED`, `ENOTFOUND`…), never message text. A failure without a code that came once
+ * one of the store's bounds had passed (`timedOut`: the driver's timeouts carry no code) is
+ * `server-unreachable` with `details.timeoutMs`. The message says what to do; the cause is a
+ * copy with the connection's password masked.
  */
-export function postgresStoreError(err: unknown, target: PostgresTarget): unknown {
+export function postgresStoreError(
+  err: unknown,
+  target: PostgresTarget,
+  timedOut?: PostgresTimedOut,
+): unknown {
   if (MusterError.isInstance(err)) return err;
   const code = errorCode(err);
+  if (code === undefined && timedOut) return timeoutError(err, target, timedOut);
   const reason = reasonOf(code);
   return new MusterError('SESSION_STORE_FAILED', messageOf(err, reason, code, target), {
     cause: redactedCause(err, target.secrets),
@@ -109,6 +129,31 @@ export function postgresStoreError(err: unknown, target: PostgresTarget): unknow
       ...(target.database !== undefined ? { database: target.database } : {}),
     },
   });
+}
+
+function timeoutError(err: unknown, target: PostgresTarget, timedOut: PostgresTimedOut) {
+  const what = timedOut.option === 'connectTimeoutMs' ? 'a connection' : 'an answer';
+  return new MusterError(
+    'SESSION_STORE_FAILED',
+    `The session store got no ${what} from ${serverName(target)} within ${timedOut.ms} ms (${timedOut.option}): check that the server is running and that the network to it does not drop packets, or raise ${timedOut.option}.`,
+    {
+      cause: redactedCause(err, target.secrets),
+      details: {
+        reason: 'server-unreachable',
+        store: 'postgres',
+        timeoutMs: timedOut.ms,
+        ...(target.host !== undefined ? { host: target.host } : {}),
+        ...(target.port !== undefined ? { port: target.port } : {}),
+        ...(target.database !== undefined ? { database: target.database } : {}),
+      },
+    },
+  );
+}
+
+function serverName(target: PostgresTarget): string {
+  return target.host !== undefined
+    ? `PostgreSQL at ${target.host}${target.port !== undefined ? `:${target.port}` : ''}`
+    : 'the PostgreSQL server';
 }
 
 /** The error's own code, else that of the first of the attempts it aggregates. */
@@ -161,10 +206,7 @@ function messageOf(
   code: string | undefined,
   target: PostgresTarget,
 ): string {
-  const server =
-    target.host !== undefined
-      ? `PostgreSQL at ${target.host}${target.port !== undefined ? `:${target.port}` : ''}`
-      : 'the PostgreSQL server';
+  const server = serverName(target);
   const seen = code !== undefined ? ` (${code})` : '';
   const user = target.user !== undefined ? ` '${target.user}'` : '';
   const database = target.database !== undefined ? ` '${target.database}'` : '';

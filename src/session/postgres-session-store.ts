@@ -1,4 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
+import { MusterError } from '../errors/index.js';
 import { addUsage } from '../model/index.js';
 import type { Usage } from '../model/index.js';
 import type { SessionArchive } from './session-archive.js';
@@ -20,17 +21,44 @@ import {
   pageSize,
 } from './session-rules.js';
 import { quoteSchema } from './postgres-schema.js';
-import { PostgresConnection } from './postgres-connection.js';
+import { DEFAULT_POSTGRES_BOUNDS, PostgresConnection } from './postgres-connection.js';
 import { PostgresArchive } from './postgres-archive.js';
 import type { Transact } from './postgres-archive.js';
 import { PostgresWaits } from './postgres-waits.js';
 import { outputJson, rowToState, rowToSummary, sessionRowValues } from './stored-rows.js';
 import type { SessionRow } from './stored-rows.js';
 
-/** Options of {@link PostgresSessionStore}: a connection string or a pool the host owns. */
+/**
+ * Options of {@link PostgresSessionStore}: a connection string (the store makes its pool,
+ * bounded by `connectTimeoutMs` and `queryTimeoutMs`) or a pool the host owns (bound it with
+ * the pool's own `connectionTimeoutMillis`, `query_timeout`, `statement_timeout` and
+ * `keepAlive`).
+ */
 export type PostgresSessionStoreOptions = (
-  | { readonly connectionString: string; readonly pool?: undefined }
-  | { readonly pool: Pool; readonly connectionString?: undefined }
+  | {
+      readonly connectionString: string;
+      readonly pool?: undefined;
+      /**
+       * How long opening a connection may take, in ms (default 10000), the pool's
+       * `connectionTimeoutMillis`: a server that does not answer (packets dropped by a
+       * firewall or a network partition) fails the request with `SESSION_STORE_FAILED`,
+       * reason `server-unreachable`, instead of hanging it.
+       */
+      readonly connectTimeoutMs?: number;
+      /**
+       * How long one statement may take, in ms (default 30000): the server's
+       * `statement_timeout` cancels a slow one, and the driver's `query_timeout` gives up on a
+       * server that went silent mid-request (`SESSION_STORE_FAILED`, `server-unreachable`).
+       * The connections also send TCP keepalive probes.
+       */
+      readonly queryTimeoutMs?: number;
+    }
+  | {
+      readonly pool: Pool;
+      readonly connectionString?: undefined;
+      readonly connectTimeoutMs?: undefined;
+      readonly queryTimeoutMs?: undefined;
+    }
 ) & {
   /** The schema the tables live in (default `public`); created on first use. */
   readonly schema?: string;
@@ -76,12 +104,21 @@ export class PostgresSessionStore implements SessionStore {
   readonly waits: SessionWaits;
 
   constructor(options: PostgresSessionStoreOptions) {
+    if (options.pool && (options.connectTimeoutMs ?? options.queryTimeoutMs) !== undefined)
+      throw new MusterError(
+        'INVALID_CONFIGURATION',
+        'connectTimeoutMs and queryTimeoutMs shape the pool the store makes from a connection string: with your own pool, set its connectionTimeoutMillis, query_timeout and statement_timeout instead.',
+      );
     const schema = options.schema ?? 'public';
     this.#s = quoteSchema(schema);
     this.#db = new PostgresConnection(
       options.pool ?? { connectionString: options.connectionString! },
       schema,
-      options.idleTransactionTimeoutMs ?? 5000,
+      {
+        idleMs: options.idleTransactionTimeoutMs ?? 5000,
+        connectMs: options.connectTimeoutMs ?? DEFAULT_POSTGRES_BOUNDS.connectMs,
+        queryMs: options.queryTimeoutMs ?? DEFAULT_POSTGRES_BOUNDS.queryMs,
+      },
     );
     this.#transact = (body) => this.#db.transact(body);
     this.archive = new PostgresArchive(this.#s, this.#transact, options.maxArchiveBytesPerSession);
