@@ -1,5 +1,7 @@
 import type { Pool, PoolClient } from 'pg';
 import { addUsage } from '../model/index.js';
+import { assertValid, checkedElsewhere, shape } from '../util/index.js';
+import type { Check } from '../util/index.js';
 import type { Usage } from '../model/index.js';
 import type { SessionArchive } from './session-archive.js';
 import type { SessionWaits } from './session-waits.js';
@@ -44,6 +46,15 @@ export type PostgresSessionStoreOptions = (
   readonly idleTransactionTimeoutMs?: number;
 };
 
+/** The keys of the options; their values are read where they are used. Others are refused. */
+const OPTION_KEYS = shape({
+  connectionString: checkedElsewhere,
+  pool: checkedElsewhere,
+  schema: checkedElsewhere,
+  maxArchiveBytesPerSession: checkedElsewhere,
+  idleTransactionTimeoutMs: checkedElsewhere,
+} satisfies Record<keyof PostgresSessionStoreOptions, Check>);
+
 interface LeaseCheck {
   readonly token: string;
   readonly owner: string | null;
@@ -76,6 +87,7 @@ export class PostgresSessionStore implements SessionStore {
   readonly waits: SessionWaits;
 
   constructor(options: PostgresSessionStoreOptions) {
+    assertValid(options, OPTION_KEYS, 'PostgresSessionStore options');
     const schema = options.schema ?? 'public';
     this.#s = quoteSchema(schema);
     this.#db = new PostgresConnection(

@@ -1,5 +1,7 @@
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { addUsage } from '../model/index.js';
+import { assertValid, checkedElsewhere, shape } from '../util/index.js';
+import type { Check } from '../util/index.js';
 import type { Usage } from '../model/index.js';
 import { statementCache } from './sqlite-statements.js';
 import type { SessionArchive } from './session-archive.js';
@@ -41,6 +43,13 @@ export interface SqliteSessionStoreOptions {
   readonly busyTimeoutMs?: number;
 }
 
+/** The keys of the options; their values are read where they are used. Others are refused. */
+const OPTION_KEYS = shape({
+  path: checkedElsewhere,
+  maxArchiveBytesPerSession: checkedElsewhere,
+  busyTimeoutMs: checkedElsewhere,
+} satisfies Record<keyof SqliteSessionStoreOptions, Check>);
+
 interface LeaseRow {
   readonly token: number;
   readonly owner: string | null;
@@ -76,6 +85,7 @@ export class SqliteSessionStore implements SessionStore {
   readonly waits: SessionWaits;
 
   constructor(options: SqliteSessionStoreOptions) {
+    assertValid(options, OPTION_KEYS, 'SqliteSessionStore options');
     this.#db = openSqliteDatabase(options.path, { timeout: options.busyTimeoutMs ?? 5000 });
     this.#db.pragma('journal_mode = WAL');
     this.#db.pragma('synchronous = NORMAL');

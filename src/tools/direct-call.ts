@@ -7,6 +7,7 @@ import type {
   PolicyToolAnnotations,
   ToolPolicy,
 } from '../policy/index.js';
+import { dataDepth, MAX_DATA_DEPTH } from '../util/index.js';
 import { validateJsonSchema } from './json-schema-validator.js';
 import { plainMcpToolName } from './naming.js';
 import type { JsonSchema, ValidationIssue } from './tool-types.js';
@@ -72,14 +73,25 @@ export function mcpModelNameOf(
 
 /**
  * Checks a direct call in the order of a run: the arguments against the tool's input schema
- * first, then the policy (which may wait on an approver, bounded by `options.signal`).
- * Never throws for a refusal: the caller maps each outcome to its own error.
+ * first (arguments nested deeper than `MAX_DATA_DEPTH` are refused before any walk), then the
+ * policy (which may wait on an approver, bounded by `options.signal`). Never throws for a
+ * refusal: the caller maps each outcome to its own error.
  */
 export async function checkDirectToolCall(
   policy: Pick<ToolPolicy, 'authorize'>,
   call: DirectToolCall,
   options: AuthorizeOptions,
 ): Promise<DirectCallCheck> {
+  if (dataDepth(call.arguments) > MAX_DATA_DEPTH)
+    return {
+      outcome: 'arguments',
+      issues: [
+        {
+          path: [],
+          message: `the arguments nest deeper than ${MAX_DATA_DEPTH} levels of objects and arrays`,
+        },
+      ],
+    };
   const checked = await validateJsonSchema(call.tool.inputSchema as JsonSchema, call.arguments);
   if (!checked.success) return { outcome: 'arguments', issues: checked.issues };
   const decision = await policy.authorize(
