@@ -127,6 +127,7 @@ export async function measurePipelineOverhead(
     beforeTool: [],
     afterTool: [],
     maxToolArgumentBytes: DEFAULT_LIMITS.maxToolArgumentBytes,
+    maxToolArgumentDepth: DEFAULT_LIMITS.maxToolArgumentDepth,
     maxToolResultBytes: DEFAULT_LIMITS.maxToolResultBytes,
     emit: () => void events++,
   };

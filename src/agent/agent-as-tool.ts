@@ -1,12 +1,13 @@
 import { MusterError, ToolError, toMusterError } from '../errors/index.js';
 import { addUsage, ZERO_USAGE } from '../model/index.js';
 import type { Usage } from '../model/index.js';
-import { CallParkSignal, callParkingOf, tool } from '../tools/index.js';
+import { CallParkSignal, callParkingOf, tool, toolAnnotationsShape } from '../tools/index.js';
 import type { StandardSchemaV1Like, Tool, ToolAnnotations } from '../tools/index.js';
 import type { RunRequest } from './agent-options.js';
 import type { AgentEvent } from './events.js';
 import type { SessionStore, Wait } from '../session/index.js';
-import { assertValid, isObject, isString, optional, shape } from './option-checks.js';
+import { assertValid, isString, optional, shape } from '../util/index.js';
+import type { Check } from '../util/index.js';
 
 /** What `agent.asTool()` takes. */
 export interface AgentToolOptions {
@@ -61,8 +62,8 @@ const PROMPT_SCHEMA = Object.freeze({
 const toolOptions = shape({
   name: isString(),
   description: isString(),
-  annotations: optional(isObject),
-});
+  annotations: optional(toolAnnotationsShape),
+} satisfies Record<keyof AgentToolOptions, Check>);
 
 /**
  * An agent as a tool another agent's model can call: each call is a delegated run of `agent`

@@ -38,6 +38,8 @@ export interface AgentRunIds {
   readonly resume: boolean;
   /** The tool this run answers (`asTool`), naming it in traces when the agent has no name. */
   readonly toolName?: string | undefined;
+  /** For a resume, the session id `resume()` was given (checked as the run starts). */
+  readonly named?: unknown;
 }
 
 /** What a run settled before touching the session: its request, limits and model. */
@@ -69,6 +71,10 @@ export class AgentRun {
   #waits: RunWaits | undefined;
   readonly #store: SessionStore;
 
+  /**
+   * `request` is the run request, or for a resume (`ids.resume`) the options of `resume()`
+   * (the session is `ids.sessionId`).
+   */
   constructor(runtime: AgentScope, request: RunRequest, ids: AgentRunIds) {
     this.#runtime = runtime;
     this.#raw = request;
@@ -177,7 +183,10 @@ export class AgentRun {
   async #plan(): Promise<RunPlan> {
     const runtime = this.#runtime;
     const { sessionId, runId, resume, toolName } = this.#ids;
-    const request = validateRunRequest(resume ? { ...this.#raw, input: '' } : this.#raw);
+    const request = validateRunRequest(
+      this.#raw,
+      resume ? { sessionId: this.#ids.named } : undefined,
+    );
     const limits = resolveLimits(runtime.limits, request.limits, 'run limits');
     const { model, modelName } = runModel(runtime, request);
     const output =

@@ -10,11 +10,16 @@ import type {
   ArchiveReadOptions,
 } from './session-archive-access.js';
 import { guardedStore, guardStore } from './store-guard.js';
+import { fromStored } from './stored-form.js';
 import { listWaits } from './wait-decisions.js';
 import type { WaitPage, WaitQuery } from '../session/index.js';
 
 /** Read access to an agent's sessions. */
 export interface AgentSessions {
+  /**
+   * A session as stored; a tool call whose arguments nest deeper than 256 levels
+   * (`MAX_DATA_DEPTH`) shows them as their JSON text, as a run takes them up.
+   */
   get(sessionId: string): Promise<SessionState | undefined>;
   /** One page of sessions by id; pass `nextCursor` back as `cursor` for the next one. */
   list(query?: SessionListQuery): Promise<SessionPage>;
@@ -52,7 +57,12 @@ export interface AgentSessions {
 export function agentSessions(runtime: AgentScope): AgentSessions {
   const store = guardedStore(runtime.store);
   return {
-    get: (id) => store.get(id),
+    get: async (id) => {
+      const state = await store.get(id);
+      if (state === undefined) return undefined;
+      const messages = fromStored(state.messages);
+      return messages === state.messages ? state : { ...state, messages };
+    },
     list: async (query) => {
       const list = runtime.store.list?.bind(runtime.store);
       return list ? guardStore('', 'list the sessions', () => list(query)) : { sessions: [] };

@@ -16,7 +16,7 @@ import type { AgentEvent } from './events.js';
 import { ChildRuntime } from './child-runtime.js';
 import { validateChildOptions } from './child-options.js';
 import type { ChildAgentOptions } from './child-options.js';
-import { validateAgentOptions } from './validate-options.js';
+import { validateAgentOptions, validateSendOptions } from './validate-options.js';
 import { decideWait } from './wait-decisions.js';
 import type { DecideOptions, Wait, WaitDecision } from '../session/index.js';
 
@@ -77,7 +77,7 @@ export class Agent {
     sessionId: string,
     options: Omit<RunRequest, 'input' | 'inputContent' | 'sessionId'> = {},
   ): AsyncIterable<AgentEvent> {
-    return this.#runEvents({ ...options, sessionId }, true);
+    return this.#runEvents(options, { resume: true, sessionId });
   }
 
   /**
@@ -88,6 +88,7 @@ export class Agent {
     text: string,
     options: Omit<RunRequest, 'input' | 'inputContent' | 'output'> & { readonly output?: O } = {},
   ): Promise<SendResult<OutputValue<O>>> {
+    validateSendOptions(options ?? {});
     const events: AgentEvent[] = [];
     for await (const ev of this.run({ ...options, input: text })) events.push(ev);
     return sendResult(events) as SendResult<OutputValue<O>>;
@@ -132,8 +133,9 @@ export class Agent {
     const name = (options as Partial<AgentToolOptions> | undefined)?.name;
     return agentAsTool(
       {
-        run: (request) => this.#runEvents(request, false, name),
-        resume: (request) => this.#runEvents(request, true, name),
+        run: (request) => this.#runEvents(request, { toolName: name }),
+        resume: ({ sessionId, ...request }) =>
+          this.#runEvents(request, { resume: true, sessionId, toolName: name }),
         store: this.#runtime.store,
       },
       options,
@@ -170,12 +172,24 @@ export class Agent {
     return this.#runtime.close();
   }
 
-  #runEvents(request: RunRequest, resume = false, toolName?: string): AsyncIterable<AgentEvent> {
-    const sessionId =
-      typeof request?.sessionId === 'string' && request.sessionId !== ''
-        ? request.sessionId
-        : newId('session');
-    const ids = { sessionId, runId: newId('run'), resume, toolName };
+  /**
+   * The events of a run of `request`, or with `how.resume` of a resume of `how.sessionId`
+   * (`request` being the options of `resume()`).
+   */
+  #runEvents(
+    request: RunRequest,
+    how: { resume?: boolean; sessionId?: string; toolName?: string | undefined } = {},
+  ): AsyncIterable<AgentEvent> {
+    const named: unknown = how.resume ? how.sessionId : request?.sessionId;
+    const sessionId = typeof named === 'string' && named !== '' ? named : newId('session');
+    const ids = {
+      sessionId,
+      runId: newId('run'),
+      resume: how.resume === true,
+      toolName: how.toolName,
+      // a resume names its session: one that is no id fails the run, not a new session
+      ...(how.resume ? { named } : {}),
+    };
     return new AgentRun(this.#runtime, request, ids).events();
   }
 }

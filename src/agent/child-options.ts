@@ -13,7 +13,8 @@ import {
   oneOrMany,
   optional,
   shape,
-} from './option-checks.js';
+} from '../util/index.js';
+import type { Check } from '../util/index.js';
 
 /**
  * What `agent.child()` takes (SPEC section 3). What is not given is inherited from the
@@ -56,6 +57,7 @@ const childOptions = shape({
   system: optional(isString()),
   modelName: optional(isString(/^.{1,200}$/s, '1-200 characters')),
   model: optional(hasMethods(['generate'], 'a ModelClient with generate()')),
+  // their keys and values are checked where they are built (ToolPolicy, resolveLimits)
   policy: optional(isObject),
   limits: optional(isObject),
   tools: optional(arrayOf(isObject)),
@@ -65,7 +67,7 @@ const childOptions = shape({
       afterTool: optional(oneOrMany(isFunction)),
     }),
   ),
-});
+} satisfies Record<keyof ChildAgentOptions, Check>);
 
 /** Checks child options; unknown keys (elicitation hooks, MCP servers...) fail with `INVALID_CONFIGURATION`. */
 export function validateChildOptions(options: unknown): ChildAgentOptions {

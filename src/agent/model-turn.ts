@@ -14,6 +14,8 @@ import {
   backoffDelay,
   copyData,
   deepFreeze,
+  jsonTextDepth,
+  MAX_DATA_DEPTH,
   raceAbort,
   sleepUnlessAborted,
 } from '../util/index.js';
@@ -24,7 +26,10 @@ export interface RequestedCall {
   readonly callId: string;
   readonly name: string;
   readonly argumentsText: string;
-  /** `argumentsText` parsed (deep-frozen, shared with the transcript), or the raw text when it is not a JSON object. */
+  /**
+   * `argumentsText` parsed (deep-frozen, shared with the transcript), or the raw text when it
+   * is not a JSON object or nests deeper than `MAX_DATA_DEPTH`.
+   */
   readonly arguments: unknown;
 }
 
@@ -256,9 +261,13 @@ function invalid(what: string): ModelError {
   return new ModelError('MODEL_RESPONSE_INVALID', `The model's response is invalid: ${what}.`);
 }
 
-/** Keeps the parsed object in the transcript; raw text when it is not a JSON object. */
+/**
+ * Keeps the parsed object in the transcript; raw text when it is not a JSON object, or nests
+ * deeper than any walk over the transcript may go (the call is refused for its depth).
+ */
 function parseOrRaw(text: string): unknown {
   if (text.trim() === '') return {};
+  if (jsonTextDepth(text) > MAX_DATA_DEPTH) return text;
   try {
     const v: unknown = JSON.parse(text);
     return typeof v === 'object' && v !== null && !Array.isArray(v) ? v : text;

@@ -30,21 +30,36 @@ export async function openWaitsOfParked(store: SessionStore, sessionId: string):
 }
 
 /**
- * The waits as they stand: a link (a wait of a delegated run, `Wait.child`) takes the status,
- * decision and expiry of the wait it links to, followed through nested delegations; a link
- * whose wait is gone (its run resumed it) counts as decided.
+ * How many delegated runs deep a wait's link is followed (`Wait.child`, nested delegations):
+ * links in a store are data, and a chain past this (a cycle) is not followed further.
  */
-export async function liveWaits(store: SessionStore, waits: readonly Wait[]): Promise<Wait[]> {
+export const MAX_WAIT_LINKS = 32;
+
+/**
+ * The waits as they stand: a link (a wait of a delegated run, `Wait.child`) takes the status,
+ * decision and expiry of the wait it links to, followed through nested delegations (at most
+ * {@link MAX_WAIT_LINKS} deep; past that a link stands as it is stored); a link whose wait is
+ * gone (its run resumed it) counts as decided.
+ */
+export async function liveWaits(
+  store: SessionStore,
+  waits: readonly Wait[],
+  links = 0,
+): Promise<Wait[]> {
   return Promise.all(
     waits.map(async (wait) => {
-      if (!wait.child || !store.waits) return wait;
-      const [linked] = await liveWaits(store, [
-        (await store.waits.get(wait.child.sessionId, wait.child.waitId)) ?? {
-          ...wait,
-          child: undefined,
-          status: 'decided' as const,
-        },
-      ]);
+      if (!wait.child || !store.waits || links >= MAX_WAIT_LINKS) return wait;
+      const [linked] = await liveWaits(
+        store,
+        [
+          (await store.waits.get(wait.child.sessionId, wait.child.waitId)) ?? {
+            ...wait,
+            child: undefined,
+            status: 'decided' as const,
+          },
+        ],
+        links + 1,
+      );
       const { status, decision, decidedAt, expiresAt } = linked!;
       const { expiresAt: _own, decision: _d, decidedAt: _at, ...rest } = wait;
       return {

@@ -213,6 +213,7 @@ async function runCalls(
       beforeTool: ctx.beforeTool,
       afterTool: ctx.afterTool,
       maxToolArgumentBytes: ctx.limits.maxToolArgumentBytes,
+      maxToolArgumentDepth: ctx.limits.maxToolArgumentDepth,
       maxToolResultBytes: ctx.limits.maxToolResultBytes,
       emit: ctx.emit as (event: ToolEvent) => void,
       onObserverError: ctx.onObserverError,

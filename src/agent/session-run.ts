@@ -2,8 +2,8 @@ import type { ModelMessage, UserContentPart, UserMessage } from '../model/index.
 import type { SessionState, SessionStore } from '../session/index.js';
 import { MusterError, SessionError } from '../errors/index.js';
 import type { RunRequest } from './agent-options.js';
-import { copyData, deepFreeze, isoNow } from '../util/index.js';
-import { withoutMedia } from './stored-form.js';
+import { copyData, deepFreeze, isoNow, jsonText } from '../util/index.js';
+import { fromStored, withoutMedia } from './stored-form.js';
 import { unansweredCallResults } from './transcript-repair.js';
 import type { RepairedCall } from './transcript-repair.js';
 import { sessionWaits } from './open-waits.js';
@@ -78,7 +78,7 @@ export async function openSessionRun(
   await store.update(sessionId, { appendMessages: [...repaired, withoutMedia(user)] });
   return {
     continued: existing !== undefined,
-    transcript: [...(existing?.messages ?? []), ...repaired, user],
+    transcript: [...fromStored(existing?.messages ?? []), ...repaired, user],
     repaired: repairs,
     iterationsDone: 0,
     startedAt,
@@ -123,7 +123,7 @@ export async function resumeSessionRun(
     error: null,
     ...(repaired.length > 0 ? { appendMessages: repaired } : {}),
   });
-  const transcript = [...existing.messages, ...repaired];
+  const transcript = [...fromStored(existing.messages), ...repaired];
   const last = transcript.at(-1);
   const finalText =
     last?.role === 'assistant' && !last.content.some((p) => p.type === 'tool-call')
@@ -157,7 +157,10 @@ function parkedCalls(existing: SessionState, waiting: ReadonlySet<string>): Tool
           {
             callId: part.callId,
             name: part.name,
-            argumentsText: JSON.stringify(part.arguments),
+            argumentsText:
+              typeof part.arguments === 'string'
+                ? part.arguments
+                : (jsonText(part.arguments ?? {}) ?? '{}'),
             arguments: part.arguments,
             iteration: existing.iteration,
           },

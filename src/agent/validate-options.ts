@@ -1,8 +1,18 @@
 import { MusterError } from '../errors/index.js';
-import type { AgentOptions, RunRequest } from './agent-options.js';
+import type { ContextOptions } from '../context/index.js';
+import type {
+  AgentOptions,
+  Hooks,
+  ModelRetryOptions,
+  Observability,
+  RunRequest,
+} from './agent-options.js';
+import type { McpContextOptions } from './mcp-context.js';
+import type { WaitOptions } from './run-waits.js';
 import {
   arrayOf,
   assertValid,
+  checkedElsewhere,
   hasMethods,
   isBoolean,
   isFunction,
@@ -12,8 +22,11 @@ import {
   oneOrMany,
   optional,
   shape,
-} from './option-checks.js';
-import type { Check } from './option-checks.js';
+} from '../util/index.js';
+import type { Check } from '../util/index.js';
+
+/** A check for each key of `T`, and for no other key. */
+type Fields<T> = { readonly [K in keyof Required<T>]: Check };
 
 // Hand-written checks rather than a schema library: importing Muster must stay cheap, and
 // these shapes are small. Every problem names its path; unknown keys are refused.
@@ -43,7 +56,7 @@ const modelRetry = shape({
   maxAttempts: attempts,
   initialDelayMs: optional(nonNegativeInteger),
   maxDelayMs: optional(nonNegativeInteger),
-});
+} satisfies Fields<ModelRetryOptions>);
 
 const promptCacheKey = isString(/^.{1,200}$/s, '1-200 characters');
 
@@ -63,7 +76,7 @@ const mcpContext = shape({
   prompts: optional(
     arrayOf(shape({ server: nonEmpty, name: nonEmpty, arguments: optional(stringRecord) })),
   ),
-});
+} satisfies Fields<McpContextOptions>);
 
 const agentOptions = shape({
   model: optional(modelClient),
@@ -83,7 +96,7 @@ const agentOptions = shape({
       afterTool: optional(oneOrMany(isFunction)),
       onElicitation: optional(isFunction),
       onElicitationResult: optional(isFunction),
-    }),
+    } satisfies Fields<Hooks>),
   ),
   sessionStore: optional(
     hasMethods(
@@ -103,7 +116,7 @@ const agentOptions = shape({
       strategy: optional(oneOf(['truncate', 'summarize'])),
       tokenizer: optional(isFunction),
       summarize: optional(isFunction),
-    }),
+    } satisfies Fields<ContextOptions>),
   ),
   observability: optional(
     shape({
@@ -113,16 +126,19 @@ const agentOptions = shape({
       tracing: optional(isBoolean),
       traceContent: optional(isBoolean),
       agentName: optional(name),
-    }),
+    } satisfies Fields<Observability>),
   ),
   modelRetry: optional(modelRetry),
   promptCacheKey: optional(promptCacheKey),
   mcpContext: optional(mcpContext),
   outputRepairs: optional(nonNegativeInteger),
   waits: optional(
-    shape({ ttlMs: optional(positiveInteger), onExpiry: optional(oneOf(['deny', 'cancel'])) }),
+    shape({
+      ttlMs: optional(positiveInteger),
+      onExpiry: optional(oneOf(['deny', 'cancel'])),
+    } satisfies Fields<WaitOptions>),
   ),
-});
+} satisfies Fields<AgentOptions>);
 
 const imagePart = shape({
   type: oneOf(['image']),
@@ -134,16 +150,21 @@ const textPart = shape({ type: oneOf(['text']), text: isString() });
 const contentPart: Check = (v) =>
   (v as { type?: unknown } | null)?.type === 'image' ? imagePart(v) : textPart(v);
 
-const runRequest = shape({
+const sessionId = isString(
+  /^[A-Za-z0-9._:-]{1,200}$/,
+  "1-200 of letters, digits, '.', '_', ':' or '-'",
+);
+
+/** The fields of a run request; `send()` and `resume()` take fewer of them. */
+const runFields = {
   input: optional(isString()),
   inputContent: optional(arrayOf(contentPart, 1)),
-  sessionId: optional(
-    isString(/^[A-Za-z0-9._:-]{1,200}$/, "1-200 of letters, digits, '.', '_', ':' or '-'"),
-  ),
+  sessionId: optional(sessionId),
   modelName: optional(name),
   system: optional(isString()),
   stream: optional(isBoolean),
   signal: optional((v) => (v instanceof AbortSignal ? undefined : 'must be an AbortSignal')),
+  // its keys and values are checked where it is resolved (resolveLimits)
   limits: optional(isObject),
   reasoningEffort: optional(oneOf(['none', 'minimal', 'low', 'medium', 'high', 'xhigh'])),
   modelRetry: optional(modelRetry),
@@ -153,9 +174,19 @@ const runRequest = shape({
     hasMethods(['getValue', 'setValue'], 'an OpenTelemetry Context (from context.active())'),
   ),
   // its shape is checked where it is resolved (resolveOutput), with messages of its own
-  output: optional(() => undefined),
+  output: optional(checkedElsewhere),
   outputRepairs: optional(nonNegativeInteger),
-});
+} satisfies Fields<RunRequest>;
+
+const runRequest = shape(runFields);
+
+/** `send(text, options)`: the text is the input. */
+const { input: _input, inputContent: _content, ...sendFields } = runFields;
+const sendOptions = shape(sendFields);
+
+/** `resume(sessionId, options)`: the session is named, and a resumed run takes no new input. */
+const { sessionId: _session, ...resumeFields } = sendFields;
+const resumeOptions = shape(resumeFields);
 
 /** Checks agent options; unknown keys and wrong types fail with `INVALID_CONFIGURATION`. */
 export function validateAgentOptions(options: unknown): AgentOptions {
@@ -163,8 +194,29 @@ export function validateAgentOptions(options: unknown): AgentOptions {
   return (options ?? {}) as AgentOptions;
 }
 
-/** Checks a run request; unknown keys and wrong types fail with `INVALID_CONFIGURATION`. */
-export function validateRunRequest(request: unknown): RunRequest {
+/**
+ * Checks `send()` options (a run request without `input` and `inputContent`: the text is the
+ * input); unknown keys and wrong types fail with `INVALID_CONFIGURATION`.
+ */
+export function validateSendOptions(options: unknown): void {
+  assertValid(options, sendOptions, 'send options');
+}
+
+/**
+ * Checks a run request; unknown keys and wrong types fail with `INVALID_CONFIGURATION`. For
+ * a resume of `resumed.sessionId`, `request` is the options of `resume()`: a run request
+ * without `input`, `inputContent` and `sessionId`; the request returned for them names the
+ * session and has an empty `input`.
+ */
+export function validateRunRequest(
+  request: unknown,
+  resumed?: { readonly sessionId: unknown },
+): RunRequest {
+  if (resumed) {
+    assertValid(resumed.sessionId, sessionId, 'session id to resume');
+    assertValid(request ?? {}, resumeOptions, 'resume options');
+    return { ...(request as RunRequest), sessionId: resumed.sessionId as string, input: '' };
+  }
   assertValid(request, runRequest, 'run request');
   const r = request as RunRequest;
   for (const part of r.inputContent ?? []) {

@@ -1,10 +1,24 @@
-import { MusterError } from '../errors/index.js';
+import { MusterError, SessionError } from '../errors/index.js';
 import { waitStaleError } from '../session/index.js';
 import type { DecideOptions, Wait, WaitDecision, WaitPage, WaitQuery } from '../session/index.js';
 import { formatIssues, validateJsonSchema } from '../tools/index.js';
 import type { AgentScope } from './agent-scope.js';
 import { guardedStore } from './store-guard.js';
-import { isExpired, liveWaits, publicWait } from './open-waits.js';
+import { isExpired, liveWaits, MAX_WAIT_LINKS, publicWait } from './open-waits.js';
+import {
+  assertValid,
+  dataDepth,
+  isString,
+  MAX_DATA_DEPTH,
+  optional,
+  shape,
+} from '../util/index.js';
+import type { Check } from '../util/index.js';
+
+/** What `agent.decide()` takes besides the decision. */
+const decideOptions = shape({
+  fingerprint: optional(isString()),
+} satisfies Record<keyof Pick<DecideOptions, 'fingerprint'>, Check>);
 
 /**
  * Decides a wait of a parked run from this process (SPEC 15.1): any process with the same
@@ -18,14 +32,37 @@ export async function decideWait(
   waitId: string,
   decision: WaitDecision,
   options: Pick<DecideOptions, 'fingerprint'> = {},
+  links = 0,
 ): Promise<Wait> {
+  const given = options ?? {};
+  assertValid(given, decideOptions, 'decide options');
+  // an answer is stored and sent on: no deeper than any data Muster keeps
+  if (dataDepth(decision) > MAX_DATA_DEPTH)
+    throw new MusterError(
+      'INVALID_CONFIGURATION',
+      `The decision of wait '${waitId}' nests deeper than ${MAX_DATA_DEPTH} levels: answer with the fields its form asks for.`,
+      { details: { sessionId, waitId } },
+    );
   const waits = storeWaits(runtime);
   const stored = await waits.get(sessionId, waitId);
   if (stored?.child) {
     // a link to a delegated run's wait: the decision is that wait's (the link is only read)
-    if (options.fingerprint !== undefined && options.fingerprint !== stored.fingerprint)
+    if (given.fingerprint !== undefined && given.fingerprint !== stored.fingerprint)
       throw waitStaleError(sessionId, waitId);
-    const linked = await decideWait(runtime, stored.child.sessionId, stored.child.waitId, decision);
+    if (links >= MAX_WAIT_LINKS)
+      throw new SessionError(
+        'SESSION_STORE_FAILED',
+        `Wait '${waitId}' links through more than ${MAX_WAIT_LINKS} delegated runs (the store's links form a cycle?): it cannot be decided; check the waits of session '${sessionId}'.`,
+        { sessionId },
+      );
+    const linked = await decideWait(
+      runtime,
+      stored.child.sessionId,
+      stored.child.waitId,
+      decision,
+      {},
+      links + 1,
+    );
     // the link, as it stands now: the linked wait's status and decision
     const [live] = await liveWaits(guardedStore(runtime.store), [stored]);
     return publicWait({ ...live!, status: linked.status });
@@ -52,7 +89,7 @@ export async function decideWait(
   }
   const decided = publicWait(
     await waits.decide(sessionId, waitId, decision, {
-      ...(options.fingerprint !== undefined ? { fingerprint: options.fingerprint } : {}),
+      ...(given.fingerprint !== undefined ? { fingerprint: given.fingerprint } : {}),
     }),
   );
   if (decided.kind === 'approval' && decided.decision && 'decision' in decided.decision) {

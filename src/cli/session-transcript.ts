@@ -2,6 +2,7 @@ import type { ModelMessage } from '../model/index.js';
 import type { SessionState, SessionSummary } from '../session/index.js';
 import type { Output } from './output.js';
 import { truncate } from './truncate.js';
+import { jsonText } from '../util/index.js';
 
 /** How long ago `iso` was, in the largest whole unit (`5s`, `3m`, `2h`, `4d`). */
 export function age(iso: string, now = Date.now()): string {
@@ -61,10 +62,7 @@ function messageLines(out: Output, message: ModelMessage, maxResult: number): st
         if (p.type === 'reasoning')
           return [out.paint('dim', `(reasoning) ${truncate(p.text, maxResult)}`)];
         return [
-          out.paint(
-            'cyan',
-            `tool call ${p.name} ${JSON.stringify(p.arguments ?? {})} [${p.callId}]`,
-          ),
+          out.paint('cyan', `tool call ${p.name} ${argumentsText(p.arguments)} [${p.callId}]`),
         ];
       });
     case 'tool': {
@@ -74,4 +72,9 @@ function messageLines(out: Output, message: ModelMessage, maxResult: number): st
       return [`${label} [${message.callId}]: ${truncate(message.content, maxResult)}`];
     }
   }
+}
+
+/** A stored call's arguments as JSON text, however deep they nest (no recursion). */
+function argumentsText(args: unknown): string {
+  return typeof args === 'string' ? args : (jsonText(args ?? {}) ?? '{}');
 }

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { MusterError } from '../errors/index.js';
+import { assertValid, checkedElsewhere, shape } from '../util/index.js';
+import type { Check } from '../util/index.js';
 
 /** What an archived item holds: text (a large JSON projection or text) or binary data. */
 export type ArchivedItemKind = 'text' | 'binary';
@@ -65,6 +67,11 @@ export interface MemoryArchiveStoreOptions {
   readonly maxBytesPerSession?: number;
 }
 
+/** The keys of the options; their values are checked in the constructor. Others are refused. */
+const OPTION_KEYS = shape({
+  maxBytesPerSession: checkedElsewhere,
+} satisfies Record<keyof MemoryArchiveStoreOptions, Check>);
+
 interface SessionArchive {
   readonly items: Map<string, ArchivedItem>;
   readonly evicted: Set<string>;
@@ -95,6 +102,7 @@ export class MemoryArchiveStore implements ArchiveStore {
   readonly #maxBytes: number;
 
   constructor(options: MemoryArchiveStoreOptions = {}) {
+    assertValid(options, OPTION_KEYS, 'MemoryArchiveStore options');
     const max = options.maxBytesPerSession ?? DEFAULT_ARCHIVE_BYTES_PER_SESSION;
     if (!Number.isSafeInteger(max) || max < 1) {
       throw new MusterError(

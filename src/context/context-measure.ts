@@ -77,6 +77,10 @@ export class MessageMeter {
   }
 
   #measure(message: ModelMessage): MessageSize {
+    // JSON.stringify walks the message natively, by recursion: safe because a transcript's
+    // tool arguments nest at most MAX_DATA_DEPTH levels (deeper ones are kept as their text,
+    // by the model turn and when a stored session is taken up), and nothing else in a
+    // message nests more than a few levels
     let imageBytes = 0;
     let images = 0;
     // the message as JSON, with image payloads counted apart (by their own length)

@@ -1,5 +1,5 @@
 import { MusterError, abortedError } from '../errors/index.js';
-import { callIsolated } from '../util/index.js';
+import { assertValid, callIsolated, checkedElsewhere, shape } from '../util/index.js';
 import { compilePatterns } from './pattern.js';
 import { parkOrDeny } from './parking.js';
 import { dataVersion } from './policy-version.js';
@@ -16,6 +16,23 @@ import type {
 } from './policy-types.js';
 
 const DECISIONS: ReadonlySet<string> = new Set(['allow', 'deny', 'redirect', 'park']);
+
+/**
+ * The keys of {@link PolicyOptions}: any other is refused (a misspelled `approve` would leave
+ * every call to the default). Their values are checked in the constructor.
+ */
+const POLICY_KEYS = shape({
+  visibleTools: checkedElsewhere,
+  deny: checkedElsewhere,
+  rules: checkedElsewhere,
+  allow: checkedElsewhere,
+  default: checkedElsewhere,
+  approve: checkedElsewhere,
+  park: checkedElsewhere,
+  version: checkedElsewhere,
+  dryRun: checkedElsewhere,
+  observer: checkedElsewhere,
+} satisfies Record<keyof PolicyOptions, unknown>);
 const DEFAULTS: ReadonlySet<string> = new Set(['ask', 'allow', 'deny']);
 
 /** Hooks the caller of {@link ToolPolicy.authorize} may pass. */
@@ -63,6 +80,7 @@ export class ToolPolicy {
     if (typeof options !== 'object' || options === null) {
       throw new MusterError('INVALID_CONFIGURATION', 'policy must be an object.');
     }
+    assertValid(options, POLICY_KEYS, 'policy');
     this.#visible =
       options.visibleTools === undefined
         ? undefined

@@ -1,5 +1,7 @@
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { MusterError } from '../errors/index.js';
+import { assertValid, checkedElsewhere, shape } from '../util/index.js';
+import type { Check } from '../util/index.js';
 import type { ModelClientV1 } from '../model/index.js';
 import { providerModel } from './kit/index.js';
 import { toAiSdkFailure } from './ai-sdk-errors.js';
@@ -14,6 +16,12 @@ export interface FromAiSdkOptions {
    */
   readonly images?: boolean;
 }
+
+/** The keys of the options; their values are read where they are used. Others are refused. */
+const OPTION_KEYS = shape({ images: checkedElsewhere } satisfies Record<
+  keyof FromAiSdkOptions,
+  Check
+>);
 
 /**
  * A model client around any AI SDK `LanguageModelV3` (`@ai-sdk/anthropic`, `@ai-sdk/openai`,
@@ -45,6 +53,7 @@ export function fromAiSdk(model: LanguageModelV3, options: FromAiSdkOptions = {}
       'fromAiSdk needs an AI SDK LanguageModelV3 (specificationVersion "v3"), such as anthropic("claude-sonnet-4-5") from @ai-sdk/anthropic: update the AI SDK provider package to a version for ai@6.',
     );
   }
+  assertValid(options, OPTION_KEYS, 'fromAiSdk() options');
   const provider = `ai-sdk.${model.provider}`;
   const providerId = model.provider.split('.')[0] ?? model.provider;
   return providerModel({

@@ -1,5 +1,7 @@
 import { Anthropic } from '@anthropic-ai/sdk';
 import { ModelError } from '../errors/index.js';
+import { assertValid, checkedElsewhere, shape } from '../util/index.js';
+import type { Check } from '../util/index.js';
 import type { ModelClientV1 } from '../model/index.js';
 import { providerModel } from './kit/index.js';
 import { ANTHROPIC_PROVIDER, toAnthropicRequestBody } from './anthropic-mapping.js';
@@ -32,6 +34,16 @@ export interface AnthropicProviderOptions {
   readonly structuredOutput?: 'native' | 'tool';
 }
 
+/** The keys of the options; their values are read where they are used. Others are refused. */
+const OPTION_KEYS = shape({
+  client: checkedElsewhere,
+  apiKey: checkedElsewhere,
+  baseURL: checkedElsewhere,
+  modelName: checkedElsewhere,
+  promptCaching: checkedElsewhere,
+  structuredOutput: checkedElsewhere,
+} satisfies Record<keyof AnthropicProviderOptions, Check>);
+
 /**
  * A model client on the Anthropic Messages API, built on the official `@anthropic-ai/sdk`.
  * Streams text, parallel `tool_use` calls and extended thinking; each thinking block comes
@@ -53,6 +65,7 @@ export interface AnthropicProviderOptions {
  * ```
  */
 export function anthropic(options: AnthropicProviderOptions = {}): ModelClientV1 {
+  assertValid(options, OPTION_KEYS, 'anthropic() options');
   const promptCaching = options.promptCaching ?? true;
   const structuredOutput = options.structuredOutput ?? 'native';
   return providerModel({

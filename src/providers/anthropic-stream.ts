@@ -1,5 +1,6 @@
 import type { Anthropic } from '@anthropic-ai/sdk';
 import type { ModelPart, StopReason, Usage } from '../model/index.js';
+import { jsonText } from '../util/index.js';
 import { ToolCallAssembler, streamEndedEarlyError, toUsage } from './kit/index.js';
 import { ANTHROPIC_PROVIDER, ANTHROPIC_PROVIDER_ID } from './anthropic-mapping.js';
 
@@ -179,7 +180,7 @@ export function anthropicMessageParts(
       calls.add(index, {
         id: block.id,
         name: block.name,
-        argumentsText: JSON.stringify(block.input),
+        argumentsText: jsonText(block.input) ?? '{}',
       });
     }
   }
@@ -232,7 +233,7 @@ class AnswerCalls {
     const first = this.#first;
     if (first?.index !== index || first.streamed) return '';
     first.streamed = true;
-    return JSON.stringify(first.input ?? {});
+    return jsonText(first.input ?? {}) ?? '{}';
   }
 
   /** A turn that only answered finished its answer: `tool-calls` becomes `stop`. */

@@ -1,5 +1,7 @@
 import { OpenAI } from 'openai';
 import { ModelError } from '../errors/index.js';
+import { assertValid, checkedElsewhere, shape } from '../util/index.js';
+import type { Check } from '../util/index.js';
 import type { ModelClientV1, ModelPart, ModelRequest } from '../model/index.js';
 import { providerModel } from './kit/index.js';
 import { toModelFailure } from './openai-errors.js';
@@ -33,6 +35,15 @@ export interface OpenAIApi<Body> {
   readonly buffered: (client: OpenAI, body: Body, signal: AbortSignal) => Promise<ModelPart[]>;
 }
 
+/** The keys of the options; their values are read where they are used. Others are refused. */
+const OPTION_KEYS = shape({
+  client: checkedElsewhere,
+  apiKey: checkedElsewhere,
+  baseURL: checkedElsewhere,
+  modelName: checkedElsewhere,
+  images: checkedElsewhere,
+} satisfies Record<keyof OpenAIProviderOptions, Check>);
+
 /**
  * A `ModelClientV1` around one OpenAI API: builds the client lazily, resolves the model name,
  * refuses an already-aborted signal, streams or buffers as the request asks, and maps every
@@ -44,6 +55,7 @@ export function openaiModel<Body>(
   options: OpenAIProviderOptions,
 ): ModelClientV1 {
   const { provider } = api;
+  assertValid(options, OPTION_KEYS, `${provider} options`);
   return providerModel({
     provider,
     defaultModelName: options.modelName,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AgentEvent } from '../agent/index.js';
 import type { MusterError } from '../errors/index.js';
 import type { Usage } from '../model/index.js';
+import { jsonTextDepth, MAX_DATA_DEPTH } from '../util/index.js';
 import type { Wait } from '../agent/index.js';
 import type {
   QueryContentBlock,
@@ -217,8 +218,11 @@ function errorSubtype(error: MusterError): Exclude<QueryResultSubtype, 'success'
   return 'error_during_execution';
 }
 
+/** The input of a tool_use block: the call's arguments object, `{}` when it has none. */
 function parseArguments(args: unknown): Readonly<Record<string, unknown>> {
   if (typeof args === 'string') {
+    // arguments kept as text for their depth are not parsed into something as deep
+    if (jsonTextDepth(args) > MAX_DATA_DEPTH) return {};
     try {
       const parsed: unknown = JSON.parse(args);
       return parsed && typeof parsed === 'object' && !Array.isArray(parsed)

@@ -1,6 +1,8 @@
 import type { Pool, PoolClient } from 'pg';
 import { MusterError } from '../errors/index.js';
 import { addUsage } from '../model/index.js';
+import { assertValid, checkedElsewhere, shape } from '../util/index.js';
+import type { Check } from '../util/index.js';
 import type { Usage } from '../model/index.js';
 import type { SessionArchive } from './session-archive.js';
 import type { SessionWaits } from './session-waits.js';
@@ -72,6 +74,17 @@ export type PostgresSessionStoreOptions = (
   readonly idleTransactionTimeoutMs?: number;
 };
 
+/** The keys of the options; their values are read where they are used. Others are refused. */
+const OPTION_KEYS = shape({
+  connectionString: checkedElsewhere,
+  pool: checkedElsewhere,
+  schema: checkedElsewhere,
+  maxArchiveBytesPerSession: checkedElsewhere,
+  idleTransactionTimeoutMs: checkedElsewhere,
+  connectTimeoutMs: checkedElsewhere,
+  queryTimeoutMs: checkedElsewhere,
+} satisfies Record<keyof PostgresSessionStoreOptions, Check>);
+
 interface LeaseCheck {
   readonly token: string;
   readonly owner: string | null;
@@ -104,6 +117,7 @@ export class PostgresSessionStore implements SessionStore {
   readonly waits: SessionWaits;
 
   constructor(options: PostgresSessionStoreOptions) {
+    assertValid(options, OPTION_KEYS, 'PostgresSessionStore options');
     if (options.pool && (options.connectTimeoutMs ?? options.queryTimeoutMs) !== undefined)
       throw new MusterError(
         'INVALID_CONFIGURATION',

@@ -1,5 +1,7 @@
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { addUsage } from '../model/index.js';
+import { assertValid, checkedElsewhere, shape } from '../util/index.js';
+import type { Check } from '../util/index.js';
 import type { Usage } from '../model/index.js';
 import { statementCache } from './sqlite-statements.js';
 import type { SessionArchive } from './session-archive.js';
@@ -52,6 +54,14 @@ export interface SqliteSessionStoreOptions {
   readonly synchronous?: 'normal' | 'full';
 }
 
+/** The keys of the options; their values are read where they are used. Others are refused. */
+const OPTION_KEYS = shape({
+  path: checkedElsewhere,
+  maxArchiveBytesPerSession: checkedElsewhere,
+  busyTimeoutMs: checkedElsewhere,
+  synchronous: checkedElsewhere,
+} satisfies Record<keyof SqliteSessionStoreOptions, Check>);
+
 interface LeaseRow {
   readonly token: number;
   readonly owner: string | null;
@@ -90,6 +100,7 @@ export class SqliteSessionStore implements SessionStore {
   readonly waits: SessionWaits;
 
   constructor(options: SqliteSessionStoreOptions) {
+    assertValid(options, OPTION_KEYS, 'SqliteSessionStore options');
     const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
     this.#db = openSqliteStore(options.path, {
       busyTimeoutMs,

@@ -68,6 +68,7 @@ async function run(
     beforeTool: [],
     afterTool: [],
     maxToolArgumentBytes: 1000,
+    maxToolArgumentDepth: 64,
     maxToolResultBytes: 1000,
     emit: (e) => {
       events.push(e);

@@ -1,4 +1,4 @@
-import { copyData, isDeepFrozen, utf8Bytes } from '../util/index.js';
+import { copyData, isDeepFrozen, jsonTextDepth, MAX_DATA_DEPTH, utf8Bytes } from '../util/index.js';
 import { describeFailure, pass, refuse } from './call-stage.js';
 import type { StageResult } from './call-stage.js';
 import { formatIssues, patternEngineOf, validateJsonSchema } from './json-schema-validator.js';
@@ -8,21 +8,38 @@ import type { ValidationOutcome } from './tool-types.js';
 /** Arguments that passed validation: a JSON object, as the schema's transforms left it. */
 export type CallArguments = Record<string, unknown>;
 
+/** The limits a call's argument text is held to (the run's `limits`). */
+export interface ArgumentLimits {
+  /** UTF-8 bytes (`limits.maxToolArgumentBytes`). */
+  readonly maxBytes: number;
+  /** Levels of nesting, the arguments object being level 1 (`limits.maxToolArgumentDepth`). */
+  readonly maxDepth: number;
+}
+
 /**
- * Parses the model's argument text (at most `maxBytes` UTF-8 bytes; blank text is `{}`).
- * `parsed`, a deep-frozen JSON object the caller already parsed from `text`, is used instead
- * of parsing again (the size limit still applies). Refuses with `TOOL_ARGUMENTS_INVALID`.
+ * Parses the model's argument text (at most `maxBytes` UTF-8 bytes and `maxDepth` levels of
+ * nesting; blank text is `{}`). `parsed`, a deep-frozen JSON object the caller already parsed
+ * from `text`, is used instead of parsing again (the limits still apply). Refuses with
+ * `TOOL_ARGUMENTS_INVALID`. The depth is read from the text before anything parses or walks
+ * it, so arguments of any depth are refused without a deep walk.
  */
 export function parseArguments(
   text: string,
-  maxBytes: number,
+  limits: ArgumentLimits,
   parsed?: unknown,
 ): StageResult<unknown> {
   const size = utf8Bytes(text);
-  if (size > maxBytes) {
+  if (size > limits.maxBytes) {
     return refuse(
       'TOOL_ARGUMENTS_INVALID',
-      `The arguments are ${size} bytes, over the limit of ${maxBytes}. Send smaller arguments.`,
+      `The arguments are ${size} bytes, over the limit of ${limits.maxBytes}. Send smaller arguments.`,
+    );
+  }
+  const maxDepth = Math.min(limits.maxDepth, MAX_DATA_DEPTH);
+  if (jsonTextDepth(text, maxDepth) > maxDepth) {
+    return refuse(
+      'TOOL_ARGUMENTS_INVALID',
+      `The arguments nest deeper than the limit of ${maxDepth} levels of objects and arrays. Send flatter arguments.`,
     );
   }
   if (typeof parsed === 'object' && parsed !== null && isDeepFrozen(parsed)) return pass(parsed);
@@ -84,11 +101,11 @@ export async function checkArguments(
 export function readArguments(
   entry: CatalogEntry,
   text: string,
-  maxBytes: number,
+  limits: ArgumentLimits,
   signal: AbortSignal,
   parsed?: unknown,
 ): Promise<StageResult<CallArguments>> | StageResult<CallArguments> {
-  const read = parseArguments(text, maxBytes, parsed);
+  const read = parseArguments(text, limits, parsed);
   return read.ok ? checkArguments(entry, read.value, signal) : read;
 }
 
@@ -98,17 +115,18 @@ export function readArguments(
  * parsed value is frozen and shared, and must not change). Values are JSON.
  */
 export function ownArguments(args: CallArguments): CallArguments {
-  return thawed(args) as CallArguments;
+  return thawed(args, 0) as CallArguments;
 }
 
-function thawed(value: unknown): unknown {
+function thawed(value: unknown, depth: number): unknown {
   if (typeof value !== 'object' || value === null) return value;
-  if (Object.isFrozen(value)) return copyData(value);
+  // past the depth arguments may have, the rest is copied whole (copyData does not recurse)
+  if (Object.isFrozen(value) || depth >= MAX_DATA_DEPTH) return copyData(value);
   let copy: Record<string, unknown> | unknown[] | undefined;
   const source = value as Record<string, unknown>;
   for (const key of Object.keys(source)) {
     const child = source[key];
-    const own = thawed(child);
+    const own = thawed(child, depth + 1);
     if (own === child) continue;
     copy ??= Array.isArray(value) ? [...value] : { ...source };
     (copy as Record<string, unknown>)[key] = own;

@@ -1,4 +1,5 @@
 import type { AuthorizationDecision } from '../policy/index.js';
+import { jsonText } from '../util/index.js';
 import { checkArguments, parseArguments } from './call-arguments.js';
 import type { CallArguments } from './call-arguments.js';
 import { toolDecisionEvent } from './call-events.js';
@@ -59,7 +60,10 @@ export async function runBeforeHooks(
           ctx,
           'a beforeTool hook returned arguments that are not JSON-serializable',
         );
-      const rewritten = parseArguments(text, env.maxToolArgumentBytes);
+      const rewritten = parseArguments(text, {
+        maxBytes: env.maxToolArgumentBytes,
+        maxDepth: env.maxToolArgumentDepth,
+      });
       if (!rewritten.ok) return rewritten;
       const checked = await checkArguments(entry, rewritten.value, env.signal);
       if (!checked.ok) return checked;
@@ -136,7 +140,8 @@ function denyByHook(env: ToolCallEnvironment, ctx: ToolHookContext, reason: stri
 
 function safeStringify(value: unknown): string | undefined {
   try {
-    return JSON.stringify(value);
+    // without recursion: arguments of any depth get their text (and the depth limit's refusal)
+    return jsonText(value);
   } catch {
     return undefined;
   }

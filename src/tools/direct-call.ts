@@ -8,6 +8,7 @@ import type {
   PolicyToolAnnotations,
   ToolPolicy,
 } from '../policy/index.js';
+import { dataDepth, MAX_DATA_DEPTH } from '../util/index.js';
 import { validateJsonSchema } from './json-schema-validator.js';
 import { plainMcpToolName } from './naming.js';
 import type { JsonSchema, ValidationIssue, ValidationOutcome } from './tool-types.js';
@@ -73,16 +74,27 @@ export function mcpModelNameOf(
 
 /**
  * Checks a direct call in the order of a run: the arguments against the tool's input schema
- * first (its patterns under RE2, as in a run), then the policy (which may wait on an
- * approver, bounded by `options.signal`). Never throws for a refusal: the caller maps each
- * outcome to its own error. Throws `TOOL_EXECUTION_FAILED` when the schema cannot be used (an
- * invalid pattern, or one RE2 cannot run), as a run refuses the call.
+ * first (arguments nested deeper than `MAX_DATA_DEPTH` are refused before any walk; its
+ * patterns under RE2, as in a run), then the policy (which may wait on an approver, bounded
+ * by `options.signal`). Never throws for a refusal: the caller maps each outcome to its own
+ * error. Throws `TOOL_EXECUTION_FAILED` when the schema cannot be used (an invalid pattern,
+ * or one RE2 cannot run), as a run refuses the call.
  */
 export async function checkDirectToolCall(
   policy: Pick<ToolPolicy, 'authorize'>,
   call: DirectToolCall,
   options: AuthorizeOptions,
 ): Promise<DirectCallCheck> {
+  if (dataDepth(call.arguments) > MAX_DATA_DEPTH)
+    return {
+      outcome: 'arguments',
+      issues: [
+        {
+          path: [],
+          message: `the arguments nest deeper than ${MAX_DATA_DEPTH} levels of objects and arrays`,
+        },
+      ],
+    };
   let checked: ValidationOutcome;
   try {
     checked = await validateJsonSchema(call.tool.inputSchema as JsonSchema, call.arguments, 're2');

@@ -1,4 +1,4 @@
-export { tool, isTool } from './tool.js';
+export { tool, isTool, toolAnnotationsShape } from './tool.js';
 export type { Tool, ToolSpec } from './tool.js';
 export type { StandardSchemaV1Like, InferOutput } from './standard-schema.js';
 export { isStandardSchema, exportJsonSchema, validateStandard } from './standard-schema.js';

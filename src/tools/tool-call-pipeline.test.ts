@@ -32,6 +32,7 @@ async function call(
     beforeTool: [],
     afterTool: [],
     maxToolArgumentBytes: 200,
+    maxToolArgumentDepth: 8,
     maxToolResultBytes: 100,
     emit: (e) => events.push(e),
     ...extra,

@@ -38,7 +38,7 @@ export async function runToolCall(
   const checked = await readArguments(
     entry,
     call.argumentsText,
-    env.maxToolArgumentBytes,
+    { maxBytes: env.maxToolArgumentBytes, maxDepth: env.maxToolArgumentDepth },
     env.signal,
     call.arguments,
   );

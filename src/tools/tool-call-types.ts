@@ -42,6 +42,8 @@ export interface ToolCallEnvironment {
   readonly beforeTool: readonly BeforeToolHook[];
   readonly afterTool: readonly AfterToolHook[];
   readonly maxToolArgumentBytes: number;
+  /** Levels of nesting a call's arguments may have (`limits.maxToolArgumentDepth`). */
+  readonly maxToolArgumentDepth: number;
   readonly maxToolResultBytes: number;
   readonly emit: (event: ToolEvent) => void;
   readonly onObserverError?: (err: unknown) => void;

@@ -1,7 +1,7 @@
 import { ToolError } from '../errors/index.js';
 import type { ToolErrorCode } from '../errors/index.js';
 import type { ImagePart } from '../model/index.js';
-import { utf8Bytes } from '../util/index.js';
+import { dataDepth, MAX_DATA_DEPTH, utf8Bytes } from '../util/index.js';
 import type { CallToolResultLike, ToolResult, ToolReturn } from './tool-types.js';
 
 /** Binary data a tool returned: an MCP `image`, `audio`, or embedded `resource` with a `blob`. */
@@ -53,10 +53,21 @@ export function isCallToolResult(value: unknown): value is CallToolResultLike {
  * `CallToolResult` is projected (text kept as text, images forwarded as media, links and
  * embedded resources as JSON metadata, `structuredContent` kept, and the data of images, audio
  * and embedded binary resources kept in `blobs`). Anything else fails with
- * `TOOL_EXECUTION_FAILED`.
+ * `TOOL_EXECUTION_FAILED`, and so does structured output nested deeper than `MAX_DATA_DEPTH`
+ * (checked without recursion, before anything serializes it).
  */
 export function normalizeToolReturn(value: ToolReturn, toolName: string): NormalizedToolResult {
   if (typeof value === 'string') return { content: value };
+  const structured = isCallToolResult(value)
+    ? value.structuredContent
+    : (value as { structured?: unknown } | null)?.structured;
+  if (structured !== undefined && dataDepth(structured) > MAX_DATA_DEPTH) {
+    throw new ToolError(
+      'TOOL_EXECUTION_FAILED',
+      `Tool '${toolName}' returned structured output nested deeper than ${MAX_DATA_DEPTH} levels of objects and arrays; it was not kept.`,
+      { toolName },
+    );
+  }
   if (isCallToolResult(value)) return projectCallToolResult(value);
   if (typeof value === 'object' && value !== null && typeof value.content === 'string') {
     const out: MutableResult = { content: value.content };

@@ -156,6 +156,7 @@ describe('ToolSearchExecutor', () => {
       beforeTool: [],
       afterTool: [],
       maxToolArgumentBytes: 10_000,
+      maxToolArgumentDepth: 64,
       maxToolResultBytes: 100_000,
       emit: () => {},
       onObserverError: () => {},

@@ -1,4 +1,13 @@
 import { MusterError } from '../errors/index.js';
+import {
+  assertValid,
+  checkedElsewhere,
+  isBoolean,
+  isString,
+  optional,
+  shape,
+} from '../util/index.js';
+import type { Check } from '../util/index.js';
 import { assertHostToolName } from './naming.js';
 import { exportJsonSchema, isStandardSchema } from './standard-schema.js';
 import type { InferOutput, StandardSchemaV1Like } from './standard-schema.js';
@@ -31,6 +40,25 @@ export interface ToolSpec<
     : Promise<ToolReturn> | ToolReturn;
 }
 
+/** The hints a tool's annotations may carry; other keys are refused. */
+export const toolAnnotationsShape: Check = shape({
+  title: optional(isString()),
+  readOnlyHint: optional(isBoolean),
+  destructiveHint: optional(isBoolean),
+  idempotentHint: optional(isBoolean),
+  openWorldHint: optional(isBoolean),
+} satisfies Record<keyof ToolAnnotations, Check>);
+
+/** The keys of a {@link ToolSpec}; its values are checked in {@link tool}, annotations here. */
+const specShape = shape({
+  name: checkedElsewhere,
+  description: checkedElsewhere,
+  input: checkedElsewhere,
+  output: checkedElsewhere,
+  annotations: optional(toolAnnotationsShape),
+  execute: checkedElsewhere,
+} satisfies Record<keyof ToolSpec<StandardSchemaV1Like, undefined>, Check>);
+
 /** A host tool, ready to give to `createAgent({ tools })`. */
 export interface Tool {
   readonly kind: 'muster.tool';
@@ -47,7 +75,8 @@ export interface Tool {
 /**
  * Defines a host tool from Standard Schemas (Zod 4, ArkType, Valibot via
  * `toStandardJsonSchema`). The JSON Schema the model sees is exported once, here; invalid
- * names or schemas fail at once with `INVALID_CONFIGURATION`.
+ * names or schemas and unknown keys (of the spec or of its annotations) fail at once with
+ * `INVALID_CONFIGURATION`.
  *
  * @example
  * ```ts
@@ -72,6 +101,7 @@ export function tool<
   }
   assertHostToolName(spec.name);
   const where = `Tool '${spec.name}'`;
+  assertValid(spec, specShape, `tool() options of '${spec.name}'`);
   if (typeof spec.description !== 'string') {
     throw new MusterError('INVALID_CONFIGURATION', `${where}: description must be a string.`);
   }

@@ -23,15 +23,28 @@ export function isDeepFrozen(value: unknown): boolean {
   return typeof value !== 'object' || value === null || frozenRoots.has(value);
 }
 
-function freezeTree(value: object): void {
-  if (frozenRoots.has(value) || ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return;
-  if (Array.isArray(value)) {
-    for (const item of value) if (typeof item === 'object' && item !== null) freezeTree(item);
-  } else {
-    for (const key in value) {
-      const child = (value as Record<string, unknown>)[key];
-      if (typeof child === 'object' && child !== null) freezeTree(child);
+/** Freezes `root` and what it reaches, without recursion (any depth; a cycle is met once). */
+function freezeTree(root: object): void {
+  const stack: object[] = [root];
+  const seen = new Set<object>();
+  while (stack.length > 0) {
+    const value = stack.pop()!;
+    if (
+      seen.has(value) ||
+      frozenRoots.has(value) ||
+      ArrayBuffer.isView(value) ||
+      value instanceof ArrayBuffer
+    )
+      continue;
+    seen.add(value);
+    if (Array.isArray(value)) {
+      for (const item of value) if (typeof item === 'object' && item !== null) stack.push(item);
+    } else {
+      for (const key in value) {
+        const child = (value as Record<string, unknown>)[key];
+        if (typeof child === 'object' && child !== null) stack.push(child);
+      }
     }
+    Object.freeze(value);
   }
-  Object.freeze(value);
 }

@@ -20,3 +20,19 @@ export type {
 } from './tracing-types.js';
 export { copyData } from './copy-data.js';
 export { once } from './once.js';
+export { dataDepth, jsonText, jsonTextDepth, MAX_DATA_DEPTH } from './data-depth.js';
+export {
+  arrayOf,
+  assertValid,
+  checkedElsewhere,
+  hasMethods,
+  isBoolean,
+  isFunction,
+  isObject,
+  isString,
+  oneOf,
+  oneOrMany,
+  optional,
+  shape,
+} from './option-checks.js';
+export type { Check } from './option-checks.js';

@@ -111,7 +111,14 @@ function fieldKind(schema: JsonSchema): { kind: FieldKind; options: EnumOption[]
   }
 }
 
-/** The fields of an object schema, nested objects with properties flattened to `a.b`. */
+/** How many levels of nested objects become `a.b.c` fields; deeper ones are one JSON field. */
+const MAX_FIELD_DEPTH = 8;
+
+/**
+ * The fields of an object schema, nested objects with properties flattened to `a.b` (at most
+ * {@link MAX_FIELD_DEPTH} levels: a server's schema may nest deeper, and its deeper objects are
+ * edited as JSON).
+ */
 export function fieldsOf(
   schema: JsonSchema | undefined,
   parent: readonly string[] = [],
@@ -122,7 +129,12 @@ export function fieldsOf(
   for (const [key, raw] of Object.entries(schema.properties)) {
     const child: JsonSchema = isObject(raw) ? raw : {};
     const path = [...parent, key];
-    if (schemaType(child) === 'object' && isObject(child.properties) && !enumOptions(child)) {
+    if (
+      path.length < MAX_FIELD_DEPTH &&
+      schemaType(child) === 'object' &&
+      isObject(child.properties) &&
+      !enumOptions(child)
+    ) {
       fields.push(...fieldsOf(child, path));
       continue;
     }

@@ -3,6 +3,13 @@ import { z } from 'zod';
 import { createAgent, MemorySessionStore, scriptedModel, tool } from '../../src/index.js';
 import { collect, ofType } from '../support/run-helpers.js';
 
+/** `levels` arrays around a 1. */
+function nestedArrays(levels: number): unknown {
+  let value: unknown = 1;
+  for (let i = 0; i < levels; i++) value = [value];
+  return value;
+}
+
 const echo = tool({
   name: 'echo',
   description: 'Echoes text.',
@@ -106,6 +113,60 @@ describe('limits', () => {
     expect(ran).toEqual(['small']);
   });
 
+  it('maxToolArgumentDepth (default 64) refuses deeper arguments as TOOL_ARGUMENTS_INVALID and the run goes on', async () => {
+    const ran: unknown[] = [];
+    const keep = tool({
+      name: 'keep',
+      description: 'k',
+      input: z.object({ value: z.unknown() }),
+      execute: ({ value }) => (ran.push(value), 'ok'),
+    });
+    // the arguments object is level 1: { value: 63 arrays } nests 64 levels
+    const at64 = nestedArrays(63);
+    const agent = createAgent({
+      model: scriptedModel([
+        {
+          toolCalls: [
+            { name: 'keep', arguments: { value: nestedArrays(64) } },
+            { name: 'keep', arguments: { value: at64 } },
+          ],
+        },
+        { text: 'done' },
+        { toolCalls: [{ name: 'keep', arguments: { value: nestedArrays(9) } }] },
+        { text: 'done' },
+      ]),
+      tools: [keep],
+      policy: { allow: ['keep'] },
+    });
+    const first = await collect(agent.run({ input: 'x' }));
+    expect(first.error).toBeUndefined();
+    const done = ofType(first.events, 'tool.completed');
+    expect(done.map((c) => c.errorCode)).toEqual(['TOOL_ARGUMENTS_INVALID', undefined]);
+    expect(done[0]?.content).toContain('deeper than the limit of 64 levels');
+    expect(ran).toEqual([at64]);
+    // a run's own limit replaces the agent's
+    const second = await collect(agent.run({ input: 'x', limits: { maxToolArgumentDepth: 8 } }));
+    expect(ofType(second.events, 'tool.completed')[0]?.errorCode).toBe('TOOL_ARGUMENTS_INVALID');
+    expect(ran).toHaveLength(1);
+  });
+
+  it('arguments a beforeTool hook rewrites are held to maxToolArgumentDepth too', async () => {
+    const agent = createAgent({
+      model: scriptedModel([
+        { toolCalls: [{ name: 'echo', arguments: { text: 'a' } }] },
+        { text: 'done' },
+      ]),
+      tools: [echo],
+      policy: { allow: ['echo'] },
+      hooks: { beforeTool: () => ({ arguments: { text: 'a', deep: nestedArrays(5000) } }) },
+    });
+    const { events, error } = await collect(agent.run({ input: 'x' }));
+    expect(error).toBeUndefined();
+    expect(ofType(events, 'tool.completed')[0]).toMatchObject({
+      errorCode: 'TOOL_ARGUMENTS_INVALID',
+    });
+  });
+
   it('maxToolResultBytes refuses an oversized result as TOOL_RESULT_TOO_LARGE', async () => {
     const big = tool({
       name: 'big',
@@ -138,6 +199,8 @@ describe('limits', () => {
     [{ maxIterations: 0 }],
     [{ maxIterations: 1.5 }],
     [{ maxToolResultBytes: -1 }],
+    [{ maxToolArgumentDepth: 0 }],
+    [{ maxToolArgumentDepth: 257 }],
     [{ maxTurns: 3 }],
   ])(
     'rejects invalid limits %j with INVALID_CONFIGURATION, at construction and per run',

@@ -1,5 +1,6 @@
 import { MusterError } from '../../errors/index.js';
 import type { ModelOutputFormat } from '../../model/index.js';
+import { dataDepth, jsonTextDepth, MAX_DATA_DEPTH } from '../../util/index.js';
 import {
   exportJsonSchema,
   isStandardSchema,
@@ -65,7 +66,8 @@ const REQUEST_KEYS = new Set(['schema', 'name', 'description']);
 /**
  * Settles a run's `output` option. Fails with `INVALID_CONFIGURATION` (before anything is sent
  * or written) for a value that is neither form, unknown keys, a bad name, a Standard Schema
- * that cannot export JSON Schema, or a JSON Schema that does not compile.
+ * that cannot export JSON Schema, a JSON Schema that does not compile, or a schema nested
+ * deeper than `MAX_DATA_DEPTH`.
  */
 export async function resolveOutput(option: unknown, where: string): Promise<OutputSpec> {
   const request = outputRequest(option, where);
@@ -74,6 +76,9 @@ export async function resolveOutput(option: unknown, where: string): Promise<Out
   const json = standard
     ? exportJsonSchema(standard, 'input', `${where}.schema`, true)
     : (schema as JsonSchema);
+  // bounds every walk of the schema below (the strict form, reading answers back)
+  if (dataDepth(json) > MAX_DATA_DEPTH)
+    throw invalid(`${where}.schema nests deeper than ${MAX_DATA_DEPTH} levels: flatten it.`);
   if (!standard) await assertCompiles(json, where);
   const form = strictForm(json);
   const format: ModelOutputFormat = {
@@ -139,8 +144,21 @@ async function assertCompiles(schema: JsonSchema, where: string): Promise<void> 
 function parseAnswer(text: string): AnswerReading {
   const trimmed = text.trim();
   const fenced = /^```(?:json)?\s*\n([\s\S]*?)\n?```$/.exec(trimmed);
+  const json = fenced ? fenced[1]! : trimmed;
+  // refused before it is parsed: nothing reading, checking or storing the answer walks it
+  if (jsonTextDepth(json) > MAX_DATA_DEPTH)
+    return {
+      ok: false,
+      reason: 'output-schema-mismatch',
+      issues: [
+        {
+          path: [],
+          message: `the answer nests deeper than ${MAX_DATA_DEPTH} levels of objects and arrays`,
+        },
+      ],
+    };
   try {
-    return { ok: true, value: JSON.parse(fenced ? fenced[1]! : trimmed) as unknown };
+    return { ok: true, value: JSON.parse(json) as unknown };
   } catch (err) {
     const problem = err instanceof Error ? err.message : String(err);
     return {

@@ -33,7 +33,7 @@ function restore(value: unknown, node: unknown, root: Node, depth: number): unkn
   }
   const union = (n.anyOf ?? n.oneOf) as unknown;
   if (Array.isArray(union)) {
-    const branch = union.find((b) => fits(value, resolve(b, root), root));
+    const branch = union.find((b) => fits(value, resolve(b, root), root, depth));
     return branch === undefined ? value : restore(value, branch, root, next);
   }
   if (Array.isArray(value)) {
@@ -45,23 +45,28 @@ function restore(value: unknown, node: unknown, root: Node, depth: number): unkn
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
     const prop = props[key];
-    if (item === null && prop !== undefined && !required.has(key) && !acceptsNull(prop, root))
+    if (item === null && prop !== undefined && !required.has(key) && !acceptsNull(prop, root, 0))
       continue;
     out[key] = prop === undefined ? item : restore(item, prop, root, next);
   }
   return out;
 }
 
-/** Whether `value` could be an answer for the union branch `n` (kind, keys, literals). */
-function fits(value: unknown, n: Node | undefined, root: Node): boolean {
-  if (n === undefined) return false;
+/**
+ * Whether `value` could be an answer for the union branch `n` (kind, keys, literals). Unions
+ * inside unions are followed at most as deep as `restore` goes (a `$ref` may lead back).
+ */
+function fits(value: unknown, n: Node | undefined, root: Node, depth: number): boolean {
+  if (n === undefined || depth > MAX_RESTORE_DEPTH) return false;
   if (isRecord(n)) return Array.isArray(value) && value.every(isEntry);
   const types = typesOf(n);
   const kind = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
   if (n.const !== undefined) return n.const === value;
   if (Array.isArray(n.enum)) return n.enum.includes(value);
   if (Array.isArray(n.anyOf ?? n.oneOf))
-    return ((n.anyOf ?? n.oneOf) as unknown[]).some((b) => fits(value, resolve(b, root), root));
+    return ((n.anyOf ?? n.oneOf) as unknown[]).some((b) =>
+      fits(value, resolve(b, root), root, depth + 1),
+    );
   if (types.length > 0 && !types.some((t) => t === kind || (t === 'integer' && kind === 'number')))
     return false;
   if (kind !== 'object' || n.properties === undefined) return true;
@@ -76,13 +81,14 @@ function fits(value: unknown, n: Node | undefined, root: Node): boolean {
   return true;
 }
 
-function acceptsNull(node: unknown, root: Node): boolean {
+/** Whether a schema accepts `null`, through `$ref`s and unions (as deep as `restore` goes). */
+function acceptsNull(node: unknown, root: Node, depth: number): boolean {
   const n = resolve(node, root);
-  if (n === undefined) return true;
+  if (n === undefined || depth > MAX_RESTORE_DEPTH) return true;
   if (Object.keys(n).every((k) => k === 'description' || k === 'title')) return true;
   if (acceptsNullShallow(n)) return true;
   const union = (n.anyOf ?? n.oneOf) as unknown;
-  return Array.isArray(union) && union.some((b) => acceptsNull(b, root));
+  return Array.isArray(union) && union.some((b) => acceptsNull(b, root, depth + 1));
 }
 
 /** `node` with a local `$ref` followed (`#/$defs/name`), or undefined when it is not a schema. */

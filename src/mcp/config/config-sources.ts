@@ -45,13 +45,22 @@ export function normalizedKey(config: McpServerConfig): string {
   return canonical({ ...config, type: transportOf(config) });
 }
 
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+/** Deeper than any valid declaration nests (its records of strings are a few levels down). */
+const MAX_CANONICAL_DEPTH = 16;
+
+function canonical(value: unknown, depth = 0): string {
+  if (depth > MAX_CANONICAL_DEPTH)
+    throw new MusterError(
+      'INVALID_CONFIGURATION',
+      `An MCP server declaration nests deeper than ${MAX_CANONICAL_DEPTH} levels: declarations hold strings, lists and records of strings.`,
+    );
+  const inner = (v: unknown) => canonical(v, depth + 1);
+  if (Array.isArray(value)) return `[${value.map(inner).join(',')}]`;
   if (typeof value === 'object' && value !== null) {
     const entries = Object.entries(value as Record<string, unknown>)
       .filter(([, v]) => v !== undefined)
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${inner(v)}`).join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
 }

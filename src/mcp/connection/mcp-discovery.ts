@@ -1,6 +1,7 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/client';
 import { MusterError } from '../../errors/index.js';
 import { assignMcpToolNames } from '../../tools/index.js';
+import { dataDepth, MAX_DATA_DEPTH } from '../../util/index.js';
 import { isModelVisibleMcpTool } from './app-visibility.js';
 import type { JsonSchema, NamingMode, ToolAnnotations, ToolDefinition } from '../../tools/index.js';
 
@@ -28,7 +29,7 @@ const ANNOTATION_KEYS = [
 
 /**
  * Turns a server's tool listing into catalog tools: names are assigned (safe or strict),
- * input schemas must be object schemas, annotations are kept as advisory data. Any problem
+ * input schemas must be object schemas nested at most `MAX_DATA_DEPTH` levels, annotations are kept as advisory data. Any problem
  * rejects the whole listing with `INVALID_CONFIGURATION` or `TOOL_NAME_CONFLICT`.
  */
 export function toDiscoveredTools(
@@ -47,6 +48,14 @@ export function toDiscoveredTools(
       throw new MusterError(
         'INVALID_CONFIGURATION',
         `Server '${server}' lists tool ${JSON.stringify(t.name)} with an input schema that is not an object schema: fix the server.`,
+        { details: { server, tool: t.name } },
+      );
+    }
+    // measured without recursion: nothing after this (search, hashing, requests) walks deeper
+    if (dataDepth(schema) > MAX_DATA_DEPTH || dataDepth(t.outputSchema) > MAX_DATA_DEPTH) {
+      throw new MusterError(
+        'INVALID_CONFIGURATION',
+        `Server '${server}' lists tool ${JSON.stringify(t.name)} with a schema nested deeper than ${MAX_DATA_DEPTH} levels: fix the server.`,
         { details: { server, tool: t.name } },
       );
     }

@@ -63,12 +63,15 @@ const LOST_CODES: ReadonlySet<string> = new Set([
   'UND_ERR_HEADERS_TIMEOUT',
 ]);
 
-function factOfOne(e: unknown): NetworkFact | undefined {
+/** How deep `AggregateError`s inside each other are read (Node nests them one level). */
+const MAX_AGGREGATE_DEPTH = 4;
+
+function factOfOne(e: unknown, depth = 0): NetworkFact | undefined {
   if (typeof e !== 'object' || e === null) return undefined;
   const { code, syscall, errors } = e as { code?: unknown; syscall?: unknown; errors?: unknown };
-  if (Array.isArray(errors) && errors.length > 0) {
+  if (Array.isArray(errors) && errors.length > 0 && depth < MAX_AGGREGATE_DEPTH) {
     // several addresses tried (happy eyeballs): not sent only when no attempt connected
-    const facts = errors.map(factOfOne);
+    const facts = errors.map((inner) => factOfOne(inner, depth + 1));
     if (facts.every((f) => f?.kind === 'not-sent')) return facts[0];
     if (facts.some((f) => f?.kind === 'lost')) return facts.find((f) => f?.kind === 'lost');
   }
@@ -88,5 +91,5 @@ function factOfOne(e: unknown): NetworkFact | undefined {
  * them as an unknown outcome.
  */
 export function networkFactOf(err: unknown): NetworkFact | undefined {
-  return findInCauseChain(err, factOfOne);
+  return findInCauseChain(err, (e) => factOfOne(e));
 }

@@ -1,4 +1,5 @@
 import { MusterError } from '../../errors/index.js';
+import { assertValid, checkedElsewhere, shape } from '../../util/index.js';
 import type {
   CallToolResultLike,
   InferOutput,
@@ -6,6 +7,14 @@ import type {
   ToolAnnotations,
   ToolProgress,
 } from '../../tools/index.js';
+
+/** The keys of `sdkTool()`'s extras and of `createSdkMcpServer()`'s options; others are refused. */
+const EXTRAS_KEYS = shape({ annotations: checkedElsewhere });
+const SERVER_KEYS = shape({
+  name: checkedElsewhere,
+  version: checkedElsewhere,
+  tools: checkedElsewhere,
+});
 
 const SDK_SERVER = Symbol.for('muster.sdk-mcp-server');
 const SDK_TOOL = Symbol.for('muster.sdk-tool');
@@ -107,6 +116,7 @@ export function sdkTool<S extends SdkInputSchema>(
       `sdkTool '${name}': the handler must be a function.`,
     );
   }
+  assertValid(extras, EXTRAS_KEYS, `sdkTool '${name}' extras`);
   return Object.freeze({
     [SDK_TOOL]: true as const,
     name,
@@ -129,6 +139,7 @@ export function createSdkMcpServer(options: {
   if (typeof options?.name !== 'string' || options.name === '') {
     throw new MusterError('INVALID_CONFIGURATION', 'createSdkMcpServer needs a name.');
   }
+  assertValid(options, SERVER_KEYS, `createSdkMcpServer '${options.name}' options`);
   const tools = options.tools ?? [];
   const seen = new Set<string>();
   for (const t of tools) {

@@ -57,7 +57,13 @@ export const oneOrMany =
   (v) =>
     Array.isArray(v) ? arrayOf(check)(v) : check(v);
 
-/** An object with exactly these keys (each checked); unknown keys are refused. */
+/** A value whose checks are made elsewhere, with messages of their own (a key `shape` knows). */
+export const checkedElsewhere: Check = () => undefined;
+
+/**
+ * An object with exactly these keys (each checked); unknown keys are refused, naming them, the
+ * known keys, and the known key a misspelled one was probably meant to be.
+ */
 export const shape = (fields: Readonly<Record<string, Check>>): Check => {
   // listed once: a run request is checked against this on every run
   const known = new Set(Object.keys(fields));
@@ -67,7 +73,10 @@ export const shape = (fields: Readonly<Record<string, Check>>): Check => {
     if (problem) return problem;
     const keys = Object.keys(v as object);
     if (keys.some((k) => !known.has(k)))
-      return `has unknown key(s) ${keys.filter((k) => !known.has(k)).join(', ')}`;
+      return unknownKeys(
+        keys.filter((k) => !known.has(k)),
+        known,
+      );
     for (const [key, check] of checks) {
       const p = check((v as Record<string, unknown>)[key]);
       if (p) return p.startsWith('[') ? `${key}${p}` : `${key}: ${p}`;
@@ -90,4 +99,47 @@ export const hasMethods =
 export function assertValid(value: unknown, check: Check, what: string): void {
   const problem = check(value);
   if (problem) throw new MusterError('INVALID_CONFIGURATION', `Invalid ${what}: ${problem}.`);
+}
+
+/** The problem of `unknown` keys: each (with the known key it was likely meant to be), the known keys. */
+function unknownKeys(unknown: readonly string[], known: ReadonlySet<string>): string {
+  const named = unknown.map((key) => {
+    const near = nearest(key, known);
+    return near === undefined ? key : `${key} (did you mean ${near}?)`;
+  });
+  return `has unknown key(s) ${named.join(', ')}; the known keys are ${[...known].join(', ')}`;
+}
+
+/** The known key `key` is closest to, when it is a likely misspelling of one (or none). */
+function nearest(key: string, known: ReadonlySet<string>): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Math.min(2, Math.floor(key.length / 3));
+  for (const candidate of known) {
+    const d =
+      candidate.toLowerCase() === key.toLowerCase()
+        ? 0
+        : editDistance(key, candidate, bestDistance);
+    if (d <= bestDistance && (best === undefined || d < bestDistance)) {
+      best = candidate;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+/** Levenshtein distance of `a` and `b`, or `max + 1` once it is surely over `max`. */
+function editDistance(a: string, b: string, max: number): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++)
+      row[j] = Math.min(
+        previous[j]! + 1,
+        row[j - 1]! + 1,
+        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    previous = row;
+  }
+  return previous[b.length]!;
 }
