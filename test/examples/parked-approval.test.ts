@@ -2,29 +2,12 @@
  * `npx tsx examples/parked-approval.ts`, the example of docs/guide/waits.md, run as a process:
  * a run parks in a SQLite file, another agent decides, a third resumes; one payment.
  */
-import { execFile } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../package/built-package.js';
+import { runExample } from '../support/run-example.js';
 
 describe('examples/parked-approval.ts', () => {
   it('parks, is decided elsewhere, resumes, and pays once', async () => {
-    const { code, stdout, stderr } = await new Promise<{
-      code: number;
-      stdout: string;
-      stderr: string;
-    }>((resolve) =>
-      execFile(
-        process.execPath,
-        ['--import', 'tsx', 'examples/parked-approval.ts'],
-        { cwd: ROOT, timeout: 60_000, encoding: 'utf8' },
-        (error, out, err) =>
-          resolve({
-            code: error ? (typeof error.code === 'number' ? error.code : 1) : 0,
-            stdout: out,
-            stderr: err,
-          }),
-      ),
-    );
+    const { code, stdout, stderr } = await runExample('parked-approval.ts');
     expect(code, stderr).toBe(0);
     expect(stdout).toContain(
       '[parked] parked: approval of pay_invoice {"invoice":"INV-7","amountEur":120}',
