@@ -19,8 +19,11 @@ export interface InputRoundsDeps {
   readonly toolName: string;
   /** Sends one round of the call (the first, or a retry with the previous answers). */
   readonly send: (round: CallRound) => Promise<CallToolResult | InputRequiredRound>;
-  /** The handlers of the server's connections (elicitation, sampling, roots). */
-  readonly handlers: readonly ClientRequestHandler[];
+  /**
+   * The handlers of the server's connections (elicitation, sampling, roots), built only when
+   * the server asks for input (most calls never do).
+   */
+  readonly handlers: () => readonly ClientRequestHandler[];
   readonly signal: AbortSignal;
   /** `mcp.maxResponseBytes`: a `requestState` larger than this is refused, never parked. */
   readonly maxStateBytes: number;
@@ -102,10 +105,11 @@ async function answerRound(
 ): Promise<Map<string, { entry: unknown; answer: unknown }>> {
   const entries = Object.entries(result.inputRequests ?? {});
   const ctx: InputRequestContext = { mcpReq: { signal: deps.signal }, canPark };
+  const handlers = deps.handlers();
   const answers = await Promise.all(
     entries.map(async ([key, entry]) => {
       const method = (entry as { method?: unknown } | null)?.method;
-      const handler = deps.handlers.find((h) => h.method === method)?.handler;
+      const handler = handlers.find((h) => h.method === method)?.handler;
       if (typeof method !== 'string' || !handler)
         throw failed(
           deps,

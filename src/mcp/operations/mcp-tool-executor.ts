@@ -123,7 +123,7 @@ export class McpToolExecutor implements ToolExecutor, OwnExecutor {
                   ...options,
                   round,
                 }),
-              handlers: this.manager.inputHandlers(address.server),
+              handlers: () => this.manager.inputHandlers(address.server),
               signal: ctx.signal,
               maxStateBytes: this.manager.maxResponseBytes ?? MCP_DEFAULTS.maxResponseBytes,
             },
