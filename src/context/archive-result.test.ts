@@ -142,6 +142,44 @@ describe('archiveToolResult thresholds', () => {
   });
 });
 
+describe('archiveToolResult and the whole result (item-07)', () => {
+  const file = 'a line of the file\n'.repeat(1200); // 22,800 bytes
+
+  it('pages the text and keeps the whole result, structuredContent included, as JSON', async () => {
+    const store = new MemoryArchiveStore();
+    const normalized = normalizeToolReturn(
+      { content: [{ type: 'text', text: file }], structuredContent: { content: file } },
+      'read',
+    );
+    const { result, refs } = await archiveToolResult(normalized, options(store));
+    expect(refs).toHaveLength(2);
+    const [text, whole] = await Promise.all(refs.map((r) => store.get('s1', r)));
+    expect(text).toMatchObject({ kind: 'text', text: file });
+    expect(whole).toMatchObject({ kind: 'text', mimeType: 'application/json' });
+    expect(JSON.parse((whole as { text: string }).text)).toEqual({
+      content: [{ type: 'text', text: file }],
+      structuredContent: { content: file },
+    });
+    // the preview is the file's own text, not escaped JSON
+    expect(result.content.startsWith('a line of the file\na line')).toBe(true);
+    expect(result.content).toContain(`ref=${refs[1]}`);
+    expect(result).not.toHaveProperty('whole');
+  });
+
+  it('keeps a small result as it is, without what only the archive would keep', async () => {
+    const store = new MemoryArchiveStore();
+    const normalized = normalizeToolReturn(
+      { content: [{ type: 'text', text: 'hi' }], structuredContent: { content: 'hi' } },
+      'read',
+    );
+    expect(normalized.whole).toBeDefined();
+    const { result, refs } = await archiveToolResult(normalized, options(store));
+    expect(refs).toEqual([]);
+    expect(result).toEqual({ content: 'hi', structured: { content: 'hi' } });
+    expect(await store.list('s1')).toEqual([]);
+  });
+});
+
 describe('archiveToolResult blobs', () => {
   it('archives every blob as binary, notes it in the content, and keeps media', async () => {
     const store = new MemoryArchiveStore();

@@ -33,8 +33,10 @@ export interface ArchiveToolResultOutcome {
 /**
  * Archives what a tool result should not carry to the model in full: content over
  * `thresholdBytes` (stored whole, replaced by a preview and a note with its ref) and every blob
- * (stored as binary, replaced by a note). `media` (bounded images), `isError` and `structured`
- * stay; `blobs` never reach the returned result. A result under the threshold without blobs is
+ * (stored as binary, replaced by a note). When it archives anything, it also keeps the whole
+ * projection of an MCP result whose `structuredContent` the model-facing text left out
+ * (`whole`), as one more JSON item with a note. `media` (bounded images), `isError` and `structured`
+ * stay; `blobs` and `whole` never reach the returned result. A result under the threshold without blobs is
  * returned as it is, with no refs.
  *
  * @example
@@ -55,7 +57,7 @@ export async function archiveToolResult(
   const blobs = result.blobs ?? [];
   const totalBytes = utf8Bytes(result.content);
   const archiveText = totalBytes > options.thresholdBytes;
-  if (!archiveText && blobs.length === 0) return { result, refs: [] };
+  if (!archiveText && blobs.length === 0) return { result: modelFacing(result), refs: [] };
 
   const base = {
     sessionId: options.sessionId,
@@ -85,6 +87,21 @@ export async function archiveToolResult(
   } else if (result.content.length > 0) {
     parts.push(result.content);
   }
+  if (result.whole !== undefined) {
+    // the model reads the text; the archive keeps the structured value the text carried too
+    const text = JSON.stringify(result.whole);
+    const item = await options.store.put({
+      ...base,
+      kind: 'text',
+      mimeType: 'application/json',
+      bytes: utf8Bytes(text),
+      text,
+    });
+    refs.push(item.ref);
+    parts.push(
+      `[the whole result, with its structuredContent, is archived as JSON: ref=${item.ref}, ${item.bytes} bytes]`,
+    );
+  }
   for (const blob of blobs) {
     const item = await options.store.put({
       ...base,
@@ -107,6 +124,13 @@ export async function archiveToolResult(
   if ('structured' in result) out.structured = result.structured;
   if (result.media !== undefined) out.media = result.media;
   return { result: out, refs };
+}
+
+/** `result` without what only the archive keeps (`blobs`, `whole`). */
+function modelFacing(result: NormalizedToolResult): ToolResult {
+  if (result.blobs === undefined && result.whole === undefined) return result;
+  const { blobs: _blobs, whole: _whole, ...rest } = result;
+  return rest;
 }
 
 function blobNote(blob: ToolBlob, bytes: number, ref: string): string {

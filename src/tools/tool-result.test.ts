@@ -169,6 +169,97 @@ describe('normalizeToolReturn', () => {
     });
   });
 
+  describe('item-07: the model reads structured data once', () => {
+    const file = `# Orders\n${'line of the file, "quoted" and \\ escaped\n'.repeat(250)}`;
+
+    it('gives the text alone when structuredContent holds the same text (server-filesystem)', () => {
+      const result = normalizeToolReturn(
+        { content: [{ type: 'text', text: file }], structuredContent: { content: file } },
+        't',
+      );
+      expect(result.content).toBe(file);
+      expect(result.structured).toEqual({ content: file });
+      expect(result.whole).toEqual({
+        content: [{ type: 'text', text: file }],
+        structuredContent: { content: file },
+      });
+    });
+
+    it('gives the text alone when a text block is the JSON of structuredContent', () => {
+      const structured = { temperature: 21.5, unit: 'C', tags: ['a', 'b'], note: null };
+      const text = JSON.stringify(structured, null, 2);
+      const result = normalizeToolReturn(
+        { content: [{ type: 'text', text }], structuredContent: structured },
+        't',
+      );
+      expect(result.content).toBe(text);
+      expect(result.whole?.structuredContent).toEqual(structured);
+    });
+
+    it('finds numbers and booleans as words of their own', () => {
+      const structured = { temperature: 21, unit: 'Celsius', windy: true };
+      const carried = normalizeToolReturn(
+        {
+          content: [{ type: 'text', text: 'It is 21 degrees Celsius and windy: true.' }],
+          structuredContent: structured,
+        },
+        't',
+      );
+      expect(carried.content).toBe('It is 21 degrees Celsius and windy: true.');
+      for (const text of [
+        'It is 215 degrees Celsius, windy: true',
+        'It is -21 degrees Celsius, windy: true',
+        'It is 21.5 degrees Celsius, windy: true',
+        'It is 21 degrees Celsius, windy: untrue',
+      ]) {
+        const result = normalizeToolReturn(
+          { content: [{ type: 'text', text }], structuredContent: structured },
+          't',
+        );
+        expect(projection(result.content)).toEqual({
+          content: [{ type: 'text', text }],
+          structuredContent: structured,
+        });
+        expect(result.whole).toBeUndefined();
+      }
+    });
+
+    it('keeps structuredContent for the model when the text does not carry all of it', () => {
+      const structured = { name: 'ana', rows: Array.from({ length: 65 }, (_, i) => `r${i}`) };
+      const text = `ana ${structured.rows.join(' ')}`;
+      // more values than are looked for one by one: shown, not guessed
+      const result = normalizeToolReturn(
+        { content: [{ type: 'text', text }], structuredContent: structured },
+        't',
+      );
+      expect(projection(result.content).structuredContent).toEqual(structured);
+      // no string among the values: nothing shows the text is about this value
+      const numbers = normalizeToolReturn(
+        { content: [{ type: 'text', text: '1 2' }], structuredContent: { a: 1, b: 2 } },
+        't',
+      );
+      expect(projection(numbers.content).structuredContent).toEqual({ a: 1, b: 2 });
+    });
+
+    it('leaves a carried structuredContent out of the JSON projection of mixed content', () => {
+      const link = { type: 'resource_link', uri: 'file:///orders.md', name: 'orders.md' };
+      const result = normalizeToolReturn(
+        {
+          content: [{ type: 'text', text: 'orders.md: 3 open' }, link],
+          structuredContent: { file: 'orders.md', open: 3 },
+        },
+        't',
+      );
+      expect(projection(result.content)).toEqual({
+        content: [{ type: 'text', text: 'orders.md: 3 open' }, link],
+      });
+      expect(result.whole).toEqual({
+        content: [{ type: 'text', text: 'orders.md: 3 open' }, link],
+        structuredContent: { file: 'orders.md', open: 3 },
+      });
+    });
+  });
+
   it('handles an empty CallToolResult', () => {
     expect(normalizeToolReturn({ content: [] }, 't')).toEqual({ content: '' });
     expect(isCallToolResult({ content: [] })).toBe(true);

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { ToolError } from '../errors/index.js';
 import type { ToolErrorCode } from '../errors/index.js';
 import type { ImagePart } from '../model/index.js';
@@ -15,12 +16,23 @@ export interface ToolBlob {
 }
 
 /**
+ * The whole JSON projection of an MCP `CallToolResult`: every content block (text as text,
+ * binary data as its size) and `structuredContent`, as the archive keeps it.
+ */
+export interface CallToolProjection {
+  readonly content: readonly unknown[];
+  readonly structuredContent?: unknown;
+}
+
+/**
  * A {@link ToolResult} as {@link normalizeToolReturn} produces it. `blobs` keeps the binary
- * payloads the JSON projection in `content` only describes, so the session archive can keep
- * them; it is never model-facing and never persisted with the transcript.
+ * payloads the JSON projection in `content` only describes, and `whole` the complete projection
+ * when the model-facing `content` leaves out a `structuredContent` its text already carries, so
+ * the session archive can keep them; neither is model-facing or persisted with the transcript.
  */
 export interface NormalizedToolResult extends ToolResult {
   readonly blobs?: readonly ToolBlob[];
+  readonly whole?: CallToolProjection;
 }
 
 type MutableResult = {
@@ -29,7 +41,15 @@ type MutableResult = {
   structured?: unknown;
   media?: ImagePart[];
   blobs?: ToolBlob[];
+  whole?: CallToolProjection;
 };
+
+/** More values than this in `structuredContent` are not looked for in the text, one by one. */
+const MAX_CARRIED_VALUES = 64;
+/** More nodes than this in `structuredContent` end the search for its values in the text. */
+const MAX_CARRIED_NODES = 1024;
+/** Occurrences of a number looked at before it counts as not carried by the text. */
+const MAX_WORD_OCCURRENCES = 1000;
 
 const BLOB_KINDS: ReadonlySet<unknown> = new Set(['image', 'audio', 'resource']);
 
@@ -51,8 +71,10 @@ export function isCallToolResult(value: unknown): value is CallToolResultLike {
  * Normalizes what a tool returned into a {@link NormalizedToolResult}: a string is the
  * content; a `ToolResult` is checked (and keeps well-formed `blobs` it carries); an MCP
  * `CallToolResult` is projected (text kept as text, images forwarded as media, links and
- * embedded resources as JSON metadata, `structuredContent` kept, and the data of images, audio
- * and embedded binary resources kept in `blobs`). Anything else fails with
+ * embedded resources as JSON metadata, `structuredContent` kept as `structured`, and the data of
+ * images, audio and embedded binary resources kept in `blobs`). The model reads the text once,
+ * and `structuredContent` only where the text does not carry it (one text block is its JSON, or
+ * every value of it appears in the text); the whole projection is then in `whole`. Anything else fails with
  * `TOOL_EXECUTION_FAILED`, and so does structured output nested deeper than `MAX_DATA_DEPTH`
  * (checked without recursion, before anything serializes it).
  */
@@ -161,20 +183,87 @@ function projectCallToolResult(result: CallToolResultLike): NormalizedToolResult
         others.push({ type: String(block.type) });
     }
   }
-  const onlyText = texts.length === others.length && result.structuredContent === undefined;
+  const structured = result.structuredContent;
+  const carried = structured !== undefined && textCarries(texts, structured);
+  const shown = structured === undefined || carried ? undefined : structured;
+  const onlyText = texts.length === others.length && shown === undefined;
   const content = onlyText
     ? texts.join('\n\n')
     : JSON.stringify(
-        result.structuredContent === undefined
-          ? { content: others }
-          : { content: others, structuredContent: result.structuredContent },
+        shown === undefined ? { content: others } : { content: others, structuredContent: shown },
       );
   const out: MutableResult = { content };
   if (result.isError === true) out.isError = true;
-  if (result.structuredContent !== undefined) out.structured = result.structuredContent;
+  if (structured !== undefined) out.structured = structured;
+  if (carried) out.whole = { content: others, structuredContent: structured };
   if (media.length > 0) out.media = media;
   if (blobs.length > 0) out.blobs = blobs;
   return out;
+}
+
+/**
+ * True when the text blocks already carry `structured`, so the model need not read it twice:
+ * one block is its JSON (as the MCP specification asks servers to send), or it is an object or
+ * array whose every value (at most 64, at least one a non-empty string) appears in the text,
+ * numbers and booleans as whole words (server-filesystem's `{ content: <the file> }`). Empty
+ * strings and `null` carry nothing and are not looked for.
+ */
+function textCarries(texts: readonly string[], structured: unknown): boolean {
+  for (const text of texts) {
+    const t = text.trimStart();
+    if ((t.startsWith('{') || t.startsWith('[')) && parsesTo(t, structured)) return true;
+  }
+  if (typeof structured !== 'object' || structured === null) return false;
+  const all = texts.join('\n\n');
+  const stack: unknown[] = [structured];
+  let nodes = 0;
+  let values = 0;
+  let strings = 0;
+  while (stack.length > 0) {
+    if (++nodes > MAX_CARRIED_NODES) return false;
+    const v = stack.pop();
+    if (typeof v === 'object' && v !== null) {
+      for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push(child);
+      continue;
+    }
+    if (v === null || v === '') continue;
+    if (++values > MAX_CARRIED_VALUES) return false;
+    if (typeof v === 'string') {
+      if (!all.includes(v)) return false;
+      strings++;
+    } else if (!hasWord(all, String(v))) return false;
+  }
+  return strings > 0;
+}
+
+function parsesTo(text: string, structured: unknown): boolean {
+  try {
+    return isDeepStrictEqual(JSON.parse(text), structured);
+  } catch {
+    return false;
+  }
+}
+
+const WORD_CHAR = /[\p{L}\p{N}_]/u;
+
+/**
+ * True when `word` (a number or boolean) occurs in `text` as a word of its own: no letter, digit
+ * or `_` either side, no `-` or `.` before it, and no `.` or `,` and a digit after it. Looks at
+ * no more than 1,000 occurrences.
+ */
+function hasWord(text: string, word: string): boolean {
+  let seen = 0;
+  for (let at = text.indexOf(word); at !== -1; at = text.indexOf(word, at + 1)) {
+    if (++seen > MAX_WORD_OCCURRENCES) return false;
+    const before = at === 0 ? '' : text[at - 1]!;
+    const end = at + word.length;
+    const after = text[end] ?? '';
+    if (WORD_CHAR.test(before) || before === '-' || before === '.') continue;
+    if (WORD_CHAR.test(after)) continue;
+    if ((after === '.' || after === ',') && /\d/.test(text[end + 1] ?? '')) continue;
+    return true;
+  }
+  return false;
 }
 
 function pick(

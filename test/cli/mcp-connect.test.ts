@@ -1,5 +1,7 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { everythingStdioConfig } from '../support/mcp-fixtures.js';
+import { everythingStdioConfig, filesystemStdioConfig } from '../support/mcp-fixtures.js';
 import { musterDirs, useMcpCliFixtures } from './mcp-cli-env.js';
 
 // `muster mcp list|tools|call` connect for real: server-everything from npm over stdio and a
@@ -166,5 +168,21 @@ describe('muster mcp call and the policy', () => {
     const tools = await dirs.json(['mcp', 'tools', 'broken']);
     expect(tools.code).toBe(3);
     expect(tools.doc).toMatchObject({ error: { code: 'MCP_CONNECTION_FAILED' } });
+  }, 120_000);
+});
+
+describe('muster mcp call prints what the server sent once (item-07)', () => {
+  it('prints a file read through server-filesystem as its text, and --json the whole', async () => {
+    const dirs = musterDirs(cli.bin);
+    const file = join(dirs.workdir, 'notes.txt');
+    const text = 'line "one" C:\\notes\n'.repeat(600);
+    writeFileSync(file, text);
+    const fs = filesystemStdioConfig(dirs.workdir);
+    await dirs.run(['mcp', 'add', 'fs', '--', fs.command, ...fs.args]);
+    const call = ['mcp', 'call', 'fs', 'read_text_file', '--arg', `path=${file}`];
+    const printed = await dirs.run(call);
+    expect(printed).toMatchObject({ code: 0, stdout: `${text}\n` });
+    const whole = await dirs.json(call);
+    expect(whole.doc['result']).toEqual({ content: text, structured: { content: text } });
   }, 120_000);
 });
