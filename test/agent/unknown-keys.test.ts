@@ -443,7 +443,7 @@ const CASES: readonly (readonly [path: string, c: Case])[] = [
   ],
 ];
 
-describe('unknown keys in options', () => {
+describe('item-14: unknown keys in options', () => {
   it.each(CASES)(
     '%s: a misspelled key fails with INVALID_CONFIGURATION naming it',
     async (_path, c) => {

@@ -46,7 +46,7 @@ function argumentsOf(messages: readonly ModelMessage[], callId: string): unknown
   );
 }
 
-describe('a tool call nested 3,000 levels deep', () => {
+describe('item-08: a tool call nested 3,000 levels deep', () => {
   it('in a session stored before maxToolArgumentDepth, does not stop the next run', async () => {
     const store = new SqliteSessionStore({ path: fixtureCopy() });
     const model = scriptedModel([{ text: 'Still here.' }]);
