@@ -16,6 +16,7 @@ Exit codes: 0 ok, 1 internal, 2 usage/config, 3 MCP, 4 sign-in needed, 5 refused
 const MCP_EXAMPLES = `
 Examples:
   $ muster mcp add files -- node ./files-server.js
+  $ muster mcp import .mcp.json
   $ muster mcp list --json
   $ muster mcp tools files
   $ muster mcp call files read_file --arg path=README.md

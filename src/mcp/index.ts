@@ -82,5 +82,6 @@ export {
   parseMcpConfigScope,
   readMcpConfigFile,
   redactMcpServerConfig,
+  sameMcpDeclaration,
 } from './config/config-file.js';
 export type { McpConfigScope, McpFileServer } from './config/config-file.js';

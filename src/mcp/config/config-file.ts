@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { MusterError } from '../../errors/index.js';
-import { declare, readConfigFile } from './config-sources.js';
+import { declare, normalizedKey, readConfigFile } from './config-sources.js';
 import type { McpServerConfig } from '../contracts/config-types.js';
 import { checkRemoteDeclaration } from './remote-checks.js';
 
@@ -54,6 +54,14 @@ export function checkMcpFileServer(
   const d = declare(name, value, scope, where);
   checkRemoteDeclaration(d);
   return d.config;
+}
+
+/**
+ * True when two declarations are the same once normalized (`type` defaulted, key order
+ * ignored): loading both deduplicates them; different ones conflict (SPEC 7.1).
+ */
+export function sameMcpDeclaration(a: McpServerConfig, b: McpServerConfig): boolean {
+  return normalizedKey(a) === normalizedKey(b);
 }
 
 /**
