@@ -28,7 +28,6 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   await world?.close();
-  cli?.cleanup();
 });
 
 /** A project folder declaring the world's MCP server as `w`, and a fresh MUSTER_HOME. */

@@ -1,6 +1,6 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildCli, runMuster } from '../support/cli.js';
 import { cliProject } from '../support/cli-project.js';
 import type { CliProject } from '../support/cli-project.js';
@@ -22,7 +22,6 @@ let cli: ReturnType<typeof buildCli> | undefined;
 beforeAll(() => {
   if (!skip) cli = buildCli();
 }, 120_000);
-afterAll(() => cli?.cleanup());
 const bin = (): string => cli!.bin;
 
 let project: CliProject | undefined;

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,9 +19,9 @@ let built: ReturnType<typeof buildPackage>;
 let scratch: string;
 beforeAll(() => {
   built = buildPackage();
-  scratch = mkdtempSync(join(built.dir, 'io-'));
+  scratch = mkdtempSync(join(tmpdir(), 'muster-io-'));
 }, 120_000);
-afterAll(() => built?.cleanup());
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 /** A workdir with a project `.muster/mcp.json`, and a MUSTER_HOME with a user `mcp.json`. */
 function configFolders(): { workdir: string; home: string; files: string[] } {

@@ -1,6 +1,6 @@
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildPackage, entryPoints, modulesLoadedBy } from './built-package.js';
 
 // Importing the package root must stay cheap (SPEC 1.6): none of these may load until a
@@ -26,7 +26,6 @@ let built: ReturnType<typeof buildPackage>;
 beforeAll(() => {
   built = buildPackage();
 }, 120_000);
-afterAll(() => built?.cleanup());
 
 const rootUrl = () => pathToFileURL(entryPoints(built.dir).find((e) => e.subpath === '.')!.js).href;
 

@@ -1,30 +1,28 @@
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
-import { buildPackage, ROOT } from '../package/built-package.js';
+import { beforeAll } from 'vitest';
+import { buildPackage } from '../package/built-package.js';
 
 // Shared by the CLI tests: the `muster` bin built as it ships, run as a user runs it (a real
 // process, real files under a temporary MUSTER_HOME).
 
-/** The package built once into a fresh folder (with its package.json), and its bin. */
-export function buildCli(): { bin: string; dir: string; cleanup: () => void } {
+/** The package as it ships (built once per source state, shared; read-only), and its bin. */
+export function buildCli(): { bin: string; dir: string } {
   const built = buildPackage();
-  copyFileSync(join(ROOT, 'package.json'), join(built.dir, 'package.json'));
-  return { bin: join(built.dir, 'dist', 'cli', 'main.js'), dir: built.dir, cleanup: built.cleanup };
+  return { bin: join(built.dir, 'dist', 'cli', 'main.js'), dir: built.dir };
 }
 
 /**
- * Builds the bin once for the calling test file (before its tests, removed after them) and
- * returns a view of it: read `bin` and `dir` inside tests.
+ * The bin for the calling test file (built before its tests unless the sources were built
+ * already) as a view: read `bin` and `dir` inside tests.
  */
 export function useBuiltCli(): { readonly bin: string; readonly dir: string } {
   let built: ReturnType<typeof buildCli> | undefined;
   beforeAll(() => {
     built = buildCli();
   }, 120_000);
-  afterAll(() => built?.cleanup());
   const get = () => {
     if (!built) throw new Error('useBuiltCli(): the bin is built in beforeAll; read it in a test');
     return built;
