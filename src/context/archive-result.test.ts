@@ -166,6 +166,19 @@ describe('archiveToolResult and the whole result (item-07)', () => {
     expect(result).not.toHaveProperty('whole');
   });
 
+  it('keeps the text and leaves the whole out when the archive has no room for both', async () => {
+    const store = new MemoryArchiveStore({ maxBytesPerSession: 60_000 });
+    const normalized = normalizeToolReturn(
+      { content: [{ type: 'text', text: file }], structuredContent: { content: file } },
+      'read',
+    );
+    const { result, refs } = await archiveToolResult(normalized, options(store));
+    expect(refs).toHaveLength(1);
+    expect(await store.get('s1', refs[0]!)).toMatchObject({ kind: 'text', text: file });
+    expect(result.content).not.toContain('the whole result');
+    expect(result.content).toContain(`ref=${refs[0]}`);
+  });
+
   it('keeps a small result as it is, without what only the archive would keep', async () => {
     const store = new MemoryArchiveStore();
     const normalized = normalizeToolReturn(

@@ -66,6 +66,8 @@ export async function archiveToolResult(
   };
   const refs: string[] = [];
   const parts: string[] = [];
+  // the whole result first, so that making room for it never evicts this call's text
+  const whole = await putWhole(result, base, options.store);
   if (archiveText) {
     const mimeType = sniffTextMimeType(result.content);
     const item = await options.store.put({
@@ -87,19 +89,10 @@ export async function archiveToolResult(
   } else if (result.content.length > 0) {
     parts.push(result.content);
   }
-  if (result.whole !== undefined) {
-    // the model reads the text; the archive keeps the structured value the text carried too
-    const text = JSON.stringify(result.whole);
-    const item = await options.store.put({
-      ...base,
-      kind: 'text',
-      mimeType: 'application/json',
-      bytes: utf8Bytes(text),
-      text,
-    });
-    refs.push(item.ref);
+  if (whole && (await options.store.get(options.sessionId, whole.ref)) !== undefined) {
+    refs.push(whole.ref);
     parts.push(
-      `[the whole result, with its structuredContent, is archived as JSON: ref=${item.ref}, ${item.bytes} bytes]`,
+      `[the whole result, with its structuredContent, is archived as JSON: ref=${whole.ref}, ${whole.bytes} bytes]`,
     );
   }
   for (const blob of blobs) {
@@ -124,6 +117,33 @@ export async function archiveToolResult(
   if ('structured' in result) out.structured = result.structured;
   if (result.media !== undefined) out.media = result.media;
   return { result: out, refs };
+}
+
+/**
+ * Keeps `result.whole` (an MCP result whose `structuredContent` the model's text left out) as
+ * JSON, best-effort: an archive without room for it (the text would not fit beside it) keeps
+ * the text alone, and the note is left out. `undefined` when there is nothing to keep or it
+ * could not be kept.
+ */
+async function putWhole(
+  result: NormalizedToolResult,
+  base: { sessionId: string; toolName: string; callId: string },
+  store: ArchiveStore,
+): Promise<{ ref: string; bytes: number } | undefined> {
+  if (result.whole === undefined) return undefined;
+  const text = JSON.stringify(result.whole);
+  try {
+    const item = await store.put({
+      ...base,
+      kind: 'text',
+      mimeType: 'application/json',
+      bytes: utf8Bytes(text),
+      text,
+    });
+    return { ref: item.ref, bytes: item.bytes };
+  } catch {
+    return undefined; // too large for the archive's bound: the text is what the model pages
+  }
 }
 
 /** `result` without what only the archive keeps (`blobs`, `whole`). */

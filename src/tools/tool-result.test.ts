@@ -196,21 +196,16 @@ describe('normalizeToolReturn', () => {
       expect(result.whole?.structuredContent).toEqual(structured);
     });
 
-    it('finds numbers and booleans as words of their own', () => {
-      const structured = { temperature: 21, unit: 'Celsius', windy: true };
-      const carried = normalizeToolReturn(
-        {
-          content: [{ type: 'text', text: 'It is 21 degrees Celsius and windy: true.' }],
-          structuredContent: structured,
-        },
-        't',
-      );
-      expect(carried.content).toBe('It is 21 degrees Celsius and windy: true.');
-      for (const text of [
-        'It is 215 degrees Celsius, windy: true',
-        'It is -21 degrees Celsius, windy: true',
-        'It is 21.5 degrees Celsius, windy: true',
-        'It is 21 degrees Celsius, windy: untrue',
+    it('shows a value holding a number, a boolean or a string that is not a whole block', () => {
+      const text = 'test 1 failed: expected true\n';
+      for (const structured of [
+        // a shell tool: the exit code and the timeout are not in the text as values
+        { stdout: text, stderr: '', exitCode: 1, timedOut: true },
+        { stdout: text, failed: true },
+        // a part of the text is not the text
+        { stdout: text, first: 'test 1' },
+        // no string at all: nothing shows the text is about this value
+        { a: 1, b: 2 },
       ]) {
         const result = normalizeToolReturn(
           { content: [{ type: 'text', text }], structuredContent: structured },
@@ -224,21 +219,20 @@ describe('normalizeToolReturn', () => {
       }
     });
 
-    it('keeps structuredContent for the model when the text does not carry all of it', () => {
-      const structured = { name: 'ana', rows: Array.from({ length: 65 }, (_, i) => `r${i}`) };
-      const text = `ana ${structured.rows.join(' ')}`;
-      // more values than are looked for one by one: shown, not guessed
-      const result = normalizeToolReturn(
-        { content: [{ type: 'text', text }], structuredContent: structured },
+    it('matches each string to a whole block, up to 64 of them', () => {
+      const rows = Array.from({ length: 65 }, (_, i) => `row ${i}`);
+      const blocks = rows.map((text) => ({ type: 'text', text }));
+      const carried = normalizeToolReturn(
+        {
+          content: blocks.slice(0, 64),
+          structuredContent: { rows: rows.slice(0, 64), note: null },
+        },
         't',
       );
-      expect(projection(result.content).structuredContent).toEqual(structured);
-      // no string among the values: nothing shows the text is about this value
-      const numbers = normalizeToolReturn(
-        { content: [{ type: 'text', text: '1 2' }], structuredContent: { a: 1, b: 2 } },
-        't',
-      );
-      expect(projection(numbers.content).structuredContent).toEqual({ a: 1, b: 2 });
+      expect(carried.content).toBe(rows.slice(0, 64).join('\n\n'));
+      // more values than are matched one by one: shown, not guessed
+      const shown = normalizeToolReturn({ content: blocks, structuredContent: { rows } }, 't');
+      expect(projection(shown.content).structuredContent).toEqual({ rows });
     });
 
     it('leaves a carried structuredContent out of the JSON projection of mixed content', () => {
@@ -246,7 +240,7 @@ describe('normalizeToolReturn', () => {
       const result = normalizeToolReturn(
         {
           content: [{ type: 'text', text: 'orders.md: 3 open' }, link],
-          structuredContent: { file: 'orders.md', open: 3 },
+          structuredContent: { summary: 'orders.md: 3 open' },
         },
         't',
       );
@@ -255,7 +249,7 @@ describe('normalizeToolReturn', () => {
       });
       expect(result.whole).toEqual({
         content: [{ type: 'text', text: 'orders.md: 3 open' }, link],
-        structuredContent: { file: 'orders.md', open: 3 },
+        structuredContent: { summary: 'orders.md: 3 open' },
       });
     });
   });

@@ -44,12 +44,10 @@ type MutableResult = {
   whole?: CallToolProjection;
 };
 
-/** More values than this in `structuredContent` are not looked for in the text, one by one. */
+/** More string values than this in `structuredContent` are shown, not matched to blocks. */
 const MAX_CARRIED_VALUES = 64;
-/** More nodes than this in `structuredContent` end the search for its values in the text. */
+/** More nodes than this in `structuredContent` end the matching: the value is shown. */
 const MAX_CARRIED_NODES = 1024;
-/** Occurrences of a number looked at before it counts as not carried by the text. */
-const MAX_WORD_OCCURRENCES = 1000;
 
 const BLOB_KINDS: ReadonlySet<unknown> = new Set(['image', 'audio', 'resource']);
 
@@ -74,7 +72,7 @@ export function isCallToolResult(value: unknown): value is CallToolResultLike {
  * embedded resources as JSON metadata, `structuredContent` kept as `structured`, and the data of
  * images, audio and embedded binary resources kept in `blobs`). The model reads the text once,
  * and `structuredContent` only where the text does not carry it (one text block is its JSON, or
- * every value of it appears in the text); the whole projection is then in `whole`. Anything else fails with
+ * each of its values is a whole text block); the whole projection is then in `whole`. Anything else fails with
  * `TOOL_EXECUTION_FAILED`, and so does structured output nested deeper than `MAX_DATA_DEPTH`
  * (checked without recursion, before anything serializes it).
  */
@@ -204,9 +202,10 @@ function projectCallToolResult(result: CallToolResultLike): NormalizedToolResult
 /**
  * True when the text blocks already carry `structured`, so the model need not read it twice:
  * one block is its JSON (as the MCP specification asks servers to send), or it is an object or
- * array whose every value (at most 64, at least one a non-empty string) appears in the text,
- * numbers and booleans as whole words (server-filesystem's `{ content: <the file> }`). Empty
- * strings and `null` carry nothing and are not looked for.
+ * array of at most 64 values, all of them strings, each equal to one whole text block
+ * (server-filesystem's `{ content: <the file> }`). Empty strings and `null` carry nothing and
+ * are skipped; any number, boolean or other string means the value is shown. One pass over the
+ * blocks and one over the value: no search inside the text.
  */
 function textCarries(texts: readonly string[], structured: unknown): boolean {
   for (const text of texts) {
@@ -214,10 +213,9 @@ function textCarries(texts: readonly string[], structured: unknown): boolean {
     if ((t.startsWith('{') || t.startsWith('[')) && parsesTo(t, structured)) return true;
   }
   if (typeof structured !== 'object' || structured === null) return false;
-  const all = texts.join('\n\n');
+  const blocks = new Set(texts);
   const stack: unknown[] = [structured];
   let nodes = 0;
-  let values = 0;
   let strings = 0;
   while (stack.length > 0) {
     if (++nodes > MAX_CARRIED_NODES) return false;
@@ -227,11 +225,8 @@ function textCarries(texts: readonly string[], structured: unknown): boolean {
       continue;
     }
     if (v === null || v === '') continue;
-    if (++values > MAX_CARRIED_VALUES) return false;
-    if (typeof v === 'string') {
-      if (!all.includes(v)) return false;
-      strings++;
-    } else if (!hasWord(all, String(v))) return false;
+    if (typeof v !== 'string' || !blocks.has(v)) return false;
+    if (++strings > MAX_CARRIED_VALUES) return false;
   }
   return strings > 0;
 }
@@ -242,28 +237,6 @@ function parsesTo(text: string, structured: unknown): boolean {
   } catch {
     return false;
   }
-}
-
-const WORD_CHAR = /[\p{L}\p{N}_]/u;
-
-/**
- * True when `word` (a number or boolean) occurs in `text` as a word of its own: no letter, digit
- * or `_` either side, no `-` or `.` before it, and no `.` or `,` and a digit after it. Looks at
- * no more than 1,000 occurrences.
- */
-function hasWord(text: string, word: string): boolean {
-  let seen = 0;
-  for (let at = text.indexOf(word); at !== -1; at = text.indexOf(word, at + 1)) {
-    if (++seen > MAX_WORD_OCCURRENCES) return false;
-    const before = at === 0 ? '' : text[at - 1]!;
-    const end = at + word.length;
-    const after = text[end] ?? '';
-    if (WORD_CHAR.test(before) || before === '-' || before === '.') continue;
-    if (WORD_CHAR.test(after)) continue;
-    if ((after === '.' || after === ',') && /\d/.test(text[end + 1] ?? '')) continue;
-    return true;
-  }
-  return false;
 }
 
 function pick(

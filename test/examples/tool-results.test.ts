@@ -15,7 +15,7 @@ describe('examples/tool-results.ts', () => {
       /\[model reads, last line\] \[the whole result, with its structuredContent, is archived as JSON: ref=ref_\w+, \d+ bytes\]/,
     );
     expect(stdout).toMatch(
-      /\[archived\] ref_… text\/plain, 26000 bytes\n\[archived\] ref_… application\/json/,
+      /\[archived\] ref_… application\/json, \d+ bytes\n\[archived\] ref_… text\/plain, 26000 bytes/,
     );
     expect(stdout).toContain(
       '[direct call] structuredContent: {"content":"# Notes\\n\\"Ship on Friday,\\" said Ana.\\n"}',

@@ -10,7 +10,9 @@ import {
   renameSync,
   rmSync,
   statSync,
+  utimesSync,
 } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import ts from 'typescript';
 
@@ -22,14 +24,32 @@ export const ROOT = resolve(import.meta.dirname, '../..');
  * `node_modules/.cache` (so its dependencies resolve as they would for a consumer), with its
  * `package.json` beside `dist/`; returns that folder. It is built once per state of the sources
  * (a hash of `src/`, the tsconfigs, `package.json` and the compiler's version) and shared by
- * every test file and suite that runs the package as it ships; treat it as read-only. Two
- * files starting at once may both build; the first to finish wins, atomically.
+ * every test file and suite that runs the package as it ships; treat it as read-only. The
+ * first file to need it builds it under a lock while the others wait; the finished folder is
+ * renamed into place, so nobody sees a half-built one.
  */
 export function buildPackage(): { dir: string } {
   const cache = join(ROOT, 'node_modules', '.cache');
   mkdirSync(cache, { recursive: true });
   const dir = join(cache, `built-package-${sourceKey()}`);
-  if (existsSync(dir)) return { dir };
+  const lock = `${dir}.lock`;
+  // one file builds, the others wait for its folder (a lock older than 5 minutes was left by
+  // a process that died, and is taken over)
+  for (;;) {
+    if (existsSync(dir)) {
+      const now = new Date();
+      utimesSync(dir, now, now); // in use: not pruned by a run on other sources
+      return { dir };
+    }
+    try {
+      mkdirSync(lock);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      if (lockAgeMs(lock) > 300_000) rmSync(lock, { recursive: true, force: true });
+      else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 250);
+    }
+  }
   const building = mkdtempSync(join(cache, 'building-package-'));
   try {
     execFileSync(
@@ -47,12 +67,20 @@ export function buildPackage(): { dir: string } {
     );
     copyFileSync(join(ROOT, 'package.json'), join(building, 'package.json'));
     renameSync(building, dir);
-  } catch (err) {
+  } finally {
     rmSync(building, { recursive: true, force: true });
-    if (!existsSync(dir)) throw err; // else another file built the same sources first
+    rmSync(lock, { recursive: true, force: true });
   }
   pruneOtherBuilds(cache, dir);
   return { dir };
+}
+
+function lockAgeMs(lock: string): number {
+  try {
+    return Date.now() - statSync(lock).mtimeMs;
+  } catch {
+    return 0; // released meanwhile
+  }
 }
 
 /** A hash of everything the build reads: the sources, the configs, and the compiler. */
@@ -74,16 +102,22 @@ function sourceKey(): string {
   return hash.digest('hex').slice(0, 16);
 }
 
-/** Removes builds of other source states left for more than an hour (earlier runs'). */
+/**
+ * Removes builds of other source states unused for a day (every use touches a build), moving
+ * each aside first so that no run ever sees a half-removed folder.
+ */
 function pruneOtherBuilds(cache: string, keep: string): void {
-  const hourAgo = Date.now() - 3_600_000;
+  const dayAgo = Date.now() - 86_400_000;
   for (const name of readdirSync(cache)) {
     const path = join(cache, name);
-    if (path === keep || !/^(built|building)-package-/.test(name)) continue;
+    if (path === keep || !/^built-package-[0-9a-f]{16}$/.test(name)) continue;
     try {
-      if (statSync(path).mtimeMs < hourAgo) rmSync(path, { recursive: true, force: true });
+      if (statSync(path).mtimeMs >= dayAgo) continue;
+      const aside = join(cache, `pruning-package-${process.pid}-${name}`);
+      renameSync(path, aside);
+      rmSync(aside, { recursive: true, force: true });
     } catch {
-      // removed by another file meanwhile
+      // in use again, or pruned by another file meanwhile
     }
   }
 }
@@ -105,7 +139,7 @@ export function entryPoints(dir: string): { subpath: string; js: string; dts: st
  * resolves; returns those URLs.
  */
 export function modulesLoadedBy(script: string, dir: string): string[] {
-  const log = join(dir, `loads-${process.hrtime.bigint()}.log`);
+  const log = join(tmpdir(), `muster-loads-${process.pid}-${process.hrtime.bigint()}.log`);
   execFileSync(
     process.execPath,
     [
@@ -123,5 +157,6 @@ export function modulesLoadedBy(script: string, dir: string): string[] {
   } catch {
     // nothing resolved
   }
+  rmSync(log, { force: true });
   return text.split('\n').filter(Boolean);
 }
