@@ -4,10 +4,18 @@
  * stderr; and every failing command of docs/cli.md speaks of flags and commands, never of the
  * library's options. All through the built bin, as a user runs it.
  */
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../package/built-package.js';
 import { runMuster, useBuiltCli } from '../support/cli.js';
 import type { CliRun } from '../support/cli.js';
@@ -384,8 +392,12 @@ describe('item-03: a stdio server that crashes at start shows its redacted stder
 describe('item-03: a missing vendor package says which npm i installs it', () => {
   /** The built package copied to a folder whose node_modules lacks the vendor SDKs. */
   let bin: string;
+  let dir: string | undefined;
+  afterAll(() => {
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  });
   beforeAll(() => {
-    const dir = mkdtempSync(join(tmpdir(), 'muster-no-vendor-'));
+    dir = mkdtempSync(join(tmpdir(), 'muster-no-vendor-'));
     cpSync(join(cli.dir, 'dist'), join(dir, 'dist'), { recursive: true });
     cpSync(join(cli.dir, 'package.json'), join(dir, 'package.json'));
     mkdirSync(join(dir, 'node_modules'));
