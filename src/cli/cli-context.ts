@@ -9,18 +9,31 @@ import { colorEnabled, Output } from './output.js';
  * parsed, the global options (`--json`, `--no-color`, `--workdir`).
  */
 export class CliContext {
+  #command: string | undefined;
+
   constructor(
     readonly io: CliIo,
     private readonly program: Command,
-  ) {}
+  ) {
+    // the command line names the command being run (`muster mcp add`), for its errors
+    program.hook('preAction', (_program, action) => {
+      const names: string[] = [];
+      for (let c: Command | null = action; c !== null; c = c.parent) names.unshift(c.name());
+      this.#command = names.join(' ');
+    });
+  }
 
   /** How to print, after the global options. */
   output(): Output {
     const opts = this.program.opts<{ json?: boolean; color?: boolean }>();
-    return new Output(this.io, {
-      json: opts.json === true,
-      color: opts.json === true ? false : colorEnabled(this.io, opts.color),
-    });
+    return new Output(
+      this.io,
+      {
+        json: opts.json === true,
+        color: opts.json === true ? false : colorEnabled(this.io, opts.color),
+      },
+      this.#command,
+    );
   }
 
   /** Where project files live (`--workdir`, default the current directory). */

@@ -1,9 +1,12 @@
 import type { Command } from 'commander';
 import type { McpServerStatus } from '../mcp/index.js';
 import type { CliContext } from './cli-context.js';
+import { inCliTerms } from './cli-terms.js';
 import type { Output } from './output.js';
 import { describeFileServer, fileServers, targetOf } from './mcp-get.js';
 import { withMcp } from './mcp-session.js';
+import { endedServerStderr, stderrLines } from './server-stderr.js';
+import type { ServerStderr } from './server-stderr.js';
 import { withSpinner } from './spinner.js';
 import { mcpGroup } from './mcp-group.js';
 
@@ -14,10 +17,17 @@ Examples:
   $ muster mcp list --no-connect # only what the config files declare
 
 Servers connect in parallel (at most 4 at a time), each with the library's connect timeout,
-and are closed before the command ends. A server that fails shows 'failed' and its error.
+and are closed before the command ends. A server that fails shows 'failed' and its error;
+a stdio server whose process ended also shows the end of its stderr (secrets masked).
 Exit codes: 0 listed (whatever the statuses), 2 an invalid config file.`;
 
-function statusView(s: McpServerStatus): Record<string, unknown> {
+/** A server's status after connecting, and the stderr its process left if it ended. */
+interface Listed {
+  readonly status: McpServerStatus;
+  readonly stderr: ServerStderr | undefined;
+}
+
+function statusView({ status: s, stderr }: Listed): Record<string, unknown> {
   return {
     name: s.name,
     scope: s.source,
@@ -26,7 +36,8 @@ function statusView(s: McpServerStatus): Record<string, unknown> {
     ...(s.protocolVersion !== undefined ? { protocolVersion: s.protocolVersion } : {}),
     ...(s.era !== undefined ? { era: s.era } : {}),
     tools: s.tools.map((t) => t.originalName),
-    ...(s.error ? { error: s.error } : {}),
+    ...(s.error ? { error: { ...s.error, message: inCliTerms(s.error.message) } } : {}),
+    ...(stderr ? { stderrTail: stderr.tail } : {}),
   };
 }
 
@@ -55,7 +66,15 @@ export function mcpListCommand(program: Command, ctx: CliContext): void {
       const statuses = await withSpinner(ctx.io, out.options, 'Connecting to the MCP servers', () =>
         withMcp(ctx, async (manager) => {
           await manager.connectAll();
-          return manager.list();
+          return manager.list().map(
+            (status): Listed => ({
+              status,
+              stderr:
+                status.status === 'failed'
+                  ? endedServerStderr(status.name, (name) => manager.diagnostics(name))
+                  : undefined,
+            }),
+          );
         }),
       );
       if (out.options.json) {
@@ -63,12 +82,13 @@ export function mcpListCommand(program: Command, ctx: CliContext): void {
         return;
       }
       if (statuses.length === 0) out.line('No MCP servers declared.');
-      for (const s of statuses) {
+      for (const { status: s, stderr } of statuses) {
         const tools = s.status === 'connected' ? `  ${s.tools.length} tools` : '';
         out.line(
           `${out.paint('bold', s.name)}  ${s.source}  ${s.type}  ${color(out, s.status)}${tools}`,
         );
-        if (s.error) out.line(`  ${s.error.code}: ${s.error.message}`);
+        if (s.error) out.line(`  ${s.error.code}: ${inCliTerms(s.error.message)}`);
+        if (stderr) for (const line of stderrLines(stderr)) out.line(out.paint('dim', line));
       }
     });
 }

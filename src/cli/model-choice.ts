@@ -4,6 +4,7 @@ import { MusterError } from '../errors/index.js';
 import { scriptedModel } from '../model/index.js';
 import type { ModelClient, ScriptedTurnSpec } from '../model/index.js';
 import type { CliIo } from './cli-io.js';
+import { importVendor } from './vendor-import.js';
 
 /** What `--model` / `MUSTER_MODEL` and `--base-url` chose. */
 export interface ModelChoice {
@@ -17,7 +18,8 @@ const HOW =
 
 /**
  * Builds the model a run uses from `spec` (`provider:name`). Vendor SDKs are loaded with a
- * dynamic `import()` only here, so commands that need no model never load one. OpenAI uses
+ * dynamic `import()` only here, so commands that need no model never load one; a vendor SDK
+ * that is not installed fails with `INVALID_CONFIGURATION` giving its `npm i` line. OpenAI uses
  * the Responses API; Ollama uses Chat Completions against its OpenAI-compatible endpoint.
  */
 export async function chooseModel(
@@ -38,7 +40,11 @@ export async function chooseModel(
   switch (provider) {
     case 'openai': {
       const apiKey = requireKey(io, 'OPENAI_API_KEY', 'openai');
-      const { openaiResponses } = await import('../providers/openai.js');
+      const { openaiResponses } = await importVendor(
+        'openai',
+        value,
+        () => import('../providers/openai.js'),
+      );
       return {
         model: openaiResponses({ apiKey, modelName: name, ...baseURL(baseUrl) }),
         modelName: name,
@@ -46,12 +52,20 @@ export async function chooseModel(
     }
     case 'anthropic': {
       const apiKey = requireKey(io, 'ANTHROPIC_API_KEY', 'anthropic');
-      const { anthropic } = await import('../providers/anthropic.js');
+      const { anthropic } = await importVendor(
+        '@anthropic-ai/sdk',
+        value,
+        () => import('../providers/anthropic.js'),
+      );
       return { model: anthropic({ apiKey, modelName: name }), modelName: name };
     }
     case 'ollama': {
       const host = baseUrl ?? io.env['OLLAMA_HOST'] ?? 'http://127.0.0.1:11434/v1';
-      const { openaiChat } = await import('../providers/openai.js');
+      const { openaiChat } = await importVendor(
+        'openai',
+        value,
+        () => import('../providers/openai.js'),
+      );
       // Ollama ignores the key, but the OpenAI client requires one
       return {
         model: openaiChat({ apiKey: 'ollama', baseURL: ollamaBase(host), modelName: name }),
@@ -73,7 +87,7 @@ function requireKey(io: CliIo, variable: string, provider: string): string {
   if (key === undefined || key === '') {
     throw new MusterError(
       'INVALID_CONFIGURATION',
-      `The ${provider} provider needs an API key: set ${variable}.`,
+      `--model ${provider}:… needs an API key: set ${variable} (or choose another --model).`,
     );
   }
   return key;
@@ -116,7 +130,7 @@ function readTurns(file: string): ScriptedTurnSpec[] {
   } catch (err) {
     throw new MusterError(
       'INVALID_CONFIGURATION',
-      `Cannot read the scripted model file ${file}: ${(err as Error).message}. Give a JSON array of turns.`,
+      `--model scripted:<file> cannot read ${file}: ${(err as Error).message}. Give a JSON array of turns.`,
       { cause: err },
     );
   }
@@ -126,7 +140,7 @@ function readTurns(file: string): ScriptedTurnSpec[] {
   if (!ok) {
     throw new MusterError(
       'INVALID_CONFIGURATION',
-      `The scripted model file ${file} must hold a JSON array of turns ({ "text", "toolCalls": [{ "name", "arguments" }] }).`,
+      `--model scripted:<file>: ${file} must hold a JSON array of turns ({ "text", "toolCalls": [{ "name", "arguments" }] }).`,
     );
   }
   return parsed as ScriptedTurnSpec[];

@@ -1,5 +1,8 @@
 import type { AgentEvent } from '../agent/index.js';
+import type { McpServerDiagnostics } from '../mcp/index.js';
+import { inCliTerms } from './cli-terms.js';
 import type { Output } from './output.js';
+import { endedServerStderr, stderrLines } from './server-stderr.js';
 import { truncate } from './truncate.js';
 import { parkedLines } from './wait-table.js';
 
@@ -15,6 +18,11 @@ export interface RunPrinterOptions {
    * (` --store <url>` when the run used `--store`).
    */
   readonly commandSuffix?: string;
+  /**
+   * The agent's `mcp.diagnostics(name)`: a stdio server that failed because its process
+   * ended has the redacted tail of its stderr printed under its status line.
+   */
+  readonly diagnose?: (server: string) => McpServerDiagnostics;
 }
 
 /**
@@ -69,7 +77,7 @@ export class RunPrinter {
           this.#note(
             this.out.paint(
               event.decision === 'allow' ? 'green' : 'yellow',
-              `  ${event.decision} ${event.toolName} (${event.stage}${event.reason ? `: ${event.reason}` : ''})`,
+              `  ${event.decision} ${event.toolName} (${event.stage}${event.reason ? `: ${inCliTerms(event.reason)}` : ''})`,
             ),
           );
         return;
@@ -91,7 +99,7 @@ export class RunPrinter {
         this.#note(
           this.out.paint(
             event.isError ? 'red' : 'green',
-            `${head}: ${truncate(event.content, 200)}`,
+            `${head}: ${truncate(event.isError ? inCliTerms(event.content) : event.content, 200)}`,
           ),
         );
         return;
@@ -130,13 +138,18 @@ export class RunPrinter {
     if (this.#shownStatus.has(key)) return;
     this.#shownStatus.add(key);
     const code = event.error?.code;
-    const why = event.error ? ` [${event.error.code}]: ${event.error.message}` : '';
+    const why = event.error ? ` [${event.error.code}]: ${inCliTerms(event.error.message)}` : '';
     let hint = '';
     if (code === 'TOOL_APPROVAL_REQUIRED')
       hint = ` Allow it with --allow mcp_connect:${event.server} (or run on a terminal to be asked).`;
     else if (event.status === 'needs-auth' || code === 'MCP_AUTH_REQUIRED')
       hint = ` Sign in with: muster mcp auth ${event.server}`;
     this.#note(this.out.paint('yellow', `! server ${event.server} ${event.status}${why}${hint}`));
+    const stderr =
+      event.status === 'failed' && this.options.diagnose
+        ? endedServerStderr(event.server, this.options.diagnose)
+        : undefined;
+    if (stderr) for (const line of stderrLines(stderr)) this.#note(this.out.paint('dim', line));
   }
 
   #note(text: string): void {

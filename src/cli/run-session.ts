@@ -71,7 +71,14 @@ export async function runSession(
   let agent: Agent | undefined;
   const typed = answer.outputSchemaFile !== undefined;
   const storeSuffix = options.store === undefined ? '' : ' --store <url>';
-  const printer = new RunPrinter(out, { streamText: !typed, commandSuffix: storeSuffix });
+  const printer = new RunPrinter(out, {
+    streamText: !typed,
+    commandSuffix: storeSuffix,
+    diagnose: (server) => {
+      if (agent === undefined) throw new Error('no agent yet');
+      return agent.mcp.diagnostics(server);
+    },
+  });
   const events: AgentEvent[] = [];
   // everything after the store is opened is inside the try, so the finally closes the store
   // and removes the SIGINT handler even when the setup fails (an invalid mcp.json)
@@ -169,21 +176,28 @@ export async function runSession(
       ? err
       : toMusterError(err, 'INTERNAL_ERROR', 'The run failed unexpectedly');
     const sessionId = printer.sessionId;
+    // the run's only output option is --output-schema: a schema that does not compile names it
+    const message = out.cliMessage(
+      error,
+      typed
+        ? error.message.replace(/^output\.schema\b/, `--output-schema ${answer.outputSchemaFile}`)
+        : error.message,
+    );
     if (out.options.json) {
       out.json({
         sessionId,
         status: 'failed',
-        error: jsonError(error),
+        error: { ...jsonError(error), message },
         refusedCalls: refusedCalls(events),
         events: events.map(jsonEvent),
       });
     }
-    ctx.io.stderr.write(`${out.paint('red', `error [${error.code}]`)}: ${error.message}\n`);
+    out.errorLine(error.code, message);
     if (error.code === 'OUTPUT_INVALID' && typed)
       out.notice(
         `The answer does not match the schema of --output-schema ${answer.outputSchemaFile}: loosen the schema or use a model with structured output.`,
       );
-    if (sessionId !== undefined)
+    if (sessionId !== undefined && error.code !== 'SESSION_NOT_FOUND')
       out.notice(`The session is kept: muster sessions show ${sessionId}`);
     return exitCodeOf(error.code);
   } finally {

@@ -1,5 +1,6 @@
 import type { ModelMessage } from '../model/index.js';
 import type { SessionState, SessionSummary } from '../session/index.js';
+import { inCliTerms } from './cli-terms.js';
 import type { Output } from './output.js';
 import { truncate } from './truncate.js';
 import { jsonText } from '../util/index.js';
@@ -41,7 +42,7 @@ export function printTranscript(out: Output, state: SessionState, maxResult = 50
   }
   if (state.error) {
     out.line();
-    out.line(out.paint('red', `error [${state.error.code}]: ${state.error.message}`));
+    out.line(out.paint('red', `error [${state.error.code}]: ${inCliTerms(state.error.message)}`));
   }
 }
 

@@ -4,6 +4,7 @@ import type { MusterError } from '../errors/index.js';
 import type { Usage } from '../model/index.js';
 import { jsonTextDepth, MAX_DATA_DEPTH } from '../util/index.js';
 import type { Wait } from '../agent/index.js';
+import { PartialMessageStream } from './partial-messages.js';
 import type {
   QueryContentBlock,
   QueryMessage,
@@ -54,10 +55,12 @@ export class RunMessageMapper {
   #usage: QueryUsage = ZERO;
   readonly #inputs = new Map<string, Readonly<Record<string, unknown>>>();
   readonly #denials: QueryPermissionDenial[] = [];
+  readonly #partial: PartialMessageStream | undefined;
 
-  constructor(sessionId: string, modelName: string) {
+  constructor(sessionId: string, modelName: string, partial = false) {
     this.#sessionId = sessionId;
     this.#modelName = modelName;
+    this.#partial = partial ? new PartialMessageStream(sessionId) : undefined;
   }
 
   /**
@@ -72,8 +75,10 @@ export class RunMessageMapper {
         this.#modelName = event.modelName;
         this.#turnStart = Date.now();
         return [];
+      case 'model.delta':
+        return this.#partial ? this.#partial.delta(event, this.#modelName) : [];
       case 'model.completed':
-        return [this.#assistant(event)];
+        return this.#assistant(event);
       case 'tool.decision':
         if (event.decision === 'deny')
           this.#denials.push({
@@ -119,11 +124,13 @@ export class RunMessageMapper {
     return this.#result(errorSubtype(error), { error });
   }
 
-  #assistant(event: Extract<AgentEvent, { type: 'model.completed' }>): QueryMessage {
+  /** The turn's `assistant` message, after the events that end its stream (when partial). */
+  #assistant(event: Extract<AgentEvent, { type: 'model.completed' }>): QueryMessage[] {
     this.#turns++;
     this.#apiMs += Date.now() - this.#turnStart;
     const usage = toQueryUsage(event.usage);
     this.#usage = addQueryUsage(this.#usage, usage);
+    const streamed = this.#partial?.complete(event, this.#modelName, usage);
     const content: QueryContentBlock[] = [];
     if (event.text !== '') content.push({ type: 'text', text: event.text });
     for (const call of event.toolCalls) {
@@ -131,21 +138,24 @@ export class RunMessageMapper {
       this.#inputs.set(call.callId, input);
       content.push({ type: 'tool_use', id: call.callId, name: call.name, input });
     }
-    return {
-      type: 'assistant',
-      session_id: this.#sessionId,
-      uuid: randomUUID(),
-      parent_tool_use_id: null,
-      message: {
-        id: `msg_${event.runId}_${event.iteration}`,
-        type: 'message',
-        role: 'assistant',
-        model: this.#modelName,
-        content,
-        stop_reason: event.stopReason,
-        usage,
+    return [
+      ...(streamed?.messages ?? []),
+      {
+        type: 'assistant',
+        session_id: this.#sessionId,
+        uuid: randomUUID(),
+        parent_tool_use_id: null,
+        message: {
+          id: streamed?.messageId ?? `msg_${event.runId}_${event.iteration}`,
+          type: 'message',
+          role: 'assistant',
+          model: this.#modelName,
+          content,
+          stop_reason: event.stopReason,
+          usage,
+        },
       },
-    };
+    ];
   }
 
   #toolResult(callId: string, content: string, isError: boolean): QueryMessage {

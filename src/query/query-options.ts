@@ -62,6 +62,12 @@ export interface QueryOptions {
    * `result` carries it as `structured_output`.
    */
   readonly outputFormat?: QueryOutputFormat;
+  /**
+   * Yield `stream_event` messages (partial assistant messages: Anthropic raw stream events)
+   * for the model's text and reasoning as they arrive, before each turn's `assistant`
+   * message. Default false: none.
+   */
+  readonly includePartialMessages?: boolean;
 }
 
 const KNOWN: readonly (keyof QueryOptions)[] = [
@@ -86,6 +92,7 @@ const KNOWN: readonly (keyof QueryOptions)[] = [
   'sessionId',
   'sessionStore',
   'outputFormat',
+  'includePartialMessages',
 ];
 
 const MAX_TIMER_MS = 2_147_483_647;
@@ -103,6 +110,8 @@ export interface ResolvedQueryOptions {
   readonly output?: OutputRequest;
   /** The `canUseTool` bridge, which a query continuing a parked session asks again. */
   readonly permissions: PermissionBridge;
+  /** Whether turns yield `stream_event` messages (`includePartialMessages`). */
+  readonly partialMessages: boolean;
 }
 
 function invalid(message: string): MusterError {
@@ -131,8 +140,8 @@ function checkShapes(o: Record<string, unknown>): void {
     if (present(k)) check(typeof o[k] === 'function', k, 'a function');
   for (const k of ['modelName', 'systemPrompt', 'cwd', 'resume', 'sessionId'])
     if (present(k)) check(typeof o[k] === 'string' && o[k] !== '', k, 'a non-empty string');
-  if (present('strictMcpConfig'))
-    check(typeof o.strictMcpConfig === 'boolean', 'strictMcpConfig', 'a boolean');
+  for (const k of ['strictMcpConfig', 'includePartialMessages'])
+    if (present(k)) check(typeof o[k] === 'boolean', k, 'a boolean');
   if (present('controlRequestTimeoutMs')) {
     const t = o.controlRequestTimeoutMs;
     check(
@@ -209,7 +218,7 @@ export function toMusterServer(name: string, config: QueryMcpServerConfig): McpS
  * `policy.allow`, `disallowedTools` -> `policy.deny`, `canUseTool` -> `policy.approve` (with a
  * `beforeTool` hook for `updatedInput`), `strictMcpConfig`, `allowedMcpServerNames`,
  * `onElicitation` and `mcpOAuth` -> `mcp`, `maxTurns` -> `limits.maxIterations`,
- * `outputFormat` -> each run's `output`.
+ * `outputFormat` -> each run's `output`, `includePartialMessages` -> `stream_event` messages.
  */
 export function resolveQueryOptions(
   options: QueryOptions | undefined,
@@ -293,5 +302,6 @@ export function resolveQueryOptions(
     oauth: o.mcpOAuth,
     ...(o.outputFormat ? { output: { schema: o.outputFormat.schema } } : {}),
     permissions,
+    partialMessages: o.includePartialMessages === true,
   };
 }

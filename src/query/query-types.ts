@@ -105,6 +105,71 @@ export interface QueryAssistantMessage {
   };
 }
 
+/** A content block as a raw stream event opens it (its content comes in deltas). */
+export type QueryStreamContentBlock =
+  | { readonly type: 'text'; readonly text: '' }
+  | { readonly type: 'thinking'; readonly thinking: ''; readonly signature: '' }
+  | {
+      readonly type: 'tool_use';
+      readonly id: string;
+      readonly name: string;
+      readonly input: Readonly<Record<string, never>>;
+    };
+
+/**
+ * One raw stream event of a model turn, in the Anthropic Messages API's streaming shape:
+ * `message_start`, then per content block `content_block_start`, its
+ * `content_block_delta`s (`text_delta`, `thinking_delta`, `input_json_delta`) and
+ * `content_block_stop`, then `message_delta` (stop reason, usage) and `message_stop`.
+ */
+export type QueryRawStreamEvent =
+  | {
+      readonly type: 'message_start';
+      readonly message: {
+        readonly id: string;
+        readonly type: 'message';
+        readonly role: 'assistant';
+        readonly model: string;
+        readonly content: readonly [];
+        readonly stop_reason: null;
+        readonly stop_sequence: null;
+        readonly usage: QueryUsage;
+      };
+    }
+  | {
+      readonly type: 'content_block_start';
+      readonly index: number;
+      readonly content_block: QueryStreamContentBlock;
+    }
+  | {
+      readonly type: 'content_block_delta';
+      readonly index: number;
+      readonly delta:
+        | { readonly type: 'text_delta'; readonly text: string }
+        | { readonly type: 'thinking_delta'; readonly thinking: string }
+        | { readonly type: 'input_json_delta'; readonly partial_json: string };
+    }
+  | { readonly type: 'content_block_stop'; readonly index: number }
+  | {
+      readonly type: 'message_delta';
+      readonly delta: { readonly stop_reason: string; readonly stop_sequence: null };
+      readonly usage: QueryUsage;
+    }
+  | { readonly type: 'message_stop' };
+
+/**
+ * A partial assistant message (`options.includePartialMessages`): one raw stream event of
+ * the model turn in progress, yielded as it arrives, before the turn's whole `assistant`
+ * message (whose `message.id` is the `message_start`'s).
+ */
+export interface QueryStreamEventMessage {
+  readonly type: 'stream_event';
+  readonly event: QueryRawStreamEvent;
+  readonly parent_tool_use_id: null;
+  readonly uuid: string;
+  readonly session_id: string;
+}
+
 /** A tool call that the policy (or `canUseTool`) refused. */
 export interface QueryPermissionDenial {
   readonly tool_name: string;
@@ -190,6 +255,7 @@ export interface QueryOutputFormat {
 export type QueryMessage =
   | QuerySystemInitMessage
   | QueryElicitationCompleteMessage
+  | QueryStreamEventMessage
   | QueryAssistantMessage
   | QueryUserMessage
   | QueryResultMessage;

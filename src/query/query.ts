@@ -222,7 +222,11 @@ class QueryStream implements Query {
   async *#runTurn(turn: UserTurn | undefined): AsyncGenerator<QueryMessage, boolean> {
     const controller = new AbortController();
     this.#current = controller;
-    const mapper = new RunMessageMapper(this.#sessionId, this.#options.modelName);
+    const mapper = new RunMessageMapper(
+      this.#sessionId,
+      this.#options.modelName,
+      this.#options.partialMessages,
+    );
     let ended = false;
     let parked = false;
     try {

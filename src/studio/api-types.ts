@@ -9,7 +9,7 @@
  * `STUDIO_APP_INVALID` (502): a tool's MCP Apps view that the studio refuses to show.
  */
 import type { AgentEvent } from '../agent/index.js';
-import type { McpServerStatus } from '../mcp/index.js';
+import type { McpServerDiagnostics, McpServerStatus } from '../mcp/index.js';
 import type { AuthorizationRequest, DecisionKind } from '../policy/index.js';
 import type { WaitDecision, WaitKind } from '../session/index.js';
 
@@ -53,6 +53,13 @@ export interface StudioInfo {
 
 /** `GET /api/servers`: the agent's `mcp.list()` snapshot, one entry per server. */
 export type ServersResponse = readonly McpServerStatus[];
+
+/**
+ * `GET /api/servers/<name>/diagnostics`: the agent's `mcp.diagnostics(name)`, the redacted
+ * stderr tail and exit of a stdio server's latest process (empty for other transports), so
+ * the Servers page can show why a server that crashed at start failed.
+ */
+export type ServerDiagnosticsResponse = McpServerDiagnostics;
 
 /** `POST /api/servers`: register a server at run time (validated like `muster mcp add`). */
 export interface RegisterServerBody {

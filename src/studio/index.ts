@@ -26,6 +26,7 @@ export type {
   StudioErrorBody,
   StudioInfo,
   ServersResponse,
+  ServerDiagnosticsResponse,
   RegisterServerBody,
   ToolView,
   CallToolBody,

@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
 import { checkMcpFileServer } from '../mcp/index.js';
-import type { ServersResponse } from './api-types.js';
+import type { ServerDiagnosticsResponse, ServersResponse } from './api-types.js';
 import { StudioHttpError } from './error-response.js';
 import {
   guarded,
@@ -18,7 +18,8 @@ const WHERE = 'the studio (POST /api/servers)';
 /**
  * `/api/servers`: the registry. `GET` lists `agent.mcp.list()`; `POST { name, config }`
  * checks the declaration as `muster mcp add` does, then registers and connects it (nothing is
- * written to a config file); `DELETE /:name` unregisters; `POST /:name/reconnect` tries again.
+ * written to a config file); `DELETE /:name` unregisters; `POST /:name/reconnect` tries again;
+ * `GET /:name/diagnostics` gives the redacted stderr tail and exit of its stdio process.
  */
 export function serverRoutes(app: Hono, ctx: StudioContext): void {
   app.get('/api/servers', (c) => c.json(ctx.agent.mcp.list() satisfies ServersResponse));
@@ -41,6 +42,15 @@ export function serverRoutes(app: Hono, ctx: StudioContext): void {
       } finally {
         publishServers(ctx);
       }
+    }),
+  );
+
+  app.get(
+    '/api/servers/:name/diagnostics',
+    guarded((c) => {
+      const name = param(c, 'name');
+      serverOf(ctx, name);
+      return c.json(ctx.agent.mcp.diagnostics(name) satisfies ServerDiagnosticsResponse);
     }),
   );
 

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type {
   CallToolResponse,
+  ServerDiagnosticsResponse,
   ServersResponse,
   StudioErrorBody,
   ToolView,
@@ -197,6 +198,52 @@ describe('approval', () => {
       expect(calls()).toBe(1);
     } finally {
       await asking.close();
+    }
+  }, 30_000);
+});
+
+describe('item-03: a stdio server that crashes at start', () => {
+  const canary = 'studio-stderr-canary-90d2f1';
+  it('shows its redacted stderr tail through GET /api/servers/:name/diagnostics', async () => {
+    const crashing = mcpStudio({
+      servers: {
+        dies: {
+          ...stdioConfig('scripted-stdio-server.mjs', [
+            '--stderr-env=UPSTREAM_TOKEN',
+            '--exit-at-start=1',
+          ]),
+          env: { UPSTREAM_TOKEN: canary },
+        },
+        everything: everythingStdioConfig(),
+      },
+    });
+    try {
+      // the page's Reconnect: the connect fails, the status says so
+      const failed = await crashing.call('POST', '/api/servers/dies/reconnect');
+      expect(failed.status).toBeGreaterThanOrEqual(400);
+      const [dies] = await json<ServersResponse>(crashing.call('GET', '/api/servers'));
+      expect(dies).toMatchObject({ name: 'dies', status: 'failed' });
+
+      const diagnostics = await json<ServerDiagnosticsResponse>(
+        crashing.call('GET', '/api/servers/dies/diagnostics'),
+      );
+      expect(diagnostics).toMatchObject({ name: 'dies', exit: { code: 1, signal: null } });
+      expect(diagnostics.stderrTail).toContain('scripted: fatal at start');
+      expect(diagnostics.stderrTail).toContain('env UPSTREAM_TOKEN=[redacted]');
+      expect(crashing.bodies.join('\n')).not.toContain(canary);
+
+      // a server that did not crash has nothing to show; an unknown one is a 404
+      const everything = await json<ServerDiagnosticsResponse>(
+        crashing.call('GET', '/api/servers/everything/diagnostics'),
+      );
+      expect(everything.exit).toBeUndefined();
+      const unknown = await json<StudioErrorBody>(
+        crashing.call('GET', '/api/servers/nope/diagnostics'),
+        404,
+      );
+      expect(unknown.error.code).toBe('INVALID_CONFIGURATION');
+    } finally {
+      await crashing.close();
     }
   }, 30_000);
 });

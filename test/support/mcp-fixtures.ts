@@ -53,7 +53,8 @@ export type StdioFixture =
   | 'gated-server.mjs'
   | 'apps-tools-server.mjs'
   | 'sibling-sampling-server.mjs'
-  | 'input-parking-server.mjs';
+  | 'input-parking-server.mjs'
+  | 'scripted-stdio-server.mjs';
 
 /** Every file name under `test/fixtures/mcp/` (any other string is accepted too). */
 export type FixtureFile =

@@ -1,5 +1,5 @@
-import { useState } from 'preact/hooks';
-import type { ServersResponse } from '../../../src/studio/api-types.js';
+import { useEffect, useState } from 'preact/hooks';
+import type { ServerDiagnosticsResponse, ServersResponse } from '../../../src/studio/api-types.js';
 import { api, ApiError, serverPath } from '../api.js';
 import { FormError } from '../form-error.js';
 import { studioStore } from '../studio-store.js';
@@ -10,6 +10,37 @@ type McpServerStatus = ServersResponse[number];
 
 const EXAMPLE =
   '{\n  "type": "stdio",\n  "command": "npx",\n  "args": ["-y", "some-mcp-server"]\n}';
+
+/**
+ * The redacted stderr tail of a failed stdio server's process, fetched when the row shows a
+ * failure (again when the error changes): why a server that crashed at start failed.
+ */
+function ServerStderr({ server }: { readonly server: McpServerStatus }) {
+  const [tail, setTail] = useState<string>('');
+  const failed = server.type === 'stdio' && server.status === 'failed';
+  const errorKey = server.error ? `${server.error.code} ${server.error.message}` : '';
+  useEffect(() => {
+    setTail('');
+    if (!failed) return;
+    let live = true;
+    api
+      .get<ServerDiagnosticsResponse>(serverPath(server.name, 'diagnostics'))
+      .then((d) => {
+        if (live && d.exit !== undefined) setTail(d.stderrTail.trim());
+      })
+      .catch(() => undefined);
+    return () => {
+      live = false;
+    };
+  }, [server.name, failed, errorKey]);
+  if (tail === '') return null;
+  return (
+    <details class="server-stderr" data-testid="server-stderr" open>
+      <summary>stderr (redacted)</summary>
+      <pre>{tail}</pre>
+    </details>
+  );
+}
 
 function ServerRow({ server }: { readonly server: McpServerStatus }) {
   const action = useAction();
@@ -44,9 +75,12 @@ function ServerRow({ server }: { readonly server: McpServerStatus }) {
       <td>
         {server.error && (
           <div class="server-error" data-testid="server-error">
-            <code>{server.error.code}</code> {server.error.message}
+            {/* the stderr the library points to is shown below, on this page */}
+            <code>{server.error.code}</code>{' '}
+            {server.error.message.replace(/; its stderr is in diagnostics\('[^']*'\)/, '')}
           </div>
         )}
+        <ServerStderr server={server} />
         <FormError error={action.error} />
       </td>
       <td class="actions">
