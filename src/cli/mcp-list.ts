@@ -3,7 +3,7 @@ import type { McpServerStatus } from '../mcp/index.js';
 import type { CliContext } from './cli-context.js';
 import type { Output } from './output.js';
 import { describeFileServer, fileServers, targetOf } from './mcp-get.js';
-import { withMcp } from './mcp-session.js';
+import { signInNeeded, withMcp } from './mcp-session.js';
 import { withSpinner } from './spinner.js';
 import { mcpGroup } from './mcp-group.js';
 
@@ -14,8 +14,19 @@ Examples:
   $ muster mcp list --no-connect # only what the config files declare
 
 Servers connect in parallel (at most 4 at a time), each with the library's connect timeout,
-and are closed before the command ends. A server that fails shows 'failed' and its error.
+and are closed before the command ends. A server that fails shows 'failed' and its error; a
+remote server that asks for a sign-in (never signed in, signed out, or its tokens stopped
+working) shows 'needs-auth': run 'muster mcp auth <name>'.
 Exit codes: 0 listed (whatever the statuses), 2 an invalid config file.`;
+
+/** A status as the CLI shows it: a server in `needs-auth` names the command that signs it in. */
+function cliStatus(s: McpServerStatus): McpServerStatus {
+  if (s.status !== 'needs-auth') return s;
+  return {
+    ...s,
+    error: { code: s.error?.code ?? 'MCP_AUTH_REQUIRED', message: signInNeeded(s.name) },
+  };
+}
 
 function statusView(s: McpServerStatus): Record<string, unknown> {
   return {
@@ -55,7 +66,7 @@ export function mcpListCommand(program: Command, ctx: CliContext): void {
       const statuses = await withSpinner(ctx.io, out.options, 'Connecting to the MCP servers', () =>
         withMcp(ctx, async (manager) => {
           await manager.connectAll();
-          return manager.list();
+          return manager.list().map(cliStatus);
         }),
       );
       if (out.options.json) {

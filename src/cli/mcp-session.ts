@@ -1,13 +1,20 @@
+import { McpError } from '../errors/index.js';
 import { McpClientManager } from '../mcp/index.js';
 import type { PolicyOptions } from '../policy/index.js';
 import type { CliContext } from './cli-context.js';
 import { storedOAuthOptions } from './stored-oauth.js';
 
+/** What the CLI says of a server in `needs-auth`: the command that signs it in. */
+export function signInNeeded(server: string): string {
+  return `Server '${server}' needs a sign-in: run \`muster mcp auth ${server}\`, then try again.`;
+}
+
 /**
  * Runs `fn` with an {@link McpClientManager} over the project and user files of this command
  * line (validated as `createAgent` validates them), with the sign-ins `muster mcp auth` stored
- * (pull mode: a server whose tokens are gone shows `needs-auth`), and closes every connection
- * and child process afterwards, whatever happens.
+ * (pull mode), and closes every connection and child process afterwards, whatever happens. A
+ * server never signed in, signed out, or whose tokens stopped working shows `needs-auth`; an
+ * operation on it fails with `MCP_AUTH_REQUIRED` (exit 4) saying to run `muster mcp auth`.
  */
 export async function withMcp<T>(
   ctx: CliContext,
@@ -25,7 +32,20 @@ export async function withMcp<T>(
   );
   try {
     return await fn(manager);
+  } catch (err) {
+    throw signInHint(err);
   } finally {
     await manager.close();
   }
+}
+
+/** The library says how a host signs a server in; on the command line it is `muster mcp auth`. */
+function signInHint(err: unknown): unknown {
+  if (!McpError.isInstance(err) || err.code !== 'MCP_AUTH_REQUIRED' || err.server === undefined)
+    return err;
+  return new McpError('MCP_AUTH_REQUIRED', signInNeeded(err.server), {
+    server: err.server,
+    details: err.details,
+    cause: err,
+  });
 }

@@ -84,3 +84,4 @@ export {
   redactMcpServerConfig,
 } from './config/config-file.js';
 export type { McpConfigScope, McpFileServer } from './config/config-file.js';
+export { declarationFingerprint } from './config/declaration-fingerprint.js';
