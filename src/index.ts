@@ -265,6 +265,7 @@ export type {
   McpAuthenticateResult,
   OAuthAuthorizeFunction,
   OAuthPrivateKeyJwk,
+  OAuthSecretAuthMethod,
   TokenStore,
   StoredOAuthState,
   FileTokenStoreOptions,

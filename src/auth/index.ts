@@ -8,6 +8,7 @@ export type {
   McpAuthenticateResult,
   OAuthAuthorizeFunction,
   OAuthPrivateKeyJwk,
+  OAuthSecretAuthMethod,
 } from './oauth-options.js';
 export { OAUTH_DEFAULTS } from './oauth-options.js';
 

@@ -1,4 +1,5 @@
 import { MusterError } from '../errors/index.js';
+import { isSecureOrLoopback } from '../util/index.js';
 import { OAUTH_DEFAULTS } from './oauth-options.js';
 import type { McpOAuthServerOptions } from './oauth-options.js';
 
@@ -24,13 +25,6 @@ export interface OAuthServerFacts {
 
 function invalid(server: string, message: string): MusterError {
   return new MusterError('INVALID_CONFIGURATION', message, { details: { server } });
-}
-
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-/** True for `https:` URLs and `http:` URLs on a loopback host. */
-export function isSecureOrLoopback(url: URL): boolean {
-  return url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK.has(url.hostname));
 }
 
 function parseUrl(server: string, field: string, value: string): URL {
@@ -115,6 +109,12 @@ export function checkOAuthOptions(
     if (url.protocol !== 'https:' || url.pathname === '/') {
       throw invalid(server, `${where}.clientMetadataUrl must be an https:// URL with a path`);
     }
+  }
+  if (options.tokenEndpointAuthMethod !== undefined && options.clientSecret === undefined) {
+    throw invalid(
+      server,
+      `${where}.tokenEndpointAuthMethod says how clientSecret is sent: set clientSecret (and clientId) too`,
+    );
   }
   const grant = options.grant ?? 'authorization_code';
   if (grant === 'client_credentials') {

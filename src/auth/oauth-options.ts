@@ -11,6 +11,9 @@ export type OAuthAuthorizeFunction = (
   options: { readonly signal: AbortSignal },
 ) => Promise<string | URL>;
 
+/** The ways a client secret can authenticate a token request (RFC 6749 section 2.3.1). */
+export type OAuthSecretAuthMethod = 'client_secret_basic' | 'client_secret_post';
+
 /** A private key for `private_key_jwt` client authentication, as a JWK. */
 export interface OAuthPrivateKeyJwk {
   readonly kty: string;
@@ -50,6 +53,14 @@ export interface McpOAuthServerOptions {
   readonly clientId?: string;
   /** The pre-registered client's secret (`client_secret_basic` or `client_secret_post`). */
   readonly clientSecret?: string;
+  /**
+   * How `clientSecret` reaches the token endpoint: `client_secret_basic` (an HTTP Basic
+   * `Authorization` header) or `client_secret_post` (`client_id` and `client_secret` in the
+   * form body). Needs `clientSecret`. Default: the official client's choice, Basic where the
+   * authorization server supports it. An authorization server whose metadata lists its
+   * methods without the chosen one is refused before the secret is sent.
+   */
+  readonly tokenEndpointAuthMethod?: OAuthSecretAuthMethod;
   /** An HTTPS URL of a client ID metadata document, used where the server supports it. */
   readonly clientMetadataUrl?: string;
   /** Scopes to ask for; default: the server's challenge, then `scopes_supported`, else none. */

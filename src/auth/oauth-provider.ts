@@ -55,6 +55,11 @@ export async function createStoreProvider(
   const save = async (patch: Partial<StoredOAuthState>): Promise<void> => {
     adopt(await store.update(key, (current) => ({ ...current, ...patch })));
   };
+  // the official client authenticates token requests as the client information says
+  const authMethod =
+    options.tokenEndpointAuthMethod === undefined
+      ? {}
+      : { token_endpoint_auth_method: options.tokenEndpointAuthMethod };
   const preRegistered: StoredOAuthClientInformation | undefined =
     options.clientId === undefined
       ? undefined
@@ -62,6 +67,7 @@ export async function createStoreProvider(
           client_id: options.clientId,
           ...(options.clientSecret === undefined ? {} : { client_secret: options.clientSecret }),
           ...(options.expectedIssuer === undefined ? {} : { issuer: options.expectedIssuer }),
+          ...authMethod,
         };
   const metadata: OAuthClientMetadata = machine?.clientMetadata ?? {
     client_name: 'Muster',
@@ -81,8 +87,11 @@ export async function createStoreProvider(
       ? {}
       : { clientMetadataUrl: options.clientMetadataUrl }),
     state: () => hooks.newState(),
-    clientInformation: () =>
-      machine ? machine.clientInformation() : (preRegistered ?? state.clientInformation),
+    clientInformation: async () => {
+      if (!machine) return preRegistered ?? state.clientInformation;
+      const info = await machine.clientInformation();
+      return info && { ...info, ...authMethod };
+    },
     tokens: () => state.tokens,
     saveTokens: async (tokens) => {
       remember(hooks.secrets, tokens);
@@ -94,6 +103,7 @@ export async function createStoreProvider(
     discoveryState: () => state.discovery,
     saveDiscoveryState: async (discovery: OAuthDiscoveryState) => {
       checkIssuer(hooks.server, checked, discovery);
+      checkAuthMethod(hooks.server, checked, discovery);
       await save({ discovery });
     },
     invalidateCredentials: async (scope) => {
@@ -164,6 +174,27 @@ function checkIssuer(
       `Server '${server}': its authorization server is not mcp.oauth.${server}.expectedIssuer; nothing was sent to it.`,
     );
   }
+}
+
+/**
+ * Refuses an authorization server whose metadata lists its token endpoint's client
+ * authentication methods without the one `tokenEndpointAuthMethod` chose, before the secret
+ * is sent (the official client would pick another one).
+ */
+function checkAuthMethod(
+  server: string,
+  checked: CheckedOAuthOptions,
+  discovery: OAuthDiscoveryState,
+): void {
+  const chosen = checked.options.tokenEndpointAuthMethod;
+  const listed = discovery.authorizationServerMetadata?.token_endpoint_auth_methods_supported;
+  if (chosen === undefined || listed === undefined || listed.length === 0) return;
+  if (listed.includes(chosen)) return;
+  throw authError(
+    server,
+    'token-request-failed',
+    `Server '${server}': its authorization server does not accept ${chosen} (it lists ${listed.join(', ')}); nothing was sent to its token endpoint. Change mcp.oauth.${server}.tokenEndpointAuthMethod.`,
+  );
 }
 
 const DELEGATED = [

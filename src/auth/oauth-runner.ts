@@ -1,7 +1,6 @@
 import type * as ClientExports from '@modelcontextprotocol/client';
 import { randomBytes } from 'node:crypto';
 import type { AuthOptions, FetchLike, StoredOAuthTokens } from '@modelcontextprotocol/client';
-import { isSecureOrLoopback } from './oauth-config.js';
 import { authError } from './oauth-errors.js';
 import { toAuthFailure, withDeadline } from './oauth-failure.js';
 import type { Login } from './oauth-login.js';
@@ -9,6 +8,7 @@ import { OAUTH_DEFAULTS } from './oauth-options.js';
 import { createStoreProvider, wrapHostProvider } from './oauth-provider.js';
 import type { LoginHooks, ProviderParts } from './oauth-provider.js';
 import { guardOrigins } from './origin-guard.js';
+import { isSecureOrLoopback } from '../util/index.js';
 import { machineProvider } from './machine-provider.js';
 import type { OAuthSessionInput } from './oauth-session-types.js';
 

@@ -1,6 +1,6 @@
 import type { FetchLike } from '@modelcontextprotocol/client';
 import { MusterError } from '../errors/index.js';
-import { isSecureOrLoopback } from './oauth-config.js';
+import { isSecureOrLoopback } from '../util/index.js';
 import { authError } from './oauth-errors.js';
 
 /** What {@link guardOrigins} needs. */

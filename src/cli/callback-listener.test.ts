@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startCallbackListener } from './callback-listener.js';
 import type { CallbackListener } from './callback-listener.js';
@@ -22,13 +23,36 @@ describe('the sign-in callback listener', () => {
 
   it('hands the waiting login its callback, and turns away one that nothing waits for', async () => {
     listener = await startCallbackListener();
-    const stray = await fetch(`${listener.redirectUri}?code=early&state=x`);
-    expect(stray.status).toBe(409);
+    // before the login has an authorization URL, no callback belongs to it
+    expect((await fetch(`${listener.redirectUri}?code=early&state=s`)).status).toBe(400);
+    listener.setAuthorizationUrl('https://auth.example.com/authorize?state=s');
     const next = listener.nextCallback(new AbortController().signal);
     const answered = await fetch(`${listener.redirectUri}?code=c&state=s`);
     expect(answered.status).toBe(200);
     expect(await next).toBe(`${listener.redirectUri}?code=c&state=s`);
-    expect((await fetch(`${listener.redirectUri}?code=again`)).status).toBe(409);
+    expect((await fetch(`${listener.redirectUri}?code=again&state=s`)).status).toBe(409);
+  });
+
+  it('item-01: ignores a callback with another state or Host, and still takes the real one', async () => {
+    listener = await startCallbackListener();
+    listener.setAuthorizationUrl('https://auth.example.com/authorize?state=real-state&x=1');
+    const next = listener.nextCallback(new AbortController().signal);
+    const port = Number(new URL(listener.redirectUri).port);
+    const forged = [
+      await fetch(`${listener.redirectUri}?error=access_denied&state=forged`),
+      await fetch(`${listener.redirectUri}?error=access_denied`),
+      await fetch(`${listener.redirectUri}?code=c&state=real-state&state=forged`),
+    ];
+    expect(forged.map((r) => r.status)).toEqual([400, 400, 400]);
+    expect(await forged[0]!.text()).toContain('ignored');
+    // the right state, but sent to another host name (a page that rebound its DNS name)
+    for (const host of [`evil.example:${port}`, `localhost:${port}`]) {
+      expect(await statusFor(port, '/callback?code=forged&state=real-state', host)).toBe(400);
+      expect(await statusFor(port, new URL(listener.startUrl).pathname, host)).toBe(400);
+    }
+    const real = await fetch(`${listener.redirectUri}?code=c&state=real-state`);
+    expect(real.status).toBe(200);
+    expect(await next).toBe(`${listener.redirectUri}?code=c&state=real-state`);
   });
 
   it('stops waiting when the login is cancelled', async () => {
@@ -39,3 +63,15 @@ describe('the sign-in callback listener', () => {
     await expect(next).rejects.toThrow('login timed out');
   });
 });
+
+/** The status of a GET to 127.0.0.1:`port` sent with `host` as its Host header. */
+function statusFor(port: number, path: string, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, headers: { host } }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.once('error', reject);
+    req.end();
+  });
+}

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import { MusterError } from '../errors/index.js';
@@ -12,6 +12,12 @@ export const CALLBACK_PATH = '/callback';
  * - `startUrl` (`http://127.0.0.1:<port>/start/<random>`) redirects to the authorization URL
  *   once it is known, so the URL printed for the user carries no OAuth `state` or PKCE
  *   challenge (they never reach the terminal or its scrollback).
+ *
+ * Only requests for the listener's own `Host` (`127.0.0.1:<port>`) are served: another host
+ * name (a web page that rebound its DNS name to 127.0.0.1) is answered 400. A callback is
+ * taken only when it carries the `state` of the authorization URL, exactly once: any other
+ * (a page of another site guessing at the port, a stale tab) is answered 400 and the login
+ * keeps waiting, so a forged request can never fail the sign-in.
  */
 export interface CallbackListener {
   readonly redirectUri: string;
@@ -19,8 +25,10 @@ export interface CallbackListener {
   /** Makes `startUrl` redirect to `authUrl`. */
   setAuthorizationUrl(authUrl: string): void;
   /**
-   * Resolves with the full URL of the next callback request; rejects when `signal` aborts.
-   * A callback that arrives while nothing waits is answered 409 and dropped.
+   * Resolves with the full URL of the next callback request that carries the authorization
+   * URL's `state`; rejects when `signal` aborts. A callback with that `state` that arrives
+   * while nothing waits (a second one, say) is answered 409 and dropped; one with another
+   * `state`, or none, is answered 400 and ignored.
    */
   nextCallback(signal: AbortSignal): Promise<string>;
   /** Stops listening (open connections are dropped). Idempotent. */
@@ -30,6 +38,9 @@ export interface CallbackListener {
 const DONE_PAGE =
   '<!doctype html><meta charset="utf-8"><title>Muster</title>' +
   '<p>Muster received the sign-in: the terminal says whether it succeeded. You can close this tab.</p>';
+const FOREIGN_PAGE =
+  '<!doctype html><meta charset="utf-8"><title>Muster</title>' +
+  '<p>This page does not belong to the sign-in <code>muster mcp auth</code> waits for: it was ignored. Open the URL the terminal printed.</p>';
 const NOT_WAITING_PAGE =
   '<!doctype html><meta charset="utf-8"><title>Muster</title>' +
   '<p>No sign-in is waiting for this page: run <code>muster mcp auth</code> again.</p>';
@@ -38,23 +49,27 @@ const NOT_WAITING_PAGE =
 export async function startCallbackListener(port = 0): Promise<CallbackListener> {
   const startPath = `/start/${randomBytes(12).toString('base64url')}`;
   let authUrl: string | undefined;
+  /** The `state` of `authUrl`: the one a callback must carry. */
+  let expectedState: string | undefined;
   let waiter: ((url: string) => void) | undefined;
   let origin = '';
+  let host = '';
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', origin);
-    if (req.method !== 'GET') {
+    const page = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' };
+    if (req.headers.host !== host) {
+      // the browser of the printed URL names 127.0.0.1:<port>; anything else is another site
+      res.writeHead(400, page).end(FOREIGN_PAGE);
+    } else if (req.method !== 'GET') {
       res.writeHead(405).end();
     } else if (url.pathname === startPath && authUrl !== undefined) {
       res.writeHead(302, { location: authUrl, 'cache-control': 'no-store' }).end();
+    } else if (url.pathname === CALLBACK_PATH && !sameState(url, expectedState)) {
+      res.writeHead(400, page).end(FOREIGN_PAGE);
     } else if (url.pathname === CALLBACK_PATH) {
-      // only the login that waits takes a callback; a stray or repeated one is turned away
+      // only the login that waits takes a callback; a repeated one is turned away
       const take = waiter;
-      res
-        .writeHead(take ? 200 : 409, {
-          'content-type': 'text/html; charset=utf-8',
-          'cache-control': 'no-store',
-        })
-        .end(take ? DONE_PAGE : NOT_WAITING_PAGE);
+      res.writeHead(take ? 200 : 409, page).end(take ? DONE_PAGE : NOT_WAITING_PAGE);
       take?.(url.href);
     } else {
       res.writeHead(404).end();
@@ -74,12 +89,18 @@ export async function startCallbackListener(port = 0): Promise<CallbackListener>
   });
   const address = server.address();
   const bound = typeof address === 'object' && address !== null ? address.port : port;
-  origin = `http://127.0.0.1:${bound}`;
+  host = `127.0.0.1:${bound}`;
+  origin = `http://${host}`;
   let closed: Promise<void> | undefined;
   return {
     redirectUri: `${origin}${CALLBACK_PATH}`,
     startUrl: `${origin}${startPath}`,
-    setAuthorizationUrl: (url) => void (authUrl = url),
+    setAuthorizationUrl(url) {
+      authUrl = url;
+      expectedState = URL.canParse(url)
+        ? (new URL(url).searchParams.get('state') ?? undefined)
+        : undefined;
+    },
     nextCallback(signal) {
       return new Promise((resolve, reject) => {
         const onAbort = () => {
@@ -103,4 +124,13 @@ export async function startCallbackListener(port = 0): Promise<CallbackListener>
       return closed;
     },
   };
+}
+
+/** True when `url` carries exactly one `state`, equal to `expected` (compared in constant time). */
+function sameState(url: URL, expected: string | undefined): boolean {
+  const given = url.searchParams.getAll('state');
+  if (expected === undefined || given.length !== 1) return false;
+  const a = Buffer.from(given[0]!);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
 }

@@ -4,7 +4,7 @@ import type { CliContext } from './cli-context.js';
 import { inCliTerms } from './cli-terms.js';
 import type { Output } from './output.js';
 import { describeFileServer, fileServers, targetOf } from './mcp-get.js';
-import { withMcp } from './mcp-session.js';
+import { signInNeeded, withMcp } from './mcp-session.js';
 import { endedServerStderr, stderrLines } from './server-stderr.js';
 import type { ServerStderr } from './server-stderr.js';
 import { withSpinner } from './spinner.js';
@@ -18,8 +18,19 @@ Examples:
 
 Servers connect in parallel (at most 4 at a time), each with the library's connect timeout,
 and are closed before the command ends. A server that fails shows 'failed' and its error;
-a stdio server whose process ended also shows the end of its stderr (secrets masked).
+a stdio server whose process ended also shows the end of its stderr (secrets masked). A
+remote server that asks for a sign-in (never signed in, signed out, or its tokens stopped
+working) shows 'needs-auth': run 'muster mcp auth <name>'.
 Exit codes: 0 listed (whatever the statuses), 2 an invalid config file.`;
+
+/** A status as the CLI shows it: a server in `needs-auth` names the command that signs it in. */
+function cliStatus(s: McpServerStatus): McpServerStatus {
+  if (s.status !== 'needs-auth') return s;
+  return {
+    ...s,
+    error: { code: s.error?.code ?? 'MCP_AUTH_REQUIRED', message: signInNeeded(s.name) },
+  };
+}
 
 /** A server's status after connecting, and the stderr its process left if it ended. */
 interface Listed {
@@ -68,7 +79,7 @@ export function mcpListCommand(program: Command, ctx: CliContext): void {
           await manager.connectAll();
           return manager.list().map(
             (status): Listed => ({
-              status,
+              status: cliStatus(status),
               stderr:
                 status.status === 'failed'
                   ? endedServerStderr(status.name, (name) => manager.diagnostics(name))

@@ -85,3 +85,4 @@ export {
   sameMcpDeclaration,
 } from './config/config-file.js';
 export type { McpConfigScope, McpFileServer } from './config/config-file.js';
+export { declarationFingerprint } from './config/declaration-fingerprint.js';

@@ -47,6 +47,7 @@ export type {
   McpAuthenticateResult,
   OAuthAuthorizeFunction,
   OAuthPrivateKeyJwk,
+  OAuthSecretAuthMethod,
   TokenStore,
   StoredOAuthState,
   FileTokenStoreOptions,

@@ -35,6 +35,13 @@ export interface ConnectionSummary {
   readonly auth?: string;
   /** The launcher every stdio command runs under (`mcp.sandbox`), when there is one. */
   readonly sandbox?: { readonly command: string; readonly args?: readonly string[] };
+  /**
+   * A fingerprint of the whole normalized declaration, values included (which it never
+   * reveals), valid in this process: a rule or approver that remembers an approval keys it
+   * by this, so a server re-declared under the same name with another command, URL, env or
+   * header value is asked about again.
+   */
+  readonly fingerprint: string;
 }
 
 /**

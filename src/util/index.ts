@@ -20,6 +20,7 @@ export type {
 } from './tracing-types.js';
 export { copyData } from './copy-data.js';
 export { once } from './once.js';
+export { isLoopbackHost, isSecureOrLoopback } from './loopback.js';
 export { dataDepth, jsonText, jsonTextDepth, MAX_DATA_DEPTH } from './data-depth.js';
 export {
   arrayOf,

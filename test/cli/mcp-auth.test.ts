@@ -5,6 +5,7 @@
  * consent to the CLI's callback listener. Tokens land in MUSTER_HOME/credentials.json.
  */
 import { spawn } from 'node:child_process';
+import { request } from 'node:http';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -69,6 +70,74 @@ function loginSecrets(log: string): string[] {
 }
 
 const authArgs = ['mcp', 'auth', 'w', '--timeout', '60'];
+
+/**
+ * `w` (an OAuth server with no stored sign-in) shows `needs-auth` in `muster mcp list`, and
+ * `muster mcp call` on it exits with the auth code, saying which command signs it in.
+ */
+async function expectNeedsAuth(cwd: string, home: string): Promise<void> {
+  const env = { MUSTER_HOME: home, MUSTER_BROWSER: '/bin/false' };
+  const list = await runMuster(cli.bin, ['--json', 'mcp', 'list'], { cwd, env });
+  expect(list.code, list.stderr).toBe(0);
+  const [server] = (
+    JSON.parse(list.stdout) as {
+      servers: { status: string; error?: { code: string; message: string } }[];
+    }
+  ).servers;
+  expect(server?.status).toBe('needs-auth');
+  expect(server?.error?.code).toBe('MCP_AUTH_REQUIRED');
+  expect(server?.error?.message).toContain('run `muster mcp auth w`');
+  const call = await runMuster(cli.bin, ['mcp', 'call', 'w', 'whoami'], { cwd, env });
+  expect(call.code).toBe(EXIT_CODES.auth);
+  expect(call.stderr).toContain('error [MCP_AUTH_REQUIRED]');
+  expect(call.stderr).toContain('run `muster mcp auth w`');
+}
+
+/** The status of a GET to 127.0.0.1:`port` that names `host` in its Host header. */
+function getWithHost(port: number, path: string, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, headers: { host } }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.once('error', reject);
+    req.end();
+  });
+}
+
+/**
+ * Starts `muster mcp auth w` in a new project with a browser program that fails, and resolves
+ * once it printed the URL to open and said the browser failed (it then waits for the sign-in).
+ */
+async function authWithoutBrowser(): Promise<{
+  home: string;
+  url: string;
+  exited: Promise<number | null>;
+  output: { stdout: string; stderr: string };
+}> {
+  const { cwd, home } = project();
+  const child = spawn(process.execPath, [cli.bin, ...authArgs, '--allowed-origin', world.issuer], {
+    cwd,
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      HOME: process.env['HOME'] ?? tmpdir(),
+      MUSTER_HOME: home,
+      MUSTER_BROWSER: '/bin/false',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output = { stdout: '', stderr: '' };
+  child.stdout.on('data', (d: Buffer) => (output.stdout += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const url = await new Promise<string>((resolve) => {
+    child.stderr.on('data', (d: Buffer) => {
+      output.stderr += d.toString();
+      const printed = START_URL.exec(output.stderr);
+      if (printed && output.stderr.includes('Could not open a browser')) resolve(printed[0]);
+    });
+  });
+  return { home, url, exited, output };
+}
 
 describe('muster mcp auth', () => {
   it('signs in through the browser program, keeps the token in the file store (0600), prints no secret', async () => {
@@ -144,6 +213,24 @@ describe('muster mcp auth', () => {
     });
     expect(twice.code).toBe(0);
     expect(JSON.parse(twice.stdout)).toMatchObject({ server: 'w', removed: [] });
+
+    // item-02: signed out, the server asks for a sign-in again
+    await expectNeedsAuth(cwd, home);
+  });
+
+  it('item-02: a server never signed in shows needs-auth, and a call exits 4 naming muster mcp auth', async () => {
+    const { cwd, home } = project();
+    await expectNeedsAuth(cwd, home);
+    const human = await runMuster(cli.bin, ['mcp', 'list'], { cwd, env: { MUSTER_HOME: home } });
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(/^w {2}project {2}http {2}needs-auth$/m);
+    expect(human.stdout).toContain('run `muster mcp auth w`');
+    const tools = await runMuster(cli.bin, ['mcp', 'tools', 'w'], {
+      cwd,
+      env: { MUSTER_HOME: home },
+    });
+    expect(tools.code).toBe(EXIT_CODES.auth);
+    expect(tools.stderr).toContain('run `muster mcp auth w`');
   });
 
   it('prints the URL when the browser program fails, and exits with the auth code at the timeout', async () => {
@@ -174,37 +261,37 @@ describe('muster mcp auth', () => {
   });
 
   it('keeps waiting after the browser failed, until the user opens the printed URL', async () => {
-    const { cwd, home } = project();
-    const child = spawn(
-      process.execPath,
-      [cli.bin, ...authArgs, '--allowed-origin', world.issuer],
-      {
-        cwd,
-        env: {
-          PATH: process.env['PATH'] ?? '',
-          HOME: process.env['HOME'] ?? tmpdir(),
-          MUSTER_HOME: home,
-          MUSTER_BROWSER: '/bin/false',
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let stderr = '';
-    let stdout = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const { home, url, exited, output } = await authWithoutBrowser();
     // the user (on another machine, say) opens the printed URL once the browser failed
-    const url = await new Promise<string>((resolve) => {
-      child.stderr.on('data', (d: Buffer) => {
-        stderr += d.toString();
-        const printed = START_URL.exec(stderr);
-        if (printed && stderr.includes('Could not open a browser')) resolve(printed[0]);
-      });
-    });
     const browser = spawn(process.execPath, [BROWSER, url], { stdio: 'ignore' });
     expect(await new Promise((resolve) => browser.once('exit', resolve))).toBe(0);
     expect(await exited).toBe(0);
-    expect(stdout).toContain("Signed in to 'w'");
+    expect(output.stdout).toContain("Signed in to 'w'");
+    expect(storedEntries(home)[0]?.tokens?.access_token).toBeTruthy();
+  });
+
+  it('item-01: a forged callback (wrong state, or wrong Host) cannot fail the sign-in', async () => {
+    const { home, url, exited, output } = await authWithoutBrowser();
+    // another page on this machine finds the listener's port and sends it callbacks: with a
+    // guessed state, and (having learnt the state) through a host name it rebound to 127.0.0.1
+    const origin = new URL(url).origin;
+    const port = Number(new URL(url).port);
+    const started = await fetch(url, { redirect: 'manual' });
+    const state = new URL(started.headers.get('location') ?? '').searchParams.get('state') ?? '';
+    expect(state.length).toBeGreaterThan(20);
+    const wrongState = await fetch(`${origin}/callback?error=access_denied&state=guessed`);
+    expect(wrongState.status).toBe(400);
+    const wrongHost = await getWithHost(
+      port,
+      `/callback?error=access_denied&state=${encodeURIComponent(state)}`,
+      `rebound.example:${port}`,
+    );
+    expect(wrongHost).toBe(400);
+    // the user's browser then finishes the sign-in
+    const browser = spawn(process.execPath, [BROWSER, url], { stdio: 'ignore' });
+    expect(await new Promise((resolve) => browser.once('exit', resolve))).toBe(0);
+    expect(await exited, output.stderr).toBe(0);
+    expect(output.stdout).toContain("Signed in to 'w'");
     expect(storedEntries(home)[0]?.tokens?.access_token).toBeTruthy();
   });
 

@@ -49,6 +49,7 @@ describe('the connection request', () => {
       expect(byServer['local']!.connection).toEqual({
         transport: 'stdio',
         configSource: 'options',
+        fingerprint: expect.any(String),
         command: process.execPath,
         // as declared; only a value that is also a declared secret is masked
         args: [fixturePath('basic-server.mjs'), '--verbose', '--token=[redacted]'],
@@ -59,6 +60,7 @@ describe('the connection request', () => {
       expect(byServer['web']!.connection).toEqual({
         transport: 'http',
         configSource: 'options',
+        fingerprint: expect.any(String),
         url: 'https://mcp.example.com/v1/mcp',
         headerNames: ['X-Api-Key'],
         auth: 'bearer',

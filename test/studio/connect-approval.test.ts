@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectUserServers } from '../../src/cli/connect-user-servers.js';
 import { scriptedModel } from '../../src/model/index.js';
 import type { AuthorizationRequest } from '../../src/policy/index.js';
 import { startStudio } from '../../src/studio/index.js';
@@ -79,6 +80,7 @@ describe('a connection approval in the studio', () => {
     expect(request.connection).toEqual({
       transport: 'stdio',
       configSource: 'runtime',
+      fingerprint: expect.any(String),
       command: 'sh',
       args: ['-c', `touch ${marker}`],
       cwd: dir,
@@ -99,6 +101,7 @@ describe('a connection approval in the studio', () => {
     expect(approval.request.connection).toEqual({
       transport: 'http',
       configSource: 'runtime',
+      fingerprint: expect.any(String),
       url: 'http://127.0.0.1:9/mcp/v1',
       headerNames: ['X-Canary', 'Authorization'],
     });
@@ -146,4 +149,93 @@ describe('a connection approval in the studio', () => {
     expect(everything).toContain('X-Canary');
     for (const secret of [ENV, HEADER, BEARER, QUERY]) expect(everything).not.toContain(secret);
   });
+});
+
+describe('item-01: a connection allowed for a declaration, not for a name', () => {
+  // as `muster studio` starts it: the servers of the user's own file connect without asking
+  let home: string;
+  let own: RunningStudio;
+  let ownClient: StudioClient;
+  let ownEvents: SseReader;
+  const declared = stdioConfig('basic-server.mjs');
+
+  beforeAll(async () => {
+    home = join(dir, 'own-home');
+    mkdirSync(home, { recursive: true });
+    writeFileSync(join(home, 'mcp.json'), JSON.stringify({ mcpServers: { mine: declared } }));
+    // the agent reads the user file of MUSTER_HOME once, when it is built
+    const previous = process.env['MUSTER_HOME'];
+    process.env['MUSTER_HOME'] = home;
+    try {
+      own = await startStudio({
+        model: scriptedModel([{ text: 'Done.' }]),
+        workdir: dir,
+        home,
+        default: 'ask',
+        rules: [connectUserServers(dir, home)],
+      });
+    } finally {
+      if (previous === undefined) delete process.env['MUSTER_HOME'];
+      else process.env['MUSTER_HOME'] = previous;
+    }
+    ownClient = await signIn(own.url);
+    ownEvents = await openEvents(ownClient);
+  });
+  afterAll(async () => {
+    ownEvents?.close();
+    await own?.close();
+  });
+
+  const asked = (name: string) => (e: { data: unknown }) => {
+    const d = e.data as StudioEvent;
+    return d.kind === 'approval.pending' && d.approval.request.server === name;
+  };
+  const servers = async () =>
+    (await ownClient.get('/api/servers')).json as { name: string; status: string }[];
+
+  it('asks mcp_connect again when the name is registered with another command', async () => {
+    // the user file's server connects on its own (the start's connect, or this one): nobody
+    // was asked
+    const reconnected = await ownClient.post('/api/servers/mine/reconnect', {});
+    expect((reconnected.json as { status: string }).status).toBe('connected');
+    expect(ownEvents.events.some(asked('mine'))).toBe(false);
+    await deleteServer('mine');
+    const marker = join(dir, 'other-command-ran');
+    const registered = ownClient.post('/api/servers', {
+      name: 'mine',
+      config: { command: 'sh', args: ['-c', `touch ${marker}`] },
+    });
+    // the registration waits for a person (a permission bound to the name would not ask)
+    const first = await Promise.race([
+      registered.then(() => 'registered without asking'),
+      ownEvents.waitFor(asked('mine'), 'approval.pending for mine').then(() => 'asked'),
+    ]);
+    expect(first).toBe('asked');
+    const pending = (
+      ownEvents.events.find(asked('mine'))!.data as StudioEvent & {
+        kind: 'approval.pending';
+      }
+    ).approval;
+    expect(pending.request.connection).toMatchObject({ command: 'sh', configSource: 'runtime' });
+    await ownClient.post(`/api/approvals/${pending.id}`, { decision: 'deny' });
+    // denied: nothing ran, and the candidate is not kept
+    const refused = await registered;
+    expect(refused.status).toBe(403);
+    expect((refused.json as { error: { code: string } }).error.code).toBe('TOOL_DENIED');
+    expect(existsSync(marker)).toBe(false);
+    expect((await servers()).map((s) => s.name)).not.toContain('mine');
+  });
+
+  it('connects the declaration of the user file again without asking', async () => {
+    const before = ownEvents.events.filter(asked('mine')).length;
+    const registered = (await ownClient.post('/api/servers', { name: 'mine', config: declared }))
+      .json as { status: string };
+    expect(registered.status).toBe('connected');
+    expect(ownEvents.events.filter(asked('mine')).length).toBe(before);
+  });
+
+  async function deleteServer(name: string): Promise<void> {
+    const reply = await ownClient.delete(`/api/servers/${name}`);
+    expect(reply.status).toBe(200);
+  }
 });

@@ -71,6 +71,7 @@ export interface StudioClient {
   readonly cookie: string;
   get(path: string): Promise<StudioReply>;
   post(path: string, body: unknown): Promise<StudioReply>;
+  delete(path: string): Promise<StudioReply>;
   /** Every body this client received, for the canary checks. */
   readonly seen: string[];
 }
@@ -96,6 +97,14 @@ export async function signIn(url: string): Promise<StudioClient> {
     cookie,
     seen,
     get: async (path) => keep(await send(port, { path, headers: { cookie } })),
+    delete: async (path) =>
+      keep(
+        await send(port, {
+          method: 'DELETE',
+          path,
+          headers: { cookie, origin, 'content-type': 'application/json' },
+        }),
+      ),
     post: async (path, body) =>
       keep(
         await send(port, {

@@ -97,6 +97,7 @@ const oauthEntry = object({
   redirectUri: optional(string()),
   clientId: optional(string()),
   clientSecret: optional(string()),
+  tokenEndpointAuthMethod: optional(oneOf(['client_secret_basic', 'client_secret_post'])),
   clientMetadataUrl: optional(string()),
   scope: optional(string()),
   grant: optional(oneOf(['authorization_code', 'client_credentials'])),

@@ -1,7 +1,8 @@
 import { OAUTH_DEFAULTS, oauthReasonOf } from '../../auth/index.js';
 import type { OAuthSession } from '../../auth/index.js';
 import type { OAuthFailureReason } from '../../auth/index.js';
-import { insufficientScopeOf } from '../failures/client-errors.js';
+import { findInCauseChain } from '../failures/cause-chain.js';
+import { clientErrorOf, insufficientScopeOf } from '../failures/client-errors.js';
 import type { ServerEntry } from './server-entry.js';
 
 /** Reasons a user's sign-in can fix: the server then shows `needs-auth`, not `failed`. */
@@ -25,6 +26,33 @@ export function needsSignIn(err: unknown): boolean {
   return (
     (reason !== undefined && SIGN_IN_FIXES.has(reason)) || insufficientScopeOf(err) !== undefined
   );
+}
+
+/**
+ * The status error of a server that was given no credentials at all (no `mcp.oauth` entry, no
+ * `auth`, no `Authorization` header) and answered the connect with HTTP 401: it asks for a
+ * sign-in, so it shows `needs-auth` with `MCP_AUTH_REQUIRED`, not `failed` (a host signs it in
+ * by adding an `mcp.oauth` entry; `muster mcp auth <name>` does). Undefined for any other
+ * failure, and for a server whose declared credentials were refused (that stays `failed`).
+ */
+export function signInAskedFor(
+  e: ServerEntry,
+  err: unknown,
+): { readonly code: 'MCP_AUTH_REQUIRED'; readonly message: string } | undefined {
+  if (e.oauth || hasCredentials(e)) return undefined;
+  const fact = findInCauseChain(err, clientErrorOf);
+  if (fact?.kind !== 'sdk' || fact.status !== 401) return undefined;
+  return {
+    code: 'MCP_AUTH_REQUIRED',
+    message: `Server '${e.name}' requires authorization (HTTP 401) and has no sign-in: sign in to it (an mcp.oauth entry, then authenticate('${e.name}')), or give it a token.`,
+  };
+}
+
+function hasCredentials(e: ServerEntry): boolean {
+  const config = e.config;
+  if (config.type !== 'http' && config.type !== 'sse') return false;
+  if (config.type === 'http' && config.auth !== undefined) return true;
+  return Object.keys(config.headers ?? {}).some((h) => h.toLowerCase() === 'authorization');
 }
 
 /**

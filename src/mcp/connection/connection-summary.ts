@@ -1,6 +1,7 @@
 import type { ConnectionSummary } from '../../policy/index.js';
 import type { SecretRegistry } from '../../util/index.js';
 import type { McpSandbox } from '../contracts/config-types.js';
+import { fingerprintOfKey } from '../config/declaration-fingerprint.js';
 import type { ServerEntry } from './server-entry.js';
 
 /**
@@ -24,7 +25,7 @@ function safeUrl(url: string, secrets: SecretRegistry): string | undefined {
  * and headers are shown by name only.
  */
 export function connectionSummary(e: ServerEntry, sandbox?: McpSandbox): ConnectionSummary {
-  const base = { transport: e.type, configSource: e.source };
+  const base = { transport: e.type, configSource: e.source, fingerprint: fingerprintOfKey(e.key) };
   const config = e.config;
   const mask = (s: string) => e.secrets.redact(s);
   if (config.type === undefined || config.type === 'stdio') {

@@ -1,6 +1,6 @@
 import { oauthReasonOf } from '../../auth/index.js';
 import type { ExecutorRunContext } from '../../tools/index.js';
-import { needsSignIn } from './auth-connect.js';
+import { needsSignIn, signInAskedFor } from './auth-connect.js';
 import { mapWithConcurrency } from './concurrency.js';
 import { connectionSummary } from './connection-summary.js';
 import type { McpConnection, ProtocolVerdict } from '../client/mcp-connection.js';
@@ -183,12 +183,15 @@ export class Connector {
         this.registry.setStatus(e, 'pending', ctx.emit);
         return;
       }
+      // a server with no credentials that answered 401 asks for a sign-in too
+      const asked = signInAskedFor(e, err);
+      const signIn = asked !== undefined || needsSignIn(err);
       // a sign-in waiting for its callback must not be replaced by the next run's connect;
       // authenticate() reports the reason as details.reason of its error
-      e.retry = needsSignIn(err) && !e.oauth?.waiting;
+      e.retry = signIn && !e.oauth?.waiting;
       e.authReason = oauthReasonOf(err);
-      const error = describeError(err, e.name, 'MCP_CONNECTION_FAILED', e.secrets);
-      this.registry.setStatus(e, needsSignIn(err) ? 'needs-auth' : 'failed', ctx.emit, error);
+      const error = asked ?? describeError(err, e.name, 'MCP_CONNECTION_FAILED', e.secrets);
+      this.registry.setStatus(e, signIn ? 'needs-auth' : 'failed', ctx.emit, error);
     }
   }
 

@@ -1,7 +1,7 @@
 import { McpError } from '../../errors/index.js';
 import { formatIssues, validateJsonSchema } from '../../tools/index.js';
 import { guardHandler } from './handler-guard.js';
-import { isLoopbackHost } from '../transports/url-policy.js';
+import { isLoopbackHost } from '../../util/index.js';
 import type {
   McpElicitationAnswer,
   McpElicitationHandler,

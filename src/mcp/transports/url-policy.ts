@@ -1,4 +1,5 @@
 import { MusterError } from '../../errors/index.js';
+import { isLoopbackHost } from '../../util/index.js';
 
 /**
  * Headers the transport or the HTTP stack owns. A server declaration may not set them:
@@ -32,21 +33,11 @@ function invalid(server: string, message: string): MusterError {
   return new MusterError('INVALID_CONFIGURATION', message, { details: { server } });
 }
 
-/** True for `localhost`, `[::1]` and any address of 127.0.0.0/8. */
-export function isLoopbackHost(hostname: string): boolean {
-  if (hostname === 'localhost' || hostname === '[::1]') return true;
-  const octets = hostname.split('.');
-  return (
-    octets.length === 4 &&
-    octets[0] === '127' &&
-    octets.every((o) => /^\d{1,3}$/.test(o) && Number(o) <= 255)
-  );
-}
-
 /**
  * Checks the URL of a remote (`http` or `sse`) server and returns it parsed.
  *
- * Accepts `https:`, and `http:` only on loopback (`localhost`, `[::1]`, 127.0.0.0/8).
+ * Accepts `https:`, and `http:` only on loopback: exactly `localhost`, `127.0.0.1` and `[::1]`
+ * (SPEC 7.2, the rule OAuth applies too; `http://127.0.0.2/` is refused).
  * Refuses other schemes, credentials in the URL, any fragment (even an empty `#`) and
  * text that is not a URL. Error messages never echo credentials: a URL with userinfo is
  * not printed at all, and other URLs only as origin and path.

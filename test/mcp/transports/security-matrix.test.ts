@@ -18,6 +18,7 @@ describe('checkServerUrl', () => {
     ['http://example.com/mcp', 'non-loopback'],
     ['http://10.0.0.1/mcp', 'non-loopback'],
     ['http://localhost.example.com/mcp', 'non-loopback'],
+    ['http://127.5.6.7:8080/mcp', 'non-loopback'],
     ['https://user:pass@host/mcp', 'credentials'],
     ['https://user@host/mcp', 'credentials'],
     ['https://host/mcp#frag', 'fragment'],
@@ -54,7 +55,6 @@ describe('checkServerUrl', () => {
     ['http://localhost:1/mcp', 'http://localhost:1/mcp'],
     ['http://127.0.0.1:1/mcp', 'http://127.0.0.1:1/mcp'],
     ['http://[::1]:1/mcp', 'http://[::1]:1/mcp'],
-    ['http://127.5.6.7:8080/mcp', 'http://127.5.6.7:8080/mcp'],
     ['https://host/mcp?x=1', 'https://host/mcp?x=1'],
   ];
   it.each(accepted)('accepts %s', (url, href) => {
