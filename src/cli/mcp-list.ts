@@ -6,6 +6,7 @@ import { describeFileServer, fileServers, targetOf } from './mcp-get.js';
 import { withMcp } from './mcp-session.js';
 import { withSpinner } from './spinner.js';
 import { mcpGroup } from './mcp-group.js';
+import { textTable } from './text-table.js';
 
 const EXAMPLES = `
 Examples:
@@ -35,6 +36,29 @@ function color(out: Output, status: string): string {
   return out.paint(style, status);
 }
 
+/**
+ * The human `mcp list` table: name, scope, transport, status and tool count in aligned
+ * columns (colors do not count in the widths); a server's error on the line below it.
+ */
+export function statusLines(out: Output, statuses: readonly McpServerStatus[]): string[] {
+  const table = textTable(
+    ['NAME', 'SCOPE', 'TYPE', 'STATUS', 'TOOLS'],
+    statuses.map((s) => [
+      { text: s.name, paint: (t: string) => out.paint('bold', t) },
+      s.source,
+      s.type,
+      { text: s.status, paint: (t: string) => color(out, t) },
+      s.status === 'connected' ? String(s.tools.length) : '',
+    ]),
+  );
+  const lines = [table[0]!];
+  statuses.forEach((s, i) => {
+    lines.push(table[i + 1]!);
+    if (s.error) lines.push(`  ${s.error.code}: ${s.error.message}`);
+  });
+  return lines;
+}
+
 /** `muster mcp list`: every declared server, after a real connect (or only the files). */
 export function mcpListCommand(program: Command, ctx: CliContext): void {
   mcpGroup(program)
@@ -48,8 +72,12 @@ export function mcpListCommand(program: Command, ctx: CliContext): void {
         const servers = fileServers(ctx);
         if (out.options.json) out.json({ servers: servers.map(describeFileServer) });
         else if (servers.length === 0) out.line('No MCP servers declared.');
-        for (const s of servers)
-          out.line(`${s.name}  ${s.scope}  ${s.config.type ?? 'stdio'}  ${targetOf(s)}`);
+        else
+          for (const line of textTable(
+            ['NAME', 'SCOPE', 'TYPE', 'TARGET'],
+            servers.map((s) => [s.name, s.scope, s.config.type ?? 'stdio', targetOf(s)]),
+          ))
+            out.line(line);
         return;
       }
       const statuses = await withSpinner(ctx.io, out.options, 'Connecting to the MCP servers', () =>
@@ -63,12 +91,6 @@ export function mcpListCommand(program: Command, ctx: CliContext): void {
         return;
       }
       if (statuses.length === 0) out.line('No MCP servers declared.');
-      for (const s of statuses) {
-        const tools = s.status === 'connected' ? `  ${s.tools.length} tools` : '';
-        out.line(
-          `${out.paint('bold', s.name)}  ${s.source}  ${s.type}  ${color(out, s.status)}${tools}`,
-        );
-        if (s.error) out.line(`  ${s.error.code}: ${s.error.message}`);
-      }
+      else for (const line of statusLines(out, statuses)) out.line(line);
     });
 }
