@@ -7,7 +7,7 @@ import { findAuthTarget } from './auth-target.js';
 import { startCallbackListener } from './callback-listener.js';
 import type { CliContext } from './cli-context.js';
 import { mcpGroup } from './mcp-group.js';
-import { browserProgram, openBrowser } from './open-browser.js';
+import { browserCommand, openBrowser } from './open-browser.js';
 import { withSpinner } from './spinner.js';
 import { chooseStore } from './token-store-choice.js';
 
@@ -76,8 +76,7 @@ async function auth(ctx: CliContext, name: string, opts: AuthOptions): Promise<v
     // the start URL redirects to the authorization URL: no state or challenge in the terminal
     out.notice(`To sign in to '${name}', open this URL in a browser:`);
     ctx.io.stderr.write(`  ${listener.startUrl}\n`);
-    const program = browserProgram(ctx.io.env);
-    void openBrowser(program, listener.startUrl, ctx.io.env).then((outcome) => {
+    void openBrowser(browserCommand(ctx.io.env), listener.startUrl, ctx.io.env).then((outcome) => {
       if (!outcome.opened && !signal.aborted)
         out.notice(`Could not open a browser (${outcome.reason}): open the URL above yourself.`);
     });

@@ -9,6 +9,7 @@ import { endedServerStderr, stderrLines } from './server-stderr.js';
 import type { ServerStderr } from './server-stderr.js';
 import { withSpinner } from './spinner.js';
 import { mcpGroup } from './mcp-group.js';
+import { textTable } from './text-table.js';
 
 const EXAMPLES = `
 Examples:
@@ -57,6 +58,35 @@ function color(out: Output, status: string): string {
   return out.paint(style, status);
 }
 
+/**
+ * The human `mcp list` table: name, scope, transport, status and tool count in aligned
+ * columns (colors do not count in the widths); a server's error on the line below it.
+ */
+export function statusLines(
+  out: Output,
+  statuses: readonly McpServerStatus[],
+  stderrOf: (name: string) => ServerStderr | undefined = () => undefined,
+): string[] {
+  const table = textTable(
+    ['NAME', 'SCOPE', 'TYPE', 'STATUS', 'TOOLS'],
+    statuses.map((s) => [
+      { text: s.name, paint: (t: string) => out.paint('bold', t) },
+      s.source,
+      s.type,
+      { text: s.status, paint: (t: string) => color(out, t) },
+      s.status === 'connected' ? String(s.tools.length) : '',
+    ]),
+  );
+  const lines = [table[0]!];
+  statuses.forEach((s, i) => {
+    lines.push(table[i + 1]!);
+    if (s.error) lines.push(`  ${s.error.code}: ${inCliTerms(s.error.message)}`);
+    const stderr = stderrOf(s.name);
+    if (stderr) for (const line of stderrLines(stderr)) lines.push(out.paint('dim', line));
+  });
+  return lines;
+}
+
 /** `muster mcp list`: every declared server, after a real connect (or only the files). */
 export function mcpListCommand(program: Command, ctx: CliContext): void {
   mcpGroup(program)
@@ -70,8 +100,12 @@ export function mcpListCommand(program: Command, ctx: CliContext): void {
         const servers = fileServers(ctx);
         if (out.options.json) out.json({ servers: servers.map(describeFileServer) });
         else if (servers.length === 0) out.line('No MCP servers declared.');
-        for (const s of servers)
-          out.line(`${s.name}  ${s.scope}  ${s.config.type ?? 'stdio'}  ${targetOf(s)}`);
+        else
+          for (const line of textTable(
+            ['NAME', 'SCOPE', 'TYPE', 'TARGET'],
+            servers.map((s) => [s.name, s.scope, s.config.type ?? 'stdio', targetOf(s)]),
+          ))
+            out.line(line);
         return;
       }
       const statuses = await withSpinner(ctx.io, out.options, 'Connecting to the MCP servers', () =>
@@ -93,13 +127,12 @@ export function mcpListCommand(program: Command, ctx: CliContext): void {
         return;
       }
       if (statuses.length === 0) out.line('No MCP servers declared.');
-      for (const { status: s, stderr } of statuses) {
-        const tools = s.status === 'connected' ? `  ${s.tools.length} tools` : '';
-        out.line(
-          `${out.paint('bold', s.name)}  ${s.source}  ${s.type}  ${color(out, s.status)}${tools}`,
-        );
-        if (s.error) out.line(`  ${s.error.code}: ${inCliTerms(s.error.message)}`);
-        if (stderr) for (const line of stderrLines(stderr)) out.line(out.paint('dim', line));
-      }
+      else
+        for (const line of statusLines(
+          out,
+          statuses.map((l) => l.status),
+          (name) => statuses.find((l) => l.status.name === name)?.stderr,
+        ))
+          out.line(line);
     });
 }

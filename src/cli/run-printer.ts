@@ -27,13 +27,19 @@ export interface RunPrinterOptions {
 
 /**
  * Shows a run as it happens: model text streams on stdout as it arrives (deltas, no extra
- * line breaks); tool calls, progress, decisions and failures are lines on stderr, so stdout
- * holds only the answer when piped. A run that parks ends with its waits, the `muster decide`
- * line of each and the `muster sessions resume` line. With `--json` nothing is shown until
- * the end.
+ * line breaks within a turn; a blank line between the text of one model turn and the next);
+ * tool calls, progress, decisions and failures are lines on stderr, so stdout holds only the
+ * answer when piped. A run that parks ends with its waits, the `muster decide` line of each
+ * and the `muster sessions resume` line. With `--json` nothing is shown until the end.
  */
 export class RunPrinter {
   #midLine = false;
+  /** The last two characters written on stdout: how many line breaks a new turn still needs. */
+  #tail = '';
+  /** This model turn has written text. */
+  #turnText = false;
+  /** An earlier turn wrote text: the next turn's text starts after a blank line. */
+  #textBefore = false;
   #sessionId: string | undefined;
   /** `server status` already shown, so a repeated status prints once. */
   readonly #shownStatus = new Set<string>();
@@ -64,8 +70,13 @@ export class RunPrinter {
       case 'model.delta':
         if (event.kind !== 'text' || event.content === '' || this.options.streamText === false)
           return;
-        this.out.io.stdout.write(event.content);
-        this.#midLine = !event.content.endsWith('\n');
+        if (this.#textBefore && !this.#turnText) this.#write('\n'.repeat(2 - newlines(this.#tail)));
+        this.#write(event.content);
+        this.#turnText = true;
+        return;
+      case 'model.completed':
+        if (this.#turnText) this.#textBefore = true;
+        this.#turnText = false;
         return;
       case 'tool.approval.requested':
         this.#note(
@@ -111,8 +122,7 @@ export class RunPrinter {
         this.#note(this.out.paint('yellow', `? ${event.server} asks for input`));
         return;
       case 'session.completed':
-        if (this.#midLine) this.out.io.stdout.write('\n');
-        this.#midLine = false;
+        this.endLine();
         return;
       case 'session.parked':
         this.endLine();
@@ -126,8 +136,15 @@ export class RunPrinter {
 
   /** Ends a line of streamed text before anything else is printed. */
   endLine(): void {
-    if (this.#midLine) this.out.io.stdout.write('\n');
-    this.#midLine = false;
+    if (this.#midLine) this.#write('\n');
+  }
+
+  /** Writes model text on stdout, remembering how it ends. */
+  #write(text: string): void {
+    if (text === '') return;
+    this.out.io.stdout.write(text);
+    this.#tail = (this.#tail + text).slice(-2);
+    this.#midLine = !text.endsWith('\n');
   }
 
   /** A server that will not be used says so, with what to do about it. */
@@ -157,6 +174,11 @@ export class RunPrinter {
     if (this.out.io.interactive) this.endLine();
     this.out.io.stderr.write(`${text}\n`);
   }
+}
+
+/** How many line breaks `tail` ends with (0, 1 or 2). */
+function newlines(tail: string): number {
+  return tail.length - tail.replace(/\n+$/, '').length;
 }
 
 function call(name: string, args: unknown): string {

@@ -137,8 +137,10 @@ export async function runSession(
     }
     const refused = refusedCalls(events);
     // a script that could not answer an approval learns it from the exit code (docs/cli.md);
-    // a parked run is no failure: it did what --park asked (--json says status 'parked')
-    const code = !ctx.io.interactive && refused.length > 0 ? EXIT_CODES.denied : EXIT_CODES.ok;
+    // a parked run is no failure: it did what --park asked (--json says status 'parked'); a
+    // connection refused on purpose (--deny, --default deny) is the user's choice, not a failure
+    const failing = refused.filter((r) => r.server === undefined || !isChosenRefusal(r.code));
+    const code = !ctx.io.interactive && failing.length > 0 ? EXIT_CODES.denied : EXIT_CODES.ok;
     if (parked && completed === undefined) {
       if (out.options.json)
         out.json({
@@ -164,9 +166,9 @@ export async function runSession(
     } else if (typed) {
       out.json(completed?.output ?? null);
     }
-    if (!out.options.json && refused.length > 0 && !ctx.io.interactive) {
+    if (!out.options.json && failing.length > 0 && !ctx.io.interactive) {
       out.notice(
-        `${refused.length} tool call(s) or server connection(s) refused without a person to ask: allow them with --allow <pattern> (--allow mcp_connect:<server> for a server) or --default allow.`,
+        `${failing.length} tool call(s) or server connection(s) refused without a person to ask: allow them with --allow <pattern> (--allow mcp_connect:<server> for a server) or --default allow.`,
       );
     }
     return code;
@@ -235,6 +237,14 @@ function refusedCalls(events: readonly AgentEvent[]): Refused[] {
 
 function isRefusal(code: string | undefined): boolean {
   return code === 'TOOL_DENIED' || code === 'TOOL_APPROVAL_REQUIRED';
+}
+
+/**
+ * Whether a refusal was somebody's decision (`TOOL_DENIED`: `--deny`, `--default deny`, Deny
+ * at a prompt), not an approval nobody could give (`TOOL_APPROVAL_REQUIRED`).
+ */
+function isChosenRefusal(code: string): boolean {
+  return code === 'TOOL_DENIED';
 }
 
 /**

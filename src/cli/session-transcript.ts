@@ -2,6 +2,7 @@ import type { ModelMessage } from '../model/index.js';
 import type { SessionState, SessionSummary } from '../session/index.js';
 import { inCliTerms } from './cli-terms.js';
 import type { Output } from './output.js';
+import { textTable } from './text-table.js';
 import { truncate } from './truncate.js';
 import { jsonText } from '../util/index.js';
 
@@ -17,14 +18,7 @@ export function age(iso: string, now = Date.now()): string {
 /** The `sessions list` table: id, status, age (since the last change), message count. */
 export function sessionTable(sessions: readonly SessionSummary[]): string[] {
   const rows = sessions.map((s) => [s.id, s.status, age(s.updatedAt), String(s.messageCount)]);
-  const all = [['ID', 'STATUS', 'AGE', 'MESSAGES'], ...rows];
-  const widths = all[0]!.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
-  return all.map((r) =>
-    r
-      .map((c, i) => c.padEnd(widths[i]!))
-      .join('  ')
-      .trimEnd(),
-  );
+  return textTable(['ID', 'STATUS', 'AGE', 'MESSAGES'], rows);
 }
 
 /**

@@ -8,7 +8,7 @@ import type { CliContext } from './cli-context.js';
 import { connectUserServers } from './connect-user-servers.js';
 import { setExitCode } from './exit-status.js';
 import { chooseModel } from './model-choice.js';
-import { browserProgram, openBrowser } from './open-browser.js';
+import { browserCommand, openBrowser } from './open-browser.js';
 import { addAgentOptions, collect } from './run-options.js';
 import type { AgentCommandOptions } from './run-options.js';
 import { openStore } from './store-choice.js';
@@ -111,7 +111,7 @@ async function runStudio(ctx: CliContext, options: StudioCommandOptions): Promis
     const stopped = waitForStop();
     if (options.open === true) {
       launcher = writeLauncher(studio.url);
-      const outcome = await openBrowser(browserProgram(ctx.io.env), launcher.file, ctx.io.env);
+      const outcome = await openBrowser(browserCommand(ctx.io.env), launcher.file, ctx.io.env);
       if (!outcome.opened)
         out.notice(`Could not open a browser (${outcome.reason}): open the URL yourself.`);
     }

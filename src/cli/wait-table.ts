@@ -1,4 +1,5 @@
 import type { Wait } from '../session/index.js';
+import { textTable } from './text-table.js';
 import { truncate } from './truncate.js';
 import { age } from './session-transcript.js';
 
@@ -19,14 +20,7 @@ export function waitTable(waits: readonly Wait[], now = Date.now()): string[] {
     `${age(w.createdAt, now)} ago`,
     w.expiresAt === undefined ? 'never' : expiry(w.expiresAt, now),
   ]);
-  const all = [['SESSION', 'WAIT', 'KIND', 'TOOL', 'ARGUMENTS', 'CREATED', 'EXPIRES'], ...rows];
-  const widths = all[0]!.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
-  return all.map((r) =>
-    r
-      .map((c, i) => c.padEnd(widths[i]!))
-      .join('  ')
-      .trimEnd(),
-  );
+  return textTable(['SESSION', 'WAIT', 'KIND', 'TOOL', 'ARGUMENTS', 'CREATED', 'EXPIRES'], rows);
 }
 
 /**

@@ -90,6 +90,11 @@ export interface CallToolBody {
   readonly arguments: Readonly<Record<string, unknown>>;
   /** Set by an MCP Apps view's `tools/call`: the call may reach app-only tools. */
   readonly fromApp?: boolean;
+  /**
+   * The page's id for this call (1-64 of `A-Z a-z 0-9 _ -`): when the call waits for an
+   * approval, the pending approval's `request.callId` is this id, so the page can link to it.
+   */
+  readonly callId?: string;
 }
 
 /** A tool result as the page renders it. */
@@ -161,6 +166,7 @@ export interface CallToolResponse {
     readonly reason?: string;
   };
   readonly result?: ToolResultView;
+  /** How long the call took, without the time it waited for an approval. */
   readonly durationMs: number;
 }
 

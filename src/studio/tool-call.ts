@@ -18,6 +18,11 @@ export interface StudioToolCall {
   readonly arguments: Readonly<Record<string, unknown>>;
   /** Asked by an MCP Apps view (may reach app-only tools, never model-only ones). */
   readonly fromApp: boolean;
+  /**
+   * The page's id of this call: an approval it waits on carries it as `request.callId`, so
+   * the page that made the call can point to that approval.
+   */
+  readonly callId?: string;
   /** Aborts when the request goes away or the studio shuts down. */
   readonly signal: AbortSignal;
 }
@@ -43,12 +48,15 @@ function checkVisibility(call: StudioToolCall): void {
  * approval queue; a refusal is a 403 with the decision), then the server. The result gets a
  * run's treatment: projected, and archived in the `studio` session's archive when it is
  * over `mcp.archiveThresholdBytes` or carries media (the answer then has a preview and refs).
+ * `durationMs` leaves out the time the call waited for a person's approval, as a run's
+ * `tool.completed` does.
  */
 export async function callThroughPolicy(
   ctx: StudioContext,
   call: StudioToolCall,
 ): Promise<CallToolResponse> {
   const started = performance.now();
+  let asked: number | undefined;
   checkVisibility(call);
   const check = await checkDirectToolCall(
     ctx.policy,
@@ -60,8 +68,9 @@ export async function callThroughPolicy(
         ? { runId: 'studio-app', metadata: { via: 'mcp-app-view' } }
         : { runId: 'studio-call' }),
     },
-    { signal: call.signal },
+    { signal: call.signal, onApprovalRequested: () => (asked = performance.now()) },
   );
+  const approvalMs = asked === undefined ? 0 : performance.now() - asked;
   if (check.outcome === 'arguments')
     throw new StudioHttpError(
       400,
@@ -96,6 +105,6 @@ export async function callThroughPolicy(
   return {
     decision: directCallDecision(decision),
     result: archivedResultView(result, archived, STUDIO_SESSION_ID),
-    durationMs: Math.round(performance.now() - started),
+    durationMs: Math.round(performance.now() - started - approvalMs),
   };
 }

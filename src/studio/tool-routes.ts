@@ -8,6 +8,9 @@ import type { StudioContext } from './studio-context.js';
 import { callThroughPolicy } from './tool-call.js';
 import { toolView } from './tool-view.js';
 
+/** What a page may name its call (`callId`): an approval it waits on carries it. */
+const CALL_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
 /** The model-facing name of a server's tool (as the registry named it, else the default). */
 function modelNameOf(ctx: StudioContext, server: string, tool: string): string {
   return mcpModelNameOf(serverOf(ctx, server).tools, server, tool);
@@ -30,7 +33,8 @@ async function findTool(
 
 /**
  * `GET /api/servers/:name/tools` (`ToolView[]`, listed now) and
- * `POST /api/servers/:name/tools/:tool/call` (`CallToolBody` → `CallToolResponse`).
+ * `POST /api/servers/:name/tools/:tool/call` (`CallToolBody` → `CallToolResponse`; the
+ * body's optional `callId` names the call, and an approval it waits on carries it).
  */
 export function toolRoutes(app: Hono, ctx: StudioContext): void {
   app.get(
@@ -59,6 +63,13 @@ export function toolRoutes(app: Hono, ctx: StudioContext): void {
           'TOOL_ARGUMENTS_INVALID',
           "'arguments' must be a JSON object of the tool's input.",
         );
+      const callId = body['callId'];
+      if (callId !== undefined && (typeof callId !== 'string' || !CALL_ID.test(callId)))
+        throw new StudioHttpError(
+          400,
+          'INVALID_CONFIGURATION',
+          "'callId' must be 1-64 characters of A-Z, a-z, 0-9, '_' and '-' (or left out).",
+        );
       const signal = requestSignal(c, ctx);
       const tool = await findTool(ctx, server, name, signal);
       return c.json(
@@ -68,6 +79,7 @@ export function toolRoutes(app: Hono, ctx: StudioContext): void {
           modelName: modelNameOf(ctx, server, name),
           arguments: args as Record<string, unknown>,
           fromApp: body['fromApp'] === true,
+          ...(callId === undefined ? {} : { callId }),
           signal,
         }),
       );

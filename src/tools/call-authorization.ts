@@ -31,22 +31,29 @@ export function findVisibleTool(
  * Asks the policy about a call with its final arguments (deny, rules, allow, default/approval)
  * and emits the decision. Refuses a denial; resolves with the outcome of a call that ends here
  * without running (a dry run, a redirect), or with undefined when the call may run. Rejects
- * only when the run is aborted.
+ * only when the run is aborted. When the policy asked its approver, `onApprovalWaited` is told
+ * how long the answer took (milliseconds), which the call's `durationMs` leaves out.
  */
 export async function authorizeCall(
   entry: CatalogEntry,
   call: ToolCallRequest,
   args: CallArguments,
   env: ToolCallEnvironment,
+  onApprovalWaited?: (ms: number) => void,
 ): Promise<StageResult<ToolCallOutcome | { readonly decidedBy: DecidedBy } | undefined>> {
   const waits = env.waits;
+  // when the approver was asked: the wait for its answer is no part of the call's duration
+  let asked: number | undefined;
   // computed once the call reaches `ask`, where a decision taken on a wait may apply
   let fingerprint: string | undefined;
   let waited: WaitedDecision | undefined;
   const fingerprintOf = () => (fingerprint ??= callFingerprint(entry, args, env.policy.version));
   const decision = await env.policy.authorize(authorizationRequest(entry, call, args, env), {
     signal: env.signal,
-    onApprovalRequested: () => env.emit(toolApprovalRequestedEvent(env, call, entry, args)),
+    onApprovalRequested: () => {
+      env.emit(toolApprovalRequestedEvent(env, call, entry, args));
+      asked = performance.now();
+    },
     ...(env.onObserverError ? { onObserverError: env.onObserverError } : {}),
     ...(waits
       ? {
@@ -55,6 +62,7 @@ export async function authorizeCall(
         }
       : { canPark: false }),
   });
+  if (asked !== undefined) onApprovalWaited?.(performance.now() - asked);
   env.emit(toolDecisionEvent(env, call, decision, env.policy.dryRun));
   if (decision.decision === 'park' && !env.policy.dryRun)
     return pass({

@@ -37,6 +37,8 @@ export interface DirectToolCall {
   /** The ids the policy is told (a direct call has no run: the caller names one). */
   readonly sessionId: string;
   readonly runId: string;
+  /** The caller's id of this call, given to rules and approvers as `callId` (a page's, say). */
+  readonly callId?: string;
   /** Safe metadata for rules and approvers (who asked, e.g. an MCP Apps view). */
   readonly metadata?: Readonly<Record<string, unknown>>;
 }
@@ -119,6 +121,7 @@ export async function checkDirectToolCall(
       ...(call.tool.annotations ? { annotations: call.tool.annotations } : {}),
       sessionId: call.sessionId,
       runId: call.runId,
+      ...(call.callId === undefined ? {} : { callId: call.callId }),
       ...(call.metadata === undefined ? {} : { metadata: call.metadata }),
     },
     // a direct call has no run to park: an approver's park denies it

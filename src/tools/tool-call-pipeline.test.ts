@@ -124,4 +124,29 @@ describe('runToolCall', () => {
     expect(dry.types).toEqual(['tool.decision', 'tool.completed']);
     expect(dry.outcome.result.content).toMatch(/^Dry run: this call would be denied/);
   });
+
+  it('item-05: leaves the wait for the approver out of durationMs', async () => {
+    // a person who takes their time: the answer comes ANSWER_MS after the question
+    const ANSWER_MS = 400;
+    const slowly =
+      (answer: boolean): PolicyOptions['approve'] =>
+      () =>
+        new Promise((resolve) => setTimeout(() => resolve(answer), ANSWER_MS));
+    for (const answer of [true, false]) {
+      const began = performance.now();
+      const { events, types } = await call('{"text":"hi"}', {
+        default: 'ask',
+        approve: slowly(answer),
+      });
+      const elapsed = performance.now() - began;
+      expect(types[0]).toBe('tool.approval.requested');
+      const completed = events.find((e) => e.type === 'tool.completed');
+      expect(completed?.type === 'tool.completed' && completed.executed).toBe(answer);
+      expect(elapsed).toBeGreaterThanOrEqual(ANSWER_MS - 1);
+      const duration = completed?.type === 'tool.completed' ? completed.durationMs : -1;
+      expect(duration).toBeGreaterThanOrEqual(0);
+      // the call itself (policy, the echo, the events) is far shorter than the wait
+      expect(duration).toBeLessThan(ANSWER_MS / 2);
+    }
+  });
 });

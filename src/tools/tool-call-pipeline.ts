@@ -20,8 +20,10 @@ export async function runToolCall(
   env: ToolCallEnvironment,
 ): Promise<ToolCallOutcome> {
   const started = performance.now();
+  // the time a person took to answer an approval is not the call's (decisions.md)
+  let approvalMs = 0;
   const end = (outcome: ToolCallOutcome): ToolCallOutcome => {
-    env.emit(toolCompletedEvent(env, call, outcome, performance.now() - started));
+    env.emit(toolCompletedEvent(env, call, outcome, performance.now() - started - approvalMs));
     return outcome;
   };
   const refused = (refusal: Refusal): ToolCallOutcome => end(refusedOutcome(call, refusal));
@@ -53,7 +55,7 @@ export async function runToolCall(
     hooks && env.beforeTool.length > 0 ? await runBeforeHooks(entry, read.value, hooks, env) : read;
   if (!args.ok) return refused(args.refusal);
 
-  const authorized = await authorizeCall(entry, call, args.value, env);
+  const authorized = await authorizeCall(entry, call, args.value, env, (ms) => (approvalMs = ms));
   if (!authorized.ok) return refused(authorized.refusal);
   const verdict = authorized.value;
   // a parked call has no result yet: it completes when the run resumes

@@ -59,6 +59,10 @@ export interface ToolCompletedEvent extends EventBase {
   readonly errorCode?: ToolErrorCode;
   /** Whether the tool's implementation ran. */
   readonly executed: boolean;
+  /**
+   * How long the pipeline took for the call (checks, policy, hooks, the tool, the result),
+   * without the time its approver took to answer: a person's thinking time is not the call's.
+   */
   readonly durationMs: number;
 }
 

@@ -29,3 +29,30 @@ export function useRoute(): Route {
   }, []);
   return route;
 }
+
+/** What follows the route in the hash (`#/approvals/<id>` → `<id>`), decoded; else undefined. */
+function currentDetail(): string | undefined {
+  const match = /^#\/?[^/?]+\/([^?]+)/.exec(window.location.hash);
+  if (!match) return undefined;
+  try {
+    return decodeURIComponent(match[1]!);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The hash's detail after the route (an approval's id, say), updated on `hashchange`. */
+export function useRouteDetail(): string | undefined {
+  const [detail, setDetail] = useState<string | undefined>(currentDetail());
+  useEffect(() => {
+    const onChange = () => setDetail(currentDetail());
+    window.addEventListener('hashchange', onChange);
+    return () => window.removeEventListener('hashchange', onChange);
+  }, []);
+  return detail;
+}
+
+/** The link to an item of a route: `#/approvals/<id>`. */
+export function routeLink(route: Route, detail: string): string {
+  return `#/${route}/${encodeURIComponent(detail)}`;
+}

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionView, StudioEvent } from '../../src/studio/api-types.js';
-import { emptyRun, reduceRun, RunStore, type RunRecord } from './run-store.js';
+import {
+  DISCOVERY,
+  emptyRun,
+  reduceRun,
+  resultPreview,
+  RunStore,
+  summarizeDiscovery,
+  type RunRecord,
+} from './run-store.js';
 
 const base = { sessionId: 's1', runId: 'r1', timestamp: '2026-01-01T00:00:00.000Z' };
 type Event = Parameters<typeof reduceRun>[1];
@@ -102,6 +110,102 @@ describe('reduceRun', () => {
     ]);
     expect(run.status).toBe('failed');
     expect(run.error).toEqual({ code: 'MODEL_REQUEST_FAILED', message: 'down' });
+  });
+});
+
+describe('item-05: the run timeline', () => {
+  const status = (server: string, value: string, error?: { code: string; message: string }) =>
+    ({
+      ...base,
+      type: 'mcp.server.status',
+      server,
+      status: value,
+      ...(error ? { error } : {}),
+    }) as Event;
+  const discovered = (server: string, tool: string): Event => ({
+    ...base,
+    type: 'mcp.tool.discovered',
+    server,
+    toolName: `mcp__${server}__${tool}`,
+    originalName: tool,
+  });
+  const completed = (text: string): Event => ({
+    ...base,
+    type: 'model.completed',
+    iteration: 1,
+    text,
+    toolCalls: [],
+    stopReason: 'stop' as never,
+  });
+
+  it('folds the discovery before the first model turn into one line', () => {
+    const run = fold([
+      { ...base, type: 'session.started', continued: false, modelName: 'm' },
+      status('basic', 'connecting'),
+      status('basic', 'connected'),
+      discovered('basic', 'echo'),
+      discovered('basic', 'add'),
+      { ...base, type: 'mcp.catalog.updated', server: 'basic', reason: 'discovered', toolCount: 2 },
+      // a server that failed is no discovery detail: it keeps its own line
+      status('docs', 'failed', { code: 'MCP_CONNECTION_FAILED', message: 'gone' }),
+      { ...base, type: 'model.delta', kind: 'text', content: 'Hi' },
+      completed('Hi'),
+      // after the first turn, a catalog change is news: its own line
+      { ...base, type: 'mcp.catalog.updated', server: 'basic', reason: 'refreshed', toolCount: 3 },
+    ]);
+    expect(run.entries.map((e) => e.type)).toEqual([
+      'session.started',
+      DISCOVERY,
+      'mcp.server.status',
+      'model.completed',
+      'mcp.catalog.updated',
+    ]);
+    const line = run.entries[1]!;
+    expect(line.folded?.map((e) => e.type)).toEqual([
+      'mcp.server.status',
+      'mcp.server.status',
+      'mcp.tool.discovered',
+      'mcp.tool.discovered',
+      'mcp.catalog.updated',
+    ]);
+    expect(summarizeDiscovery(line.folded!)).toEqual({ servers: ['basic'], tools: 2 });
+    // a new run of the session starts with no discovery line
+    const next = reduceRun(
+      run,
+      { ...base, type: 'session.started', continued: true, modelName: 'm' },
+      99,
+    );
+    expect(next.entries.map((e) => e.type)).toEqual(['session.started']);
+  });
+
+  it("previews each tool's result on one short line", () => {
+    expect(resultPreview('line one\n  line two\t end ')).toBe('line one line two end');
+    const long = 'x'.repeat(500);
+    const preview = resultPreview(long);
+    expect(preview).toHaveLength(160);
+    expect(preview.endsWith('…')).toBe(true);
+    expect(resultPreview('abcdef', 4)).toBe('abc…');
+  });
+
+  it("separates successive turns' streamed text with one blank line", () => {
+    const delta = (content: string): Event => ({
+      ...base,
+      type: 'model.delta',
+      kind: 'text',
+      content,
+    });
+    const streamed = fold([
+      delta('Let me '),
+      delta('look.'),
+      completed('Let me look.'),
+      delta('Found '),
+      delta('it.'),
+      completed('Found it.'),
+    ]);
+    expect(streamed.text).toBe('Let me look.\n\nFound it.');
+    // a turn that ended its text with a line break gets no more than one blank line
+    const ended = fold([delta('First.\n'), completed('First.\n'), delta('Second.'), completed('')]);
+    expect(ended.text).toBe('First.\n\nSecond.');
   });
 });
 

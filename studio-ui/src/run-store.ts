@@ -4,11 +4,65 @@ import { studioStore, type StudioStore } from './studio-store.js';
 
 type AgentEvent = Extract<StudioEvent, { kind: 'agent' }>['event'];
 
-/** One line of a run's timeline: an agent event (progress events share one line per call). */
+/**
+ * One line of a run's timeline: an agent event (progress events share one line per call).
+ * The discovery before the first model turn (servers connecting, tools listed) is one line
+ * of type `discovery`: `event` is its first event, `folded` all of them.
+ */
 export interface TimelineEntry {
   readonly key: string;
   readonly type: string;
   readonly event: AgentEvent;
+  readonly folded?: readonly AgentEvent[];
+}
+
+/** The type and key of the folded discovery line. */
+export const DISCOVERY = 'discovery';
+
+/** Events of tool discovery: folded into one line until the model's first turn. */
+const DISCOVERY_TYPES: ReadonlySet<string> = new Set([
+  'mcp.tool.discovered',
+  'mcp.catalog.updated',
+  'mcp.server.changed',
+]);
+/** Server statuses that are part of connecting; a failure keeps its own line. */
+const CONNECTING_STATUSES: ReadonlySet<string> = new Set([
+  'pending',
+  'connecting',
+  'reconnecting',
+  'connected',
+]);
+
+function isDiscovery(event: AgentEvent): boolean {
+  if (DISCOVERY_TYPES.has(event.type)) return true;
+  return event.type === 'mcp.server.status' && CONNECTING_STATUSES.has(event.status);
+}
+
+/** What a discovery line says: the servers it saw connect, and the tools they listed. */
+export interface DiscoverySummary {
+  readonly servers: readonly string[];
+  readonly tools: number;
+}
+
+/** Sums up the folded discovery events (pure). */
+export function summarizeDiscovery(events: readonly AgentEvent[]): DiscoverySummary {
+  const servers: string[] = [];
+  const tools = new Set<string>();
+  for (const e of events) {
+    if ('server' in e && typeof e.server === 'string' && !servers.includes(e.server))
+      servers.push(e.server);
+    if (e.type === 'mcp.tool.discovered') tools.add(e.toolName);
+  }
+  return { servers, tools: tools.size };
+}
+
+/** How many characters of a tool's result the timeline shows on the call's line. */
+export const RESULT_PREVIEW_CHARS = 160;
+
+/** A result as one short line: whitespace folded, cut at `max` characters with `…` (pure). */
+export function resultPreview(content: string, max = RESULT_PREVIEW_CHARS): string {
+  const line = content.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
 /** What the timeline knows about one tool call, gathered from its events. */
@@ -37,6 +91,8 @@ export interface RunRecord {
   readonly turnEnded: boolean;
   /** Text deltas arrived in this turn (else its text comes from `model.completed`). */
   readonly turnStreamed: boolean;
+  /** The model has started its first turn: discovery events get their own lines again. */
+  readonly modelStarted: boolean;
 }
 
 const MAX_ENTRIES = 1000;
@@ -52,12 +108,23 @@ export function emptyRun(sessionId: string): RunRecord {
     calls: {},
     turnEnded: false,
     turnStreamed: false,
+    modelStarted: false,
   };
 }
 
 function withEntry(run: RunRecord, entry: TimelineEntry): RunRecord {
   const entries = [...run.entries, entry];
   return { ...run, entries: entries.length > MAX_ENTRIES ? entries.slice(-MAX_ENTRIES) : entries };
+}
+
+/** Adds `event` to the run's discovery line (the line is made by the first one). */
+function withDiscovery(run: RunRecord, event: AgentEvent): RunRecord {
+  const at = run.entries.findIndex((e) => e.key === DISCOVERY);
+  if (at < 0) return withEntry(run, { key: DISCOVERY, type: DISCOVERY, event, folded: [event] });
+  const line = run.entries[at]!;
+  const entries = [...run.entries];
+  entries[at] = { ...line, folded: [...(line.folded ?? []), event] };
+  return { ...run, entries };
 }
 
 function withCall(
@@ -78,21 +145,36 @@ function errorOf(error: unknown): { code: string; message: string } {
   };
 }
 
+/** What goes between the text of the turn before and a new turn's: a blank line. */
+function turnGap(run: RunRecord): string {
+  if (!run.turnEnded || run.text === '') return '';
+  const trailing = /\n*$/.exec(run.text)![0].length;
+  return '\n'.repeat(Math.max(0, 2 - trailing));
+}
+
 /** Folds one agent event into its session's record (pure). */
 export function reduceRun(run: RunRecord, event: AgentEvent, seq: number): RunRecord {
   const entry: TimelineEntry = { key: `${seq}`, type: event.type, event };
+  // before the model's first turn, connecting and listing tools is one line
+  if (!run.modelStarted && isDiscovery(event)) return withDiscovery(run, event);
   switch (event.type) {
     case 'model.delta': {
-      if (event.kind === 'reasoning') return { ...run, reasoning: run.reasoning + event.content };
-      const gap = run.turnEnded && run.text !== '' ? '\n\n' : '';
-      const text = run.text + gap + event.content;
-      return { ...run, text, turnEnded: false, turnStreamed: true };
+      if (event.kind === 'reasoning')
+        return { ...run, reasoning: run.reasoning + event.content, modelStarted: true };
+      const text = run.text + turnGap(run) + event.content;
+      return { ...run, text, turnEnded: false, turnStreamed: true, modelStarted: true };
     }
     case 'model.completed': {
       // a model that does not stream still shows its text
-      const gap = run.turnEnded && run.text !== '' ? '\n\n' : '';
-      const text = run.turnStreamed || event.text === '' ? run.text : run.text + gap + event.text;
-      return { ...withEntry(run, entry), text, turnEnded: true, turnStreamed: false };
+      const text =
+        run.turnStreamed || event.text === '' ? run.text : run.text + turnGap(run) + event.text;
+      return {
+        ...withEntry(run, entry),
+        text,
+        turnEnded: true,
+        turnStreamed: false,
+        modelStarted: true,
+      };
     }
     case 'session.started':
       // a new run of the session: its own timeline

@@ -1,5 +1,69 @@
 import { CallArchive } from './archive-pager.js';
+import { DISCOVERY, resultPreview, summarizeDiscovery } from './run-store.js';
 import type { RunRecord, TimelineEntry, ToolCallInfo } from './run-store.js';
+
+type AgentEvent = TimelineEntry['event'];
+
+/** How much of a result the preview's tooltip holds. */
+const TITLE_CHARS = 2000;
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** One event of the folded discovery line. */
+function DiscoveryFact({ event: e }: { readonly event: AgentEvent }) {
+  switch (e.type) {
+    case 'mcp.server.status':
+      return (
+        <span>
+          {e.server} → {e.status}
+        </span>
+      );
+    case 'mcp.tool.discovered':
+      return (
+        <span>
+          {e.server}: <code>{e.toolName}</code>
+        </span>
+      );
+    case 'mcp.catalog.updated':
+      return (
+        <span>
+          {e.server}: {e.reason}, {plural(e.toolCount, 'tool')}
+        </span>
+      );
+    case 'mcp.server.changed':
+      return (
+        <span>
+          {e.server} {e.change}
+        </span>
+      );
+    default:
+      return null;
+  }
+}
+
+/** The discovery before the model's first turn, as one line that opens to its events. */
+function Discovery({ entry }: { readonly entry: TimelineEntry }) {
+  const folded = entry.folded ?? [entry.event];
+  const { servers, tools } = summarizeDiscovery(folded);
+  return (
+    <details class="discovery" data-testid="timeline-discovery">
+      <summary>
+        {plural(servers.length, 'server')}
+        {servers.length > 0 ? ` (${servers.join(', ')})` : ''} · {plural(tools, 'tool')} listed{' '}
+        <span class="muted">({plural(folded.length, 'event')})</span>
+      </summary>
+      <ul class="folded">
+        {folded.map((e, i) => (
+          <li key={i}>
+            <span class="tag">{e.type}</span> <DiscoveryFact event={e} />
+          </li>
+        ))}
+      </ul>
+    </details>
+  );
+}
 
 function time(iso: string): string {
   const date = new Date(iso);
@@ -95,7 +159,16 @@ function Summary({ entry, run }: { readonly entry: TimelineEntry; readonly run: 
       return (
         <span>
           <code>{e.toolName}</code> <span class="muted">{Math.round(e.durationMs)} ms</span>
-          {e.isError && <span class="tag tag-error">{e.errorCode ?? 'error'}</span>}
+          {e.isError && <span class="tag tag-error">{e.errorCode ?? 'error'}</span>}{' '}
+          {e.content !== '' && (
+            <span
+              class="result-preview"
+              data-testid="timeline-result"
+              title={e.content.slice(0, TITLE_CHARS)}
+            >
+              {resultPreview(e.content)}
+            </span>
+          )}
           {e.executed && (
             <CallArchive sessionId={run.sessionId} callId={e.callId} preview={e.content} />
           )}
@@ -146,7 +219,10 @@ function Summary({ entry, run }: { readonly entry: TimelineEntry; readonly run: 
   }
 }
 
-/** A run's events in order: one line each, tool calls with their decision and duration. */
+/**
+ * A run's events in order: one line each, tool calls with their decision, duration and a
+ * preview of their result; the discovery before the first model turn is one line.
+ */
 export function RunTimeline({ run }: { readonly run: RunRecord }) {
   return (
     <ol class="timeline" data-testid="run-timeline">
@@ -159,7 +235,11 @@ export function RunTimeline({ run }: { readonly run: RunRecord }) {
         >
           <span class="muted time">{time(entry.event.timestamp)}</span>
           <span class="tag">{entry.type}</span>
-          <Summary entry={entry} run={run} />
+          {entry.type === DISCOVERY ? (
+            <Discovery entry={entry} />
+          ) : (
+            <Summary entry={entry} run={run} />
+          )}
         </li>
       ))}
     </ol>

@@ -10,10 +10,12 @@ import { chromiumPath, saveScreenshot, useChromium } from '../support/browser.js
 import { useStudioProcess } from '../support/studio.js';
 import {
   openTab,
+  selectTool,
   startRun,
   STUDIO_WAIT,
   textOf,
   timelineTexts,
+  waitForResult,
   waitForServerStatus,
   withStudio,
 } from '../support/studio-page.js';
@@ -93,6 +95,9 @@ describe.skipIf(!chromium)('studio: Runs and Approvals', () => {
           t.includes(APPROVAL_RUN.first.tool),
         ),
       ).toBe(true);
+      // item-05: each call's line previews its result
+      const results = await page.getByTestId('timeline-result').allTextContents();
+      expect(results.some((t) => t.includes(APPROVAL_RUN.first.args.message))).toBe(true);
       await saveScreenshot(page, 'runs');
 
       // and the run is a past session of the store, its messages shown when picked
@@ -105,6 +110,27 @@ describe.skipIf(!chromium)('studio: Runs and Approvals', () => {
       const messages = page.getByTestId('session-messages');
       await expect.poll(() => textOf(messages), STUDIO_WAIT).toContain(APPROVAL_RUN.prompt);
       expect(await textOf(messages)).toContain(APPROVAL_RUN.finalText);
+
+      // item-05: a call from the Tools page that waits says so, and links to its approval
+      await selectTool(page, 'everything', APPROVAL_RUN.first.tool);
+      await page.getByTestId('field-message').fill('from-the-tools-page');
+      await page.getByTestId('tool-call').click();
+      const waiting = page.getByTestId('tool-waiting');
+      await waiting.waitFor({ timeout: STUDIO_WAIT.timeout });
+      expect(await textOf(waiting)).toMatch(/waits for approval/);
+      const [linked] = await Promise.all([
+        context.waitForEvent('page'),
+        waiting.getByTestId('tool-approval-link').click(),
+      ]);
+      const card = linked.locator('[data-testid="approval-item"].linked');
+      await card.waitFor({ timeout: STUDIO_WAIT.timeout });
+      expect(JSON.parse(await textOf(card.getByTestId('approval-args')))).toEqual({
+        message: 'from-the-tools-page',
+      });
+      await card.getByTestId('approval-allow').click();
+      await waitForResult(page, 'from-the-tools-page');
+      expect(await page.getByTestId('tool-waiting').count()).toBe(0);
+      await linked.close();
     });
   });
 });

@@ -109,14 +109,32 @@ describe('muster run without a terminal', () => {
     const ok = JSON.parse(allowed.stdout) as RunDocument;
     expect(ok.refusedCalls).toEqual([]);
     expect(ok.events.find((e) => e.type === 'tool.completed')).not.toHaveProperty('errorCode');
+  }, 60_000);
+
+  it('item-05: a connection refused by choice (--deny, --default deny) is listed and exits 0', async () => {
+    project = cliProject({ basic: 'basic-server.mjs' }, 'project');
+    const model = project.turns('turns.json', [{ text: 'No tools needed.' }]);
+    const opts = { cwd: project.dir, env: project.env };
     // --deny refuses the connection even when --default allow would let it through
     const denied = await runMuster(
       cli.bin,
-      ['run', '--deny', 'mcp_connect:basic', '--default', 'allow', 'add', '--model', model],
-      { cwd: project.dir, env: project.env },
+      ['run', '--deny', 'mcp_connect:basic', '--default', 'allow', 'hi', '--model', model],
+      opts,
     );
-    expect(denied.code).toBe(5);
+    expect(denied.code, denied.stderr).toBe(0);
+    expect(denied.stdout).toBe('No tools needed.\n');
     expect(denied.stderr).toMatch(/! server basic disabled \[TOOL_DENIED\]/);
+    expect(denied.stderr).not.toMatch(/refused without a person to ask/);
+    // so does --default deny, and --json still lists the refused connection
+    const byDefault = await runMuster(
+      cli.bin,
+      ['--json', 'run', '--default', 'deny', 'hi', '--model', model],
+      opts,
+    );
+    expect(byDefault.code, byDefault.stderr).toBe(0);
+    expect((JSON.parse(byDefault.stdout) as RunDocument).refusedCalls).toEqual([
+      { toolName: 'mcp_connect:basic', server: 'basic', code: 'TOOL_DENIED' },
+    ]);
   }, 60_000);
 
   it('keeps MUSTER_HOME and the sessions file private (0700, 0600)', async () => {

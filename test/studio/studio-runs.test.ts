@@ -3,6 +3,8 @@ import { ModelError } from '../../src/errors/index.js';
 import { scriptedModel } from '../../src/model/index.js';
 import type { ModelRequest, ScriptedTurnSpec } from '../../src/model/index.js';
 import { startStudio } from '../../src/studio/index.js';
+import type { AgentEvent } from '../../src/agent/index.js';
+import type { CallToolResponse } from '../../src/studio/api-types.js';
 import type { PendingApproval, RunningStudio, StudioEvent } from '../../src/studio/index.js';
 import { stdioConfig } from '../support/mcp-fixtures.js';
 import { openEvents, signIn } from '../support/studio-client.js';
@@ -191,5 +193,54 @@ describe('a run started from the studio', () => {
     const missing = await client.get('/api/sessions/session_nope');
     expect(missing.status).toBe(404);
     expect(missing.json).toMatchObject({ error: { code: 'SESSION_NOT_FOUND' } });
+  });
+
+  it("item-05: a Tools page call's approval carries the page's callId; the wait is not in its duration", async () => {
+    // the person takes their time: each approval is answered ANSWER_MS after it was asked
+    const ANSWER_MS = 400;
+    const answerLater = (id: string) =>
+      new Promise<void>((resolve) => setTimeout(resolve, ANSWER_MS)).then(() =>
+        client.post(`/api/approvals/${id}`, { decision: 'allow' }),
+      );
+
+    // a direct call from the Tools page, named by the page
+    const call = client.post('/api/servers/basic/tools/echo/call', {
+      arguments: { text: 'page' },
+      callId: 'page-call-1',
+    });
+    const asked = await events.waitFor((e) => {
+      const d = eventData(e);
+      return d.kind === 'approval.pending' && d.approval.request.callId === 'page-call-1';
+    }, 'the page call approval');
+    const approval = (eventData(asked) as { approval: PendingApproval }).approval;
+    expect(approval.request).toMatchObject({ toolName: 'mcp__basic__echo', callId: 'page-call-1' });
+    expect((await client.get('/api/approvals')).json).toContainEqual(approval);
+    await answerLater(approval.id);
+    const answered = await call;
+    expect(answered.status, answered.text).toBe(200);
+    const response = answered.json as CallToolResponse;
+    expect(response.decision).toMatchObject({ decision: 'allow', stage: 'approval' });
+    expect(response.durationMs).toBeLessThan(ANSWER_MS / 2);
+
+    // a run's call: its tool.completed leaves the wait out too
+    const started = await client.post('/api/runs', { prompt: 'echo' });
+    const { sessionId } = started.json as { sessionId: string };
+    const pending = await events.waitFor(pendingFor(sessionId, 'mcp__basic__echo'), 'approval');
+    await answerLater((eventData(pending) as { approval: PendingApproval }).approval.id);
+    const completed = await events.waitFor((e) => {
+      const a = agentEventOf(e);
+      return a?.type === 'tool.completed' && a.sessionId === sessionId;
+    }, 'tool.completed');
+    const done = agentEventOf(completed) as Extract<AgentEvent, { type: 'tool.completed' }>;
+    expect(done.executed).toBe(true);
+    expect(done.durationMs).toBeLessThan(ANSWER_MS / 2);
+
+    // a callId the page may not use is refused before anything is asked
+    const bad = await client.post('/api/servers/basic/tools/echo/call', {
+      arguments: { text: 'x' },
+      callId: 'no spaces/or slashes',
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.json).toMatchObject({ error: { code: 'INVALID_CONFIGURATION' } });
   });
 });

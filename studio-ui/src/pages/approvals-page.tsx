@@ -1,7 +1,9 @@
+import { useEffect, useRef } from 'preact/hooks';
 import type { ConnectionSummary } from '../../../src/policy/policy-types.js';
 import type { ApprovalAnswerBody, PendingApproval } from '../../../src/studio/api-types.js';
 import { api } from '../api.js';
 import { JsonView } from '../json-view.js';
+import { useRouteDetail } from '../router.js';
 import { studioStore } from '../studio-store.js';
 import { useAction } from '../use-action.js';
 import { useStudio } from '../use-studio.js';
@@ -99,9 +101,20 @@ function ConnectionFacts({ connection: c }: { readonly connection: ConnectionSum
   );
 }
 
-function ApprovalItem({ approval }: { readonly approval: PendingApproval }) {
+function ApprovalItem({
+  approval,
+  linked,
+}: {
+  readonly approval: PendingApproval;
+  /** Opened from a link to this approval (the Tools page's): shown and marked. */
+  readonly linked: boolean;
+}) {
   const { request } = approval;
   const action = useAction();
+  const item = useRef<HTMLLIElement>(null);
+  useEffect(() => {
+    if (linked) item.current?.scrollIntoView({ block: 'nearest' });
+  }, [linked]);
   const tool = request.toolName ?? request.capability;
   // a call an MCP Apps view made (the studio marks it), not one a person typed
   const fromView = request.metadata?.['via'] === 'mcp-app-view';
@@ -111,7 +124,14 @@ function ApprovalItem({ approval }: { readonly approval: PendingApproval }) {
       studioStore.forget('approval', approval.id);
     });
   return (
-    <li class="card approval" data-testid="approval-item" data-id={approval.id} data-tool={tool}>
+    <li
+      ref={item}
+      class={linked ? 'card approval linked' : 'card approval'}
+      data-testid="approval-item"
+      data-id={approval.id}
+      data-tool={tool}
+      aria-current={linked ? 'true' : undefined}
+    >
       <div class="result-head">
         <strong data-testid="approval-tool">{tool}</strong>
         {fromView && (
@@ -170,17 +190,24 @@ function ApprovalItem({ approval }: { readonly approval: PendingApproval }) {
 /**
  * `#/approvals`: the calls waiting for a person in this studio, then the approvals parked
  * runs wait on in the store (whichever process parked them), and the runs resumed from here.
+ * `#/approvals/<id>` (the Tools page's link to the approval its call waits on) marks that one.
  */
 export function ApprovalsPage() {
   const { approvals, waits } = useStudio();
+  const linked = useRouteDetail();
   const parked = waits.filter((w) => w.kind === 'approval');
   return (
     <section data-testid="page-approvals">
       <h2>Approvals</h2>
       {approvals.length === 0 && <p class="muted">No call is waiting.</p>}
+      {linked !== undefined && !approvals.some((a) => a.id === linked) && (
+        <p class="muted" data-testid="approval-gone">
+          The approval you followed is no longer waiting: it was answered, or its call ended.
+        </p>
+      )}
       <ul class="cards">
         {approvals.map((approval) => (
-          <ApprovalItem key={approval.id} approval={approval} />
+          <ApprovalItem key={approval.id} approval={approval} linked={approval.id === linked} />
         ))}
       </ul>
       <h3>Parked runs</h3>

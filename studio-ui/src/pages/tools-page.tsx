@@ -1,13 +1,15 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { CallToolResponse, ToolView } from '../../../src/studio/api-types.js';
+import type { CallToolResponse, PendingApproval, ToolView } from '../../../src/studio/api-types.js';
 import { AppFrame } from '../apps/app-frame.js';
 import { api, serverPath } from '../api.js';
 import { FormError } from '../form-error.js';
 import { JsonView } from '../json-view.js';
+import { routeLink } from '../router.js';
 import { SchemaForm, useSchemaForm } from '../schema-form.js';
 import { ServerSelect } from '../server-select.js';
 import { ToolResult } from '../tool-result.js';
 import { useAction } from '../use-action.js';
+import { useStudio } from '../use-studio.js';
 
 /** The tools answer: a list, or `{ tools }`. */
 function toolList(response: unknown): ToolView[] {
@@ -18,26 +20,64 @@ function toolList(response: unknown): ToolView[] {
 
 interface CallState {
   readonly seq: number;
+  /** The page's id of the call: the approval it may wait on carries it (`request.callId`). */
+  readonly callId: string;
   readonly input: Readonly<Record<string, unknown>>;
   readonly response?: CallToolResponse;
+}
+
+/** A fresh call id (`call-<uuid>`, within the studio's 64 characters of `A-Z a-z 0-9 _ -`). */
+function newCallId(): string {
+  return typeof crypto.randomUUID === 'function'
+    ? `call-${crypto.randomUUID()}`
+    : `call-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+}
+
+/** The call is waiting for a person: says so, and links to its approval (a new tab). */
+function WaitingForApproval({ approval }: { readonly approval: PendingApproval }) {
+  return (
+    <section class="card" data-testid="tool-waiting">
+      <div class="result-head">
+        <span class="status status-pending">waits for approval</span>
+        <a
+          href={routeLink('approvals', approval.id)}
+          target="_blank"
+          rel="noopener"
+          data-testid="tool-approval-link"
+        >
+          Open the approval
+        </a>
+      </div>
+      <p class="muted">
+        The call runs once it is allowed on the Approvals page; its duration leaves the wait out.
+      </p>
+    </section>
+  );
 }
 
 function ToolDetail({ server, tool }: { readonly server: string; readonly tool: ToolView }) {
   const form = useSchemaForm(tool.inputSchema);
   const action = useAction();
+  const { approvals } = useStudio();
   const [call, setCall] = useState<CallState | undefined>(undefined);
   // a call the policy refused answers 403 with the decision
   const refused = action.error?.decision;
+  // the approval the call in flight waits on, if the policy asked a person
+  const waiting =
+    call && !call.response && action.busy
+      ? approvals.find((a) => a.request.callId === call.callId)
+      : undefined;
   const submit = (event: Event) => {
     event.preventDefault();
     const input = form.submit();
     if (!input) return;
     const seq = (call?.seq ?? 0) + 1;
-    setCall({ seq, input });
+    const callId = newCallId();
+    setCall({ seq, callId, input });
     void action.run(async () => {
       const response = await api.post<CallToolResponse>(
         serverPath(server, 'tools', tool.name, 'call'),
-        { arguments: input },
+        { arguments: input, callId },
       );
       setCall((c) => (c && c.seq === seq ? { ...c, response } : c));
     });
@@ -77,9 +117,10 @@ function ToolDetail({ server, tool }: { readonly server: string; readonly tool: 
         <SchemaForm form={form} />
         <FormError error={action.error} />
         <button type="submit" class="primary" data-testid="tool-call" disabled={action.busy}>
-          {action.busy ? 'Calling…' : 'Call'}
+          {waiting ? 'Waiting for approval…' : action.busy ? 'Calling…' : 'Call'}
         </button>
       </form>
+      {waiting && <WaitingForApproval approval={waiting} />}
       {call?.response && <ToolResult response={call.response} />}
       {call && !call.response && refused && (
         <section class="card">
