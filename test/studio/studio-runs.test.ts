@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ModelError } from '../../src/errors/index.js';
 import { scriptedModel } from '../../src/model/index.js';
 import type { ModelRequest, ScriptedTurnSpec } from '../../src/model/index.js';
@@ -196,44 +196,52 @@ describe('a run started from the studio', () => {
   });
 
   it("item-05: a Tools page call's approval carries the page's callId; the wait is not in its duration", async () => {
-    // the person takes their time: each approval is answered ANSWER_MS after it was asked
-    const ANSWER_MS = 400;
-    const answerLater = (id: string) =>
-      new Promise<void>((resolve) => setTimeout(resolve, ANSWER_MS)).then(() =>
-        client.post(`/api/approvals/${id}`, { decision: 'allow' }),
-      );
+    // the clock moves only when the person answers, a minute after being asked: with the wait
+    // counted, a duration would be at least that minute; without it, nothing else moves it
+    const WAIT_MS = 60_000;
+    const answerLater = (id: string) => {
+      vi.advanceTimersByTime(WAIT_MS);
+      return client.post(`/api/approvals/${id}`, { decision: 'allow' });
+    };
+    vi.useFakeTimers({ toFake: ['performance'] });
+    try {
+      // a direct call from the Tools page, named by the page
+      const call = client.post('/api/servers/basic/tools/echo/call', {
+        arguments: { text: 'page' },
+        callId: 'page-call-1',
+      });
+      const asked = await events.waitFor((e) => {
+        const d = eventData(e);
+        return d.kind === 'approval.pending' && d.approval.request.callId === 'page-call-1';
+      }, 'the page call approval');
+      const approval = (eventData(asked) as { approval: PendingApproval }).approval;
+      expect(approval.request).toMatchObject({
+        toolName: 'mcp__basic__echo',
+        callId: 'page-call-1',
+      });
+      expect((await client.get('/api/approvals')).json).toContainEqual(approval);
+      await answerLater(approval.id);
+      const answered = await call;
+      expect(answered.status, answered.text).toBe(200);
+      const response = answered.json as CallToolResponse;
+      expect(response.decision).toMatchObject({ decision: 'allow', stage: 'approval' });
+      expect(response.durationMs).toBeLessThan(WAIT_MS);
 
-    // a direct call from the Tools page, named by the page
-    const call = client.post('/api/servers/basic/tools/echo/call', {
-      arguments: { text: 'page' },
-      callId: 'page-call-1',
-    });
-    const asked = await events.waitFor((e) => {
-      const d = eventData(e);
-      return d.kind === 'approval.pending' && d.approval.request.callId === 'page-call-1';
-    }, 'the page call approval');
-    const approval = (eventData(asked) as { approval: PendingApproval }).approval;
-    expect(approval.request).toMatchObject({ toolName: 'mcp__basic__echo', callId: 'page-call-1' });
-    expect((await client.get('/api/approvals')).json).toContainEqual(approval);
-    await answerLater(approval.id);
-    const answered = await call;
-    expect(answered.status, answered.text).toBe(200);
-    const response = answered.json as CallToolResponse;
-    expect(response.decision).toMatchObject({ decision: 'allow', stage: 'approval' });
-    expect(response.durationMs).toBeLessThan(ANSWER_MS / 2);
-
-    // a run's call: its tool.completed leaves the wait out too
-    const started = await client.post('/api/runs', { prompt: 'echo' });
-    const { sessionId } = started.json as { sessionId: string };
-    const pending = await events.waitFor(pendingFor(sessionId, 'mcp__basic__echo'), 'approval');
-    await answerLater((eventData(pending) as { approval: PendingApproval }).approval.id);
-    const completed = await events.waitFor((e) => {
-      const a = agentEventOf(e);
-      return a?.type === 'tool.completed' && a.sessionId === sessionId;
-    }, 'tool.completed');
-    const done = agentEventOf(completed) as Extract<AgentEvent, { type: 'tool.completed' }>;
-    expect(done.executed).toBe(true);
-    expect(done.durationMs).toBeLessThan(ANSWER_MS / 2);
+      // a run's call: its tool.completed leaves the wait out too
+      const started = await client.post('/api/runs', { prompt: 'echo' });
+      const { sessionId } = started.json as { sessionId: string };
+      const pending = await events.waitFor(pendingFor(sessionId, 'mcp__basic__echo'), 'approval');
+      await answerLater((eventData(pending) as { approval: PendingApproval }).approval.id);
+      const completed = await events.waitFor((e) => {
+        const a = agentEventOf(e);
+        return a?.type === 'tool.completed' && a.sessionId === sessionId;
+      }, 'tool.completed');
+      const done = agentEventOf(completed) as Extract<AgentEvent, { type: 'tool.completed' }>;
+      expect(done.executed).toBe(true);
+      expect(done.durationMs).toBeLessThan(WAIT_MS);
+    } finally {
+      vi.useRealTimers();
+    }
 
     // a callId the page may not use is refused before anything is asked
     const bad = await client.post('/api/servers/basic/tools/echo/call', {
