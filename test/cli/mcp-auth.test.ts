@@ -223,7 +223,7 @@ describe('muster mcp auth', () => {
     await expectNeedsAuth(cwd, home);
     const human = await runMuster(cli.bin, ['mcp', 'list'], { cwd, env: { MUSTER_HOME: home } });
     expect(human.code).toBe(0);
-    expect(human.stdout).toMatch(/^w {2}project {2}http {2}needs-auth$/m);
+    expect(human.stdout).toMatch(/^w +project +http +needs-auth *$/m);
     expect(human.stdout).toContain('run `muster mcp auth w`');
     const tools = await runMuster(cli.bin, ['mcp', 'tools', 'w'], {
       cwd,
