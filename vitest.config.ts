@@ -4,8 +4,15 @@ import { SummaryReporter } from './test/support/summary-reporter.js';
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'studio-ui/src/**/*.test.ts'],
-    // slow suites with their own scripts: npm run test:replicas, npm run test:faults
-    exclude: [...configDefaults.exclude, 'test/replicas/**', 'test/faults/**', 'test/browser/**'],
+    // slow suites with their own scripts: npm run test:replicas, npm run test:faults,
+    // npm run test:browser, npm run test:install
+    exclude: [
+      ...configDefaults.exclude,
+      'test/replicas/**',
+      'test/faults/**',
+      'test/browser/**',
+      'test/package/install.test.ts',
+    ],
     setupFiles: ['test/support/isolate-home.ts'],
     reporters: ['default', new SummaryReporter()],
     testTimeout: 90_000,

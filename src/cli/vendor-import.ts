@@ -21,7 +21,7 @@ export async function importVendor<T>(
     if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') throw err;
     throw new MusterError(
       'INVALID_CONFIGURATION',
-      `--model ${model} needs the package ${pkg}, which is not installed: npm i ${pkg} (npm i -g ${pkg} next to a global install of muster-agent).`,
+      `--model ${model} needs the package ${pkg}, which is not installed: npm i ${pkg} (npm i -g ${pkg} next to a global install of muster-agent-cli).`,
       { cause: err, details: { package: pkg } },
     );
   }

@@ -20,7 +20,7 @@ import ts from 'typescript';
 export const ROOT = resolve(import.meta.dirname, '../..');
 
 /**
- * The package built with the real build config (no source maps) into a folder under
+ * The package built with the real build config (`tsconfig.build.json`: no source maps) into a folder under
  * `node_modules/.cache` (so its dependencies resolve as they would for a consumer), with its
  * `package.json` beside `dist/`; returns that folder. It is built once per state of the sources
  * (a hash of `src/`, the tsconfigs, `package.json` and the compiler's version) and shared by
@@ -60,8 +60,6 @@ export function buildPackage(): { dir: string } {
         join(ROOT, 'tsconfig.build.json'),
         '--outDir',
         join(building, 'dist'),
-        '--sourceMap',
-        'false',
       ],
       { cwd: ROOT, stdio: 'pipe' },
     );
