@@ -1,5 +1,4 @@
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import {
   copyFileSync,
   existsSync,
@@ -14,24 +13,27 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import ts from 'typescript';
+import { distIsCurrent, sourceKey } from '../../scripts/build-stamp.mjs';
 
 /** The repository root. */
 export const ROOT = resolve(import.meta.dirname, '../..');
 
 /**
- * The package built with the real build config (`tsconfig.build.json`: no source maps) into a folder under
- * `node_modules/.cache` (so its dependencies resolve as they would for a consumer), with its
- * `package.json` beside `dist/`; returns that folder. It is built once per state of the sources
- * (a hash of `src/`, the tsconfigs, `package.json` and the compiler's version) and shared by
- * every test file and suite that runs the package as it ships; treat it as read-only. The
- * first file to need it builds it under a lock while the others wait; the finished folder is
- * renamed into place, so nobody sees a half-built one.
+ * The package as it ships, for the tests that run it: the repository itself when `dist/` is a
+ * finished `npm run build` of the current sources (its stamp says so; `.ci/run` builds before
+ * the tests), else the package built with the real build config (`tsconfig.build.json`: no
+ * source maps) into a folder under `node_modules/.cache` (so its dependencies resolve as they
+ * would for a consumer), with its `package.json` beside `dist/`. Either way the folder holds
+ * `package.json` beside `dist/`; returns it. The cached build is made once per state of the
+ * sources (the build stamp's key) and shared by every test file and suite; treat it as
+ * read-only. The first file to need it builds it under a lock while the others wait; the
+ * finished folder is renamed into place, so nobody sees a half-built one.
  */
 export function buildPackage(): { dir: string } {
+  if (distIsCurrent(ROOT)) return { dir: ROOT };
   const cache = join(ROOT, 'node_modules', '.cache');
   mkdirSync(cache, { recursive: true });
-  const dir = join(cache, `built-package-${sourceKey()}`);
+  const dir = join(cache, `built-package-${sourceKey(ROOT)}`);
   const lock = `${dir}.lock`;
   // one file builds, the others wait for its folder (a lock older than 5 minutes was left by
   // a process that died, and is taken over)
@@ -79,25 +81,6 @@ function lockAgeMs(lock: string): number {
   } catch {
     return 0; // released meanwhile
   }
-}
-
-/** A hash of everything the build reads: the sources, the configs, and the compiler. */
-function sourceKey(): string {
-  const hash = createHash('sha256');
-  const src = join(ROOT, 'src');
-  const files = readdirSync(src, { recursive: true, encoding: 'utf8' })
-    .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
-    .sort();
-  for (const f of files)
-    hash
-      .update(f)
-      .update('\0')
-      .update(readFileSync(join(src, f)))
-      .update('\0');
-  for (const f of ['tsconfig.json', 'tsconfig.build.json', 'package.json'])
-    hash.update(f).update(readFileSync(join(ROOT, f)));
-  hash.update(ts.version);
-  return hash.digest('hex').slice(0, 16);
 }
 
 /**
