@@ -15,6 +15,7 @@ import { ToolPolicy } from '../../src/policy/index.js';
 import { checkDirectToolCall } from '../../src/tools/index.js';
 import { ROOT } from '../package/built-package.js';
 import { collect, ofType } from '../support/run-helpers.js';
+import { runnableScript } from '../support/ts-script.js';
 
 const CHECK = resolve(import.meta.dirname, '../fixtures/server-pattern-check.ts');
 
@@ -27,7 +28,7 @@ function checkInChild(
   return new Promise((done) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', CHECK, pattern, text],
+      [runnableScript(CHECK), pattern, text],
       { cwd: ROOT, timeout: timeoutMs, killSignal: 'SIGKILL', encoding: 'utf8' },
       (error, stdout, stderr) => done({ stdout, stderr, timedOut: error?.killed === true }),
     );

@@ -16,6 +16,7 @@ import {
   saveTool,
 } from '../fixtures/session/deep-arguments-session.js';
 import { collect, ofType } from '../support/run-helpers.js';
+import { runnableScript } from '../support/ts-script.js';
 
 const run = promisify(execFile);
 const FIXTURE_SCRIPT = 'test/fixtures/session/deep-arguments-session.ts';
@@ -87,7 +88,7 @@ describe('item-08: a tool call nested 3,000 levels deep', () => {
     // a smaller stack than Node's default: the run must not depend on the data's depth at all
     const { stdout } = await run(
       process.execPath,
-      ['--stack-size=500', '--import', 'tsx', FIXTURE_SCRIPT, 'continue', fixtureCopy()],
+      ['--stack-size=500', runnableScript(FIXTURE_SCRIPT), 'continue', fixtureCopy()],
       { timeout: 60_000 },
     );
     expect(stdout).toContain('RESULT completed Still here.');

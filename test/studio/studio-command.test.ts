@@ -6,8 +6,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { signIn } from '../support/studio-client.js';
+import { runnableScript } from '../support/ts-script.js';
 
-// `muster studio` as a person runs it: a real process (the sources through tsx), its stdout
+// `muster studio` as a person runs it: a real process (the sources bundled into one module), its stdout
 // and exit code, Ctrl-C as SIGINT.
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -26,8 +27,8 @@ interface Started {
 
 function muster(args: readonly string[], env: Record<string, string> = {}): Started {
   const cwd = mkdtempSync(join(tmpdir(), 'studio-cli-'));
-  // run from the repository (where tsx resolves), on a project folder of its own
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, '-C', cwd, ...args], {
+  // run from the repository, on a project folder of its own
+  const child = spawn(process.execPath, [runnableScript(MAIN), '-C', cwd, ...args], {
     cwd: ROOT,
     env: {
       PATH: process.env['PATH'] ?? '',

@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { runnableScript } from './ts-script.js';
 
-/** A child process running a TypeScript fixture with the repository's tsx. */
+/** A child process running a TypeScript fixture (bundled by {@link runnableScript}). */
 export interface ChildRun {
   readonly child: ChildProcess;
   /** Resolves with the rest of the first stdout line starting with `prefix `. */
@@ -23,13 +24,16 @@ export interface ChildOptions {
   readonly stdin?: boolean;
 }
 
-/** Starts `node --import tsx <script>` with `env` added to this process's environment. */
+/**
+ * Starts `<script>` (TypeScript, made runnable by {@link runnableScript}) with `env` added to
+ * this process's environment.
+ */
 export function startChild(
   script: string,
   env: Record<string, string>,
   options: ChildOptions = {},
 ): ChildRun {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...(options.args ?? [])], {
+  const child = spawn(process.execPath, [runnableScript(script), ...(options.args ?? [])], {
     env: { ...process.env, ...env },
     stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
   });

@@ -11,6 +11,7 @@ import { McpConnection } from '../../../src/mcp/client/mcp-connection.js';
 import type { ServerProcess } from '../../../src/mcp/client/mcp-connection.js';
 import { createTransport, stdioServerParameters } from '../../../src/mcp/transports/index.js';
 import type { TransportContext, TransportHandle } from '../../../src/mcp/transports/index.js';
+import { runnableScript } from '../../support/ts-script.js';
 
 const fixtures = fileURLToPath(new URL('../../fixtures/mcp/', import.meta.url));
 const ENV_SERVER = join(fixtures, 'env-server.mjs');
@@ -146,7 +147,7 @@ describe('stdio transport', () => {
   });
 
   it('never passes the child stderr through to the parent', () => {
-    const run = spawnSync(process.execPath, ['--import', 'tsx', HARNESS, ENV_SERVER], {
+    const run = spawnSync(process.execPath, [runnableScript(HARNESS), ENV_SERVER], {
       encoding: 'utf8',
       timeout: 30_000,
     });
