@@ -8,8 +8,9 @@ export default defineConfig({
   test: {
     include: ['test/browser/**/*.test.ts'],
     globalSetup: ['test/support/browser-build.ts'],
-    setupFiles: ['test/support/isolate-home.ts'],
+    setupFiles: ['test/support/isolate-home.ts', 'test/support/count-expects.ts'],
     reporters: ['default', new SummaryReporter()],
+    isolate: false, // as in vitest.config.ts: files share their worker's module graph
     testTimeout: 180_000,
     hookTimeout: 180_000,
     fileParallelism: false,

@@ -7,8 +7,9 @@ import { SummaryReporter } from './test/support/summary-reporter.js';
 export default defineConfig({
   test: {
     include: ['test/faults/**/*.test.ts'],
-    setupFiles: ['test/support/isolate-home.ts'],
+    setupFiles: ['test/support/isolate-home.ts', 'test/support/count-expects.ts'],
     reporters: ['default', new SummaryReporter()],
+    isolate: false, // as in vitest.config.ts: files share their worker's module graph
     testTimeout: 60_000,
     hookTimeout: 30_000,
     fileParallelism: false,

@@ -7,7 +7,7 @@ import { SummaryReporter } from './test/support/summary-reporter.js';
 export default defineConfig({
   test: {
     include: ['test/package/install.test.ts'],
-    setupFiles: ['test/support/isolate-home.ts'],
+    setupFiles: ['test/support/isolate-home.ts', 'test/support/count-expects.ts'],
     reporters: ['default', new SummaryReporter()],
     testTimeout: 180_000,
     hookTimeout: 180_000,

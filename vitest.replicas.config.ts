@@ -6,8 +6,9 @@ import { SummaryReporter } from './test/support/summary-reporter.js';
 export default defineConfig({
   test: {
     include: ['test/replicas/**/*.test.ts'],
-    setupFiles: ['test/support/isolate-home.ts'],
+    setupFiles: ['test/support/isolate-home.ts', 'test/support/count-expects.ts'],
     reporters: ['default', new SummaryReporter()],
+    isolate: false, // as in vitest.config.ts: files share their worker's module graph
     testTimeout: 300_000,
     hookTimeout: 120_000,
     fileParallelism: false,
