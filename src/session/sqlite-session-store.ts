@@ -31,6 +31,13 @@ import type { SqliteGuard } from './sqlite-failure.js';
 import { openSqliteStore } from './sqlite-open.js';
 import { SqliteArchive } from './sqlite-archive.js';
 import { SqliteWaits } from './sqlite-waits.js';
+import { SqliteEventLog } from './sqlite-event-log.js';
+import { eventLogMax, eventLogPollMs } from './session-event-log.js';
+import type {
+  SessionEventQuery,
+  SessionLogEvent,
+  SessionUpdateResult,
+} from './session-event-log.js';
 import { outputJson, rowToState, rowToSummary, sessionRowValues } from './stored-rows.js';
 import type { SessionRow } from './stored-rows.js';
 
@@ -52,6 +59,13 @@ export interface SqliteSessionStoreOptions {
    * power loss too, and every commit costs a sync.
    */
   readonly synchronous?: 'normal' | 'full';
+  /** Events kept per session (default 10000); the oldest go first, seen as a `gap`. */
+  readonly eventLogMaxPerSession?: number;
+  /**
+   * How often a watcher checks the file for commits of other processes, in ms (default 250):
+   * watching works between processes of the same host only.
+   */
+  readonly eventLogPollMs?: number;
 }
 
 /** The keys of the options; their values are read where they are used. Others are refused. */
@@ -60,6 +74,8 @@ const OPTION_KEYS = shape({
   maxArchiveBytesPerSession: checkedElsewhere,
   busyTimeoutMs: checkedElsewhere,
   synchronous: checkedElsewhere,
+  eventLogMaxPerSession: checkedElsewhere,
+  eventLogPollMs: checkedElsewhere,
 } satisfies Record<keyof SqliteSessionStoreOptions, Check>);
 
 interface LeaseRow {
@@ -94,6 +110,7 @@ export class SqliteSessionStore implements SessionStore {
   readonly #db: Db;
   readonly #sql: (sql: string) => Statement;
   readonly #guard: SqliteGuard;
+  readonly #log: SqliteEventLog;
   /** The archive of large tool results, in the same file. */
   readonly archive: SessionArchive;
   /** The waits of parked runs (SPEC 15.1), in the same file. */
@@ -101,6 +118,8 @@ export class SqliteSessionStore implements SessionStore {
 
   constructor(options: SqliteSessionStoreOptions) {
     assertValid(options, OPTION_KEYS, 'SqliteSessionStore options');
+    const maxEvents = eventLogMax(options.eventLogMaxPerSession);
+    const pollMs = eventLogPollMs(options.eventLogPollMs);
     const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
     this.#db = openSqliteStore(options.path, {
       busyTimeoutMs,
@@ -109,8 +128,16 @@ export class SqliteSessionStore implements SessionStore {
     this.#guard = sqliteGuard({ path: options.path, busyTimeoutMs });
     this.#sql = statementCache(this.#db);
     this.archive = new SqliteArchive(this.#db, this.#guard, options.maxArchiveBytesPerSession);
-    this.waits = new SqliteWaits(this.#db, this.#guard, (sessionId, writeOptions, body) =>
-      this.#write(sessionId, writeOptions, body),
+    const log = new SqliteEventLog(this.#db, this.#guard, maxEvents, pollMs);
+    this.#log = log;
+    this.waits = new SqliteWaits(
+      this.#db,
+      this.#guard,
+      (sessionId, writeOptions, body) => this.#write(sessionId, writeOptions, body),
+      {
+        append: (sessionId, body) => log.appendNext(sessionId, body),
+        committed: (sessionId) => log.committed(sessionId),
+      },
     );
   }
 
@@ -146,7 +173,8 @@ export class SqliteSessionStore implements SessionStore {
     sessionId: string,
     patch: SessionPatch,
     options?: SessionWriteOptions,
-  ): Promise<void> {
+  ): Promise<void | SessionUpdateResult> {
+    let steeringPending = false;
     this.#guardedWrite(sessionId, options, (lease) => {
       const row = this.#sql('SELECT * FROM muster_sessions WHERE id = ?').get(sessionId) as
         | SessionRow
@@ -188,7 +216,68 @@ export class SqliteSessionStore implements SessionStore {
         sessionId,
       );
       this.#append(sessionId, patch.appendMessages ?? [], count, lease);
+      if (patch.appendEvents) this.#log.append(sessionId, patch.appendEvents);
+      steeringPending = this.#log.hasSteering(sessionId);
     });
+    if (patch.appendEvents && patch.appendEvents.length > 0) this.#log.committed(sessionId);
+    return { steeringPending };
+  }
+
+  async appendEvents(
+    sessionId: string,
+    events: readonly SessionLogEvent[],
+    options?: SessionWriteOptions,
+  ): Promise<void> {
+    this.#guardedWrite(sessionId, options, () => {
+      if (!this.#sql('SELECT 1 FROM muster_sessions WHERE id = ?').get(sessionId))
+        throw notFoundError(sessionId);
+      this.#log.append(sessionId, events);
+    });
+    this.#log.committed(sessionId);
+  }
+
+  async readEvents(
+    sessionId: string,
+    query: SessionEventQuery,
+  ): Promise<readonly SessionLogEvent[]> {
+    return this.#log.read(sessionId, query);
+  }
+
+  watchEvents(sessionId: string, listener: () => void): () => void {
+    return this.#log.watch(sessionId, listener);
+  }
+
+  async steer(sessionId: string, text: string): Promise<void> {
+    this.#guard(() =>
+      this.#db
+        .transaction(() => {
+          if (!this.#sql('SELECT 1 FROM muster_sessions WHERE id = ?').get(sessionId))
+            throw notFoundError(sessionId);
+          this.#log.steer(sessionId, text);
+        })
+        .immediate(),
+    );
+  }
+
+  async takeSteering(sessionId: string, options?: SessionWriteOptions): Promise<string[]> {
+    let texts: string[] = [];
+    this.#guardedWrite(sessionId, options, (lease) => {
+      const count = this.#sql('SELECT message_count FROM muster_sessions WHERE id = ?')
+        .pluck()
+        .get(sessionId) as number | undefined;
+      if (count === undefined) throw notFoundError(sessionId);
+      texts = this.#log.take(sessionId);
+      if (texts.length === 0) return;
+      const messages = texts.map((text) => ({
+        role: 'user' as const,
+        content: [{ type: 'text' as const, text }],
+      }));
+      this.#sql(
+        'UPDATE muster_sessions SET message_count = ?, updated_at = ? WHERE id = ?',
+      ).run(count + messages.length, new Date().toISOString(), sessionId);
+      this.#append(sessionId, messages, count, lease);
+    });
+    return texts;
   }
 
   async delete(sessionId: string): Promise<void> {
@@ -198,6 +287,7 @@ export class SqliteSessionStore implements SessionStore {
           if (isLive(this.#lease(sessionId), Date.now())) throw heldError(sessionId);
           for (const table of ['muster_messages', 'muster_archive', 'muster_waits'])
             this.#sql(`DELETE FROM ${table} WHERE session_id = ?`).run(sessionId);
+          this.#log.drop(sessionId);
           this.#sql('DELETE FROM muster_sessions WHERE id = ?').run(sessionId);
         })
         .immediate(),
@@ -269,6 +359,7 @@ export class SqliteSessionStore implements SessionStore {
 
   /** Closes the file. Idempotent. */
   close(): void {
+    this.#log.close();
     if (this.#db.open) this.#db.close();
   }
 
