@@ -88,7 +88,7 @@ describe.skipIf(!url)('PostgreSQL', () => {
       }
       const v = await client.query(`SELECT version FROM "${schema}".muster_schema_version`);
       expect(POSTGRES_SCHEMA_VERSION).toBe(4);
-      expect(v.rows).toEqual([{ version: 3 }]);
+      expect(v.rows).toEqual([{ version: 4 }]);
       // the inbox orders by code point whatever the database's collation, as cursors compare
       const collations = await client.query(
         `SELECT column_name, collation_name FROM information_schema.columns
