@@ -29,6 +29,8 @@ import { RunWaits } from './run-waits.js';
 import { liveWaits, openWaits, openWaitsOfParked, publicWait } from './open-waits.js';
 import type { OutputSpec } from './output/index.js';
 import type { Wait } from '../session/index.js';
+import { RunEventLog } from './run-event-log.js';
+import { takeSteering } from './steering.js';
 
 /** Which run this is: its ids, whether it continues a session, the tool it runs as. */
 export interface AgentRunIds {
@@ -69,6 +71,8 @@ export class AgentRun {
   #session: SessionRun | undefined;
   #scope: RunScope | undefined;
   #waits: RunWaits | undefined;
+  /** The session's event log, once the run opened the session (SPEC 15.2). */
+  #log: RunEventLog | undefined;
   readonly #store: SessionStore;
 
   /**
@@ -84,6 +88,7 @@ export class AgentRun {
       runtime.store,
       () => this.#claim?.writeOptions() ?? {},
       (operation) => (this.#claim ? this.#claim.fenced(operation) : operation()),
+      () => this.#log,
     );
   }
 
@@ -142,8 +147,21 @@ export class AgentRun {
     }
   }
 
-  /** Adds an event to the run: its usage to the agent, the observer, the stream, `onEvent`. */
+  /** Numbers an event (and queues it for the log) once the log is open, then publishes it. */
   #emit(event: AgentEvent): void {
+    this.#publish(this.#log ? this.#log.stamp(event) : event);
+  }
+
+  /**
+   * Numbers a run's last event and queues it for the log, without publishing it: the commit
+   * that ends the run carries it, and it is published once committed.
+   */
+  #stage(event: AgentEvent): AgentEvent {
+    return this.#log ? this.#log.stamp(event) : event;
+  }
+
+  /** Adds an event to the run: its usage to the agent, the observer, the stream, `onEvent`. */
+  #publish(event: AgentEvent): void {
     const runtime = this.#runtime;
     if (event.type === 'model.completed' && event.runId === this.#ids.runId)
       runtime.usage.add(event.usage);
@@ -239,6 +257,11 @@ export class AgentRun {
     // they leave the store now, before any call runs
     await this.#waits.takeUp();
     this.#session = session;
+    this.#log = RunEventLog.open(
+      runtime.store,
+      session.eventSeq,
+      runtime.options.eventLog === 'all',
+    );
     this.#emit({
       type: 'session.started',
       timestamp: session.startedAt,
@@ -281,6 +304,17 @@ export class AgentRun {
       output: plan.output,
       waits: this.#waits,
       pendingCalls: session.pendingCalls,
+      steer: (transcript) =>
+        takeSteering(
+          {
+            sessionId,
+            runId,
+            store: this.#store,
+            emit: (event) => this.#emit(event),
+            log: () => this.#log,
+          },
+          transcript,
+        ),
     });
     return runLoop(context, session.transcript);
   }
@@ -335,6 +369,13 @@ export class AgentRun {
    */
   async #park(parked: RunParked): Promise<MusterError | undefined> {
     const { sessionId, runId } = this.#ids;
+    const event = this.#stage({
+      type: 'session.parked',
+      timestamp: isoNow(),
+      sessionId,
+      runId,
+      waits: parked.waits,
+    });
     try {
       const sampled = this.#scope?.takeUsage();
       await this.#store.update(sessionId, {
@@ -342,15 +383,10 @@ export class AgentRun {
         ...(sampled ? { addUsage: sampled } : {}),
       });
     } catch (err) {
+      if (event.seq !== undefined) this.#log?.drop(event.seq);
       return await this.#fail(err);
     }
-    this.#emit({
-      type: 'session.parked',
-      timestamp: isoNow(),
-      sessionId,
-      runId,
-      waits: parked.waits,
-    });
+    this.#publish(event);
     return undefined;
   }
 
@@ -359,8 +395,7 @@ export class AgentRun {
     const { sessionId, runId } = this.#ids;
     const sampled = this.#scope?.takeUsage();
     if (sampled) await this.#store.update(sessionId, { addUsage: sampled });
-    await this.#session!.complete(result.content, result.output);
-    this.#emit({
+    const event = this.#stage({
       type: 'session.completed',
       timestamp: isoNow(),
       sessionId,
@@ -370,6 +405,13 @@ export class AgentRun {
       iterations: result.iterations,
       usage: addUsage(result.usage, sampled),
     });
+    try {
+      await this.#session!.complete(result.content, result.output);
+    } catch (err) {
+      if (event.seq !== undefined) this.#log?.drop(event.seq);
+      throw err;
+    }
+    this.#publish(event);
   }
 
   /**
@@ -387,22 +429,27 @@ export class AgentRun {
       : signal.aborted && !(MusterError.isInstance(err) && err.code === 'ABORTED')
         ? abortedError('The run', signal.reason)
         : err;
-    const failure = this.#failed(error);
     const session = lost ? undefined : this.#session;
+    const failure = toMusterError(error, 'INTERNAL_ERROR', 'The run failed unexpectedly');
+    const { sessionId, runId } = this.#ids;
+    // logged with the failure's commit; a run that lost its lease writes nothing
+    const event = { type: 'session.failed' as const, timestamp: isoNow(), sessionId, runId, error: failure };
+    const staged = session ? this.#stage(event) : event;
     const sampled = this.#scope?.takeUsage();
     if (session && sampled)
       await this.#store
         .update(this.#ids.sessionId, { addUsage: sampled })
         .catch((e: unknown) => runtime.reportError(e));
     if (session) await session.fail(failure).catch((e: unknown) => runtime.reportError(e));
+    this.#publish(staged);
     return failure;
   }
 
-  /** Reports `session.failed` with the error as a `MusterError`, and returns it. */
+  /** Reports `session.failed` with the error as a `MusterError`, and returns it (not logged). */
   #failed(err: unknown): MusterError {
     const { sessionId, runId } = this.#ids;
     const error = toMusterError(err, 'INTERNAL_ERROR', 'The run failed unexpectedly');
-    this.#emit({ type: 'session.failed', timestamp: isoNow(), sessionId, runId, error });
+    this.#publish({ type: 'session.failed', timestamp: isoNow(), sessionId, runId, error });
     return error;
   }
 }

@@ -1,0 +1,152 @@
+/**
+ * The event log in one process (SPEC 10, 15.2): numbering, deltas, bounds and gaps, steering,
+ * decisions logged by `decide`, and the typed refusals of `watch` and `steer`.
+ */
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createAgent, MemorySessionStore, scriptedModel, tool } from '../../src/index.js';
+import type { AgentEvent, SessionStore, WatchedEvent } from '../../src/index.js';
+
+const echo = tool({
+  name: 'echo',
+  description: 'Echoes its text.',
+  input: z.object({ text: z.string() }),
+  execute: ({ text }) => text,
+});
+
+async function collect(events: AsyncIterable<AgentEvent>): Promise<AgentEvent[]> {
+  const out: AgentEvent[] = [];
+  for await (const ev of events) out.push(ev);
+  return out;
+}
+
+async function watched(iterable: AsyncIterable<WatchedEvent>): Promise<WatchedEvent[]> {
+  const out: WatchedEvent[] = [];
+  for await (const ev of iterable) out.push(ev);
+  return out;
+}
+
+const call = (text: string) => ({ toolCalls: [{ name: 'echo', arguments: { text } }] });
+
+describe('the event log', () => {
+  it('numbers logged events one by one across runs; the log holds them, a watcher reads them', async () => {
+    const store = new MemorySessionStore();
+    const model = scriptedModel([call('a'), { text: 'one' }, call('b'), { text: 'two' }]);
+    const agent = createAgent({ model, tools: [echo], sessionStore: store, policy: { allow: ['echo'] } });
+    const first = await collect(agent.run({ input: 'go', sessionId: 's', stream: false }));
+    const second = await collect(agent.run({ input: 'again', sessionId: 's', stream: false }));
+    const seqs = [...first, ...second].map((e) => e.seq);
+    expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+    const seen = await watched(agent.sessions.watch('s'));
+    expect(seen.map((e) => e.seq)).toEqual(seqs);
+    expect(seen.map((e) => e.type)).toEqual([...first, ...second].map((e) => e.type));
+    // after the last seq of a session with no run going on: nothing, and the watch ends
+    expect(await watched(agent.sessions.watch('s', { afterSeq: seqs.at(-1)! }))).toEqual([]);
+    await agent.close();
+  });
+
+  it('deltas carry the last logged seq and a deltaIndex, and are logged only with eventLog all', async () => {
+    for (const eventLog of ['default', 'all'] as const) {
+      const store = new MemorySessionStore();
+      const model = scriptedModel([call('x'), { text: 'three words here' }]);
+      const agent = createAgent({
+        model,
+        tools: [echo],
+        sessionStore: store,
+        policy: { allow: ['echo'] },
+        eventLog,
+      });
+      const events = await collect(agent.run({ input: 'go', sessionId: 'd', stream: true }));
+      const deltas = events.filter((e) => e.type === 'model.delta');
+      expect(deltas.length).toBeGreaterThan(2);
+      const logged = await watched(agent.sessions.watch('d'));
+      if (eventLog === 'default') {
+        let last = 0;
+        let index = 0;
+        for (const e of events) {
+          if (e.type !== 'model.delta') {
+            last = e.seq!;
+            index = 0;
+            continue;
+          }
+          expect([e.seq, e.deltaIndex]).toEqual([last, index++]);
+        }
+        expect(logged.some((e) => e.type === 'model.delta')).toBe(false);
+      } else {
+        expect(logged.filter((e) => e.type === 'model.delta')).toHaveLength(deltas.length);
+        expect(logged.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+      }
+      await agent.close();
+    }
+  });
+
+  it('with eventLogMaxPerSession 50, a watcher from 0 after 200 events gets one gap, then the last 50', async () => {
+    const store = new MemorySessionStore({ eventLogMaxPerSession: 50 });
+    const turns = [...Array.from({ length: 60 }, (_, i) => call(`t${i}`)), { text: 'done' }];
+    const agent = createAgent({
+      model: scriptedModel(turns),
+      tools: [echo],
+      sessionStore: store,
+      policy: { allow: ['echo'] },
+      limits: { maxIterations: 100 },
+    });
+    const events = await collect(agent.run({ input: 'go', sessionId: 'g', stream: false }));
+    const last = events.at(-1)!.seq!;
+    expect(last).toBeGreaterThanOrEqual(200);
+    const seen = await watched(agent.sessions.watch('g', { afterSeq: 0 }));
+    expect(seen[0]).toEqual({ type: 'gap', sessionId: 'g', fromSeq: 1, toSeq: last - 50, seq: last - 50 });
+    expect(seen.slice(1).map((e) => e.seq)).toEqual(Array.from({ length: 50 }, (_, i) => last - 49 + i));
+    await agent.close();
+  });
+
+  it('steering reaches the running run once, before its next model request', async () => {
+    const store = new MemorySessionStore();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let agent!: ReturnType<typeof createAgent>;
+    const slow = tool({
+      name: 'slow',
+      description: 'Waits.',
+      input: z.object({}),
+      execute: async () => {
+        await agent.steer('st', 'also mention the weather');
+        release();
+        await gate;
+        return 'ok';
+      },
+    });
+    const model = scriptedModel([{ toolCalls: [{ name: 'slow', arguments: {} }] }, { text: 'done' }]);
+    agent = createAgent({ model, tools: [slow], sessionStore: store, policy: { allow: ['slow'] } });
+    const events = await collect(agent.run({ input: 'go', sessionId: 'st', stream: false }));
+    expect(events.filter((e) => e.type === 'steering.delivered')).toMatchObject([
+      { text: 'also mention the weather' },
+    ]);
+    const second = model.requests[1]!.messages.at(-1);
+    expect(second).toEqual({ role: 'user', content: [{ type: 'text', text: 'also mention the weather' }] });
+    expect((await store.get('st'))!.messages.filter((m) => m.role === 'user')).toHaveLength(2);
+    await agent.close();
+  });
+
+  it('refuses bad input with typed errors and writes nothing', async () => {
+    const store = new MemorySessionStore();
+    const agent = createAgent({ model: scriptedModel([{ text: 'hi' }]), sessionStore: store });
+    await collect(agent.run({ input: 'go', sessionId: 'b', stream: false }));
+    const before = await store.get('b');
+    await expect(watched(agent.sessions.watch('nope'))).rejects.toMatchObject({ code: 'SESSION_NOT_FOUND' });
+    await expect(agent.steer('nope', 'hello')).rejects.toMatchObject({ code: 'SESSION_NOT_FOUND' });
+    expect(() => agent.sessions.watch('b', { afterSeq: -1 })).toThrow(expect.objectContaining({ code: 'INVALID_CONFIGURATION' }));
+    expect(() => agent.sessions.watch('b', { afterSeq: 1.5 })).toThrow(/afterSeq/);
+    await expect(agent.steer('b', '  ')).rejects.toMatchObject({ code: 'INVALID_CONFIGURATION' });
+    expect(() => new MemorySessionStore({ eventLogMaxPerSession: 0 })).toThrow(/eventLogMaxPerSession/);
+    expect(await store.get('b')).toEqual(before);
+    expect(await store.readEvents('b', { afterSeq: before!.eventSeq! })).toEqual([]);
+    // a store of the host's with no log
+    const { appendEvents: _a, readEvents: _r, ...bare } = Object.fromEntries(
+      ['create', 'get', 'update', 'delete'].map((m) => [m, (store as never)[m].bind(store)]),
+    ) as unknown as SessionStore;
+    const plain = createAgent({ model: scriptedModel([]), sessionStore: bare as SessionStore });
+    expect(() => plain.sessions.watch('b')).toThrow(/appendEvents or readEvents/);
+    await agent.close();
+    await plain.close();
+  });
+});
