@@ -433,7 +433,13 @@ export class AgentRun {
     const failure = toMusterError(error, 'INTERNAL_ERROR', 'The run failed unexpectedly');
     const { sessionId, runId } = this.#ids;
     // logged with the failure's commit; a run that lost its lease writes nothing
-    const event = { type: 'session.failed' as const, timestamp: isoNow(), sessionId, runId, error: failure };
+    const event = {
+      type: 'session.failed' as const,
+      timestamp: isoNow(),
+      sessionId,
+      runId,
+      error: failure,
+    };
     const staged = session ? this.#stage(event) : event;
     const sampled = this.#scope?.takeUsage();
     if (session && sampled)

@@ -96,9 +96,11 @@ export class PostgresConnection {
    * Sends one statement outside any explicit transaction (the server runs it as its own): one
    * round trip on a pooled connection. Failures are typed as {@link transact}'s.
    */
-  async query<R extends object>(
-    config: { readonly name?: string; readonly text: string; readonly values: unknown[] },
-  ): Promise<R[]> {
+  async query<R extends object>(config: {
+    readonly name?: string;
+    readonly text: string;
+    readonly values: unknown[];
+  }): Promise<R[]> {
     const spent = { connecting: true, since: performance.now() };
     try {
       await this.#migrated();

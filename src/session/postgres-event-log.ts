@@ -46,7 +46,11 @@ export class PostgresEventLog {
   }
 
   /** Appends records in the caller's transaction (numbered by the writer), then notifies. */
-  async append(c: PoolClient, sessionId: string, events: readonly SessionLogEvent[]): Promise<void> {
+  async append(
+    c: PoolClient,
+    sessionId: string,
+    events: readonly SessionLogEvent[],
+  ): Promise<void> {
     if (events.length === 0) return;
     const last = events.at(-1)!.seq;
     await c.query(
@@ -74,7 +78,11 @@ export class PostgresEventLog {
   }
 
   /** Logs `body` as the session's next event, in the caller's transaction (a decision's). */
-  async appendNext(c: PoolClient, sessionId: string, body: { readonly type: string }): Promise<void> {
+  async appendNext(
+    c: PoolClient,
+    sessionId: string,
+    body: { readonly type: string },
+  ): Promise<void> {
     const found = await c.query<{ event_seq: string }>(
       `SELECT event_seq FROM ${this.#s}.muster_sessions WHERE id = $1 FOR UPDATE`,
       [sessionId],
@@ -98,13 +106,17 @@ export class PostgresEventLog {
    * Takes the session's steering, oldest first, and appends it to the transcript, in the
    * caller's (fenced) transaction.
    */
-  async take(c: PoolClient, sessionId: string, lease: { token: string; owner: string | null } | undefined): Promise<string[]> {
+  async take(
+    c: PoolClient,
+    sessionId: string,
+    lease: { token: string; owner: string | null } | undefined,
+  ): Promise<string[]> {
     const taken = await c.query<{ text: string }>(
       `DELETE FROM ${this.#s}.muster_steering WHERE session_id = $1 RETURNING id, text`,
       [sessionId],
     );
-    const rows = (taken.rows as { id: string; text: string }[]).sort((a, b) =>
-      Number(a.id) - Number(b.id),
+    const rows = (taken.rows as { id: string; text: string }[]).sort(
+      (a, b) => Number(a.id) - Number(b.id),
     );
     if (rows.length === 0) return [];
     const texts = rows.map((r) => r.text);
@@ -118,7 +130,13 @@ export class PostgresEventLog {
     await c.query(
       `INSERT INTO ${this.#s}.muster_messages (session_id, seq, body, lease_token, lease_owner)
        SELECT $1, $2 + i - 1, m, $4, $5 FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS t(m, i)`,
-      [sessionId, count.rows[0]!.first, JSON.stringify(messages), lease?.token ?? null, lease?.owner ?? null],
+      [
+        sessionId,
+        count.rows[0]!.first,
+        JSON.stringify(messages),
+        lease?.token ?? null,
+        lease?.owner ?? null,
+      ],
     );
     return texts;
   }

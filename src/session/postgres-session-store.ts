@@ -1,9 +1,7 @@
 import type { Pool, PoolClient } from 'pg';
 import { MusterError } from '../errors/index.js';
-import { addUsage } from '../model/index.js';
 import { assertValid, checkedElsewhere, shape } from '../util/index.js';
 import type { Check } from '../util/index.js';
-import type { Usage } from '../model/index.js';
 import type { SessionArchive } from './session-archive.js';
 import type { SessionWaits } from './session-waits.js';
 import type {
@@ -36,7 +34,7 @@ import type {
   SessionLogEvent,
   SessionUpdateResult,
 } from './session-event-log.js';
-import { outputJson, rowToState, rowToSummary, sessionRowValues } from './stored-rows.js';
+import { rowToState, rowToSummary, sessionRowValues } from './stored-rows.js';
 import type { SessionRow } from './stored-rows.js';
 
 /**

@@ -120,9 +120,7 @@ export class PostgresStepCommit {
   ): SessionUpdateResult {
     if (row.updated === 1) return { steeringPending: row.steering };
     if (!row.passed)
-      throw options?.lease?.token === undefined
-        ? heldError(sessionId)
-        : leaseLostError(sessionId);
+      throw options?.lease?.token === undefined ? heldError(sessionId) : leaseLostError(sessionId);
     throw notFoundError(sessionId);
   }
 }

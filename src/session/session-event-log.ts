@@ -63,10 +63,7 @@ export interface SessionEventLog {
    * Takes the queued steering messages of the session, oldest first, and appends them to its
    * transcript as user messages, in one transaction fenced like `update`: each is taken once.
    */
-  takeSteering?(
-    sessionId: string,
-    options?: SessionWriteOptions,
-  ): Promise<readonly string[]>;
+  takeSteering?(sessionId: string, options?: SessionWriteOptions): Promise<readonly string[]>;
 }
 
 /** The default of `eventLogMaxPerSession`. */
@@ -100,7 +97,9 @@ export function eventLogPollMs(value: unknown): number {
 /** The page size of an event query, bounded. */
 export function eventPageSize(query: SessionEventQuery): number {
   const limit = query.limit ?? MAX_EVENT_PAGE;
-  return Number.isSafeInteger(limit) && limit >= 1 ? Math.min(limit, MAX_EVENT_PAGE) : MAX_EVENT_PAGE;
+  return Number.isSafeInteger(limit) && limit >= 1
+    ? Math.min(limit, MAX_EVENT_PAGE)
+    : MAX_EVENT_PAGE;
 }
 
 /** The log record of an event built outside a run (a decision's `wait.decided`), numbered `seq`. */

@@ -74,9 +74,11 @@ export class SqliteEventLog {
 
   /** Queues a steering message; inside the caller's transaction. */
   steer(sessionId: string, text: string): void {
-    this.#sql(
-      'INSERT INTO muster_steering (session_id, text, created_at) VALUES (?, ?, ?)',
-    ).run(sessionId, text, new Date().toISOString());
+    this.#sql('INSERT INTO muster_steering (session_id, text, created_at) VALUES (?, ?, ?)').run(
+      sessionId,
+      text,
+      new Date().toISOString(),
+    );
   }
 
   /** Takes the session's steering messages, oldest first; inside the caller's transaction. */

@@ -272,9 +272,11 @@ export class SqliteSessionStore implements SessionStore {
         role: 'user' as const,
         content: [{ type: 'text' as const, text }],
       }));
-      this.#sql(
-        'UPDATE muster_sessions SET message_count = ?, updated_at = ? WHERE id = ?',
-      ).run(count + messages.length, new Date().toISOString(), sessionId);
+      this.#sql('UPDATE muster_sessions SET message_count = ?, updated_at = ? WHERE id = ?').run(
+        count + messages.length,
+        new Date().toISOString(),
+        sessionId,
+      );
       this.#append(sessionId, messages, count, lease);
     });
     return texts;

@@ -44,12 +44,7 @@ export class SqliteWaits implements SessionWaits {
   readonly #log: SqliteDecisionLog | undefined;
 
   /** `log` logs a decision's event in its transaction (the store's event log). */
-  constructor(
-    db: Database,
-    guard: SqliteGuard,
-    write: SqliteLeasedWrite,
-    log?: SqliteDecisionLog,
-  ) {
+  constructor(db: Database, guard: SqliteGuard, write: SqliteLeasedWrite, log?: SqliteDecisionLog) {
     this.#log = log;
     this.#db = db;
     this.#guard = guard;

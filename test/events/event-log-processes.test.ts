@@ -65,7 +65,11 @@ function watchedLines(child: ChildRun) {
       const m = /^ev (\d+) (\S+)$/.exec(l);
       if (m) seen.push({ seq: Number(m[1]), type: m[2]! });
     }
-    for (const w of [...waiters]) if (w.test()) waiters.splice(waiters.indexOf(w), 1) && w.resolve();
+    for (const w of [...waiters])
+      if (w.test()) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve();
+      }
   });
   return {
     seen,

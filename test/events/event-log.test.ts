@@ -32,7 +32,12 @@ describe('the event log', () => {
   it('numbers logged events one by one across runs; the log holds them, a watcher reads them', async () => {
     const store = new MemorySessionStore();
     const model = scriptedModel([call('a'), { text: 'one' }, call('b'), { text: 'two' }]);
-    const agent = createAgent({ model, tools: [echo], sessionStore: store, policy: { allow: ['echo'] } });
+    const agent = createAgent({
+      model,
+      tools: [echo],
+      sessionStore: store,
+      policy: { allow: ['echo'] },
+    });
     const first = await collect(agent.run({ input: 'go', sessionId: 's', stream: false }));
     const second = await collect(agent.run({ input: 'again', sessionId: 's', stream: false }));
     const seqs = [...first, ...second].map((e) => e.seq);
@@ -94,8 +99,16 @@ describe('the event log', () => {
     const last = events.at(-1)!.seq!;
     expect(last).toBeGreaterThanOrEqual(200);
     const seen = await watched(agent.sessions.watch('g', { afterSeq: 0 }));
-    expect(seen[0]).toEqual({ type: 'gap', sessionId: 'g', fromSeq: 1, toSeq: last - 50, seq: last - 50 });
-    expect(seen.slice(1).map((e) => e.seq)).toEqual(Array.from({ length: 50 }, (_, i) => last - 49 + i));
+    expect(seen[0]).toEqual({
+      type: 'gap',
+      sessionId: 'g',
+      fromSeq: 1,
+      toSeq: last - 50,
+      seq: last - 50,
+    });
+    expect(seen.slice(1).map((e) => e.seq)).toEqual(
+      Array.from({ length: 50 }, (_, i) => last - 49 + i),
+    );
     await agent.close();
   });
 
@@ -103,26 +116,38 @@ describe('the event log', () => {
     const store = new MemorySessionStore();
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
-    let agent!: ReturnType<typeof createAgent>;
+    const box: { agent?: ReturnType<typeof createAgent> } = {};
     const slow = tool({
       name: 'slow',
       description: 'Waits.',
       input: z.object({}),
       execute: async () => {
-        await agent.steer('st', 'also mention the weather');
+        await box.agent!.steer('st', 'also mention the weather');
         release();
         await gate;
         return 'ok';
       },
     });
-    const model = scriptedModel([{ toolCalls: [{ name: 'slow', arguments: {} }] }, { text: 'done' }]);
-    agent = createAgent({ model, tools: [slow], sessionStore: store, policy: { allow: ['slow'] } });
+    const model = scriptedModel([
+      { toolCalls: [{ name: 'slow', arguments: {} }] },
+      { text: 'done' },
+    ]);
+    const agent = createAgent({
+      model,
+      tools: [slow],
+      sessionStore: store,
+      policy: { allow: ['slow'] },
+    });
+    box.agent = agent;
     const events = await collect(agent.run({ input: 'go', sessionId: 'st', stream: false }));
     expect(events.filter((e) => e.type === 'steering.delivered')).toMatchObject([
       { text: 'also mention the weather' },
     ]);
     const second = model.requests[1]!.messages.at(-1);
-    expect(second).toEqual({ role: 'user', content: [{ type: 'text', text: 'also mention the weather' }] });
+    expect(second).toEqual({
+      role: 'user',
+      content: [{ type: 'text', text: 'also mention the weather' }],
+    });
     expect((await store.get('st'))!.messages.filter((m) => m.role === 'user')).toHaveLength(2);
     await agent.close();
   });
@@ -132,19 +157,28 @@ describe('the event log', () => {
     const agent = createAgent({ model: scriptedModel([{ text: 'hi' }]), sessionStore: store });
     await collect(agent.run({ input: 'go', sessionId: 'b', stream: false }));
     const before = await store.get('b');
-    await expect(watched(agent.sessions.watch('nope'))).rejects.toMatchObject({ code: 'SESSION_NOT_FOUND' });
+    await expect(watched(agent.sessions.watch('nope'))).rejects.toMatchObject({
+      code: 'SESSION_NOT_FOUND',
+    });
     await expect(agent.steer('nope', 'hello')).rejects.toMatchObject({ code: 'SESSION_NOT_FOUND' });
-    expect(() => agent.sessions.watch('b', { afterSeq: -1 })).toThrow(expect.objectContaining({ code: 'INVALID_CONFIGURATION' }));
+    expect(() => agent.sessions.watch('b', { afterSeq: -1 })).toThrow(
+      expect.objectContaining({ code: 'INVALID_CONFIGURATION' }),
+    );
     expect(() => agent.sessions.watch('b', { afterSeq: 1.5 })).toThrow(/afterSeq/);
     await expect(agent.steer('b', '  ')).rejects.toMatchObject({ code: 'INVALID_CONFIGURATION' });
-    expect(() => new MemorySessionStore({ eventLogMaxPerSession: 0 })).toThrow(/eventLogMaxPerSession/);
+    expect(() => new MemorySessionStore({ eventLogMaxPerSession: 0 })).toThrow(
+      /eventLogMaxPerSession/,
+    );
     expect(await store.get('b')).toEqual(before);
     expect(await store.readEvents('b', { afterSeq: before!.eventSeq! })).toEqual([]);
     // a store of the host's with no log
-    const { appendEvents: _a, readEvents: _r, ...bare } = Object.fromEntries(
-      ['create', 'get', 'update', 'delete'].map((m) => [m, (store as never)[m].bind(store)]),
-    ) as unknown as SessionStore;
-    const plain = createAgent({ model: scriptedModel([]), sessionStore: bare as SessionStore });
+    const bare: SessionStore = {
+      create: (st) => store.create(st),
+      get: (id) => store.get(id),
+      update: (id, patch) => store.update(id, patch),
+      delete: (id) => store.delete(id),
+    };
+    const plain = createAgent({ model: scriptedModel([]), sessionStore: bare });
     expect(() => plain.sessions.watch('b')).toThrow(/appendEvents or readEvents/);
     await agent.close();
     await plain.close();

@@ -83,7 +83,12 @@ describe.skipIf(!url)('PostgreSQL step commits', () => {
       { toolCalls: [{ name: 'echo', arguments: { n: 3 } }] },
       { text: 'done' },
     ]);
-    const agent = createAgent({ model, tools: [echo], sessionStore: store, policy: { allow: ['echo'] } });
+    const agent = createAgent({
+      model,
+      tools: [echo],
+      sessionStore: store,
+      policy: { allow: ['echo'] },
+    });
     const result = await agent.send('go', { sessionId: 'three-calls', stream: false });
     expect(result.text).toBe('done');
     // opening, 3 x (assistant message, call start, result), the last answer, the completion
