@@ -42,8 +42,8 @@ export class RunEventLog {
   stamp(event: AgentEvent): AgentEvent {
     if (event.type === 'model.delta' && !this.#all)
       return { ...event, seq: this.#last, deltaIndex: this.#deltaIndex++ };
-    const seq = ++this.#last;
-    if (!this.#durable) processSeq.last = Math.max(processSeq.last, seq);
+    // no log: the process's one counter, so concurrent runs never share a seq
+    const seq = this.#durable ? ++this.#last : (this.#last = ++processSeq.last);
     this.#deltaIndex = 0;
     const stamped = { ...event, seq };
     if (this.#durable) this.#pending.push(new LoggedEvent(stamped));

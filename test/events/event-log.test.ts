@@ -152,6 +152,61 @@ describe('the event log', () => {
     await agent.close();
   });
 
+  it('with a store that keeps no log, seq is one counter of the process, shared by concurrent runs', async () => {
+    const inner = new MemorySessionStore();
+    // a host's store with no appendEvents or readEvents
+    const bare: SessionStore = {
+      create: (st) => inner.create(st),
+      get: (id) => inner.get(id),
+      update: (id, patch) => inner.update(id, patch),
+      delete: (id) => inner.delete(id),
+    };
+    const agent = createAgent({
+      model: scriptedModel([call('a'), { text: 'four words right here' }]),
+      tools: [echo],
+      sessionStore: bare,
+      policy: { allow: ['echo'] },
+    });
+    const events = await collect(agent.run({ input: 'go', sessionId: 'p1', stream: true }));
+    const logged = events.filter((e) => e.type !== 'model.delta');
+    const first = logged[0]!.seq!;
+    expect(first).toBeGreaterThan(0);
+    expect(logged.map((e) => e.seq)).toEqual(logged.map((_, i) => first + i));
+    let last = 0;
+    let index = 0;
+    const deltas = events.filter((e) => e.type === 'model.delta');
+    expect(deltas.length).toBeGreaterThan(2);
+    for (const e of events) {
+      if (e.type !== 'model.delta') {
+        last = e.seq!;
+        index = 0;
+      } else expect([e.seq, e.deltaIndex]).toEqual([last, index++]);
+    }
+    // the next run, of another session, goes on from the process's counter
+    const twins = createAgent({
+      model: scriptedModel([call('x'), { text: 'x' }, call('y'), { text: 'y' }]),
+      tools: [echo],
+      sessionStore: bare,
+      policy: { allow: ['echo'] },
+    });
+    const [a, b] = await Promise.all([
+      collect(twins.run({ input: 'go', sessionId: 'p2', stream: false })),
+      collect(twins.run({ input: 'go', sessionId: 'p3', stream: false })),
+    ]);
+    const seqs = [...a, ...b].map((e) => e.seq!);
+    expect(Math.min(...seqs)).toBe(logged.at(-1)!.seq! + 1);
+    // one by one across both runs: none shared, none skipped
+    expect([...seqs].sort((x, y) => x - y)).toEqual(
+      seqs.map((_, i) => logged.at(-1)!.seq! + 1 + i),
+    );
+    for (const run of [a, b])
+      expect(run.map((e) => e.seq!)).toEqual([...run.map((e) => e.seq!)].sort((x, y) => x - y));
+    // nothing is durable: there is no log to watch
+    expect(() => agent.sessions.watch('p1')).toThrow(/appendEvents or readEvents/);
+    await agent.close();
+    await twins.close();
+  });
+
   it('refuses bad input with typed errors and writes nothing', async () => {
     const store = new MemorySessionStore();
     const agent = createAgent({ model: scriptedModel([{ text: 'hi' }]), sessionStore: store });
