@@ -1,11 +1,20 @@
 /**
- * The event log in one process (SPEC 10, 15.2): numbering, deltas, bounds and gaps, steering,
- * decisions logged by `decide`, and the typed refusals of `watch` and `steer`.
+ * The event log in one process (SPEC 10, 15.2): numbering, deltas, bounds and gaps (memory, a
+ * real SQLite file, a real PostgreSQL schema), steering, decisions logged by `decide`, and the
+ * typed refusals of `watch` and `steer`.
  */
-import { describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAgent, MemorySessionStore, scriptedModel, tool } from '../../src/index.js';
 import type { AgentEvent, SessionStore, WatchedEvent } from '../../src/index.js';
+import { PostgresSessionStore } from '../../src/session/postgres.js';
+import { SqliteSessionStore } from '../../src/session/sqlite.js';
+import { databaseUrl } from '../support/database.js';
 
 const echo = tool({
   name: 'echo',
@@ -27,6 +36,61 @@ async function watched(iterable: AsyncIterable<WatchedEvent>): Promise<WatchedEv
 }
 
 const call = (text: string) => ({ toolCalls: [{ name: 'echo', arguments: { text } }] });
+
+const url = databaseUrl();
+const schemas: string[] = [];
+const dirs: string[] = [];
+
+afterAll(async () => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  if (schemas.length === 0) return;
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  for (const schema of schemas) await c.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await c.end();
+});
+
+type BoundedStore = { store: SessionStore; close(): Promise<void> };
+
+/** The stores that bound their log, each with at most 50 events per session. */
+const bounded: [string, () => Promise<BoundedStore>][] = [
+  [
+    'memory',
+    async () => ({
+      store: new MemorySessionStore({ eventLogMaxPerSession: 50 }),
+      close: async () => {},
+    }),
+  ],
+  [
+    'SQLite',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'muster-event-gap-'));
+      dirs.push(dir);
+      const store = new SqliteSessionStore({
+        path: join(dir, 'sessions.db'),
+        eventLogMaxPerSession: 50,
+      });
+      return { store, close: async () => store.close() };
+    },
+  ],
+  ...(url
+    ? ([
+        [
+          'PostgreSQL',
+          async () => {
+            const schema = `muster_event_gap_${randomBytes(5).toString('hex')}`;
+            schemas.push(schema);
+            const store = new PostgresSessionStore({
+              connectionString: url,
+              schema,
+              eventLogMaxPerSession: 50,
+            });
+            return { store, close: () => store.close() };
+          },
+        ],
+      ] as [string, () => Promise<BoundedStore>][])
+    : []),
+];
 
 describe('the event log', () => {
   it('numbers logged events one by one across runs; the log holds them, a watcher reads them', async () => {
@@ -85,32 +149,53 @@ describe('the event log', () => {
     }
   });
 
-  it('with eventLogMaxPerSession 50, a watcher from 0 after 200 events gets one gap, then the last 50', async () => {
-    const store = new MemorySessionStore({ eventLogMaxPerSession: 50 });
-    const turns = [...Array.from({ length: 60 }, (_, i) => call(`t${i}`)), { text: 'done' }];
-    const agent = createAgent({
-      model: scriptedModel(turns),
-      tools: [echo],
-      sessionStore: store,
-      policy: { allow: ['echo'] },
-      limits: { maxIterations: 100 },
-    });
-    const events = await collect(agent.run({ input: 'go', sessionId: 'g', stream: false }));
-    const last = events.at(-1)!.seq!;
-    expect(last).toBeGreaterThanOrEqual(200);
-    const seen = await watched(agent.sessions.watch('g', { afterSeq: 0 }));
-    expect(seen[0]).toEqual({
-      type: 'gap',
-      sessionId: 'g',
-      fromSeq: 1,
-      toSeq: last - 50,
-      seq: last - 50,
-    });
-    expect(seen.slice(1).map((e) => e.seq)).toEqual(
-      Array.from({ length: 50 }, (_, i) => last - 49 + i),
-    );
-    await agent.close();
-  });
+  it.each(bounded)(
+    '%s: with eventLogMaxPerSession 50, a watcher from 0 after 200 events gets one gap, then the last 50',
+    async (_name, open) => {
+      const { store, close } = await open();
+      // 20 steps of 5 calls each: a few hundred cheap events in few commits
+      const calls = (i: number) => ({
+        toolCalls: Array.from({ length: 5 }, (_, j) => ({
+          name: 'echo',
+          arguments: { text: `t${i}.${j}` },
+        })),
+      });
+      const turns = [...Array.from({ length: 20 }, (_, i) => calls(i)), { text: 'done' }];
+      const agent = createAgent({
+        model: scriptedModel(turns),
+        tools: [echo],
+        sessionStore: store,
+        policy: { allow: ['echo'] },
+        limits: { maxIterations: 100 },
+      });
+      try {
+        const events = await collect(agent.run({ input: 'go', sessionId: 'g', stream: false }));
+        expect(events.at(-1)).toMatchObject({ type: 'session.completed' });
+        const last = events.at(-1)!.seq!;
+        expect(last).toBeGreaterThanOrEqual(200);
+        // the store holds the last 50 only
+        const kept = await store.readEvents!('g', { afterSeq: 0 });
+        expect(kept.map((e) => e.seq)).toEqual(Array.from({ length: 50 }, (_, i) => last - 49 + i));
+        const seen = await watched(agent.sessions.watch('g', { afterSeq: 0 }));
+        expect(seen[0]).toEqual({
+          type: 'gap',
+          sessionId: 'g',
+          fromSeq: 1,
+          toSeq: last - 50,
+          seq: last - 50,
+        });
+        expect(seen.filter((e) => e.type === 'gap')).toHaveLength(1);
+        expect(seen.slice(1).map((e) => e.seq)).toEqual(
+          Array.from({ length: 50 }, (_, i) => last - 49 + i),
+        );
+        expect(seen.slice(1).map((e) => e.type)).toEqual(events.slice(-50).map((e) => e.type));
+      } finally {
+        await agent.close();
+        await close();
+      }
+    },
+    30_000,
+  );
 
   it('steering reaches the running run once, before its next model request', async () => {
     const store = new MemorySessionStore();
