@@ -13,13 +13,7 @@ import type {
   SessionStore,
   SessionWriteOptions,
 } from './session-store.js';
-import {
-  existsError,
-  heldError,
-  leaseLostError,
-  notFoundError,
-  pageSize,
-} from './session-rules.js';
+import { existsError, heldError, notFoundError, pageSize } from './session-rules.js';
 import { quoteSchema } from './postgres-schema.js';
 import { DEFAULT_POSTGRES_BOUNDS, PostgresConnection } from './postgres-connection.js';
 import { PostgresArchive } from './postgres-archive.js';
@@ -27,6 +21,8 @@ import type { Transact } from './postgres-archive.js';
 import { PostgresWaits } from './postgres-waits.js';
 import { PostgresEventLog } from './postgres-event-log.js';
 import { PostgresStepCommit } from './postgres-step-commit.js';
+import { PostgresLeases } from './postgres-leases.js';
+import type { PostgresLeaseCheck } from './postgres-leases.js';
 import type { StepCommitRow } from './postgres-step-commit.js';
 import { eventLogMax } from './session-event-log.js';
 import type {
@@ -95,12 +91,6 @@ const OPTION_KEYS = shape({
   eventLogMaxPerSession: checkedElsewhere,
 } satisfies Record<keyof PostgresSessionStoreOptions, Check>);
 
-interface LeaseCheck {
-  readonly token: string;
-  readonly owner: string | null;
-  readonly live: boolean;
-}
-
 /**
  * Sessions in PostgreSQL, on `pg`, for many replicas: a lease row (with a fencing token) makes
  * one replica own a running session, and every write names its lease. The schema is created
@@ -123,6 +113,7 @@ export class PostgresSessionStore implements SessionStore {
   readonly #transact: Transact;
   readonly #log: PostgresEventLog;
   readonly #step: PostgresStepCommit;
+  readonly #leases: PostgresLeases;
   /** The archive of large tool results, in the same database. */
   readonly archive: SessionArchive;
   /** The waits of parked runs (SPEC 15.1), in the same database. */
@@ -148,6 +139,8 @@ export class PostgresSessionStore implements SessionStore {
       },
     );
     this.#transact = (body) => this.#db.transact(body);
+    const leases = new PostgresLeases(this.#s, this.#transact);
+    this.#leases = leases;
     this.archive = new PostgresArchive(this.#s, this.#transact, options.maxArchiveBytesPerSession);
     // one NOTIFY channel per schema: replicas of one schema hear each other's commits
     const channel = `muster_events.${schema}`;
@@ -157,13 +150,13 @@ export class PostgresSessionStore implements SessionStore {
     this.waits = new PostgresWaits(
       this.#s,
       this.#transact,
-      (sessionId, writeOptions, body) => this.#write(sessionId, writeOptions, body),
+      (sessionId, writeOptions, body) => leases.write(sessionId, writeOptions, body),
       (c, sessionId, body) => log.appendNext(c, sessionId, body),
     );
   }
 
   async create(state: SessionState, options?: SessionWriteOptions): Promise<void> {
-    await this.#write(state.id, options, async (c, lease) => {
+    await this.#leases.write(state.id, options, async (c, lease) => {
       const inserted = await c.query(
         `INSERT INTO ${this.#s}.muster_sessions (id, status, iteration, created_at, updated_at,
            final_content, usage, error, archive_refs, started_calls, message_count, final_output)
@@ -210,7 +203,7 @@ export class PostgresSessionStore implements SessionStore {
     events: readonly SessionLogEvent[],
     options?: SessionWriteOptions,
   ): Promise<void> {
-    await this.#write(sessionId, options, async (c) => {
+    await this.#leases.write(sessionId, options, async (c) => {
       const found = await c.query(`SELECT 1 FROM ${this.#s}.muster_sessions WHERE id = $1`, [
         sessionId,
       ]);
@@ -236,7 +229,7 @@ export class PostgresSessionStore implements SessionStore {
 
   async takeSteering(sessionId: string, options?: SessionWriteOptions): Promise<string[]> {
     let texts: string[] = [];
-    await this.#write(sessionId, options, async (c, lease) => {
+    await this.#leases.write(sessionId, options, async (c, lease) => {
       texts = await this.#log.take(c, sessionId, lease);
     });
     return texts;
@@ -244,7 +237,7 @@ export class PostgresSessionStore implements SessionStore {
 
   async delete(sessionId: string): Promise<void> {
     await this.#transact(async (c) => {
-      const lease = await this.#lease(c, sessionId);
+      const lease = await this.#leases.current(c, sessionId);
       if (lease?.live) throw heldError(sessionId);
       for (const table of [
         'muster_messages',
@@ -276,42 +269,7 @@ export class PostgresSessionStore implements SessionStore {
     owner: string,
     ttlMs: number,
   ): Promise<SessionLease | undefined> {
-    const got = await this.#transact((c) =>
-      c.query<{ token: string }>(
-        `INSERT INTO ${this.#s}.muster_leases AS l (session_id, token, owner, expires_at)
-         VALUES ($1, 1, $2, now() + $3 * interval '1 millisecond')
-         ON CONFLICT (session_id) DO UPDATE SET token = l.token + 1, owner = excluded.owner,
-           expires_at = excluded.expires_at
-         WHERE l.owner IS NULL OR l.expires_at <= now()
-         RETURNING token`,
-        [sessionId, owner, ttlMs],
-      ),
-    );
-    if (got.rows.length === 0) return undefined;
-    const token = Number(got.rows[0]!.token);
-    return {
-      token,
-      owner,
-      renew: async () => {
-        const renewed = await this.#transact((c) =>
-          c.query(
-            `UPDATE ${this.#s}.muster_leases SET expires_at = now() + $3 * interval '1 millisecond'
-             WHERE session_id = $1 AND token = $2 AND owner IS NOT NULL AND expires_at > now()`,
-            [sessionId, token, ttlMs],
-          ),
-        );
-        if (renewed.rowCount !== 1) throw leaseLostError(sessionId);
-      },
-      release: async () => {
-        await this.#transact((c) =>
-          c.query(
-            `UPDATE ${this.#s}.muster_leases SET owner = NULL, expires_at = now()
-             WHERE session_id = $1 AND token = $2`,
-            [sessionId, token],
-          ),
-        );
-      },
-    };
+    return this.#leases.acquire(sessionId, owner, ttlMs);
   }
 
   /** Ends the pool when the store made it (a pool passed in stays the host's). Idempotent. */
@@ -320,39 +278,12 @@ export class PostgresSessionStore implements SessionStore {
     await this.#db.close();
   }
 
-  async #lease(c: PoolClient, sessionId: string): Promise<LeaseCheck | undefined> {
-    const found = await c.query<LeaseCheck>(
-      `SELECT token, owner, (owner IS NOT NULL AND expires_at > now()) AS live
-       FROM ${this.#s}.muster_leases WHERE session_id = $1 FOR SHARE`,
-      [sessionId],
-    );
-    return found.rows[0];
-  }
-
-  /** Runs `body` in one transaction after checking (and share-locking) the write's lease. */
-  async #write(
-    sessionId: string,
-    options: SessionWriteOptions | undefined,
-    body: (c: PoolClient, lease: LeaseCheck | undefined) => Promise<void>,
-  ): Promise<void> {
-    await this.#transact(async (c) => {
-      const lease = await this.#lease(c, sessionId);
-      const token = options?.lease?.token;
-      if (token === undefined) {
-        if (lease?.live) throw heldError(sessionId);
-      } else if (!lease?.live || Number(lease.token) !== token) {
-        throw leaseLostError(sessionId);
-      }
-      await body(c, token === undefined ? undefined : lease);
-    });
-  }
-
   async #append(
     c: PoolClient,
     sessionId: string,
     messages: SessionState['messages'],
     from: number,
-    lease: LeaseCheck | undefined,
+    lease: PostgresLeaseCheck | undefined,
   ): Promise<void> {
     if (messages.length === 0) return;
     await c.query(

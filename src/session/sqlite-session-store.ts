@@ -16,22 +16,14 @@ import type {
   SessionWriteOptions,
 } from './session-store.js';
 import type { LeaseRecord } from './session-rules.js';
-import {
-  existsError,
-  FIRST_TOKEN,
-  heldError,
-  isLive,
-  leaseLostError,
-  notFoundError,
-  pageSize,
-  writeAllowed,
-} from './session-rules.js';
+import { existsError, heldError, isLive, notFoundError, pageSize } from './session-rules.js';
 import { sqliteGuard } from './sqlite-failure.js';
 import type { SqliteGuard } from './sqlite-failure.js';
 import { openSqliteStore } from './sqlite-open.js';
 import { SqliteArchive } from './sqlite-archive.js';
 import { SqliteWaits } from './sqlite-waits.js';
 import { SqliteEventLog } from './sqlite-event-log.js';
+import { SqliteLeases } from './sqlite-leases.js';
 import { eventLogMax, eventLogPollMs } from './session-event-log.js';
 import type {
   SessionEventQuery,
@@ -78,12 +70,6 @@ const OPTION_KEYS = shape({
   eventLogPollMs: checkedElsewhere,
 } satisfies Record<keyof SqliteSessionStoreOptions, Check>);
 
-interface LeaseRow {
-  readonly token: number;
-  readonly owner: string | null;
-  readonly expires_at: number;
-}
-
 /**
  * Sessions in one SQLite file (WAL, a versioned schema), on `better-sqlite3`. The CLI's
  * default; several processes may share the file, and leases with fencing tokens make one of
@@ -111,6 +97,7 @@ export class SqliteSessionStore implements SessionStore {
   readonly #sql: (sql: string) => Statement;
   readonly #guard: SqliteGuard;
   readonly #log: SqliteEventLog;
+  readonly #leases: SqliteLeases;
   /** The archive of large tool results, in the same file. */
   readonly archive: SessionArchive;
   /** The waits of parked runs (SPEC 15.1), in the same file. */
@@ -130,10 +117,12 @@ export class SqliteSessionStore implements SessionStore {
     this.archive = new SqliteArchive(this.#db, this.#guard, options.maxArchiveBytesPerSession);
     const log = new SqliteEventLog(this.#db, this.#guard, maxEvents, pollMs);
     this.#log = log;
+    const leases = new SqliteLeases(this.#db, this.#sql, this.#guard);
+    this.#leases = leases;
     this.waits = new SqliteWaits(
       this.#db,
       this.#guard,
-      (sessionId, writeOptions, body) => this.#write(sessionId, writeOptions, body),
+      (sessionId, writeOptions, body) => leases.write(sessionId, writeOptions, body),
       {
         append: (sessionId, body) => log.appendNext(sessionId, body),
         committed: (sessionId) => log.committed(sessionId),
@@ -142,7 +131,7 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async create(state: SessionState, options?: SessionWriteOptions): Promise<void> {
-    this.#guardedWrite(state.id, options, (lease) => {
+    this.#leases.guardedWrite(state.id, options, (lease) => {
       const exists = this.#sql('SELECT 1 FROM muster_sessions WHERE id = ?').get(state.id);
       if (exists) throw existsError(state.id);
       this.#sql(
@@ -175,7 +164,7 @@ export class SqliteSessionStore implements SessionStore {
     options?: SessionWriteOptions,
   ): Promise<void | SessionUpdateResult> {
     let steeringPending = false;
-    this.#guardedWrite(sessionId, options, (lease) => {
+    this.#leases.guardedWrite(sessionId, options, (lease) => {
       const row = this.#sql('SELECT * FROM muster_sessions WHERE id = ?').get(sessionId) as
         | SessionRow
         | undefined;
@@ -228,7 +217,7 @@ export class SqliteSessionStore implements SessionStore {
     events: readonly SessionLogEvent[],
     options?: SessionWriteOptions,
   ): Promise<void> {
-    this.#guardedWrite(sessionId, options, () => {
+    this.#leases.guardedWrite(sessionId, options, () => {
       if (!this.#sql('SELECT 1 FROM muster_sessions WHERE id = ?').get(sessionId))
         throw notFoundError(sessionId);
       this.#log.append(sessionId, events);
@@ -261,7 +250,7 @@ export class SqliteSessionStore implements SessionStore {
 
   async takeSteering(sessionId: string, options?: SessionWriteOptions): Promise<string[]> {
     let texts: string[] = [];
-    this.#guardedWrite(sessionId, options, (lease) => {
+    this.#leases.guardedWrite(sessionId, options, (lease) => {
       const count = this.#sql('SELECT message_count FROM muster_sessions WHERE id = ?')
         .pluck()
         .get(sessionId) as number | undefined;
@@ -286,7 +275,7 @@ export class SqliteSessionStore implements SessionStore {
     this.#guard(() =>
       this.#db
         .transaction(() => {
-          if (isLive(this.#lease(sessionId), Date.now())) throw heldError(sessionId);
+          if (isLive(this.#leases.current(sessionId), Date.now())) throw heldError(sessionId);
           for (const table of ['muster_messages', 'muster_archive', 'muster_waits'])
             this.#sql(`DELETE FROM ${table} WHERE session_id = ?`).run(sessionId);
           this.#log.drop(sessionId);
@@ -318,89 +307,13 @@ export class SqliteSessionStore implements SessionStore {
     owner: string,
     ttlMs: number,
   ): Promise<SessionLease | undefined> {
-    const token = this.#guard(() =>
-      this.#db
-        .transaction(() => {
-          const now = Date.now();
-          const current = this.#lease(sessionId);
-          if (isLive(current, now)) return undefined;
-          const next = (current?.token ?? FIRST_TOKEN - 1) + 1;
-          this.#sql(
-            `INSERT INTO muster_leases (session_id, token, owner, expires_at) VALUES (?, ?, ?, ?)
-             ON CONFLICT (session_id) DO UPDATE SET token = excluded.token, owner = excluded.owner,
-               expires_at = excluded.expires_at`,
-          ).run(sessionId, next, owner, now + ttlMs);
-          return next;
-        })
-        .immediate(),
-    );
-    if (token === undefined) return undefined;
-    return {
-      token,
-      owner,
-      renew: async () => {
-        const now = Date.now();
-        const changed = this.#guard(
-          () =>
-            this.#sql(
-              `UPDATE muster_leases SET expires_at = ? WHERE session_id = ? AND token = ?
-               AND owner IS NOT NULL AND expires_at > ?`,
-            ).run(now + ttlMs, sessionId, token, now).changes,
-        );
-        if (changed !== 1) throw leaseLostError(sessionId);
-      },
-      release: async () => {
-        this.#guard(() =>
-          this.#sql(
-            'UPDATE muster_leases SET owner = NULL, expires_at = 0 WHERE session_id = ? AND token = ?',
-          ).run(sessionId, token),
-        );
-      },
-    };
+    return this.#leases.acquire(sessionId, owner, ttlMs);
   }
 
   /** Closes the file. Idempotent. */
   close(): void {
     this.#log.close();
     if (this.#db.open) this.#db.close();
-  }
-
-  #lease(sessionId: string): LeaseRecord | undefined {
-    const row = this.#sql(
-      'SELECT token, owner, expires_at FROM muster_leases WHERE session_id = ?',
-    ).get(sessionId) as LeaseRow | undefined;
-    if (!row) return undefined;
-    return {
-      token: row.token,
-      ...(row.owner !== null ? { owner: row.owner } : {}),
-      expiresAt: row.expires_at,
-    };
-  }
-
-  /** {@link #write}, its failures typed. */
-  #guardedWrite(
-    sessionId: string,
-    options: SessionWriteOptions | undefined,
-    body: (lease: LeaseRecord | undefined) => void,
-  ): void {
-    this.#guard(() => this.#write(sessionId, options, body));
-  }
-
-  /** Runs `body` in one immediate transaction after checking the write's lease. */
-  #write(
-    sessionId: string,
-    options: SessionWriteOptions | undefined,
-    body: (lease: LeaseRecord | undefined) => void,
-  ): void {
-    this.#db
-      .transaction(() => {
-        const lease = this.#lease(sessionId);
-        const token = options?.lease?.token;
-        if (!writeAllowed(lease, token, Date.now()))
-          throw token === undefined ? heldError(sessionId) : leaseLostError(sessionId);
-        body(token === undefined ? undefined : lease);
-      })
-      .immediate();
   }
 
   #append(
