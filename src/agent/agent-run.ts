@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
-import { MusterError, abortedError, toMusterError } from '../errors/index.js';
-import { addUsage, ZERO_USAGE } from '../model/index.js';
+import { abortedError, toMusterError } from '../errors/index.js';
+import type { MusterError } from '../errors/index.js';
+import { ZERO_USAGE } from '../model/index.js';
 import type { ModelClient } from '../model/index.js';
 import type { SessionStore } from '../session/index.js';
 import { RunScope } from '../tools/index.js';
@@ -31,6 +32,8 @@ import type { OutputSpec } from './output/index.js';
 import type { Wait } from '../session/index.js';
 import { RunEventLog } from './run-event-log.js';
 import { takeSteering } from './steering.js';
+import { completeRun, failRun, parkRun } from './run-end.js';
+import type { RunEnd } from './run-end.js';
 
 /** Which run this is: its ids, whether it continues a session, the tool it runs as. */
 export interface AgentRunIds {
@@ -134,12 +137,12 @@ export class AgentRun {
       if (this.#ids.resume && (await this.#stillWaiting())) return undefined;
       await this.#openSession(plan);
       const result = await this.#runLoop(plan);
-      await this.#complete(result);
+      await completeRun(this.#end(), result);
       return undefined;
     } catch (err) {
-      if (err instanceof RunParked) return await this.#park(err);
+      if (err instanceof RunParked) return await parkRun(this.#end(), err);
       if (err instanceof StillWaiting) return this.#reportWaiting(err.waits);
-      return await this.#fail(err);
+      return await failRun(this.#end(), err);
     } finally {
       unfollow();
       this.#scope?.close();
@@ -150,14 +153,6 @@ export class AgentRun {
   /** Numbers an event (and queues it for the log) once the log is open, then publishes it. */
   #emit(event: AgentEvent): void {
     this.#publish(this.#log ? this.#log.stamp(event) : event);
-  }
-
-  /**
-   * Numbers a run's last event and queues it for the log, without publishing it: the commit
-   * that ends the run carries it, and it is published once committed.
-   */
-  #stage(event: AgentEvent): AgentEvent {
-    return this.#log ? this.#log.stamp(event) : event;
   }
 
   /** Adds an event to the run: its usage to the agent, the observer, the stream, `onEvent`. */
@@ -363,92 +358,20 @@ export class AgentRun {
     return undefined;
   }
 
-  /**
-   * Parks the run: its waits are stored and its turn committed; the session becomes `parked`
-   * (the lease is released when the run ends) and `session.parked` names the waits.
-   */
-  async #park(parked: RunParked): Promise<MusterError | undefined> {
-    const { sessionId, runId } = this.#ids;
-    const event = this.#stage({
-      type: 'session.parked',
-      timestamp: isoNow(),
-      sessionId,
-      runId,
-      waits: parked.waits,
-    });
-    try {
-      const sampled = this.#scope?.takeUsage();
-      await this.#store.update(sessionId, {
-        status: 'parked',
-        ...(sampled ? { addUsage: sampled } : {}),
-      });
-    } catch (err) {
-      if (event.seq !== undefined) this.#log?.drop(event.seq);
-      return await this.#fail(err);
-    }
-    this.#publish(event);
-    return undefined;
-  }
-
-  /** Records the answer and the usage spent answering servers, then `session.completed`. */
-  async #complete(result: RunResult): Promise<void> {
-    const { sessionId, runId } = this.#ids;
-    const sampled = this.#scope?.takeUsage();
-    if (sampled) await this.#store.update(sessionId, { addUsage: sampled });
-    const event = this.#stage({
-      type: 'session.completed',
-      timestamp: isoNow(),
-      sessionId,
-      runId,
-      content: result.content,
-      ...(result.output !== undefined ? { output: result.output } : {}),
-      iterations: result.iterations,
-      usage: addUsage(result.usage, sampled),
-    });
-    try {
-      await this.#session!.complete(result.content, result.output);
-    } catch (err) {
-      if (event.seq !== undefined) this.#log?.drop(event.seq);
-      throw err;
-    }
-    this.#publish(event);
-  }
-
-  /**
-   * Ends the run with its failure: a lost lease is `SESSION_ALREADY_RUNNING` whatever the run
-   * was doing, an abort is `ABORTED`. The session records it (unless the lease is lost: the
-   * session may be another process's now, and the store would refuse the write); a store that
-   * cannot is reported, not hidden (the run has failed already).
-   */
-  async #fail(err: unknown): Promise<MusterError> {
-    const runtime = this.#runtime;
-    const signal = this.#controller.signal;
-    const lost = this.#claim!.lostReason;
-    const error = lost
-      ? lost
-      : signal.aborted && !(MusterError.isInstance(err) && err.code === 'ABORTED')
-        ? abortedError('The run', signal.reason)
-        : err;
-    const session = lost ? undefined : this.#session;
-    const failure = toMusterError(error, 'INTERNAL_ERROR', 'The run failed unexpectedly');
-    const { sessionId, runId } = this.#ids;
-    // logged with the failure's commit; a run that lost its lease writes nothing
-    const event = {
-      type: 'session.failed' as const,
-      timestamp: isoNow(),
-      sessionId,
-      runId,
-      error: failure,
+  /** What ending the run needs of it (read when it ends). */
+  #end(): RunEnd {
+    return {
+      sessionId: this.#ids.sessionId,
+      runId: this.#ids.runId,
+      runtime: this.#runtime,
+      store: this.#store,
+      signal: this.#controller.signal,
+      claim: this.#claim!,
+      session: this.#session,
+      scope: this.#scope,
+      log: this.#log,
+      publish: (event) => this.#publish(event),
     };
-    const staged = session ? this.#stage(event) : event;
-    const sampled = this.#scope?.takeUsage();
-    if (session && sampled)
-      await this.#store
-        .update(this.#ids.sessionId, { addUsage: sampled })
-        .catch((e: unknown) => runtime.reportError(e));
-    if (session) await session.fail(failure).catch((e: unknown) => runtime.reportError(e));
-    this.#publish(staged);
-    return failure;
   }
 
   /** Reports `session.failed` with the error as a `MusterError`, and returns it (not logged). */
