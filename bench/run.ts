@@ -2,7 +2,8 @@
  * Muster micro-benchmarks: the agent loop's own cost per model turn, the tool-call pipeline's
  * cost per call, a schema pattern under RE2 and under RegExp, the context manager's cost per model request, the heap held by idle sessions, import time, and MCP against the raw official
  * client (per call over stdio, HTTP and in process, ten servers ready, a 1 MiB result), and the
- * bytes of tool definitions sent per turn with and without tool search (2,000 tools, 10 servers).
+ * bytes of tool definitions sent per turn with and without tool search (2,000 tools, 10 servers),
+ * and the durable stores' step commit beside a one-row INSERT (PostgreSQL from DATABASE_URL).
  * Prints to stdout only. The peer MCP clients (AI SDK, OpenAI Agents) are measured when
  * installed: `npm --prefix bench/peers ci`.
  *
@@ -24,6 +25,7 @@ import type { LoopOverheadResult } from './loop-overhead.js';
 import { measurePipelineOverhead } from './pipeline-overhead.js';
 import { loadPeers, PEERS_INSTALL_HINT } from './peers.js';
 import { measureSessionStores } from './session-stores.js';
+import { measureStepCommit } from './step-commit.js';
 import { measureSchemaPatterns, PATTERN_INPUT_CHARS } from './schema-patterns.js';
 import { formatTable } from './stats.js';
 import { formatToolSearchBytes, measureToolSearchBytes } from './tool-search-bytes.js';
@@ -221,6 +223,13 @@ async function main(): Promise<void> {
   for (const line of stores.lines) print(line);
 
   gc.collect();
+  const stepCommit = await measureStepCommit(scale > 0 ? scale : 1);
+  targets.push(...stepCommit.targets);
+  print();
+  print('11a. step commit against a one-row INSERT');
+  for (const line of stepCommit.lines) print(line);
+
+  gc.collect();
   const toolSearch = await measureToolSearchBytes();
   print();
   for (const line of formatToolSearchBytes(toolSearch)) print(line);
@@ -243,7 +252,7 @@ async function main(): Promise<void> {
   print();
   print(`bench finished in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   print(
-    `bench: loop overhead ${headline.overheadPerTurnMs.median.toFixed(3)} ms/turn (target <= ${LOOP_TARGET_MS}), pipeline overhead ${pipeline.allowOverheadUs.toFixed(1)} µs/call, context manager ${context.cases[0]!.perRequestUs.median.toFixed(1)} µs/request (truncating ${context.cases[2]!.perRequestUs.median.toFixed(1)}), ${IDLE_SESSIONS} idle sessions ${(idle.heapDeltaBytes / MB).toFixed(1)} MB (target <= ${IDLE_TARGET_MB}), ${mcpSummary(mcp)}, peak RSS ${peakRssMb.toFixed(0)} MB, ${stores.summary}, tool search first request ${(toolSearch.withSearch[0]! / 1024).toFixed(1)} KB vs ${(toolSearch.withoutSearch[0]! / 1024).toFixed(0)} KB`,
+    `bench: loop overhead ${headline.overheadPerTurnMs.median.toFixed(3)} ms/turn (target <= ${LOOP_TARGET_MS}), pipeline overhead ${pipeline.allowOverheadUs.toFixed(1)} µs/call, context manager ${context.cases[0]!.perRequestUs.median.toFixed(1)} µs/request (truncating ${context.cases[2]!.perRequestUs.median.toFixed(1)}), ${IDLE_SESSIONS} idle sessions ${(idle.heapDeltaBytes / MB).toFixed(1)} MB (target <= ${IDLE_TARGET_MB}), ${mcpSummary(mcp)}, peak RSS ${peakRssMb.toFixed(0)} MB, ${stores.summary}, ${stepCommit.summary}, tool search first request ${(toolSearch.withSearch[0]! / 1024).toFixed(1)} KB vs ${(toolSearch.withoutSearch[0]! / 1024).toFixed(0)} KB`,
   );
 }
 

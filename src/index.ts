@@ -27,6 +27,10 @@ export type {
   ModelCompletedEvent,
   SessionCompletedEvent,
   SessionFailedEvent,
+  SteeringDeliveredEvent,
+  WatchOptions,
+  WatchedEvent,
+  EventLogGap,
   McpContextOptions,
   Limits,
   OutputOption,
@@ -201,8 +205,13 @@ export type {
 } from './model/index.js';
 
 // Sessions
-export { MemorySessionStore } from './session/index.js';
+export { MemorySessionStore, DEFAULT_EVENT_LOG_MAX } from './session/index.js';
 export type {
+  MemorySessionStoreOptions,
+  SessionLogEvent,
+  SessionEventQuery,
+  SessionUpdateResult,
+  SessionEventLog,
   SessionStatus,
   SessionErrorRecord,
   SessionState,

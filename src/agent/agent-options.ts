@@ -114,6 +114,11 @@ export interface AgentOptions {
   readonly outputRepairs?: number;
   /** How long waits of parked runs last, and what their expiry decides (SPEC 15.1). */
   readonly waits?: WaitOptions;
+  /**
+   * Which events of a run the store's event log keeps (SPEC 15.2): `'default'` every event
+   * but `model.delta`, `'all'` every one.
+   */
+  readonly eventLog?: 'default' | 'all';
 }
 
 /** One run (SPEC section 3). Give `input`, or `inputContent` for text and images. */

@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
-import { MusterError, abortedError, toMusterError } from '../errors/index.js';
-import { addUsage, ZERO_USAGE } from '../model/index.js';
+import { abortedError, toMusterError } from '../errors/index.js';
+import type { MusterError } from '../errors/index.js';
+import { ZERO_USAGE } from '../model/index.js';
 import type { ModelClient } from '../model/index.js';
 import type { SessionStore } from '../session/index.js';
 import { RunScope } from '../tools/index.js';
@@ -29,6 +30,10 @@ import { RunWaits } from './run-waits.js';
 import { liveWaits, openWaits, openWaitsOfParked, publicWait } from './open-waits.js';
 import type { OutputSpec } from './output/index.js';
 import type { Wait } from '../session/index.js';
+import { RunEventLog } from './run-event-log.js';
+import { takeSteering } from './steering.js';
+import { completeRun, failRun, parkRun } from './run-end.js';
+import type { RunEnd } from './run-end.js';
 
 /** Which run this is: its ids, whether it continues a session, the tool it runs as. */
 export interface AgentRunIds {
@@ -69,6 +74,8 @@ export class AgentRun {
   #session: SessionRun | undefined;
   #scope: RunScope | undefined;
   #waits: RunWaits | undefined;
+  /** The session's event log, once the run opened the session (SPEC 15.2). */
+  #log: RunEventLog | undefined;
   readonly #store: SessionStore;
 
   /**
@@ -84,6 +91,7 @@ export class AgentRun {
       runtime.store,
       () => this.#claim?.writeOptions() ?? {},
       (operation) => (this.#claim ? this.#claim.fenced(operation) : operation()),
+      () => this.#log,
     );
   }
 
@@ -129,12 +137,12 @@ export class AgentRun {
       if (this.#ids.resume && (await this.#stillWaiting())) return undefined;
       await this.#openSession(plan);
       const result = await this.#runLoop(plan);
-      await this.#complete(result);
+      await completeRun(this.#end(), result);
       return undefined;
     } catch (err) {
-      if (err instanceof RunParked) return await this.#park(err);
+      if (err instanceof RunParked) return await parkRun(this.#end(), err);
       if (err instanceof StillWaiting) return this.#reportWaiting(err.waits);
-      return await this.#fail(err);
+      return await failRun(this.#end(), err);
     } finally {
       unfollow();
       this.#scope?.close();
@@ -142,8 +150,13 @@ export class AgentRun {
     }
   }
 
-  /** Adds an event to the run: its usage to the agent, the observer, the stream, `onEvent`. */
+  /** Numbers an event (and queues it for the log) once the log is open, then publishes it. */
   #emit(event: AgentEvent): void {
+    this.#publish(this.#log ? this.#log.stamp(event) : event);
+  }
+
+  /** Adds an event to the run: its usage to the agent, the observer, the stream, `onEvent`. */
+  #publish(event: AgentEvent): void {
     const runtime = this.#runtime;
     if (event.type === 'model.completed' && event.runId === this.#ids.runId)
       runtime.usage.add(event.usage);
@@ -239,6 +252,11 @@ export class AgentRun {
     // they leave the store now, before any call runs
     await this.#waits.takeUp();
     this.#session = session;
+    this.#log = RunEventLog.open(
+      runtime.store,
+      session.eventSeq,
+      runtime.options.eventLog === 'all',
+    );
     this.#emit({
       type: 'session.started',
       timestamp: session.startedAt,
@@ -281,6 +299,17 @@ export class AgentRun {
       output: plan.output,
       waits: this.#waits,
       pendingCalls: session.pendingCalls,
+      steer: (transcript) =>
+        takeSteering(
+          {
+            sessionId,
+            runId,
+            store: this.#store,
+            emit: (event) => this.#emit(event),
+            log: () => this.#log,
+          },
+          transcript,
+        ),
     });
     return runLoop(context, session.transcript);
   }
@@ -329,80 +358,27 @@ export class AgentRun {
     return undefined;
   }
 
-  /**
-   * Parks the run: its waits are stored and its turn committed; the session becomes `parked`
-   * (the lease is released when the run ends) and `session.parked` names the waits.
-   */
-  async #park(parked: RunParked): Promise<MusterError | undefined> {
-    const { sessionId, runId } = this.#ids;
-    try {
-      const sampled = this.#scope?.takeUsage();
-      await this.#store.update(sessionId, {
-        status: 'parked',
-        ...(sampled ? { addUsage: sampled } : {}),
-      });
-    } catch (err) {
-      return await this.#fail(err);
-    }
-    this.#emit({
-      type: 'session.parked',
-      timestamp: isoNow(),
-      sessionId,
-      runId,
-      waits: parked.waits,
-    });
-    return undefined;
+  /** What ending the run needs of it (read when it ends). */
+  #end(): RunEnd {
+    return {
+      sessionId: this.#ids.sessionId,
+      runId: this.#ids.runId,
+      runtime: this.#runtime,
+      store: this.#store,
+      signal: this.#controller.signal,
+      claim: this.#claim!,
+      session: this.#session,
+      scope: this.#scope,
+      log: this.#log,
+      publish: (event) => this.#publish(event),
+    };
   }
 
-  /** Records the answer and the usage spent answering servers, then `session.completed`. */
-  async #complete(result: RunResult): Promise<void> {
-    const { sessionId, runId } = this.#ids;
-    const sampled = this.#scope?.takeUsage();
-    if (sampled) await this.#store.update(sessionId, { addUsage: sampled });
-    await this.#session!.complete(result.content, result.output);
-    this.#emit({
-      type: 'session.completed',
-      timestamp: isoNow(),
-      sessionId,
-      runId,
-      content: result.content,
-      ...(result.output !== undefined ? { output: result.output } : {}),
-      iterations: result.iterations,
-      usage: addUsage(result.usage, sampled),
-    });
-  }
-
-  /**
-   * Ends the run with its failure: a lost lease is `SESSION_ALREADY_RUNNING` whatever the run
-   * was doing, an abort is `ABORTED`. The session records it (unless the lease is lost: the
-   * session may be another process's now, and the store would refuse the write); a store that
-   * cannot is reported, not hidden (the run has failed already).
-   */
-  async #fail(err: unknown): Promise<MusterError> {
-    const runtime = this.#runtime;
-    const signal = this.#controller.signal;
-    const lost = this.#claim!.lostReason;
-    const error = lost
-      ? lost
-      : signal.aborted && !(MusterError.isInstance(err) && err.code === 'ABORTED')
-        ? abortedError('The run', signal.reason)
-        : err;
-    const failure = this.#failed(error);
-    const session = lost ? undefined : this.#session;
-    const sampled = this.#scope?.takeUsage();
-    if (session && sampled)
-      await this.#store
-        .update(this.#ids.sessionId, { addUsage: sampled })
-        .catch((e: unknown) => runtime.reportError(e));
-    if (session) await session.fail(failure).catch((e: unknown) => runtime.reportError(e));
-    return failure;
-  }
-
-  /** Reports `session.failed` with the error as a `MusterError`, and returns it. */
+  /** Reports `session.failed` with the error as a `MusterError`, and returns it (not logged). */
   #failed(err: unknown): MusterError {
     const { sessionId, runId } = this.#ids;
     const error = toMusterError(err, 'INTERNAL_ERROR', 'The run failed unexpectedly');
-    this.#emit({ type: 'session.failed', timestamp: isoNow(), sessionId, runId, error });
+    this.#publish({ type: 'session.failed', timestamp: isoNow(), sessionId, runId, error });
     return error;
   }
 }

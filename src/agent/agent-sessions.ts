@@ -13,6 +13,8 @@ import { guardedStore, guardStore } from './store-guard.js';
 import { fromStored } from './stored-form.js';
 import { listWaits } from './wait-decisions.js';
 import type { WaitPage, WaitQuery } from '../session/index.js';
+import { watchSession } from './session-watch.js';
+import type { WatchedEvent, WatchOptions } from './session-watch.js';
 
 /** Read access to an agent's sessions. */
 export interface AgentSessions {
@@ -51,6 +53,20 @@ export interface AgentSessions {
    * inbox to decide from. Empty when the store keeps no waits.
    */
   waits(query?: WaitQuery): Promise<WaitPage>;
+  /**
+   * The logged events of a session after `afterSeq` (SPEC 15.2), then live ones as they are
+   * committed by any process with the same store (PostgreSQL: LISTEN/NOTIFY; SQLite: the
+   * same host), until its run ends, or with `follow: true` until `signal` aborts. Pass the
+   * last `seq` you saw to resume after a reload: nothing is missed. Dropped events
+   * (`eventLogMaxPerSession`) show as one `gap`.
+   *
+   * @example
+   * ```ts
+   * for await (const ev of agent.sessions.watch(sessionId, { afterSeq: lastSeen }))
+   *   lastSeen = ev.seq;
+   * ```
+   */
+  watch(sessionId: string, options?: WatchOptions): AsyncIterable<WatchedEvent>;
 }
 
 /** The `agent.sessions` facade over the runtime's store; failures are typed like a run's. */
@@ -82,5 +98,6 @@ export function agentSessions(runtime: AgentScope): AgentSessions {
     readArchive: (id, ref, options) => readArchivePage(runtime, id, ref, options),
     listArchive: (id, callId) => listArchived(runtime, id, callId),
     waits: (query) => listWaits(runtime, query),
+    watch: (id, options) => watchSession(runtime.store, id, options),
   };
 }

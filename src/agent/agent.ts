@@ -18,6 +18,7 @@ import { validateChildOptions } from './child-options.js';
 import type { ChildAgentOptions } from './child-options.js';
 import { validateAgentOptions, validateSendOptions } from './validate-options.js';
 import { decideWait } from './wait-decisions.js';
+import { steerSession } from './steering.js';
 import type { DecideOptions, Wait, WaitDecision } from '../session/index.js';
 
 /**
@@ -155,6 +156,16 @@ export class Agent {
     options?: Pick<DecideOptions, 'fingerprint'>,
   ): Promise<Wait> {
     return decideWait(this.#runtime, sessionId, waitId, decision, options);
+  }
+
+  /**
+   * Queues `text` as a user message for a session (SPEC 15.2), from any process with the same
+   * store: its running run takes it at the next step boundary, before its next model request
+   * (`steering.delivered`); a parked session gets it on resume, an idle one at the start of
+   * its next run. `SESSION_NOT_FOUND` for an unknown session.
+   */
+  steer(sessionId: string, text: string): Promise<void> {
+    return steerSession(this.#runtime, sessionId, text);
   }
 
   /** Usage of every run of this agent and of its children so far (each run counted once). */

@@ -56,7 +56,11 @@ export interface WaitDecidedEvent extends EventBase {
   readonly waitId: string;
   readonly callId?: string;
   readonly kind: Wait['kind'];
-  readonly applied: boolean;
+  /**
+   * Whether the decision decided the call, known when a resumed run takes the wait up;
+   * absent on the event `decide()` logs when the decision is taken.
+   */
+  readonly applied?: boolean;
   /** The decision; absent when the wait expired undecided. */
   readonly decision?: WaitDecision;
   readonly expired: boolean;
@@ -69,6 +73,15 @@ export interface WaitDecidedEvent extends EventBase {
 export interface SessionParkedEvent extends EventBase {
   readonly type: 'session.parked';
   readonly waits: readonly Wait[];
+}
+
+/**
+ * A steering message (`agent.steer`) joined the transcript as a user message, at a step
+ * boundary, before the next model request.
+ */
+export interface SteeringDeliveredEvent extends EventBase {
+  readonly type: 'steering.delivered';
+  readonly text: string;
 }
 
 /** The run failed; `run()` throws the same error right after this event. */
@@ -89,7 +102,8 @@ export type AgentEvent =
   | SessionFailedEvent
   | WaitCreatedEvent
   | WaitDecidedEvent
-  | SessionParkedEvent;
+  | SessionParkedEvent
+  | SteeringDeliveredEvent;
 
 /** The `type` of any agent event. */
 export type AgentEventType = AgentEvent['type'];

@@ -24,7 +24,9 @@ export type {
   ModelCompletedEvent,
   SessionCompletedEvent,
   SessionFailedEvent,
+  SteeringDeliveredEvent,
 } from './events.js';
+export type { WatchOptions, WatchedEvent, EventLogGap } from './session-watch.js';
 export type { McpContextOptions } from './mcp-context.js';
 export { DEFAULT_LIMITS } from './limits.js';
 export type { Limits } from './limits.js';

@@ -1,5 +1,5 @@
 import { MusterError } from '../errors/index.js';
-import type { ModelClient } from '../model/index.js';
+import type { ModelClient, ModelMessage } from '../model/index.js';
 import type { SessionStore } from '../session/index.js';
 import type { RunScope } from '../tools/index.js';
 import type { RunRequest } from './agent-options.js';
@@ -61,6 +61,8 @@ export interface LoopRun extends RunIdentity {
   readonly waits?: RunWaits | undefined;
   /** Calls that parked, run again before the next turn (a resumed run). */
   readonly pendingCalls?: readonly ToolCallRequest[] | undefined;
+  /** Takes steering at each step boundary (SPEC 15.2). */
+  readonly steer?: ((transcript: ModelMessage[]) => Promise<void>) | undefined;
 }
 
 /**
@@ -106,6 +108,7 @@ export async function loopContext(
   if (run.tools.view) ctx.toolView = run.tools.view;
   if (run.waits) ctx.waits = run.waits;
   if (run.pendingCalls) ctx.pendingCalls = run.pendingCalls;
+  if (run.steer) ctx.steer = run.steer;
   if (run.output) {
     ctx.output = run.output;
     ctx.outputRepairs = request.outputRepairs ?? options.outputRepairs ?? 1;

@@ -82,6 +82,8 @@ export interface RunContext {
   readonly waits?: RunWaits | undefined;
   /** Calls of the last turn that parked, run again (with their decisions) before the next turn. */
   readonly pendingCalls?: readonly ToolCallRequest[] | undefined;
+  /** Takes steering messages (SPEC 15.2) into the transcript, at each step boundary. */
+  readonly steer?: ((transcript: ModelMessage[]) => Promise<void>) | undefined;
 }
 
 /**
@@ -127,6 +129,7 @@ export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Prom
         { details: { limit: 'maxIterations', value: ctx.limits.maxIterations } },
       );
     }
+    if (ctx.steer) await ctx.steer(transcript);
     const turn = await ctx.observer.modelTurn(iteration, ctx.stream, take);
     usage = addUsage(usage, turn.usage);
     if (turn.message)

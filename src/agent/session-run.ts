@@ -32,9 +32,11 @@ export interface SessionRun {
   /** Calls that parked (SPEC 15.1), to run again with their decisions before the next turn. */
   readonly pendingCalls?: readonly ToolCallRequest[];
   /** Records the final answer, and its typed value when the run asked for `output`. */
-  complete(content: string, output?: unknown): Promise<void>;
+  complete(content: string, output?: unknown): Promise<unknown>;
   /** Records the failure (code and message only). */
-  fail(error: MusterError): Promise<void>;
+  fail(error: MusterError): Promise<unknown>;
+  /** The `seq` of the session's last logged event when the run opened it (SPEC 15.2). */
+  readonly eventSeq: number;
 }
 
 /**
@@ -82,6 +84,7 @@ export async function openSessionRun(
     repaired: repairs,
     iterationsDone: 0,
     startedAt,
+    eventSeq: existing?.eventSeq ?? 0,
     ...ending(store, sessionId),
   };
 }
@@ -137,6 +140,7 @@ export async function resumeSessionRun(
     ...(finalText !== undefined ? { finalText } : {}),
     ...(pendingCalls.length > 0 ? { pendingCalls } : {}),
     startedAt,
+    eventSeq: existing.eventSeq ?? 0,
     ...ending(store, sessionId),
   };
 }

@@ -1,7 +1,9 @@
 import { MusterError, SessionError, redact } from '../errors/index.js';
 import type { MusterErrorDetails } from '../errors/index.js';
+import type { RunEventLog } from './run-event-log.js';
 import type {
   DecideOptions,
+  SessionUpdateResult,
   SessionPatch,
   SessionState,
   SessionStore,
@@ -65,8 +67,9 @@ export function guardedStore(
   store: SessionStore,
   write: () => SessionWriteOptions = noLease,
   fence: Fence = unfenced,
+  log?: () => RunEventLog | undefined,
 ): SessionStore {
-  return new GuardedStore(store, write, fence);
+  return new GuardedStore(store, write, fence, log);
 }
 
 /** Runs one store operation, or refuses it (a run whose lease is lost). */
@@ -83,6 +86,8 @@ class GuardedStore implements SessionStore {
     private readonly store: SessionStore,
     private readonly write: () => SessionWriteOptions,
     private readonly fence: Fence,
+    /** The run's event log, once open: its events ride each step commit (SPEC 15.2). */
+    private readonly log?: () => RunEventLog | undefined,
   ) {}
 
   /** The store's waits, typed like its other failures; absent when the store keeps none. */
@@ -103,17 +108,35 @@ class GuardedStore implements SessionStore {
   }
 
   // no async frame: this wraps every commit of every run
-  update(id: string, patch: SessionPatch): Promise<void> {
+  update(id: string, patch: SessionPatch): Promise<void | SessionUpdateResult> {
+    const log = this.log?.();
+    const events = log?.take();
+    const step = events ? { ...patch, appendEvents: events } : patch;
     try {
-      return this.fence(() => this.store.update(id, patch, this.write())).then(
-        undefined,
+      return this.fence(() => this.store.update(id, step, this.write())).then(
+        (result) => {
+          log?.committed(result);
+          return result;
+        },
         (err: unknown) => {
+          if (events) log!.untake(events);
           throw typedStoreError(err, id, 'save the session');
         },
       );
     } catch (err) {
+      if (events) log!.untake(events);
       return Promise.reject(typedStoreError(err, id, 'save the session'));
     }
+  }
+
+  /** The store's `takeSteering`, fenced and typed; absent when the store has none. */
+  get takeSteering(): SessionStore['takeSteering'] {
+    const take = this.store.takeSteering;
+    if (!take) return undefined;
+    return (id: string) =>
+      guardStore(id, 'take the steering messages', () =>
+        this.fence(() => take.call(this.store, id, this.write())),
+      );
   }
 
   delete(id: string): Promise<void> {

@@ -5,7 +5,7 @@ import type { RunObserver } from './run-observer.js';
 /** Commits around each call: its start before it runs, its outcome once it has one. */
 export interface CallCommits {
   /** Resolves once the call's start is committed; a rejection means the call must not run. */
-  started(call: ToolCallRequest): Promise<void>;
+  started(call: ToolCallRequest): Promise<unknown>;
   /**
    * Resolves once the outcome at `index` (response order) is committed, which waits for the
    * outcomes before it. A rejection stops the turn: no later call starts.

@@ -132,6 +132,7 @@ const agentOptions = shape({
   promptCacheKey: optional(promptCacheKey),
   mcpContext: optional(mcpContext),
   outputRepairs: optional(nonNegativeInteger),
+  eventLog: optional(oneOf(['default', 'all'])),
   waits: optional(
     shape({
       ttlMs: optional(positiveInteger),

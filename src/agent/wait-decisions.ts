@@ -14,6 +14,8 @@ import {
   shape,
 } from '../util/index.js';
 import type { Check } from '../util/index.js';
+import { isoNow } from '../util/index.js';
+import type { WaitDecidedEvent } from './events.js';
 
 /** What `agent.decide()` takes besides the decision. */
 const decideOptions = shape({
@@ -90,6 +92,8 @@ export async function decideWait(
   const decided = publicWait(
     await waits.decide(sessionId, waitId, decision, {
       ...(given.fingerprint !== undefined ? { fingerprint: given.fingerprint } : {}),
+      // logged in the decision's transaction, for watchers in any process (SPEC 15.2)
+      event: (wait) => decidedEvent(wait),
     }),
   );
   if (decided.kind === 'approval' && decided.decision && 'decision' in decided.decision) {
@@ -112,6 +116,21 @@ export async function decideWait(
     );
   }
   return decided;
+}
+
+/** The `wait.decided` a decision logs: whether it applies is known when the run resumes. */
+function decidedEvent(wait: Wait): WaitDecidedEvent {
+  return {
+    type: 'wait.decided',
+    timestamp: wait.decidedAt ?? isoNow(),
+    sessionId: wait.sessionId,
+    runId: wait.runId,
+    waitId: wait.id,
+    ...(wait.callId !== undefined ? { callId: wait.callId } : {}),
+    kind: wait.kind,
+    ...(wait.decision !== undefined ? { decision: wait.decision } : {}),
+    expired: false,
+  };
 }
 
 /**

@@ -23,5 +23,13 @@ export type {
   DecideOptions,
   SessionWaits,
 } from './session-waits.js';
+export type {
+  SessionLogEvent,
+  SessionEventQuery,
+  SessionUpdateResult,
+  SessionEventLog,
+} from './session-event-log.js';
+export { DEFAULT_EVENT_LOG_MAX, MAX_EVENT_PAGE } from './session-event-log.js';
 export { waitStaleError } from './wait-rules.js';
 export { MemorySessionStore } from './memory-session-store.js';
+export type { MemorySessionStoreOptions } from './memory-session-store.js';

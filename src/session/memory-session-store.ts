@@ -12,6 +12,13 @@ import type {
 } from './session-store.js';
 import type { LeaseRecord } from './session-rules.js';
 import { MemoryWaits } from './memory-waits.js';
+import { MemoryEventLog } from './memory-event-log.js';
+import { eventLogMax } from './session-event-log.js';
+import type {
+  SessionEventQuery,
+  SessionLogEvent,
+  SessionUpdateResult,
+} from './session-event-log.js';
 import {
   existsError,
   FIRST_TOKEN,
@@ -33,6 +40,12 @@ interface MutableSession {
   startedCalls: string[];
 }
 
+/** Options of {@link MemorySessionStore}. */
+export interface MemorySessionStoreOptions {
+  /** Events kept per session (default 10000); the oldest go first, seen as a `gap`. */
+  readonly eventLogMaxPerSession?: number;
+}
+
 /**
  * Sessions in this process's memory. What a caller hands in is copied and deep-frozen (a
  * message already deep-frozen, as the agent loop builds them, is kept as it is, without a
@@ -44,8 +57,18 @@ export class MemorySessionStore implements SessionStore {
   readonly #sessions = new Map<string, MutableSession>();
   readonly #leases = new Map<string, LeaseRecord>();
   #lastToken = FIRST_TOKEN - 1;
+  readonly #log: MemoryEventLog;
   /** The waits of parked runs (SPEC 15.1), in this process. */
-  readonly waits = new MemoryWaits((sessionId, options) => this.#checkWrite(sessionId, options));
+  readonly waits: MemoryWaits;
+
+  constructor(options: MemorySessionStoreOptions = {}) {
+    const log = new MemoryEventLog(eventLogMax(options?.eventLogMaxPerSession));
+    this.#log = log;
+    this.waits = new MemoryWaits(
+      (sessionId, writeOptions) => this.#checkWrite(sessionId, writeOptions),
+      (sessionId, body) => log.appendNext(sessionId, body),
+    );
+  }
 
   async create(state: SessionState, options?: SessionWriteOptions): Promise<void> {
     if (this.#sessions.has(state.id)) throw existsError(state.id);
@@ -69,6 +92,7 @@ export class MemorySessionStore implements SessionStore {
     // every stored value is deep-frozen: a frozen snapshot of the arrays is all a reader needs
     return Object.freeze({
       ...s.state,
+      eventSeq: this.#log.lastSeq(sessionId),
       messages: Object.freeze(s.messages.slice()),
       archiveRefs: Object.freeze(s.archiveRefs.slice()),
       startedCalls: Object.freeze(s.startedCalls.slice()),
@@ -79,7 +103,7 @@ export class MemorySessionStore implements SessionStore {
     sessionId: string,
     patch: SessionPatch,
     options?: SessionWriteOptions,
-  ): Promise<void> {
+  ): Promise<void | SessionUpdateResult> {
     const s = this.#sessions.get(sessionId);
     if (!s) throw notFoundError(sessionId);
     this.#checkWrite(sessionId, options);
@@ -106,12 +130,52 @@ export class MemorySessionStore implements SessionStore {
     if (error === null) delete state.error;
     else if (error !== undefined) state.error = error;
     state.updatedAt = isoNow();
+    if (patch.appendEvents) this.#log.append(sessionId, patch.appendEvents);
+    return { steeringPending: this.#log.hasSteering(sessionId) };
+  }
+
+  async appendEvents(
+    sessionId: string,
+    events: readonly SessionLogEvent[],
+    options?: SessionWriteOptions,
+  ): Promise<void> {
+    if (!this.#sessions.has(sessionId)) throw notFoundError(sessionId);
+    this.#checkWrite(sessionId, options);
+    this.#log.append(sessionId, events);
+  }
+
+  async readEvents(
+    sessionId: string,
+    query: SessionEventQuery,
+  ): Promise<readonly SessionLogEvent[]> {
+    return this.#log.read(sessionId, query);
+  }
+
+  watchEvents(sessionId: string, listener: () => void): () => void {
+    return this.#log.watch(sessionId, listener);
+  }
+
+  async steer(sessionId: string, text: string): Promise<void> {
+    if (!this.#sessions.has(sessionId)) throw notFoundError(sessionId);
+    this.#log.steer(sessionId, text);
+  }
+
+  async takeSteering(sessionId: string, options?: SessionWriteOptions): Promise<string[]> {
+    const s = this.#sessions.get(sessionId);
+    if (!s) throw notFoundError(sessionId);
+    this.#checkWrite(sessionId, options);
+    const texts = this.#log.takeSteering(sessionId);
+    for (const text of texts)
+      s.messages.push(deepFreeze({ role: 'user', content: [{ type: 'text', text }] }));
+    if (texts.length > 0) s.state.updatedAt = isoNow();
+    return texts;
   }
 
   async delete(sessionId: string): Promise<void> {
     if (isLive(this.#leases.get(sessionId), Date.now())) throw heldError(sessionId);
     this.#sessions.delete(sessionId);
     this.waits.dropSession(sessionId);
+    this.#log.drop(sessionId);
     // a deleted session keeps no lease record (the store would otherwise hold one per id ever
     // used); tokens come from one counter, so an old holder's token never matches a new lease
     this.#leases.delete(sessionId);

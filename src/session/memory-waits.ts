@@ -20,9 +20,15 @@ export class MemoryWaits implements SessionWaits {
   /** sessionId -> waitId -> wait. */
   readonly #waits = new Map<string, Map<string, Wait>>();
   readonly #checkWrite: (sessionId: string, options: SessionWriteOptions | undefined) => void;
+  readonly #log: (sessionId: string, body: { readonly type: string }) => void;
 
-  constructor(checkWrite: (sessionId: string, options: SessionWriteOptions | undefined) => void) {
+  /** `log` logs a decision's event as the session's next one. */
+  constructor(
+    checkWrite: (sessionId: string, options: SessionWriteOptions | undefined) => void,
+    log: (sessionId: string, body: { readonly type: string }) => void = () => undefined,
+  ) {
     this.#checkWrite = checkWrite;
+    this.#log = log;
   }
 
   async put(wait: Wait, options?: SessionWriteOptions): Promise<void> {
@@ -70,6 +76,7 @@ export class MemoryWaits implements SessionWaits {
       decidedAt: new Date(options?.now ?? Date.now()).toISOString(),
     } as Wait);
     this.#waits.get(sessionId)!.set(waitId, decided);
+    if (options?.event) this.#log(sessionId, options.event(decided));
     return decided;
   }
 

@@ -92,6 +92,45 @@ export class PostgresConnection {
     }
   }
 
+  /**
+   * Sends one statement outside any explicit transaction (the server runs it as its own): one
+   * round trip on a pooled connection. Failures are typed as {@link transact}'s.
+   */
+  async query<R extends object>(config: {
+    readonly name?: string;
+    readonly text: string;
+    readonly values: unknown[];
+  }): Promise<R[]> {
+    const spent = { connecting: true, since: performance.now() };
+    try {
+      await this.#migrated();
+      spent.since = performance.now();
+      spent.connecting = false;
+      const result = await this.#pool.query<R>({ ...config });
+      return result.rows;
+    } catch (err) {
+      const ms = this.#timeouts.queryMs;
+      const timedOut: PostgresTimedOut | undefined =
+        ms !== undefined && performance.now() - spent.since >= ms
+          ? { option: 'queryTimeoutMs', ms }
+          : undefined;
+      throw postgresStoreError(err, this.#target, timedOut);
+    }
+  }
+
+  /**
+   * A connection of its own, out of the pool, for LISTEN (the schema migrated first); give it
+   * back with `release()`.
+   */
+  async dedicated(): Promise<PoolClient> {
+    try {
+      await this.#migrated();
+      return await this.#pool.connect();
+    } catch (err) {
+      throw postgresStoreError(err, this.#target, undefined);
+    }
+  }
+
   async #transact<T>(
     body: (client: PoolClient) => Promise<T>,
     spent: { connecting: boolean; since: number },

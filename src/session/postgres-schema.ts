@@ -62,6 +62,22 @@ const MIGRATIONS: readonly string[] = [
      PRIMARY KEY (session_id, id)
    );
    CREATE INDEX muster_waits_status ON {s}.muster_waits (status, session_id, id);`,
+  // 4: the event log and the steering queue (SPEC 15.2); bodies are JSON text, never queried
+  `ALTER TABLE {s}.muster_sessions ADD COLUMN event_seq BIGINT NOT NULL DEFAULT 0;
+   CREATE TABLE {s}.muster_events (
+     session_id TEXT NOT NULL,
+     seq BIGINT NOT NULL,
+     type TEXT NOT NULL,
+     body TEXT NOT NULL,
+     PRIMARY KEY (session_id, seq)
+   );
+   CREATE TABLE {s}.muster_steering (
+     id BIGSERIAL PRIMARY KEY,
+     session_id TEXT NOT NULL,
+     text TEXT NOT NULL,
+     created_at TIMESTAMPTZ NOT NULL DEFAULT now()
+   );
+   CREATE INDEX muster_steering_session ON {s}.muster_steering (session_id, id);`,
 ];
 
 /** The schema version this code writes. */

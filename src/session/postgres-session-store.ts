@@ -1,9 +1,7 @@
 import type { Pool, PoolClient } from 'pg';
 import { MusterError } from '../errors/index.js';
-import { addUsage } from '../model/index.js';
 import { assertValid, checkedElsewhere, shape } from '../util/index.js';
 import type { Check } from '../util/index.js';
-import type { Usage } from '../model/index.js';
 import type { SessionArchive } from './session-archive.js';
 import type { SessionWaits } from './session-waits.js';
 import type {
@@ -15,19 +13,24 @@ import type {
   SessionStore,
   SessionWriteOptions,
 } from './session-store.js';
-import {
-  existsError,
-  heldError,
-  leaseLostError,
-  notFoundError,
-  pageSize,
-} from './session-rules.js';
+import { existsError, heldError, notFoundError, pageSize } from './session-rules.js';
 import { quoteSchema } from './postgres-schema.js';
 import { DEFAULT_POSTGRES_BOUNDS, PostgresConnection } from './postgres-connection.js';
 import { PostgresArchive } from './postgres-archive.js';
 import type { Transact } from './postgres-archive.js';
 import { PostgresWaits } from './postgres-waits.js';
-import { outputJson, rowToState, rowToSummary, sessionRowValues } from './stored-rows.js';
+import { PostgresEventLog } from './postgres-event-log.js';
+import { PostgresStepCommit } from './postgres-step-commit.js';
+import { PostgresLeases } from './postgres-leases.js';
+import type { PostgresLeaseCheck } from './postgres-leases.js';
+import type { StepCommitRow } from './postgres-step-commit.js';
+import { eventLogMax } from './session-event-log.js';
+import type {
+  SessionEventQuery,
+  SessionLogEvent,
+  SessionUpdateResult,
+} from './session-event-log.js';
+import { rowToState, rowToSummary, sessionRowValues } from './stored-rows.js';
 import type { SessionRow } from './stored-rows.js';
 
 /**
@@ -72,6 +75,8 @@ export type PostgresSessionStoreOptions = (
    * of its lease for longer than this.
    */
   readonly idleTransactionTimeoutMs?: number;
+  /** Events kept per session (default 10000); the oldest go first, seen as a `gap`. */
+  readonly eventLogMaxPerSession?: number;
 };
 
 /** The keys of the options; their values are read where they are used. Others are refused. */
@@ -83,13 +88,8 @@ const OPTION_KEYS = shape({
   idleTransactionTimeoutMs: checkedElsewhere,
   connectTimeoutMs: checkedElsewhere,
   queryTimeoutMs: checkedElsewhere,
+  eventLogMaxPerSession: checkedElsewhere,
 } satisfies Record<keyof PostgresSessionStoreOptions, Check>);
-
-interface LeaseCheck {
-  readonly token: string;
-  readonly owner: string | null;
-  readonly live: boolean;
-}
 
 /**
  * Sessions in PostgreSQL, on `pg`, for many replicas: a lease row (with a fencing token) makes
@@ -111,6 +111,9 @@ export class PostgresSessionStore implements SessionStore {
   readonly #db: PostgresConnection;
   readonly #s: string;
   readonly #transact: Transact;
+  readonly #log: PostgresEventLog;
+  readonly #step: PostgresStepCommit;
+  readonly #leases: PostgresLeases;
   /** The archive of large tool results, in the same database. */
   readonly archive: SessionArchive;
   /** The waits of parked runs (SPEC 15.1), in the same database. */
@@ -123,6 +126,7 @@ export class PostgresSessionStore implements SessionStore {
         'INVALID_CONFIGURATION',
         'connectTimeoutMs and queryTimeoutMs shape the pool the store makes from a connection string: with your own pool, set its connectionTimeoutMillis, query_timeout and statement_timeout instead.',
       );
+    const maxEvents = eventLogMax(options.eventLogMaxPerSession);
     const schema = options.schema ?? 'public';
     this.#s = quoteSchema(schema);
     this.#db = new PostgresConnection(
@@ -135,14 +139,24 @@ export class PostgresSessionStore implements SessionStore {
       },
     );
     this.#transact = (body) => this.#db.transact(body);
+    const leases = new PostgresLeases(this.#s, this.#transact);
+    this.#leases = leases;
     this.archive = new PostgresArchive(this.#s, this.#transact, options.maxArchiveBytesPerSession);
-    this.waits = new PostgresWaits(this.#s, this.#transact, (sessionId, writeOptions, body) =>
-      this.#write(sessionId, writeOptions, body),
+    // one NOTIFY channel per schema: replicas of one schema hear each other's commits
+    const channel = `muster_events.${schema}`;
+    const log = new PostgresEventLog(this.#s, channel, maxEvents, this.#transact, this.#db);
+    this.#log = log;
+    this.#step = new PostgresStepCommit(this.#s, schema, channel, maxEvents);
+    this.waits = new PostgresWaits(
+      this.#s,
+      this.#transact,
+      (sessionId, writeOptions, body) => leases.write(sessionId, writeOptions, body),
+      (c, sessionId, body) => log.appendNext(c, sessionId, body),
     );
   }
 
   async create(state: SessionState, options?: SessionWriteOptions): Promise<void> {
-    await this.#write(state.id, options, async (c, lease) => {
+    await this.#leases.write(state.id, options, async (c, lease) => {
       const inserted = await c.query(
         `INSERT INTO ${this.#s}.muster_sessions (id, status, iteration, created_at, updated_at,
            final_content, usage, error, archive_refs, started_calls, message_count, final_output)
@@ -172,54 +186,66 @@ export class PostgresSessionStore implements SessionStore {
     });
   }
 
+  /** A step commit: one statement, one round trip (see `PostgresStepCommit`). */
   async update(
     sessionId: string,
     patch: SessionPatch,
     options?: SessionWriteOptions,
+  ): Promise<void | SessionUpdateResult> {
+    const [row] = await this.#db.query<StepCommitRow>(
+      this.#step.statement(sessionId, patch, options),
+    );
+    return this.#step.outcome(sessionId, options, row!);
+  }
+
+  async appendEvents(
+    sessionId: string,
+    events: readonly SessionLogEvent[],
+    options?: SessionWriteOptions,
   ): Promise<void> {
-    await this.#write(sessionId, options, async (c, lease) => {
-      const found = await c.query<SessionRow>(
-        `SELECT * FROM ${this.#s}.muster_sessions WHERE id = $1 FOR UPDATE`,
-        [sessionId],
-      );
-      const row = found.rows[0];
-      if (!row) throw notFoundError(sessionId);
-      const count = Number(row.message_count);
-      const usage = patch.addUsage ? addUsage(row.usage as Usage, patch.addUsage) : undefined;
-      await c.query(
-        `UPDATE ${this.#s}.muster_sessions SET
-           status = COALESCE($2, status), iteration = COALESCE($3, iteration),
-           final_content = COALESCE($4, final_content), usage = COALESCE($5::jsonb, usage),
-           error = CASE WHEN $6 THEN $7::jsonb ELSE error END,
-           archive_refs = archive_refs || $8::jsonb, started_calls = started_calls || $9::jsonb,
-           message_count = $10, updated_at = $11,
-           final_output = CASE WHEN $12 THEN $13 ELSE final_output END
-         WHERE id = $1`,
-        [
-          sessionId,
-          patch.status ?? null,
-          patch.iteration ?? null,
-          patch.finalContent ?? null,
-          usage ? JSON.stringify(usage) : null,
-          patch.error !== undefined,
-          patch.error ? JSON.stringify(patch.error) : null,
-          JSON.stringify(patch.appendArchiveRefs ?? []),
-          JSON.stringify(patch.appendStartedCalls ?? []),
-          count + (patch.appendMessages?.length ?? 0),
-          new Date().toISOString(),
-          patch.finalOutput !== undefined,
-          patch.finalOutput ? outputJson(patch.finalOutput.value) : null,
-        ],
-      );
-      await this.#append(c, sessionId, patch.appendMessages ?? [], count, lease);
+    await this.#leases.write(sessionId, options, async (c) => {
+      const found = await c.query(`SELECT 1 FROM ${this.#s}.muster_sessions WHERE id = $1`, [
+        sessionId,
+      ]);
+      if (found.rows.length === 0) throw notFoundError(sessionId);
+      await this.#log.append(c, sessionId, events);
     });
+  }
+
+  async readEvents(
+    sessionId: string,
+    query: SessionEventQuery,
+  ): Promise<readonly SessionLogEvent[]> {
+    return this.#log.read(sessionId, query);
+  }
+
+  watchEvents(sessionId: string, listener: () => void): () => void {
+    return this.#log.watch(sessionId, listener);
+  }
+
+  async steer(sessionId: string, text: string): Promise<void> {
+    await this.#log.steer(sessionId, text);
+  }
+
+  async takeSteering(sessionId: string, options?: SessionWriteOptions): Promise<string[]> {
+    let texts: string[] = [];
+    await this.#leases.write(sessionId, options, async (c, lease) => {
+      texts = await this.#log.take(c, sessionId, lease);
+    });
+    return texts;
   }
 
   async delete(sessionId: string): Promise<void> {
     await this.#transact(async (c) => {
-      const lease = await this.#lease(c, sessionId);
+      const lease = await this.#leases.current(c, sessionId);
       if (lease?.live) throw heldError(sessionId);
-      for (const table of ['muster_messages', 'muster_archive', 'muster_waits'])
+      for (const table of [
+        'muster_messages',
+        'muster_archive',
+        'muster_waits',
+        'muster_events',
+        'muster_steering',
+      ])
         await c.query(`DELETE FROM ${this.#s}.${table} WHERE session_id = $1`, [sessionId]);
       await c.query(`DELETE FROM ${this.#s}.muster_sessions WHERE id = $1`, [sessionId]);
     });
@@ -243,74 +269,13 @@ export class PostgresSessionStore implements SessionStore {
     owner: string,
     ttlMs: number,
   ): Promise<SessionLease | undefined> {
-    const got = await this.#transact((c) =>
-      c.query<{ token: string }>(
-        `INSERT INTO ${this.#s}.muster_leases AS l (session_id, token, owner, expires_at)
-         VALUES ($1, 1, $2, now() + $3 * interval '1 millisecond')
-         ON CONFLICT (session_id) DO UPDATE SET token = l.token + 1, owner = excluded.owner,
-           expires_at = excluded.expires_at
-         WHERE l.owner IS NULL OR l.expires_at <= now()
-         RETURNING token`,
-        [sessionId, owner, ttlMs],
-      ),
-    );
-    if (got.rows.length === 0) return undefined;
-    const token = Number(got.rows[0]!.token);
-    return {
-      token,
-      owner,
-      renew: async () => {
-        const renewed = await this.#transact((c) =>
-          c.query(
-            `UPDATE ${this.#s}.muster_leases SET expires_at = now() + $3 * interval '1 millisecond'
-             WHERE session_id = $1 AND token = $2 AND owner IS NOT NULL AND expires_at > now()`,
-            [sessionId, token, ttlMs],
-          ),
-        );
-        if (renewed.rowCount !== 1) throw leaseLostError(sessionId);
-      },
-      release: async () => {
-        await this.#transact((c) =>
-          c.query(
-            `UPDATE ${this.#s}.muster_leases SET owner = NULL, expires_at = now()
-             WHERE session_id = $1 AND token = $2`,
-            [sessionId, token],
-          ),
-        );
-      },
-    };
+    return this.#leases.acquire(sessionId, owner, ttlMs);
   }
 
   /** Ends the pool when the store made it (a pool passed in stays the host's). Idempotent. */
   async close(): Promise<void> {
+    await this.#log.close();
     await this.#db.close();
-  }
-
-  async #lease(c: PoolClient, sessionId: string): Promise<LeaseCheck | undefined> {
-    const found = await c.query<LeaseCheck>(
-      `SELECT token, owner, (owner IS NOT NULL AND expires_at > now()) AS live
-       FROM ${this.#s}.muster_leases WHERE session_id = $1 FOR SHARE`,
-      [sessionId],
-    );
-    return found.rows[0];
-  }
-
-  /** Runs `body` in one transaction after checking (and share-locking) the write's lease. */
-  async #write(
-    sessionId: string,
-    options: SessionWriteOptions | undefined,
-    body: (c: PoolClient, lease: LeaseCheck | undefined) => Promise<void>,
-  ): Promise<void> {
-    await this.#transact(async (c) => {
-      const lease = await this.#lease(c, sessionId);
-      const token = options?.lease?.token;
-      if (token === undefined) {
-        if (lease?.live) throw heldError(sessionId);
-      } else if (!lease?.live || Number(lease.token) !== token) {
-        throw leaseLostError(sessionId);
-      }
-      await body(c, token === undefined ? undefined : lease);
-    });
   }
 
   async #append(
@@ -318,7 +283,7 @@ export class PostgresSessionStore implements SessionStore {
     sessionId: string,
     messages: SessionState['messages'],
     from: number,
-    lease: LeaseCheck | undefined,
+    lease: PostgresLeaseCheck | undefined,
   ): Promise<void> {
     if (messages.length === 0) return;
     await c.query(

@@ -23,6 +23,13 @@ export type PostgresLeasedWrite = (
   body: (client: PoolClient) => Promise<void>,
 ) => Promise<void>;
 
+/** Logs a decision's event as the session's next one, in the decision's transaction. */
+export type PostgresDecisionLog = (
+  client: PoolClient,
+  sessionId: string,
+  body: { readonly type: string },
+) => Promise<void>;
+
 /**
  * The waits of a `PostgresSessionStore`, in the same database. A decision locks the wait's
  * row (`SELECT ... FOR UPDATE`) before it reads it: a concurrent decision, from any replica,
@@ -32,8 +39,16 @@ export class PostgresWaits implements SessionWaits {
   readonly #s: string;
   readonly #transact: Transact;
   readonly #write: PostgresLeasedWrite;
+  readonly #log: PostgresDecisionLog | undefined;
 
-  constructor(quotedSchema: string, transact: Transact, write: PostgresLeasedWrite) {
+  /** `log` logs a decision's event in the decision's transaction (the store's event log). */
+  constructor(
+    quotedSchema: string,
+    transact: Transact,
+    write: PostgresLeasedWrite,
+    log?: PostgresDecisionLog,
+  ) {
+    this.#log = log;
     this.#s = quotedSchema;
     this.#transact = transact;
     this.#write = write;
@@ -92,6 +107,7 @@ export class PostgresWaits implements SessionWaits {
          WHERE session_id = $1 AND id = $2`,
         [sessionId, waitId, JSON.stringify(decided)],
       );
+      if (options?.event && this.#log) await this.#log(c, sessionId, options.event(decided));
       return decided;
     });
   }

@@ -2,6 +2,7 @@ import type { ModelMessage, Usage } from '../model/index.js';
 import type { SessionArchive } from './session-archive.js';
 import type { SessionWaits } from './session-waits.js';
 import type { SessionLeaseRef, SessionWriteOptions } from './session-write.js';
+import type { SessionEventLog, SessionLogEvent, SessionUpdateResult } from './session-event-log.js';
 
 /**
  * Where a session stands. `running` with no live lease means its run died: resume it.
@@ -42,6 +43,11 @@ export interface SessionState {
    */
   readonly startedCalls?: readonly string[];
   readonly error?: SessionErrorRecord;
+  /**
+   * The `seq` of the last event logged for the session (SPEC 15.2), dropped ones included; 0
+   * or absent when none was, or when the store keeps no log.
+   */
+  readonly eventSeq?: number;
 }
 
 /** A change to a session. `appendMessages` adds to the transcript; nothing rewrites it. */
@@ -59,6 +65,11 @@ export interface SessionPatch {
   readonly appendStartedCalls?: readonly string[];
   /** `null` clears a previous error. */
   readonly error?: SessionErrorRecord | null;
+  /**
+   * Events to log in the same commit (SPEC 15.2), numbered on from `SessionState.eventSeq`;
+   * a store without a log ignores them.
+   */
+  readonly appendEvents?: readonly SessionLogEvent[];
 }
 
 /** A short view of a session for listings. */
@@ -108,10 +119,15 @@ export interface SessionLease extends SessionLeaseRef {
  * refuse, with `SESSION_ALREADY_RUNNING`, any `update` whose lease is not the session's
  * current live lease, and any write without a lease while a live lease is held.
  */
-export interface SessionStore {
+export interface SessionStore extends SessionEventLog {
   create(state: SessionState, options?: SessionWriteOptions): Promise<void>;
   get(sessionId: string): Promise<SessionState | undefined>;
-  update(sessionId: string, patch: SessionPatch, options?: SessionWriteOptions): Promise<void>;
+  /** A step commit: one transaction (PostgreSQL: one statement, one round trip). */
+  update(
+    sessionId: string,
+    patch: SessionPatch,
+    options?: SessionWriteOptions,
+  ): Promise<void | SessionUpdateResult>;
   /** Deletes a session; fails with `SESSION_ALREADY_RUNNING` while a live lease holds it. */
   delete(sessionId: string): Promise<void>;
   list?(query?: SessionListQuery): Promise<SessionPage>;

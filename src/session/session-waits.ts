@@ -110,6 +110,11 @@ export interface DecideOptions {
   readonly fingerprint?: string;
   /** Now, in ms since the epoch (a wait past `expiresAt` cannot be decided). */
   readonly now?: number;
+  /**
+   * The event a store with a log (SPEC 15.2) logs in the decision's transaction, numbered
+   * after the session's last (`wait.decided`, seen by watchers in any process).
+   */
+  readonly event?: (decided: Wait) => { readonly type: string };
 }
 
 /**

@@ -60,6 +60,22 @@ const MIGRATIONS: readonly string[] = [
      PRIMARY KEY (session_id, id)
    );
    CREATE INDEX muster_waits_status ON muster_waits (status, session_id, id);`,
+  // 4: the event log and the steering queue (SPEC 15.2)
+  `ALTER TABLE muster_sessions ADD COLUMN event_seq INTEGER NOT NULL DEFAULT 0;
+   CREATE TABLE muster_events (
+     session_id TEXT NOT NULL,
+     seq INTEGER NOT NULL,
+     type TEXT NOT NULL,
+     body TEXT NOT NULL,
+     PRIMARY KEY (session_id, seq)
+   ) WITHOUT ROWID;
+   CREATE TABLE muster_steering (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     session_id TEXT NOT NULL,
+     text TEXT NOT NULL,
+     created_at TEXT NOT NULL
+   );
+   CREATE INDEX muster_steering_session ON muster_steering (session_id, id);`,
 ];
 
 /** The schema version this code writes. */

@@ -16,21 +16,20 @@ import type {
   SessionWriteOptions,
 } from './session-store.js';
 import type { LeaseRecord } from './session-rules.js';
-import {
-  existsError,
-  FIRST_TOKEN,
-  heldError,
-  isLive,
-  leaseLostError,
-  notFoundError,
-  pageSize,
-  writeAllowed,
-} from './session-rules.js';
+import { existsError, heldError, isLive, notFoundError, pageSize } from './session-rules.js';
 import { sqliteGuard } from './sqlite-failure.js';
 import type { SqliteGuard } from './sqlite-failure.js';
 import { openSqliteStore } from './sqlite-open.js';
 import { SqliteArchive } from './sqlite-archive.js';
 import { SqliteWaits } from './sqlite-waits.js';
+import { SqliteEventLog } from './sqlite-event-log.js';
+import { SqliteLeases } from './sqlite-leases.js';
+import { eventLogMax, eventLogPollMs } from './session-event-log.js';
+import type {
+  SessionEventQuery,
+  SessionLogEvent,
+  SessionUpdateResult,
+} from './session-event-log.js';
 import { outputJson, rowToState, rowToSummary, sessionRowValues } from './stored-rows.js';
 import type { SessionRow } from './stored-rows.js';
 
@@ -52,6 +51,13 @@ export interface SqliteSessionStoreOptions {
    * power loss too, and every commit costs a sync.
    */
   readonly synchronous?: 'normal' | 'full';
+  /** Events kept per session (default 10000); the oldest go first, seen as a `gap`. */
+  readonly eventLogMaxPerSession?: number;
+  /**
+   * How often a watcher checks the file for commits of other processes, in ms (default 250):
+   * watching works between processes of the same host only.
+   */
+  readonly eventLogPollMs?: number;
 }
 
 /** The keys of the options; their values are read where they are used. Others are refused. */
@@ -60,13 +66,9 @@ const OPTION_KEYS = shape({
   maxArchiveBytesPerSession: checkedElsewhere,
   busyTimeoutMs: checkedElsewhere,
   synchronous: checkedElsewhere,
+  eventLogMaxPerSession: checkedElsewhere,
+  eventLogPollMs: checkedElsewhere,
 } satisfies Record<keyof SqliteSessionStoreOptions, Check>);
-
-interface LeaseRow {
-  readonly token: number;
-  readonly owner: string | null;
-  readonly expires_at: number;
-}
 
 /**
  * Sessions in one SQLite file (WAL, a versioned schema), on `better-sqlite3`. The CLI's
@@ -94,6 +96,8 @@ export class SqliteSessionStore implements SessionStore {
   readonly #db: Db;
   readonly #sql: (sql: string) => Statement;
   readonly #guard: SqliteGuard;
+  readonly #log: SqliteEventLog;
+  readonly #leases: SqliteLeases;
   /** The archive of large tool results, in the same file. */
   readonly archive: SessionArchive;
   /** The waits of parked runs (SPEC 15.1), in the same file. */
@@ -101,6 +105,8 @@ export class SqliteSessionStore implements SessionStore {
 
   constructor(options: SqliteSessionStoreOptions) {
     assertValid(options, OPTION_KEYS, 'SqliteSessionStore options');
+    const maxEvents = eventLogMax(options.eventLogMaxPerSession);
+    const pollMs = eventLogPollMs(options.eventLogPollMs);
     const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
     this.#db = openSqliteStore(options.path, {
       busyTimeoutMs,
@@ -109,13 +115,23 @@ export class SqliteSessionStore implements SessionStore {
     this.#guard = sqliteGuard({ path: options.path, busyTimeoutMs });
     this.#sql = statementCache(this.#db);
     this.archive = new SqliteArchive(this.#db, this.#guard, options.maxArchiveBytesPerSession);
-    this.waits = new SqliteWaits(this.#db, this.#guard, (sessionId, writeOptions, body) =>
-      this.#write(sessionId, writeOptions, body),
+    const log = new SqliteEventLog(this.#db, this.#guard, maxEvents, pollMs);
+    this.#log = log;
+    const leases = new SqliteLeases(this.#db, this.#sql, this.#guard);
+    this.#leases = leases;
+    this.waits = new SqliteWaits(
+      this.#db,
+      this.#guard,
+      (sessionId, writeOptions, body) => leases.write(sessionId, writeOptions, body),
+      {
+        append: (sessionId, body) => log.appendNext(sessionId, body),
+        committed: (sessionId) => log.committed(sessionId),
+      },
     );
   }
 
   async create(state: SessionState, options?: SessionWriteOptions): Promise<void> {
-    this.#guardedWrite(state.id, options, (lease) => {
+    this.#leases.guardedWrite(state.id, options, (lease) => {
       const exists = this.#sql('SELECT 1 FROM muster_sessions WHERE id = ?').get(state.id);
       if (exists) throw existsError(state.id);
       this.#sql(
@@ -146,8 +162,9 @@ export class SqliteSessionStore implements SessionStore {
     sessionId: string,
     patch: SessionPatch,
     options?: SessionWriteOptions,
-  ): Promise<void> {
-    this.#guardedWrite(sessionId, options, (lease) => {
+  ): Promise<void | SessionUpdateResult> {
+    let steeringPending = false;
+    this.#leases.guardedWrite(sessionId, options, (lease) => {
       const row = this.#sql('SELECT * FROM muster_sessions WHERE id = ?').get(sessionId) as
         | SessionRow
         | undefined;
@@ -188,16 +205,80 @@ export class SqliteSessionStore implements SessionStore {
         sessionId,
       );
       this.#append(sessionId, patch.appendMessages ?? [], count, lease);
+      if (patch.appendEvents) this.#log.append(sessionId, patch.appendEvents);
+      steeringPending = this.#log.hasSteering(sessionId);
     });
+    if (patch.appendEvents && patch.appendEvents.length > 0) this.#log.committed(sessionId);
+    return { steeringPending };
+  }
+
+  async appendEvents(
+    sessionId: string,
+    events: readonly SessionLogEvent[],
+    options?: SessionWriteOptions,
+  ): Promise<void> {
+    this.#leases.guardedWrite(sessionId, options, () => {
+      if (!this.#sql('SELECT 1 FROM muster_sessions WHERE id = ?').get(sessionId))
+        throw notFoundError(sessionId);
+      this.#log.append(sessionId, events);
+    });
+    this.#log.committed(sessionId);
+  }
+
+  async readEvents(
+    sessionId: string,
+    query: SessionEventQuery,
+  ): Promise<readonly SessionLogEvent[]> {
+    return this.#log.read(sessionId, query);
+  }
+
+  watchEvents(sessionId: string, listener: () => void): () => void {
+    return this.#log.watch(sessionId, listener);
+  }
+
+  async steer(sessionId: string, text: string): Promise<void> {
+    this.#guard(() =>
+      this.#db
+        .transaction(() => {
+          if (!this.#sql('SELECT 1 FROM muster_sessions WHERE id = ?').get(sessionId))
+            throw notFoundError(sessionId);
+          this.#log.steer(sessionId, text);
+        })
+        .immediate(),
+    );
+  }
+
+  async takeSteering(sessionId: string, options?: SessionWriteOptions): Promise<string[]> {
+    let texts: string[] = [];
+    this.#leases.guardedWrite(sessionId, options, (lease) => {
+      const count = this.#sql('SELECT message_count FROM muster_sessions WHERE id = ?')
+        .pluck()
+        .get(sessionId) as number | undefined;
+      if (count === undefined) throw notFoundError(sessionId);
+      texts = this.#log.take(sessionId);
+      if (texts.length === 0) return;
+      const messages = texts.map((text) => ({
+        role: 'user' as const,
+        content: [{ type: 'text' as const, text }],
+      }));
+      this.#sql('UPDATE muster_sessions SET message_count = ?, updated_at = ? WHERE id = ?').run(
+        count + messages.length,
+        new Date().toISOString(),
+        sessionId,
+      );
+      this.#append(sessionId, messages, count, lease);
+    });
+    return texts;
   }
 
   async delete(sessionId: string): Promise<void> {
     this.#guard(() =>
       this.#db
         .transaction(() => {
-          if (isLive(this.#lease(sessionId), Date.now())) throw heldError(sessionId);
+          if (isLive(this.#leases.current(sessionId), Date.now())) throw heldError(sessionId);
           for (const table of ['muster_messages', 'muster_archive', 'muster_waits'])
             this.#sql(`DELETE FROM ${table} WHERE session_id = ?`).run(sessionId);
+          this.#log.drop(sessionId);
           this.#sql('DELETE FROM muster_sessions WHERE id = ?').run(sessionId);
         })
         .immediate(),
@@ -226,88 +307,13 @@ export class SqliteSessionStore implements SessionStore {
     owner: string,
     ttlMs: number,
   ): Promise<SessionLease | undefined> {
-    const token = this.#guard(() =>
-      this.#db
-        .transaction(() => {
-          const now = Date.now();
-          const current = this.#lease(sessionId);
-          if (isLive(current, now)) return undefined;
-          const next = (current?.token ?? FIRST_TOKEN - 1) + 1;
-          this.#sql(
-            `INSERT INTO muster_leases (session_id, token, owner, expires_at) VALUES (?, ?, ?, ?)
-             ON CONFLICT (session_id) DO UPDATE SET token = excluded.token, owner = excluded.owner,
-               expires_at = excluded.expires_at`,
-          ).run(sessionId, next, owner, now + ttlMs);
-          return next;
-        })
-        .immediate(),
-    );
-    if (token === undefined) return undefined;
-    return {
-      token,
-      owner,
-      renew: async () => {
-        const now = Date.now();
-        const changed = this.#guard(
-          () =>
-            this.#sql(
-              `UPDATE muster_leases SET expires_at = ? WHERE session_id = ? AND token = ?
-               AND owner IS NOT NULL AND expires_at > ?`,
-            ).run(now + ttlMs, sessionId, token, now).changes,
-        );
-        if (changed !== 1) throw leaseLostError(sessionId);
-      },
-      release: async () => {
-        this.#guard(() =>
-          this.#sql(
-            'UPDATE muster_leases SET owner = NULL, expires_at = 0 WHERE session_id = ? AND token = ?',
-          ).run(sessionId, token),
-        );
-      },
-    };
+    return this.#leases.acquire(sessionId, owner, ttlMs);
   }
 
   /** Closes the file. Idempotent. */
   close(): void {
+    this.#log.close();
     if (this.#db.open) this.#db.close();
-  }
-
-  #lease(sessionId: string): LeaseRecord | undefined {
-    const row = this.#sql(
-      'SELECT token, owner, expires_at FROM muster_leases WHERE session_id = ?',
-    ).get(sessionId) as LeaseRow | undefined;
-    if (!row) return undefined;
-    return {
-      token: row.token,
-      ...(row.owner !== null ? { owner: row.owner } : {}),
-      expiresAt: row.expires_at,
-    };
-  }
-
-  /** {@link #write}, its failures typed. */
-  #guardedWrite(
-    sessionId: string,
-    options: SessionWriteOptions | undefined,
-    body: (lease: LeaseRecord | undefined) => void,
-  ): void {
-    this.#guard(() => this.#write(sessionId, options, body));
-  }
-
-  /** Runs `body` in one immediate transaction after checking the write's lease. */
-  #write(
-    sessionId: string,
-    options: SessionWriteOptions | undefined,
-    body: (lease: LeaseRecord | undefined) => void,
-  ): void {
-    this.#db
-      .transaction(() => {
-        const lease = this.#lease(sessionId);
-        const token = options?.lease?.token;
-        if (!writeAllowed(lease, token, Date.now()))
-          throw token === undefined ? heldError(sessionId) : leaseLostError(sessionId);
-        body(token === undefined ? undefined : lease);
-      })
-      .immediate();
   }
 
   #append(

@@ -24,6 +24,12 @@ export type SqliteLeasedWrite = (
   body: () => void,
 ) => void;
 
+/** How a decision logs its event: inside its transaction, then wakes this process's watchers. */
+export interface SqliteDecisionLog {
+  append(sessionId: string, body: { readonly type: string }): void;
+  committed(sessionId: string): void;
+}
+
 /**
  * The waits of a `SqliteSessionStore`, in the same file. A decision reads and updates the
  * wait's row in one immediate transaction, which takes the file's write lock first: of
@@ -35,8 +41,11 @@ export class SqliteWaits implements SessionWaits {
   readonly #sql: (sql: string) => Statement;
   readonly #write: SqliteLeasedWrite;
   readonly #guard: SqliteGuard;
+  readonly #log: SqliteDecisionLog | undefined;
 
-  constructor(db: Database, guard: SqliteGuard, write: SqliteLeasedWrite) {
+  /** `log` logs a decision's event in its transaction (the store's event log). */
+  constructor(db: Database, guard: SqliteGuard, write: SqliteLeasedWrite, log?: SqliteDecisionLog) {
+    this.#log = log;
     this.#db = db;
     this.#guard = guard;
     this.#sql = statementCache(db);
@@ -94,9 +103,12 @@ export class SqliteWaits implements SessionWaits {
       this.#sql(
         `UPDATE muster_waits SET status = 'decided', body = ? WHERE session_id = ? AND id = ?`,
       ).run(JSON.stringify(decided), sessionId, waitId);
+      if (options?.event) this.#log?.append(sessionId, options.event(decided));
       return decided;
     });
-    return this.#guard(() => decide.immediate());
+    const decided = this.#guard(() => decide.immediate());
+    if (options?.event) this.#log?.committed(sessionId);
+    return decided;
   }
 
   async remove(

@@ -21,6 +21,8 @@ export interface SessionRow {
   readonly archive_refs: unknown;
   readonly started_calls: unknown;
   readonly message_count: number | string;
+  /** The seq of the last logged event (schema 4 on). */
+  readonly event_seq?: number | string;
 }
 
 /** An archive row. */
@@ -63,6 +65,7 @@ export function rowToState(row: SessionRow, messages: readonly unknown[]): Sessi
     archiveRefs: json(row.archive_refs),
     startedCalls: json(row.started_calls),
     ...(error ? { error } : {}),
+    eventSeq: Number(row.event_seq ?? 0),
   };
 }
 

@@ -11,6 +11,7 @@ import {
 import type {
   SessionPatch,
   SessionState,
+  SessionUpdateResult,
   SessionWriteOptions,
   ToolExecutor,
 } from '../../src/index.js';
@@ -23,7 +24,7 @@ class FlakyStore extends MemorySessionStore {
     id: string,
     patch: SessionPatch,
     options?: SessionWriteOptions,
-  ): Promise<void> {
+  ): Promise<void | SessionUpdateResult> {
     if (this.failUpdates?.(patch)) throw new Error('connection to the store was lost');
     return super.update(id, patch, options);
   }

@@ -70,6 +70,9 @@ describe.skipIf(!url)('PostgreSQL', () => {
       await store.create(newState('old', { status: 'completed', finalOutput: { n: 1 } }));
       await store.close();
       // take the schema back to what version 2 wrote
+      await client.query(
+        `DROP TABLE "${schema}".muster_events, "${schema}".muster_steering; ALTER TABLE "${schema}".muster_sessions DROP COLUMN event_seq`,
+      );
       await client.query(`DROP TABLE "${schema}".muster_waits`);
       await client.query(`UPDATE "${schema}".muster_schema_version SET version = 2`);
       const again = new PostgresSessionStore({ connectionString: url!, schema });
@@ -84,8 +87,8 @@ describe.skipIf(!url)('PostgreSQL', () => {
         await again.close();
       }
       const v = await client.query(`SELECT version FROM "${schema}".muster_schema_version`);
-      expect(POSTGRES_SCHEMA_VERSION).toBe(3);
-      expect(v.rows).toEqual([{ version: 3 }]);
+      expect(POSTGRES_SCHEMA_VERSION).toBe(4);
+      expect(v.rows).toEqual([{ version: 4 }]);
       // the inbox orders by code point whatever the database's collation, as cursors compare
       const collations = await client.query(
         `SELECT column_name, collation_name FROM information_schema.columns

@@ -64,7 +64,9 @@ describe('SqliteSessionStore', () => {
       store.close();
       // take the file back to what version 1 wrote
       const db = new Database(file.path);
-      db.exec('DROP TABLE muster_waits; ALTER TABLE muster_sessions DROP COLUMN final_output');
+      db.exec(
+        'DROP TABLE muster_events; DROP TABLE muster_steering; ALTER TABLE muster_sessions DROP COLUMN event_seq; DROP TABLE muster_waits; ALTER TABLE muster_sessions DROP COLUMN final_output',
+      );
       db.pragma('user_version = 1');
       db.close();
       const again = new SqliteSessionStore({ path: file.path });
@@ -89,7 +91,9 @@ describe('SqliteSessionStore', () => {
       store.close();
       // take the file back to what version 2 wrote
       const db = new Database(file.path);
-      db.exec('DROP TABLE muster_waits');
+      db.exec(
+        'DROP TABLE muster_events; DROP TABLE muster_steering; ALTER TABLE muster_sessions DROP COLUMN event_seq; DROP TABLE muster_waits',
+      );
       db.pragma('user_version = 2');
       db.close();
       const again = new SqliteSessionStore({ path: file.path });
@@ -99,8 +103,8 @@ describe('SqliteSessionStore', () => {
       expect(await again.waits.list()).toMatchObject({ waits: [{ id: 'w1', status: 'decided' }] });
       again.close();
       const check = new Database(file.path, { readonly: true });
-      expect(SQLITE_SCHEMA_VERSION).toBe(3);
-      expect(check.pragma('user_version', { simple: true })).toBe(3);
+      expect(SQLITE_SCHEMA_VERSION).toBe(4);
+      expect(check.pragma('user_version', { simple: true })).toBe(4);
       const indexes = check
         .prepare(
           "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'muster_waits'",

@@ -1,0 +1,84 @@
+import { MusterError } from '../errors/index.js';
+import type { ModelMessage } from '../model/index.js';
+import type { SessionStore } from '../session/index.js';
+import { deepFreeze, isoNow } from '../util/index.js';
+import type { AgentScope } from './agent-scope.js';
+import type { AgentEvent } from './events.js';
+import type { RunEventLog } from './run-event-log.js';
+import { guardStore } from './store-guard.js';
+
+/** The longest steering message taken, in characters (a user message, not a document). */
+const MAX_STEERING_CHARS = 100_000;
+
+/**
+ * Queues `text` as a user message for the session's run (SPEC 15.2), from any process with the
+ * same store: the running run takes it at its next step boundary, a parked one when resumed,
+ * an idle one at the start of its next run. Nothing is written when it is refused.
+ */
+export async function steerSession(
+  runtime: AgentScope,
+  sessionId: unknown,
+  text: unknown,
+): Promise<void> {
+  if (typeof sessionId !== 'string' || sessionId === '')
+    throw new MusterError(
+      'INVALID_CONFIGURATION',
+      'steer() needs the id of a session (a non-empty string) as its first argument.',
+    );
+  if (typeof text !== 'string' || text.trim() === '' || text.length > MAX_STEERING_CHARS)
+    throw new MusterError(
+      'INVALID_CONFIGURATION',
+      `The steering message for session '${sessionId}' must be non-empty text of at most ${MAX_STEERING_CHARS} characters.`,
+      { details: { sessionId } },
+    );
+  const store = runtime.store;
+  const missing = (['steer', 'takeSteering'] as const).filter(
+    (m) => typeof store[m] !== 'function',
+  );
+  if (missing.length > 0)
+    throw new MusterError(
+      'INVALID_CONFIGURATION',
+      `This agent's session store has no ${missing.join(' or ')} method: it cannot steer runs. Use the memory, SQLite or PostgreSQL store.`,
+      { details: { sessionId, missing } },
+    );
+  await guardStore(sessionId, 'queue the steering message', async () => {
+    await store.steer!(sessionId, text);
+  });
+}
+
+/** What a run's step boundary needs to take steering. */
+export interface SteeringTarget {
+  readonly sessionId: string;
+  readonly runId: string;
+  /** The run's guarded, leased store. */
+  readonly store: SessionStore;
+  readonly emit: (event: AgentEvent) => void;
+  readonly log: () => RunEventLog | undefined;
+}
+
+/**
+ * Takes the steering waiting for the run's session, at a step boundary (before a model
+ * request): the store appends it to the transcript in one fenced transaction, and the run
+ * reports `steering.delivered` for each message (logged with the next step commit). A store
+ * whose last commit reported no steering is not asked.
+ */
+export async function takeSteering(
+  target: SteeringTarget,
+  transcript: ModelMessage[],
+): Promise<void> {
+  const take = target.store.takeSteering;
+  const log = target.log();
+  if (!take || (log && !log.steeringMaybe)) return;
+  const texts = await take(target.sessionId);
+  if (log) log.steeringMaybe = false;
+  for (const text of texts) {
+    transcript.push(deepFreeze({ role: 'user', content: [{ type: 'text', text }] }));
+    target.emit({
+      type: 'steering.delivered',
+      timestamp: isoNow(),
+      sessionId: target.sessionId,
+      runId: target.runId,
+      text,
+    });
+  }
+}

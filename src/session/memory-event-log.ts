@@ -1,0 +1,96 @@
+import type { SessionEventQuery, SessionLogEvent } from './session-event-log.js';
+import { eventPageSize, logRecord } from './session-event-log.js';
+
+interface SessionLog {
+  events: SessionLogEvent[];
+  /** The seq of the last event ever logged (dropped ones included). */
+  lastSeq: number;
+  steering: string[];
+}
+
+/**
+ * The event log and steering queue of a `MemorySessionStore`, in this process: records kept
+ * as given (their JSON text is made when first read), at most `max` per session, and
+ * listeners called at once when a session's log grows.
+ */
+export class MemoryEventLog {
+  readonly #logs = new Map<string, SessionLog>();
+  readonly #listeners = new Map<string, Set<() => void>>();
+  readonly #max: number;
+
+  constructor(max: number) {
+    this.#max = max;
+  }
+
+  /** The seq of the session's last logged event (0 when none). */
+  lastSeq(sessionId: string): number {
+    return this.#logs.get(sessionId)?.lastSeq ?? 0;
+  }
+
+  /** Appends records (numbered by the writer) and wakes the session's listeners. */
+  append(sessionId: string, events: readonly SessionLogEvent[]): void {
+    if (events.length === 0) return;
+    const log = this.#log(sessionId);
+    log.events.push(...events);
+    log.lastSeq = Math.max(log.lastSeq, events.at(-1)!.seq);
+    if (log.events.length > this.#max) log.events.splice(0, log.events.length - this.#max);
+    this.#wake(sessionId);
+  }
+
+  /** Logs `body` as the session's next event (a decision's `wait.decided`). */
+  appendNext(sessionId: string, body: { readonly type: string }): void {
+    this.append(sessionId, [logRecord(body, this.lastSeq(sessionId) + 1)]);
+  }
+
+  read(sessionId: string, query: SessionEventQuery): readonly SessionLogEvent[] {
+    const events = this.#logs.get(sessionId)?.events ?? [];
+    // seqs ascend: find the first one past afterSeq by bisection
+    let lo = 0;
+    let hi = events.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (events[mid]!.seq <= query.afterSeq) lo = mid + 1;
+      else hi = mid;
+    }
+    return events.slice(lo, lo + eventPageSize(query));
+  }
+
+  watch(sessionId: string, listener: () => void): () => void {
+    let set = this.#listeners.get(sessionId);
+    if (!set) this.#listeners.set(sessionId, (set = new Set()));
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0 && this.#listeners.get(sessionId) === set)
+        this.#listeners.delete(sessionId);
+    };
+  }
+
+  steer(sessionId: string, text: string): void {
+    this.#log(sessionId).steering.push(text);
+  }
+
+  hasSteering(sessionId: string): boolean {
+    return (this.#logs.get(sessionId)?.steering.length ?? 0) > 0;
+  }
+
+  takeSteering(sessionId: string): string[] {
+    const log = this.#logs.get(sessionId);
+    return log ? log.steering.splice(0) : [];
+  }
+
+  drop(sessionId: string): void {
+    this.#logs.delete(sessionId);
+  }
+
+  #log(sessionId: string): SessionLog {
+    let log = this.#logs.get(sessionId);
+    if (!log) this.#logs.set(sessionId, (log = { events: [], lastSeq: 0, steering: [] }));
+    return log;
+  }
+
+  #wake(sessionId: string): void {
+    const set = this.#listeners.get(sessionId);
+    if (set) for (const listener of [...set]) listener();
+  }
+}

@@ -1,0 +1,206 @@
+import type { PoolClient } from 'pg';
+import type { SessionEventQuery, SessionLogEvent } from './session-event-log.js';
+import { eventPageSize, logRecord } from './session-event-log.js';
+import { notFoundError } from './session-rules.js';
+import type { Transact } from './postgres-archive.js';
+import type { PostgresConnection } from './postgres-connection.js';
+
+/**
+ * The event log and steering queue of a `PostgresSessionStore`, in the same database. Step
+ * commits write the log (`PostgresStepCommit`); this reads it, logs a decision's event in the
+ * decision's transaction, queues and takes steering, and hears commits of any replica with
+ * LISTEN on one connection of its own, held only while someone watches.
+ */
+export class PostgresEventLog {
+  readonly #s: string;
+  readonly #transact: Transact;
+  readonly #db: PostgresConnection;
+  readonly #channel: string;
+  readonly #max: number;
+  readonly #listeners = new Map<string, Set<() => void>>();
+  #listening: Promise<PoolClient | undefined> | undefined;
+
+  constructor(
+    quotedSchema: string,
+    channel: string,
+    max: number,
+    transact: Transact,
+    db: PostgresConnection,
+  ) {
+    this.#s = quotedSchema;
+    this.#channel = channel;
+    this.#max = max;
+    this.#transact = transact;
+    this.#db = db;
+  }
+
+  async read(sessionId: string, query: SessionEventQuery): Promise<SessionLogEvent[]> {
+    const rows = await this.#transact((c) =>
+      c.query<{ seq: string; type: string; json: string }>(
+        `SELECT seq, type, body AS json FROM ${this.#s}.muster_events
+         WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
+        [sessionId, query.afterSeq, eventPageSize(query)],
+      ),
+    );
+    return rows.rows.map((r) => ({ seq: Number(r.seq), type: r.type, json: r.json }));
+  }
+
+  /** Appends records in the caller's transaction (numbered by the writer), then notifies. */
+  async append(
+    c: PoolClient,
+    sessionId: string,
+    events: readonly SessionLogEvent[],
+  ): Promise<void> {
+    if (events.length === 0) return;
+    const last = events.at(-1)!.seq;
+    await c.query(
+      `WITH e AS (
+         INSERT INTO ${this.#s}.muster_events (session_id, seq, type, body)
+         SELECT $1, ev.seq, ev.type, ev.body
+         FROM unnest($2::bigint[], $3::text[], $4::text[]) AS ev(seq, type, body)
+         WHERE ev.seq > $5::bigint - $6::bigint
+       ), u AS (
+         UPDATE ${this.#s}.muster_sessions SET event_seq = GREATEST(event_seq, $5) WHERE id = $1
+       ), d AS (
+         DELETE FROM ${this.#s}.muster_events WHERE session_id = $1 AND seq <= $5::bigint - $6::bigint
+       )
+       SELECT pg_notify($7, $1)`,
+      [
+        sessionId,
+        events.map((e) => e.seq),
+        events.map((e) => e.type),
+        events.map((e) => e.json),
+        last,
+        this.#max,
+        this.#channel,
+      ],
+    );
+  }
+
+  /** Logs `body` as the session's next event, in the caller's transaction (a decision's). */
+  async appendNext(
+    c: PoolClient,
+    sessionId: string,
+    body: { readonly type: string },
+  ): Promise<void> {
+    const found = await c.query<{ event_seq: string }>(
+      `SELECT event_seq FROM ${this.#s}.muster_sessions WHERE id = $1 FOR UPDATE`,
+      [sessionId],
+    );
+    if (found.rows.length === 0) return;
+    await this.append(c, sessionId, [logRecord(body, Number(found.rows[0]!.event_seq) + 1)]);
+  }
+
+  async steer(sessionId: string, text: string): Promise<void> {
+    const inserted = await this.#transact((c) =>
+      c.query(
+        `INSERT INTO ${this.#s}.muster_steering (session_id, text)
+         SELECT $1, $2 WHERE EXISTS (SELECT 1 FROM ${this.#s}.muster_sessions WHERE id = $1)`,
+        [sessionId, text],
+      ),
+    );
+    if (inserted.rowCount !== 1) throw notFoundError(sessionId);
+  }
+
+  /**
+   * Takes the session's steering, oldest first, and appends it to the transcript, in the
+   * caller's (fenced) transaction.
+   */
+  async take(
+    c: PoolClient,
+    sessionId: string,
+    lease: { token: string; owner: string | null } | undefined,
+  ): Promise<string[]> {
+    const taken = await c.query<{ text: string }>(
+      `DELETE FROM ${this.#s}.muster_steering WHERE session_id = $1 RETURNING id, text`,
+      [sessionId],
+    );
+    const rows = (taken.rows as { id: string; text: string }[]).sort(
+      (a, b) => Number(a.id) - Number(b.id),
+    );
+    if (rows.length === 0) return [];
+    const texts = rows.map((r) => r.text);
+    const messages = texts.map((text) => ({ role: 'user', content: [{ type: 'text', text }] }));
+    const count = await c.query<{ first: number }>(
+      `UPDATE ${this.#s}.muster_sessions SET message_count = message_count + $2, updated_at = $3
+       WHERE id = $1 RETURNING message_count - $2 AS first`,
+      [sessionId, messages.length, new Date().toISOString()],
+    );
+    if (count.rows.length === 0) throw notFoundError(sessionId);
+    await c.query(
+      `INSERT INTO ${this.#s}.muster_messages (session_id, seq, body, lease_token, lease_owner)
+       SELECT $1, $2 + i - 1, m, $4, $5 FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS t(m, i)`,
+      [
+        sessionId,
+        count.rows[0]!.first,
+        JSON.stringify(messages),
+        lease?.token ?? null,
+        lease?.owner ?? null,
+      ],
+    );
+    return texts;
+  }
+
+  watch(sessionId: string, listener: () => void): () => void {
+    let set = this.#listeners.get(sessionId);
+    if (!set) this.#listeners.set(sessionId, (set = new Set()));
+    set.add(listener);
+    this.#listen();
+    return () => {
+      set.delete(listener);
+      if (set.size === 0 && this.#listeners.get(sessionId) === set)
+        this.#listeners.delete(sessionId);
+      if (this.#listeners.size === 0) void this.#unlisten();
+    };
+  }
+
+  /** Gives the listening connection back (the store closes). */
+  async close(): Promise<void> {
+    this.#listeners.clear();
+    await this.#unlisten();
+  }
+
+  #listen(): void {
+    if (this.#listening) return;
+    const listening = (async () => {
+      const client = await this.#db.dedicated();
+      client.on('notification', (msg) => {
+        if (msg.channel !== this.#channel || msg.payload === undefined) return;
+        const set = this.#listeners.get(msg.payload);
+        if (set) for (const l of [...set]) l();
+      });
+      // a dropped connection: every watcher reads again, and the next watch listens anew
+      client.on('error', () => {
+        if (this.#listening === listening) this.#listening = undefined;
+        client.release(true);
+        this.#wakeAll();
+      });
+      await client.query(`LISTEN "${this.#channel}"`);
+      // a commit between the watcher's first read and LISTEN: read again
+      this.#wakeAll();
+      return client;
+    })().catch(() => {
+      if (this.#listening === listening) this.#listening = undefined;
+      this.#wakeAll();
+      return undefined;
+    });
+    this.#listening = listening;
+  }
+
+  async #unlisten(): Promise<void> {
+    const listening = this.#listening;
+    this.#listening = undefined;
+    const client = await listening;
+    if (!client) return;
+    try {
+      await client.query(`UNLISTEN "${this.#channel}"`);
+      client.release();
+    } catch {
+      client.release(true);
+    }
+  }
+
+  #wakeAll(): void {
+    for (const set of [...this.#listeners.values()]) for (const l of [...set]) l();
+  }
+}

@@ -1,0 +1,108 @@
+import { MusterError } from '../errors/index.js';
+import type { SessionWriteOptions } from './session-write.js';
+
+/**
+ * One event of a session's log (SPEC 15.2), as a store keeps it. The store writes what it is
+ * given: the agent numbers the events of a run it holds the lease of (each `seq` one past the
+ * session's last, `SessionState.eventSeq`), so `(sessionId, seq)` names one event.
+ */
+export interface SessionLogEvent {
+  /** Grows by one per logged event of the session, from 1, across runs and processes. */
+  readonly seq: number;
+  /** The event's `type`. */
+  readonly type: string;
+  /** The event as JSON text, its `seq` included. */
+  readonly json: string;
+}
+
+/** What {@link SessionEventLog.readEvents} takes. */
+export interface SessionEventQuery {
+  /** Events with a larger `seq` than this one (0 for all that are kept). */
+  readonly afterSeq: number;
+  /** At most this many (default and most 1000). */
+  readonly limit?: number;
+}
+
+/**
+ * What a step commit (`SessionStore.update`) may report back. A store that reports nothing is
+ * asked for steering at every step boundary.
+ */
+export interface SessionUpdateResult {
+  /** True when steering messages wait for the session (`SessionEventLog.steer`). */
+  readonly steeringPending?: boolean;
+}
+
+/**
+ * The optional event-log and steering methods of a `SessionStore` (SPEC 15.2). A store with a
+ * log writes `SessionPatch.appendEvents` in the same commit as the rest of the patch (one
+ * transaction, or one statement), keeps at most `eventLogMaxPerSession` events per session
+ * (the oldest dropped: a reader sees the hole as a `gap`) and reports the last `seq` ever
+ * written as `SessionState.eventSeq`.
+ */
+export interface SessionEventLog {
+  /** Appends events (fenced like `update`); for events that no step commit carries. */
+  appendEvents?(
+    sessionId: string,
+    events: readonly SessionLogEvent[],
+    options?: SessionWriteOptions,
+  ): Promise<void>;
+  /** The kept events after `query.afterSeq`, oldest first. */
+  readEvents?(sessionId: string, query: SessionEventQuery): Promise<readonly SessionLogEvent[]>;
+  /**
+   * Calls `listener` whenever events of the session may have been committed, by any process
+   * the store can hear (PostgreSQL: LISTEN/NOTIFY; SQLite: the same host, by polling);
+   * returns the function that stops. Without it, watchers poll `readEvents`.
+   */
+  watchEvents?(sessionId: string, listener: () => void): () => void;
+  /**
+   * Queues a user message for the session's run (any process); `SESSION_NOT_FOUND` for an
+   * unknown session.
+   */
+  steer?(sessionId: string, text: string): Promise<void>;
+  /**
+   * Takes the queued steering messages of the session, oldest first, and appends them to its
+   * transcript as user messages, in one transaction fenced like `update`: each is taken once.
+   */
+  takeSteering?(sessionId: string, options?: SessionWriteOptions): Promise<readonly string[]>;
+}
+
+/** The default of `eventLogMaxPerSession`. */
+export const DEFAULT_EVENT_LOG_MAX = 10_000;
+
+/** The most events one `readEvents` call returns. */
+export const MAX_EVENT_PAGE = 1000;
+
+/** `eventLogMaxPerSession` as given (default {@link DEFAULT_EVENT_LOG_MAX}), checked. */
+export function eventLogMax(value: unknown): number {
+  if (value === undefined) return DEFAULT_EVENT_LOG_MAX;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1)
+    throw new MusterError(
+      'INVALID_CONFIGURATION',
+      `eventLogMaxPerSession must be a whole number of events of at least 1, not ${String(value)}: it bounds each session's event log (default ${DEFAULT_EVENT_LOG_MAX}).`,
+    );
+  return value;
+}
+
+/** `eventLogPollMs` as given (default 250), checked. */
+export function eventLogPollMs(value: unknown): number {
+  if (value === undefined) return 250;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1)
+    throw new MusterError(
+      'INVALID_CONFIGURATION',
+      `eventLogPollMs must be a whole number of ms of at least 1, not ${String(value)} (default 250).`,
+    );
+  return value;
+}
+
+/** The page size of an event query, bounded. */
+export function eventPageSize(query: SessionEventQuery): number {
+  const limit = query.limit ?? MAX_EVENT_PAGE;
+  return Number.isSafeInteger(limit) && limit >= 1
+    ? Math.min(limit, MAX_EVENT_PAGE)
+    : MAX_EVENT_PAGE;
+}
+
+/** The log record of an event built outside a run (a decision's `wait.decided`), numbered `seq`. */
+export function logRecord(body: { readonly type: string }, seq: number): SessionLogEvent {
+  return { seq, type: body.type, json: JSON.stringify({ ...body, seq }) };
+}
