@@ -262,7 +262,8 @@ describe('leases during a run', () => {
       tools: [slow],
       policy: { allow: ['*'] },
       sessionStore: store,
-      sessionLeaseMs: 300,
+      // long enough that a loaded machine reaches the resume below while it still holds
+      sessionLeaseMs: 1_500,
     });
     const run = collect(a.run({ input: 'x', sessionId: 'l' }));
     await inTool.promise;
@@ -275,7 +276,7 @@ describe('leases during a run', () => {
     // the run stopped while its lease still held: another run takes the session once it expires
     let resumed = await collect(b.resume('l'));
     expect(resumed.error?.code).toBe('SESSION_ALREADY_RUNNING');
-    for (let i = 0; resumed.error?.code === 'SESSION_ALREADY_RUNNING' && i < 100; i++) {
+    for (let i = 0; resumed.error?.code === 'SESSION_ALREADY_RUNNING' && i < 400; i++) {
       await wait(20);
       resumed = await collect(b.resume('l'));
     }

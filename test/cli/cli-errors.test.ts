@@ -82,7 +82,11 @@ function dirs(project: unknown, user: unknown = { mcpServers: {} }): Dirs {
 }
 
 function muster(d: Dirs, args: readonly string[], env: Record<string, string> = {}) {
-  return runMuster(cli.bin, args, { cwd: d.workdir, env: { MUSTER_HOME: d.home, ...env } });
+  return runMuster(cli.bin, args, {
+    cwd: d.workdir,
+    env: { MUSTER_HOME: d.home, ...env },
+    inProcess: true,
+  });
 }
 
 let ok: Dirs;

@@ -15,13 +15,14 @@ import { McpClientManager } from '../../src/mcp/mcp-entry.js';
 import { startOAuthWorld } from '../fixtures/oauth/index.js';
 import type { OAuthWorld } from '../fixtures/oauth/index.js';
 import { ROOT } from '../package/built-package.js';
-import { buildCli, runMuster } from '../support/cli.js';
+import { buildCli, runCommandsInProcess, runMuster } from '../support/cli.js';
 
 const BROWSER = join(ROOT, 'test', 'fixtures', 'oauth', 'cli-browser.mjs');
 const START_URL = /http:\/\/127\.0\.0\.1:\d+\/start\/[\w-]+/;
 
 let cli: ReturnType<typeof buildCli>;
 let world: OAuthWorld;
+runCommandsInProcess();
 
 beforeAll(async () => {
   cli = buildCli();

@@ -54,7 +54,7 @@ export function musterDirs(bin: string): MusterDirs {
   const userFile = join(home, 'mcp.json');
   const read = (p: string) => (existsSync(p) ? readFileSync(p, 'utf8') : undefined);
   const run = (args: readonly string[]) =>
-    runMuster(bin, args, { cwd: workdir, env: { MUSTER_HOME: home } });
+    runMuster(bin, args, { cwd: workdir, env: { MUSTER_HOME: home }, inProcess: true });
   return {
     workdir,
     home,

@@ -31,7 +31,7 @@ interface Parked {
 }
 
 function muster(p: CliProject, args: readonly string[]): Promise<CliRun> {
-  return runMuster(cli.bin, args, { cwd: p.dir, env: p.env });
+  return runMuster(cli.bin, args, { cwd: p.dir, env: p.env, inProcess: true });
 }
 
 async function pendingWaits(p: CliProject, args: readonly string[] = []): Promise<Wait[]> {

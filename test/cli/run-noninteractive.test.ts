@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ROOT } from '../package/built-package.js';
-import { runMuster, useBuiltCli } from '../support/cli.js';
+import { runCommandsInProcess, runMuster, useBuiltCli } from '../support/cli.js';
 import { cliProject } from '../support/cli-project.js';
 import type { CliProject } from '../support/cli-project.js';
 
@@ -23,6 +23,7 @@ import type { CliProject } from '../support/cli-project.js';
 // input, --allow/--deny/--default decide, and the exit code says when calls were refused.
 
 const cli = useBuiltCli();
+runCommandsInProcess();
 
 let project: CliProject | undefined;
 afterEach(() => {
@@ -254,6 +255,7 @@ describe('muster run without a terminal', () => {
       const run = await runMuster(pkg.bin, ['run', 'hi', '--model', model], {
         cwd: project.dir,
         env: project.env,
+        inProcess: false, // the copied package's own modules are the subject
       });
       expect(run.code).toBe(0);
       expect(run.stdout).toBe('Hello.\n');
@@ -264,6 +266,7 @@ describe('muster run without a terminal', () => {
       const parked = await runMuster(pkg.bin, ['run', 'hi', '--model', model, '--park'], {
         cwd: project.dir,
         env: project.env,
+        inProcess: false, // the copied package's own modules are the subject
       });
       expect(parked.code).toBe(2);
       expect(parked.stderr).toMatch(
@@ -289,6 +292,7 @@ describe('muster run without a terminal', () => {
       const run = await runMuster(pkg.bin, ['run', 'hi', '--model', model], {
         cwd: project.dir,
         env: project.env,
+        inProcess: false, // the copied package's own modules are the subject
       });
       expect(run.code, run.stderr).toBe(0);
       expect(run.stdout).toBe('Hello.\n');
@@ -297,6 +301,7 @@ describe('muster run without a terminal', () => {
       const list = await runMuster(pkg.bin, ['--json', 'sessions', 'list'], {
         cwd: project.dir,
         env: project.env,
+        inProcess: false, // the copied package's own modules are the subject
       });
       expect(list.code, list.stderr).toBe(0);
       expect(JSON.parse(list.stdout)).toEqual({ sessions: [] });
@@ -329,6 +334,7 @@ describe('muster run without a terminal', () => {
       return await runMuster(pkg.bin, ['run', 'hi', '--model', model], {
         cwd: project.dir,
         env: project.env,
+        inProcess: false, // the copied package's own modules are the subject
       });
     } finally {
       pkg.cleanup();

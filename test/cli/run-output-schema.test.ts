@@ -32,7 +32,7 @@ function turns(name: string, list: readonly object[]): string {
 }
 
 function muster(args: readonly string[]) {
-  return runMuster(cli.bin, args, { cwd: project.dir, env: project.env });
+  return runMuster(cli.bin, args, { cwd: project.dir, env: project.env, inProcess: true });
 }
 
 describe('muster run --output-schema', () => {

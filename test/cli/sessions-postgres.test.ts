@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { runMuster, useBuiltCli } from '../support/cli.js';
+import { runCommandsInProcess, runMuster, useBuiltCli } from '../support/cli.js';
 import { cliProject } from '../support/cli-project.js';
 import type { CliProject } from '../support/cli-project.js';
 import { databaseUrl } from '../support/database.js';
@@ -9,6 +9,7 @@ import { databaseUrl } from '../support/database.js';
 const url = databaseUrl();
 
 const cli = useBuiltCli();
+runCommandsInProcess();
 
 let project: CliProject | undefined;
 afterEach(() => {

@@ -29,7 +29,7 @@ interface State {
 }
 
 function muster(p: CliProject, args: readonly string[]): Promise<CliRun> {
-  return runMuster(cli.bin, args, { cwd: p.dir, env: p.env });
+  return runMuster(cli.bin, args, { cwd: p.dir, env: p.env, inProcess: true });
 }
 
 async function listed(p: CliProject): Promise<Summary[]> {
