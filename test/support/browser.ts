@@ -86,19 +86,27 @@ export async function saveScreenshot(
   return file;
 }
 
+/** The browser of this test process, launched by the first file that needs one. */
+let shared: Promise<Browser> | undefined;
+
 /**
- * Launches Chromium once for the calling test file (before its tests, closed after them) and
- * returns a view of it: read `browser` inside tests. Call it inside a
- * `describe.skipIf(!path)` so a skipped suite launches nothing.
+ * Chromium for the calling test file: launched once per test process (the browser suite runs
+ * its files one after another in one process) and kept for the next file, since every test
+ * opens a context of its own (`newTestContext`: no cookie, storage or cache crosses contexts)
+ * and closes it. Playwright closes the browser when the process exits. Read `browser` inside
+ * tests. Call it inside a `describe.skipIf(!path)` so a skipped suite launches nothing.
  */
 export function useChromium(path: string | undefined): { readonly browser: Browser } {
   let browser: Browser | undefined;
   beforeAll(async () => {
     if (path === undefined) throw new Error('useChromium(): no Chromium to launch');
-    browser = await launchChromium(path);
+    const launched = await (shared ??= launchChromium(path));
+    if (launched.isConnected()) browser = launched;
+    else browser = await (shared = launchChromium(path)); // it crashed in an earlier file
   }, 90_000);
   afterAll(async () => {
-    await browser?.close();
+    // a file leaves no context of its own behind for the next one
+    await Promise.all(browser?.contexts().map((c) => c.close()) ?? []);
   });
   return {
     get browser() {
