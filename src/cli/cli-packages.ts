@@ -1,7 +1,6 @@
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MusterError } from '../errors/index.js';
+import { missingPackages } from '../util/index.js';
 
 /**
  * The packages the `muster` command and the studio import, which `npm i muster-agent` leaves
@@ -29,18 +28,11 @@ export const CLI_PACKAGES = [
 export function checkCliPackages(
   from: string = fileURLToPath(new URL('.', import.meta.url)),
 ): void {
-  const missing = CLI_PACKAGES.filter((name) => !installedFrom(from, name));
+  const missing = missingPackages(CLI_PACKAGES, from);
   if (missing.length === 0) return;
   throw new MusterError(
     'INVALID_CONFIGURATION',
     `The muster command needs ${missing.join(', ')}, which ${missing.length === 1 ? 'is' : 'are'} not installed: muster-agent is the library alone. Install the command with npm i -g muster-agent-cli (then run muster), or run it without installing: npx muster-agent-cli <command>.`,
     { details: { packages: missing } },
   );
-}
-
-function installedFrom(from: string, name: string): boolean {
-  for (let dir = from; ; dir = dirname(dir)) {
-    if (existsSync(join(dir, 'node_modules', name, 'package.json'))) return true;
-    if (dirname(dir) === dir) return false;
-  }
 }

@@ -1,6 +1,7 @@
 export { utf8Bytes } from './bytes.js';
 export { newId } from './ids.js';
 export { musterHome } from './muster-home.js';
+export { missingPackages } from './installed-packages.js';
 export { followAbort, raceAbort } from './abort.js';
 export { callIsolated } from './isolate.js';
 export type { EventBase } from './event-base.js';

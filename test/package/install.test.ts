@@ -118,6 +118,20 @@ describe('item-07: npm i muster-agent installs only what the library imports', (
     );
     expect(imported.code).toBe(2);
     expect(imported.stderr).toContain('npm i -g muster-agent-cli');
+    // and the studio's entry: importing it works, starting it names what to install
+    const studio = await run(
+      [
+        '--input-type=module',
+        '-e',
+        `const { startStudio } = await import('muster-agent/studio');
+         try { await startStudio(); } catch (e) { console.log(e.code, e.message); }`,
+      ],
+      app,
+    );
+    expect(studio.stdout).toMatch(
+      /^INVALID_CONFIGURATION The studio needs hono and @hono\/node-server, which are not installed/,
+    );
+    expect(studio.stdout).toContain('npm i hono @hono/node-server');
 
     // require() says the package is ES modules only, for every entry point
     const required = await run(
