@@ -208,6 +208,7 @@ export type {
 export { MemorySessionStore, DEFAULT_EVENT_LOG_MAX } from './session/index.js';
 export type {
   MemorySessionStoreOptions,
+  SessionLogEntry,
   SessionLogEvent,
   SessionEventQuery,
   SessionUpdateResult,

@@ -24,6 +24,7 @@ export type {
   SessionWaits,
 } from './session-waits.js';
 export type {
+  SessionLogEntry,
   SessionLogEvent,
   SessionEventQuery,
   SessionUpdateResult,

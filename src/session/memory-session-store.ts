@@ -16,6 +16,7 @@ import { MemoryEventLog } from './memory-event-log.js';
 import { eventLogMax } from './session-event-log.js';
 import type {
   SessionEventQuery,
+  SessionLogEntry,
   SessionLogEvent,
   SessionUpdateResult,
 } from './session-event-log.js';
@@ -130,18 +131,24 @@ export class MemorySessionStore implements SessionStore {
     if (error === null) delete state.error;
     else if (error !== undefined) state.error = error;
     state.updatedAt = isoNow();
-    if (patch.appendEvents) this.#log.append(sessionId, patch.appendEvents);
-    return { steeringPending: this.#log.hasSteering(sessionId) };
+    const firstEventSeq = patch.appendEvents
+      ? this.#log.append(sessionId, patch.appendEvents)
+      : undefined;
+    return {
+      steeringPending: this.#log.hasSteering(sessionId),
+      ...(firstEventSeq !== undefined ? { firstEventSeq } : {}),
+    };
   }
 
   async appendEvents(
     sessionId: string,
-    events: readonly SessionLogEvent[],
+    events: readonly SessionLogEntry[],
     options?: SessionWriteOptions,
-  ): Promise<void> {
+  ): Promise<void | SessionUpdateResult> {
     if (!this.#sessions.has(sessionId)) throw notFoundError(sessionId);
     this.#checkWrite(sessionId, options);
-    this.#log.append(sessionId, events);
+    const firstEventSeq = this.#log.append(sessionId, events);
+    return firstEventSeq !== undefined ? { firstEventSeq } : {};
   }
 
   async readEvents(

@@ -1,6 +1,6 @@
 import type { PoolClient } from 'pg';
-import type { SessionEventQuery, SessionLogEvent } from './session-event-log.js';
-import { eventPageSize, logRecord } from './session-event-log.js';
+import type { SessionEventQuery, SessionLogEntry, SessionLogEvent } from './session-event-log.js';
+import { eventPageSize, logEntry } from './session-event-log.js';
 import { notFoundError } from './session-rules.js';
 import type { Transact } from './postgres-archive.js';
 import type { PostgresConnection } from './postgres-connection.js';
@@ -45,36 +45,43 @@ export class PostgresEventLog {
     return rows.rows.map((r) => ({ seq: Number(r.seq), type: r.type, json: r.json }));
   }
 
-  /** Appends records in the caller's transaction (numbered by the writer), then notifies. */
+  /**
+   * Appends entries in the caller's transaction, numbered from the session row's `event_seq`
+   * under its row lock (the UPDATE takes it), trims the log and notifies, in one statement;
+   * returns the first number given (undefined when there were none, or no such session).
+   */
   async append(
     c: PoolClient,
     sessionId: string,
-    events: readonly SessionLogEvent[],
-  ): Promise<void> {
-    if (events.length === 0) return;
-    const last = events.at(-1)!.seq;
-    await c.query(
-      `WITH e AS (
+    entries: readonly SessionLogEntry[],
+  ): Promise<number | undefined> {
+    if (entries.length === 0) return undefined;
+    const result = await c.query<{ seq_before: string }>(
+      `WITH u AS (
+         UPDATE ${this.#s}.muster_sessions SET event_seq = event_seq + $4::bigint WHERE id = $1
+         RETURNING event_seq - $4::bigint AS seq_before
+       ), e AS (
          INSERT INTO ${this.#s}.muster_events (session_id, seq, type, body)
-         SELECT $1, ev.seq, ev.type, ev.body
-         FROM unnest($2::bigint[], $3::text[], $4::text[]) AS ev(seq, type, body)
-         WHERE ev.seq > $5::bigint - $6::bigint
-       ), u AS (
-         UPDATE ${this.#s}.muster_sessions SET event_seq = GREATEST(event_seq, $5) WHERE id = $1
+         SELECT $1, u.seq_before + ev.i, ev.type,
+           '{"seq":' || (u.seq_before + ev.i)::text || ',' || substr(ev.body, 2)
+         FROM u, unnest($2::text[], $3::text[]) WITH ORDINALITY AS ev(type, body, i)
+         WHERE u.seq_before + ev.i > u.seq_before + $4::bigint - $5::bigint
        ), d AS (
-         DELETE FROM ${this.#s}.muster_events WHERE session_id = $1 AND seq <= $5::bigint - $6::bigint
+         DELETE FROM ${this.#s}.muster_events
+         WHERE session_id = $1 AND seq <= (SELECT seq_before FROM u) + $4::bigint - $5::bigint
        )
-       SELECT pg_notify($7, $1)`,
+       SELECT seq_before, pg_notify($6, $1) FROM u`,
       [
         sessionId,
-        events.map((e) => e.seq),
-        events.map((e) => e.type),
-        events.map((e) => e.json),
-        last,
+        entries.map((e) => e.type),
+        entries.map((e) => e.json),
+        entries.length,
         this.#max,
         this.#channel,
       ],
     );
+    const row = result.rows[0];
+    return row ? Number(row.seq_before) + 1 : undefined;
   }
 
   /** Logs `body` as the session's next event, in the caller's transaction (a decision's). */
@@ -83,12 +90,7 @@ export class PostgresEventLog {
     sessionId: string,
     body: { readonly type: string },
   ): Promise<void> {
-    const found = await c.query<{ event_seq: string }>(
-      `SELECT event_seq FROM ${this.#s}.muster_sessions WHERE id = $1 FOR UPDATE`,
-      [sessionId],
-    );
-    if (found.rows.length === 0) return;
-    await this.append(c, sessionId, [logRecord(body, Number(found.rows[0]!.event_seq) + 1)]);
+    await this.append(c, sessionId, [logEntry(body)]);
   }
 
   async steer(sessionId: string, text: string): Promise<void> {

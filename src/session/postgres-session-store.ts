@@ -27,6 +27,7 @@ import type { StepCommitRow } from './postgres-step-commit.js';
 import { eventLogMax } from './session-event-log.js';
 import type {
   SessionEventQuery,
+  SessionLogEntry,
   SessionLogEvent,
   SessionUpdateResult,
 } from './session-event-log.js';
@@ -195,21 +196,23 @@ export class PostgresSessionStore implements SessionStore {
     const [row] = await this.#db.query<StepCommitRow>(
       this.#step.statement(sessionId, patch, options),
     );
-    return this.#step.outcome(sessionId, options, row!);
+    return this.#step.outcome(sessionId, options, row!, patch.appendEvents?.length ?? 0);
   }
 
   async appendEvents(
     sessionId: string,
-    events: readonly SessionLogEvent[],
+    events: readonly SessionLogEntry[],
     options?: SessionWriteOptions,
-  ): Promise<void> {
+  ): Promise<void | SessionUpdateResult> {
+    let firstEventSeq: number | undefined;
     await this.#leases.write(sessionId, options, async (c) => {
       const found = await c.query(`SELECT 1 FROM ${this.#s}.muster_sessions WHERE id = $1`, [
         sessionId,
       ]);
       if (found.rows.length === 0) throw notFoundError(sessionId);
-      await this.#log.append(c, sessionId, events);
+      firstEventSeq = await this.#log.append(c, sessionId, events);
     });
+    return firstEventSeq === undefined ? {} : { firstEventSeq };
   }
 
   async readEvents(

@@ -2,7 +2,7 @@ import type { ModelMessage, Usage } from '../model/index.js';
 import type { SessionArchive } from './session-archive.js';
 import type { SessionWaits } from './session-waits.js';
 import type { SessionLeaseRef, SessionWriteOptions } from './session-write.js';
-import type { SessionEventLog, SessionLogEvent, SessionUpdateResult } from './session-event-log.js';
+import type { SessionEventLog, SessionLogEntry, SessionUpdateResult } from './session-event-log.js';
 
 /**
  * Where a session stands. `running` with no live lease means its run died: resume it.
@@ -66,10 +66,11 @@ export interface SessionPatch {
   /** `null` clears a previous error. */
   readonly error?: SessionErrorRecord | null;
   /**
-   * Events to log in the same commit (SPEC 15.2), numbered on from `SessionState.eventSeq`;
-   * a store without a log ignores them.
+   * Events to log in the same commit (SPEC 15.2), numbered by the store on from the session's
+   * last `seq` within the commit (`SessionUpdateResult.firstEventSeq`); a store without a log
+   * ignores them.
    */
-  readonly appendEvents?: readonly SessionLogEvent[];
+  readonly appendEvents?: readonly SessionLogEntry[];
 }
 
 /** A short view of a session for listings. */

@@ -27,6 +27,7 @@ import { SqliteLeases } from './sqlite-leases.js';
 import { eventLogMax, eventLogPollMs } from './session-event-log.js';
 import type {
   SessionEventQuery,
+  SessionLogEntry,
   SessionLogEvent,
   SessionUpdateResult,
 } from './session-event-log.js';
@@ -164,6 +165,7 @@ export class SqliteSessionStore implements SessionStore {
     options?: SessionWriteOptions,
   ): Promise<void | SessionUpdateResult> {
     let steeringPending = false;
+    let firstEventSeq: number | undefined;
     this.#leases.guardedWrite(sessionId, options, (lease) => {
       const row = this.#sql('SELECT * FROM muster_sessions WHERE id = ?').get(sessionId) as
         | SessionRow
@@ -205,24 +207,31 @@ export class SqliteSessionStore implements SessionStore {
         sessionId,
       );
       this.#append(sessionId, patch.appendMessages ?? [], count, lease);
-      if (patch.appendEvents) this.#log.append(sessionId, patch.appendEvents);
+      if (patch.appendEvents)
+        firstEventSeq = this.#log.append(sessionId, patch.appendEvents, Number(row.event_seq ?? 0));
       steeringPending = this.#log.hasSteering(sessionId);
     });
-    if (patch.appendEvents && patch.appendEvents.length > 0) this.#log.committed(sessionId);
-    return { steeringPending };
+    if (firstEventSeq === undefined) return { steeringPending };
+    this.#log.committed(sessionId);
+    return { steeringPending, firstEventSeq };
   }
 
   async appendEvents(
     sessionId: string,
-    events: readonly SessionLogEvent[],
+    events: readonly SessionLogEntry[],
     options?: SessionWriteOptions,
-  ): Promise<void> {
+  ): Promise<void | SessionUpdateResult> {
+    let firstEventSeq: number | undefined;
     this.#leases.guardedWrite(sessionId, options, () => {
-      if (!this.#sql('SELECT 1 FROM muster_sessions WHERE id = ?').get(sessionId))
-        throw notFoundError(sessionId);
-      this.#log.append(sessionId, events);
+      const last = this.#sql('SELECT event_seq FROM muster_sessions WHERE id = ?')
+        .pluck()
+        .get(sessionId) as number | undefined;
+      if (last === undefined) throw notFoundError(sessionId);
+      firstEventSeq = this.#log.append(sessionId, events, last);
     });
+    if (firstEventSeq === undefined) return {};
     this.#log.committed(sessionId);
+    return { firstEventSeq };
   }
 
   async readEvents(

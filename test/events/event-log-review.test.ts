@@ -1,0 +1,326 @@
+/**
+ * Regressions found in review of the event log (SPEC 10, 15.2), on the memory store, a real
+ * SQLite file and a real PostgreSQL schema: the store hands out `seq` in the commit, so a
+ * decision made while the run parks, or a commit retried after one that was applied, never
+ * takes a number twice; a logged event is published only once its commit succeeded.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createAgent, MemorySessionStore, scriptedModel, tool } from '../../src/index.js';
+import type {
+  AgentEvent,
+  SessionPatch,
+  SessionStore,
+  SessionWriteOptions,
+  Usage,
+} from '../../src/index.js';
+import { PostgresSessionStore } from '../../src/session/postgres.js';
+import { SqliteSessionStore } from '../../src/session/sqlite.js';
+import { databaseUrl } from '../support/database.js';
+
+const url = databaseUrl();
+const schemas: string[] = [];
+const dirs: string[] = [];
+
+afterAll(async () => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  if (schemas.length === 0) return;
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  for (const schema of schemas) await c.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await c.end();
+});
+
+/** What a test does around a step commit of the store it runs on. */
+interface Hooks {
+  before?: (id: string, patch: SessionPatch) => Promise<void>;
+  after?: (patch: SessionPatch) => void;
+}
+
+class HookedMemory extends MemorySessionStore {
+  hooks: Hooks = {};
+  override async update(id: string, patch: SessionPatch, options?: SessionWriteOptions) {
+    await this.hooks.before?.(id, patch);
+    const result = await super.update(id, patch, options);
+    this.hooks.after?.(patch);
+    return result;
+  }
+}
+
+class HookedSqlite extends SqliteSessionStore {
+  hooks: Hooks = {};
+  override async update(id: string, patch: SessionPatch, options?: SessionWriteOptions) {
+    await this.hooks.before?.(id, patch);
+    const result = await super.update(id, patch, options);
+    this.hooks.after?.(patch);
+    return result;
+  }
+}
+
+class HookedPostgres extends PostgresSessionStore {
+  hooks: Hooks = {};
+  override async update(id: string, patch: SessionPatch, options?: SessionWriteOptions) {
+    await this.hooks.before?.(id, patch);
+    const result = await super.update(id, patch, options);
+    this.hooks.after?.(patch);
+    return result;
+  }
+}
+
+interface Backend {
+  store: SessionStore & { hooks: Hooks };
+  /** Whether the row of `seq` is in the log now (SQLite: read at once, from another connection). */
+  logged?: (sessionId: string, seq: number) => boolean;
+  close(): Promise<void>;
+}
+
+const backends: [string, () => Backend][] = [
+  ['memory', () => ({ store: new HookedMemory(), close: async () => {} })],
+  [
+    'SQLite',
+    () => {
+      const dir = mkdtempSync(join(tmpdir(), 'muster-review-'));
+      dirs.push(dir);
+      const path = join(dir, 'sessions.db');
+      const store = new HookedSqlite({ path });
+      let reader: Database.Database | undefined;
+      return {
+        store,
+        logged: (sessionId, seq) => {
+          reader ??= new Database(path, { readonly: true });
+          return (
+            reader
+              .prepare('SELECT 1 FROM muster_events WHERE session_id = ? AND seq = ?')
+              .get(sessionId, seq) !== undefined
+          );
+        },
+        close: async () => {
+          reader?.close();
+          store.close();
+        },
+      };
+    },
+  ],
+  ...(url
+    ? ([
+        [
+          'PostgreSQL',
+          () => {
+            const schema = `muster_review_${randomBytes(5).toString('hex')}`;
+            schemas.push(schema);
+            const store = new HookedPostgres({ connectionString: url, schema });
+            return { store, close: () => store.close() };
+          },
+        ],
+      ] as [string, () => Backend][])
+    : []),
+];
+
+const pay = tool({
+  name: 'pay',
+  description: 'Pays.',
+  input: z.object({ amount: z.number() }),
+  execute: ({ amount }) => `paid ${amount}`,
+});
+const echo = tool({
+  name: 'echo',
+  description: 'Echoes its text.',
+  input: z.object({ text: z.string() }),
+  execute: ({ text }) => text,
+});
+
+async function collect(events: AsyncIterable<AgentEvent>): Promise<AgentEvent[]> {
+  const out: AgentEvent[] = [];
+  for await (const ev of events) out.push(ev);
+  return out;
+}
+
+async function logOf(store: SessionStore, sessionId: string) {
+  const log = await store.readEvents!(sessionId, { afterSeq: 0 });
+  return log.map((e) => ({ seq: e.seq, type: e.type, body: JSON.parse(e.json) as AgentEvent }));
+}
+
+describe.each(backends)('event log review (%s)', (_name, open) => {
+  it('review-1: a decision made between a wait and the park commit takes its own seq; the run parks', async () => {
+    const backend = open();
+    const { store } = backend;
+    const decider = createAgent({ sessionStore: store });
+    const agent = createAgent({
+      model: scriptedModel([{ toolCalls: [{ name: 'pay', arguments: { amount: 7 } }] }]),
+      tools: [pay],
+      sessionStore: store,
+      policy: { park: true },
+    });
+    try {
+      // the wait is stored; before the park commit, another host decides it
+      store.hooks.before = async (id, patch) => {
+        if (patch.status !== 'parked') return;
+        const { waits } = await store.waits!.list({ sessionId: id });
+        for (const w of waits)
+          await decider.decide(id, w.id, { decision: 'allow', reason: 'fast' });
+      };
+      const events = await collect(agent.run({ input: 'go', sessionId: 'r1', stream: false }));
+      expect(events.at(-1)).toMatchObject({ type: 'session.parked' });
+      expect((await store.get('r1'))?.status).toBe('parked');
+      const log = await logOf(store, 'r1');
+      expect(log.map((e) => e.seq)).toEqual(log.map((_, i) => i + 1));
+      expect(log.map((e) => e.body.seq)).toEqual(log.map((e) => e.seq));
+      expect(log.filter((e) => e.type === 'wait.decided')).toHaveLength(1);
+      expect(log.filter((e) => e.type === 'wait.created')).toHaveLength(1);
+      // what the run published carries the numbers the store gave
+      const logged = events.filter((e) => e.type !== 'model.delta');
+      const bySeq = new Map(log.map((e) => [e.seq, e.type]));
+      for (const e of logged) expect(bySeq.get(e.seq!)).toBe(e.type);
+    } finally {
+      await agent.close();
+      await decider.close();
+      await backend.close();
+    }
+  });
+
+  it('review-1: a commit retried after one that was applied but reported failed stores new numbers', async () => {
+    const backend = open();
+    const { store } = backend;
+    let failOnce = true;
+    // the commit of the first events is applied, then reported as failed
+    store.hooks.after = (patch) => {
+      if (failOnce && (patch.appendEvents?.length ?? 0) > 0) {
+        failOnce = false;
+        throw new Error('connection reset after the commit');
+      }
+    };
+    const agent = createAgent({
+      model: scriptedModel([
+        { toolCalls: [{ name: 'echo', arguments: { text: 'a' } }] },
+        { text: 'ok' },
+      ]),
+      tools: [echo],
+      sessionStore: store,
+      policy: { allow: ['echo'] },
+    });
+    try {
+      await collect(agent.run({ input: 'go', sessionId: 'r1b', stream: false })).catch(() => {});
+      const log = await logOf(store, 'r1b');
+      expect(log.map((e) => e.seq)).toEqual(log.map((_, i) => i + 1));
+      expect(log.map((e) => e.body.seq)).toEqual(log.map((e) => e.seq));
+      // the run's end was recorded: the store never refused a number it had given
+      const state = await store.get('r1b');
+      expect(['completed', 'failed']).toContain(state?.status);
+      expect(['session.completed', 'session.failed']).toContain(log.at(-1)?.type);
+    } finally {
+      await agent.close();
+      await backend.close();
+    }
+  });
+
+  it('review-2: a logged event reaches the iterator and onEvent only once its commit succeeded', async () => {
+    const backend = open();
+    const { store } = backend;
+    const seen: { seq: number; type: string; inLog: boolean | undefined }[] = [];
+    const agent = createAgent({
+      model: scriptedModel([
+        { toolCalls: [{ name: 'echo', arguments: { text: 'a' } }] },
+        { text: 'ok' },
+      ]),
+      tools: [echo],
+      sessionStore: store,
+      policy: { allow: ['echo'] },
+      observability: {
+        onEvent: (e) => {
+          if (e.seq === undefined || e.type === 'model.delta') return;
+          seen.push({ seq: e.seq, type: e.type, inLog: backend.logged?.('r2', e.seq) });
+        },
+      },
+    });
+    try {
+      const events = await collect(agent.run({ input: 'go', sessionId: 'r2', stream: true }));
+      const log = await logOf(store, 'r2');
+      // every numbered event the run published is the log's event of that number
+      const bySeq = new Map(log.map((e) => [e.seq, e.type]));
+      for (const e of events.filter((x) => x.type !== 'model.delta'))
+        expect(bySeq.get(e.seq!)).toBe(e.type);
+      expect(events.filter((x) => x.type !== 'model.delta')).toHaveLength(log.length);
+      expect(seen.length).toBe(log.length);
+      // read at once from another connection, when onEvent saw it: committed already
+      if (backend.logged) expect(seen.filter((s) => !s.inLog)).toEqual([]);
+    } finally {
+      await agent.close();
+      await backend.close();
+    }
+  });
+
+  it('review-2: when the final commit fails, session.failed is published without a seq', async () => {
+    const backend = open();
+    const { store } = backend;
+    store.hooks.before = async (_id, patch) => {
+      if (patch.status === 'completed' || patch.status === 'failed')
+        throw new Error('the store went away');
+    };
+    const agent = createAgent({
+      model: scriptedModel([{ text: 'ok' }]),
+      sessionStore: store,
+      observability: { onError: () => {} },
+    });
+    try {
+      const events: AgentEvent[] = [];
+      await expect(
+        (async () => {
+          for await (const e of agent.run({ input: 'go', sessionId: 'r2b', stream: false }))
+            events.push(e);
+        })(),
+      ).rejects.toMatchObject({ code: 'SESSION_STORE_FAILED' });
+      const failed = events.at(-1);
+      expect(failed?.type).toBe('session.failed');
+      expect(failed?.seq).toBeUndefined();
+      const log = await logOf(store, 'r2b');
+      expect(log.map((e) => e.type)).not.toContain('session.failed');
+      // whatever the run published with a number is in the log
+      const bySeq = new Map(log.map((e) => [e.seq, e.type]));
+      for (const e of events.filter((x) => x.seq !== undefined))
+        expect(bySeq.get(e.seq!)).toBe(e.type);
+    } finally {
+      await agent.close();
+      await backend.close();
+    }
+  });
+
+  it.runIf(_name === 'PostgreSQL')(
+    'review-6: a step commit sums only the known usage keys, fractional ones too',
+    async () => {
+      const backend = open();
+      const { store } = backend;
+      try {
+        const now = new Date().toISOString();
+        await store.create({
+          id: 'r6',
+          status: 'running',
+          messages: [],
+          iteration: 0,
+          createdAt: now,
+          updatedAt: now,
+          usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3 },
+          archiveRefs: [],
+        });
+        const odd = { inputTokens: 0.5, outputTokens: 1, totalTokens: 1.5, bogus: 2.25 };
+        await store.update('r6', { addUsage: odd as Usage });
+        await store.update('r6', {
+          addUsage: { inputTokens: 1, outputTokens: 0, totalTokens: 1, reasoningTokens: 4 },
+        });
+        expect((await store.get('r6'))?.usage).toEqual({
+          inputTokens: 2.5,
+          outputTokens: 3,
+          totalTokens: 5.5,
+          reasoningTokens: 4,
+        });
+      } finally {
+        await backend.close();
+      }
+    },
+  );
+});
