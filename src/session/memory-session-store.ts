@@ -212,6 +212,10 @@ export class MemorySessionStore implements SessionStore {
       : { sessions: page };
   }
 
+  async leased(sessionId: string): Promise<boolean> {
+    return isLive(this.#leases.get(sessionId), Date.now());
+  }
+
   async acquire(
     sessionId: string,
     owner: string,

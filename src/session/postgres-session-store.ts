@@ -267,6 +267,17 @@ export class PostgresSessionStore implements SessionStore {
     return rows.rows.length > limit ? { sessions, nextCursor: sessions.at(-1)!.id } : { sessions };
   }
 
+  async leased(sessionId: string): Promise<boolean> {
+    const found = await this.#transact((c) =>
+      c.query<{ live: boolean }>(
+        `SELECT (owner IS NOT NULL AND expires_at > now()) AS live
+         FROM ${this.#s}.muster_leases WHERE session_id = $1`,
+        [sessionId],
+      ),
+    );
+    return found.rows[0]?.live === true;
+  }
+
   async acquire(
     sessionId: string,
     owner: string,

@@ -138,6 +138,12 @@ export interface SessionStore extends SessionEventLog {
    */
   acquire?(sessionId: string, owner: string, ttlMs: number): Promise<SessionLease | undefined>;
   /**
+   * True while a live lease holds the session (its run goes on in some process). A watch asks
+   * it of a `running` session that logs nothing: `running` with no live lease is a run that
+   * died (SPEC 15.2).
+   */
+  leased?(sessionId: string): Promise<boolean>;
+  /**
    * The archive of large tool results kept with the sessions (SPEC 7.5); the agent uses it
    * instead of `context.archiveStore` so paging works after a restart and on any replica.
    */

@@ -311,6 +311,10 @@ export class SqliteSessionStore implements SessionStore {
     return rows.length > limit ? { sessions, nextCursor: sessions.at(-1)!.id } : { sessions };
   }
 
+  async leased(sessionId: string): Promise<boolean> {
+    return this.#guard(() => isLive(this.#leases.current(sessionId), Date.now()));
+  }
+
   async acquire(
     sessionId: string,
     owner: string,

@@ -324,3 +324,87 @@ describe.each(backends)('event log review (%s)', (_name, open) => {
     },
   );
 });
+
+describe('watch ends with the run it attached to (review-3)', () => {
+  it('review-3: a watch attached to a follow-up run with afterSeq 0 does not end on the previous run', async () => {
+    const store = new HookedMemory();
+    const agent = createAgent({
+      model: scriptedModel([{ text: 'one' }, { text: 'two' }]),
+      sessionStore: store,
+    });
+    try {
+      await collect(agent.run({ input: 'first', sessionId: 'r3', stream: false }));
+      const seen: AgentEvent[] = [];
+      let watching: Promise<void> | undefined;
+      // the second run has committed `running` and nothing of its own is logged yet
+      store.hooks.before = async (_id, patch) => {
+        if (watching || !patch.appendMessages?.some((m) => JSON.stringify(m).includes('second')))
+          return;
+        const it = agent.sessions.watch('r3', { afterSeq: 0 })[Symbol.asyncIterator]();
+        const first = await it.next();
+        if (!first.done) seen.push(first.value as AgentEvent);
+        watching = (async () => {
+          for (let r = await it.next(); !r.done; r = await it.next())
+            seen.push(r.value as AgentEvent);
+        })();
+      };
+      const second = await collect(agent.run({ input: 'second', sessionId: 'r3', stream: false }));
+      await watching;
+      expect(second.at(-1)).toMatchObject({ type: 'session.completed', content: 'two' });
+      expect(seen.at(-1)).toMatchObject({ type: 'session.completed', seq: second.at(-1)!.seq });
+      expect(seen.filter((e) => e.type === 'session.completed')).toHaveLength(2);
+    } finally {
+      await agent.close();
+    }
+  });
+
+  it('review-3: a watch of a parked session whose last logged event is wait.decided ends', async () => {
+    const store = new HookedMemory();
+    const agent = createAgent({
+      model: scriptedModel([{ toolCalls: [{ name: 'pay', arguments: { amount: 7 } }] }]),
+      tools: [pay],
+      sessionStore: store,
+      policy: { park: true },
+    });
+    try {
+      const events = await collect(agent.run({ input: 'go', sessionId: 'r3b', stream: false }));
+      const created = events.find((e) => e.type === 'wait.created');
+      if (created?.type !== 'wait.created') throw new Error('no wait.created');
+      await agent.decide('r3b', created.wait.id, { decision: 'allow', reason: 'ok' });
+      const log = await logOf(store, 'r3b');
+      expect(log.at(-1)?.type).toBe('wait.decided');
+      const seen: AgentEvent[] = [];
+      for await (const e of agent.sessions.watch('r3b')) seen.push(e as AgentEvent);
+      expect(seen.map((e) => e.seq)).toEqual(log.map((e) => e.seq));
+    } finally {
+      await agent.close();
+    }
+  }, 10_000);
+});
+
+describe('watch of a run that died (review-3)', () => {
+  it('review-3: a watch of a running session with no live lease ends after what was logged', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'muster-review-dead-'));
+    dirs.push(dir);
+    const store = new SqliteSessionStore({ path: join(dir, 'sessions.db') });
+    const agent = createAgent({ model: scriptedModel([{ text: 'one' }]), sessionStore: store });
+    try {
+      await collect(agent.run({ input: 'first', sessionId: 'r3c', stream: false }));
+      // a second run's process died after it had marked the session running; its lease is gone
+      await store.update('r3c', {
+        status: 'running',
+        appendEvents: [
+          { type: 'session.started', json: JSON.stringify({ type: 'session.started' }) },
+        ],
+      });
+      expect(await store.leased('r3c')).toBe(false);
+      const seen: AgentEvent[] = [];
+      for await (const e of agent.sessions.watch('r3c')) seen.push(e as AgentEvent);
+      expect(seen.map((e) => e.type)).toContain('session.completed');
+      expect(seen.at(-1)?.type).toBe('session.started');
+    } finally {
+      await agent.close();
+      store.close();
+    }
+  }, 10_000);
+});
