@@ -1,9 +1,24 @@
+import { createHash } from 'node:crypto';
 import type { PoolClient } from 'pg';
 import type { SessionEventQuery, SessionLogEntry, SessionLogEvent } from './session-event-log.js';
 import { eventPageSize, logEntry } from './session-event-log.js';
 import { notFoundError } from './session-rules.js';
 import type { Transact } from './postgres-archive.js';
 import type { PostgresConnection } from './postgres-connection.js';
+
+/** The longest channel name PostgreSQL takes (NAMEDATALEN - 1 bytes). */
+const MAX_CHANNEL_BYTES = 63;
+
+/**
+ * The NOTIFY channel of a schema's event log: `muster_events.<schema>`, or, when that is longer
+ * than PostgreSQL takes (`pg_notify` refuses it, LISTEN cuts it), `muster_events.` and a hash
+ * of the schema name.
+ */
+export function eventChannel(schema: string): string {
+  const name = `muster_events.${schema}`;
+  if (Buffer.byteLength(name) <= MAX_CHANNEL_BYTES) return name;
+  return `muster_events.${createHash('sha256').update(schema).digest('hex').slice(0, 40)}`;
+}
 
 /**
  * The event log and steering queue of a `PostgresSessionStore`, in the same database. Step
@@ -18,7 +33,9 @@ export class PostgresEventLog {
   readonly #channel: string;
   readonly #max: number;
   readonly #listeners = new Map<string, Set<() => void>>();
-  #listening: Promise<PoolClient | undefined> | undefined;
+  #listening: Promise<ListeningClient | undefined> | undefined;
+  #retry: NodeJS.Timeout | undefined;
+  #backoffMs = 0;
 
   constructor(
     quotedSchema: string,
@@ -162,47 +179,99 @@ export class PostgresEventLog {
     await this.#unlisten();
   }
 
+  /**
+   * Listens on a connection of its own while anyone watches. A connection that fails (on
+   * LISTEN, or later) is destroyed, never returned to the pool, and its handlers go with it;
+   * every watcher reads again, and LISTEN is tried anew after a growing delay (250 ms up to
+   * 5 s). Until it holds, each attempt wakes the watchers: they poll at that pace.
+   */
   #listen(): void {
-    if (this.#listening) return;
-    const listening = (async () => {
-      const client = await this.#db.dedicated();
-      client.on('notification', (msg) => {
-        if (msg.channel !== this.#channel || msg.payload === undefined) return;
-        const set = this.#listeners.get(msg.payload);
-        if (set) for (const l of [...set]) l();
-      });
-      // a dropped connection: every watcher reads again, and the next watch listens anew
-      client.on('error', () => {
-        if (this.#listening === listening) this.#listening = undefined;
-        client.release(true);
-        this.#wakeAll();
-      });
-      await client.query(`LISTEN "${this.#channel}"`);
-      // a commit between the watcher's first read and LISTEN: read again
-      this.#wakeAll();
-      return client;
-    })().catch(() => {
+    if (this.#listening || this.#retry || this.#listeners.size === 0) return;
+    let client: PoolClient | undefined;
+    const onNotification = (msg: { channel: string; payload?: string | undefined }) => {
+      if (msg.channel !== this.#channel || msg.payload === undefined) return;
+      const set = this.#listeners.get(msg.payload);
+      if (set) for (const l of [...set]) l();
+    };
+    const drop = () => {
+      if (!client) return;
+      const c = client;
+      client = undefined;
+      c.off('notification', onNotification);
+      c.off('error', onError);
+      // a connection that failed is destroyed, not pooled
+      c.on('error', ignore);
+      c.release(true);
+    };
+    const onError = () => {
+      drop();
       if (this.#listening === listening) this.#listening = undefined;
       this.#wakeAll();
+      this.#retryLater();
+    };
+    const listening: Promise<ListeningClient | undefined> = (async () => {
+      client = await this.#db.dedicated();
+      client.on('notification', onNotification);
+      client.on('error', onError);
+      await client.query(`LISTEN "${this.#channel}"`);
+      this.#backoffMs = 0;
+      // a commit between the watcher's first read and LISTEN: read again
+      this.#wakeAll();
+      return {
+        drop: () => {
+          const c = client;
+          client = undefined;
+          c?.off('notification', onNotification);
+          c?.off('error', onError);
+          return c;
+        },
+      };
+    })().catch(() => {
+      drop();
+      if (this.#listening === listening) this.#listening = undefined;
+      this.#wakeAll();
+      this.#retryLater();
       return undefined;
     });
     this.#listening = listening;
   }
 
+  /** Tries LISTEN again after the next delay, while anyone watches. */
+  #retryLater(): void {
+    if (this.#retry || this.#listeners.size === 0) return;
+    this.#backoffMs = Math.min(Math.max(this.#backoffMs * 2, 250), 5000);
+    this.#retry = setTimeout(() => {
+      this.#retry = undefined;
+      // the watchers read again (a poll), then LISTEN is tried anew
+      this.#wakeAll();
+      this.#listen();
+    }, this.#backoffMs);
+  }
+
   async #unlisten(): Promise<void> {
+    if (this.#retry) clearTimeout(this.#retry);
+    this.#retry = undefined;
+    this.#backoffMs = 0;
     const listening = this.#listening;
     this.#listening = undefined;
-    const client = await listening;
-    if (!client) return;
-    try {
-      await client.query(`UNLISTEN "${this.#channel}"`);
-      client.release();
-    } catch {
-      client.release(true);
-    }
+    const held = await listening;
+    const client = held?.drop();
+    // destroyed, not pooled: its LISTEN ends with it, and no handler of this log stays on a
+    // connection the pool hands out again
+    client?.on('error', ignore);
+    client?.release(true);
   }
 
   #wakeAll(): void {
     for (const set of [...this.#listeners.values()]) for (const l of [...set]) l();
   }
 }
+
+/** The listening connection, to take back with its handlers removed. */
+interface ListeningClient {
+  /** Removes the handlers; returns the connection unless it failed meanwhile. */
+  drop(): PoolClient | undefined;
+}
+
+/** Errors of a connection being destroyed. */
+const ignore = (): void => {};

@@ -19,7 +19,7 @@ import { DEFAULT_POSTGRES_BOUNDS, PostgresConnection } from './postgres-connecti
 import { PostgresArchive } from './postgres-archive.js';
 import type { Transact } from './postgres-archive.js';
 import { PostgresWaits } from './postgres-waits.js';
-import { PostgresEventLog } from './postgres-event-log.js';
+import { PostgresEventLog, eventChannel } from './postgres-event-log.js';
 import { PostgresStepCommit } from './postgres-step-commit.js';
 import { PostgresLeases } from './postgres-leases.js';
 import type { PostgresLeaseCheck } from './postgres-leases.js';
@@ -144,7 +144,7 @@ export class PostgresSessionStore implements SessionStore {
     this.#leases = leases;
     this.archive = new PostgresArchive(this.#s, this.#transact, options.maxArchiveBytesPerSession);
     // one NOTIFY channel per schema: replicas of one schema hear each other's commits
-    const channel = `muster_events.${schema}`;
+    const channel = eventChannel(schema);
     const log = new PostgresEventLog(this.#s, channel, maxEvents, this.#transact, this.#db);
     this.#log = log;
     this.#step = new PostgresStepCommit(this.#s, schema, channel, maxEvents);

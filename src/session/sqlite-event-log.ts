@@ -132,10 +132,21 @@ export class SqliteEventLog {
 
   #poll(): void {
     if (this.#timer) return;
-    this.#version = this.#dataVersion();
+    try {
+      this.#version = this.#dataVersion();
+    } catch {
+      this.#version = Number.NaN;
+    }
     this.#timer = setInterval(() => {
       if (!this.#db.open) return this.#stop();
-      const version = this.#dataVersion();
+      let version: number;
+      try {
+        version = this.#dataVersion();
+      } catch {
+        // the file is busy or gone for a moment: every watcher reads again (its read reports
+        // a lasting failure, typed), and the next tick asks anew
+        version = Number.NaN;
+      }
       if (version === this.#version) return;
       this.#version = version;
       // another connection committed: every watcher reads its session again

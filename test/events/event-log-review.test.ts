@@ -408,3 +408,86 @@ describe('watch of a run that died (review-3)', () => {
     }
   }, 10_000);
 });
+
+describe.skipIf(!url)('PostgreSQL NOTIFY (review-4, review-7)', () => {
+  const now = new Date().toISOString();
+  const state = (id: string) => ({
+    id,
+    status: 'running' as const,
+    messages: [],
+    iteration: 0,
+    createdAt: now,
+    updatedAt: now,
+    usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+    archiveRefs: [],
+  });
+  const entry = (type: string) => ({ type, json: JSON.stringify({ type }) });
+
+  it('review-4: a watcher whose LISTEN connection was killed listens again and hears later commits', async () => {
+    const schema = `muster_review_l_${randomBytes(5).toString('hex')}`;
+    schemas.push(schema);
+    const store = new PostgresSessionStore({ connectionString: url!, schema });
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    const agent = createAgent({ sessionStore: store });
+    const listeners = async () =>
+      (
+        await admin.query<{ pid: number }>(
+          `SELECT pid FROM pg_stat_activity WHERE query = $1 AND state = 'idle'`,
+          [`LISTEN "muster_events.${schema}"`],
+        )
+      ).rows.map((r) => r.pid);
+    try {
+      await store.create(state('l1'));
+      const lease = await store.acquire('l1', 'writer', 60_000);
+      const write = { lease: { token: lease!.token } };
+      await store.update('l1', { appendEvents: [entry('session.started')] }, write);
+      const it = agent.sessions.watch('l1')[Symbol.asyncIterator]();
+      expect((await it.next()).value).toMatchObject({ seq: 1 });
+      let first = await listeners();
+      while (first.length === 0) first = await listeners();
+      await admin.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [first]);
+      // a new connection listens (the killed one never comes back)
+      let again = (await listeners()).filter((pid) => !first.includes(pid));
+      while (again.length === 0) again = (await listeners()).filter((pid) => !first.includes(pid));
+      await store.update('l1', { appendEvents: [entry('tool.called')] }, write);
+      expect((await it.next()).value).toMatchObject({ seq: 2, type: 'tool.called' });
+      await it.return?.();
+    } finally {
+      await agent.close();
+      await store.close();
+      await admin.end();
+    }
+  }, 20_000);
+
+  it('review-7: a schema name too long for a channel name still commits and notifies', async () => {
+    const schema = `muster_review_long_${randomBytes(20).toString('hex')}`.slice(0, 60);
+    schemas.push(schema);
+    const store = new PostgresSessionStore({ connectionString: url!, schema });
+    const agent = createAgent({ model: scriptedModel([{ text: 'ok' }]), sessionStore: store });
+    try {
+      const events = await collect(agent.run({ input: 'go', sessionId: 'l7', stream: false }));
+      expect(events.at(-1)).toMatchObject({ type: 'session.completed', content: 'ok' });
+      const log = await logOf(store, 'l7');
+      expect(log.at(-1)?.type).toBe('session.completed');
+      // a watcher of the next run hears its commits live
+      const seen: AgentEvent[] = [];
+      const more = scriptedModel([{ text: 'again' }]);
+      const second = createAgent({ model: more, sessionStore: store });
+      const watching = (async () => {
+        for await (const e of agent.sessions.watch('l7', {
+          afterSeq: log.at(-1)!.seq,
+          follow: true,
+        }))
+          if (seen.push(e as AgentEvent) && e.type === 'session.completed') return;
+      })();
+      await collect(second.run({ input: 'again', sessionId: 'l7', stream: false }));
+      await watching;
+      expect(seen.at(-1)).toMatchObject({ type: 'session.completed', content: 'again' });
+      await second.close();
+    } finally {
+      await agent.close();
+      await store.close();
+    }
+  });
+});
