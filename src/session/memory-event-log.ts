@@ -9,9 +9,9 @@ interface SessionLog {
 }
 
 /**
- * The event log and steering queue of a `MemorySessionStore`, in this process: records kept
- * as given (their JSON text is made when first read), at most `max` per session, and
- * listeners called at once when a session's log grows.
+ * The event log and steering queue of a `MemorySessionStore`, in this process: records
+ * numbered and made JSON text at commit, at most `max` per session, and listeners called at
+ * once when a session's log grows.
  */
 export class MemoryEventLog {
   readonly #logs = new Map<string, SessionLog>();
@@ -99,24 +99,18 @@ export class MemoryEventLog {
   }
 }
 
-/** A kept event: its numbered JSON text is made when first read (a run may never be watched). */
+/**
+ * A kept event, its numbered JSON text made at commit: a host that changes an event it was
+ * handed afterwards does not change the log.
+ */
 class MemoryRecord implements SessionLogEvent {
   readonly seq: number;
   readonly type: string;
-  #entry: SessionLogEntry | undefined;
-  #json: string | undefined;
+  readonly json: string;
 
   constructor(seq: number, entry: SessionLogEntry) {
     this.seq = seq;
     this.type = entry.type;
-    this.#entry = entry;
-  }
-
-  get json(): string {
-    if (this.#json === undefined) {
-      this.#json = numberedJson(this.#entry!.json, this.seq);
-      this.#entry = undefined;
-    }
-    return this.#json;
+    this.json = numberedJson(entry.json, seq);
   }
 }

@@ -491,3 +491,70 @@ describe.skipIf(!url)('PostgreSQL NOTIFY (review-4, review-7)', () => {
     }
   });
 });
+
+describe('what the log keeps (review-9)', () => {
+  it('review-9: a host that changes an event it was handed does not change the log', async () => {
+    const store = new MemorySessionStore();
+    const agent = createAgent({
+      model: scriptedModel([
+        { text: 'ok', usage: { inputTokens: 3, outputTokens: 1, totalTokens: 4 } },
+      ]),
+      sessionStore: store,
+      observability: {
+        onEvent: (e) => {
+          if (e.type === 'session.completed')
+            (e.usage as { inputTokens: number }).inputTokens = 999;
+        },
+      },
+    });
+    try {
+      await collect(agent.run({ input: 'go', sessionId: 'r9', stream: false }));
+      const log = await logOf(store, 'r9');
+      const completed = log.find((e) => e.type === 'session.completed')!.body;
+      expect(completed).toMatchObject({ usage: { inputTokens: 3 } });
+    } finally {
+      await agent.close();
+    }
+  });
+
+  it('review-9: a logged wait.decided leaves an elicitation answer out', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'muster-review-elicit-'));
+    dirs.push(dir);
+    const store = new SqliteSessionStore({ path: join(dir, 'sessions.db') });
+    const agent = createAgent({ sessionStore: store });
+    try {
+      const now = new Date().toISOString();
+      await store.create({
+        id: 'r9b',
+        status: 'parked',
+        messages: [],
+        iteration: 1,
+        createdAt: now,
+        updatedAt: now,
+        usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+        archiveRefs: [],
+      });
+      await store.waits.put({
+        id: 'wait_r9b',
+        sessionId: 'r9b',
+        runId: 'run_r9b',
+        kind: 'elicitation',
+        callId: 'call_1',
+        toolName: 'login',
+        message: 'Your code?',
+        requestedSchema: { type: 'object', properties: { code: { type: 'string' } } },
+        createdAt: now,
+        fingerprint: 'f',
+        status: 'pending',
+      });
+      await agent.decide('r9b', 'wait_r9b', { action: 'accept', content: { code: 'c0de-9731' } });
+      const log = await store.readEvents('r9b', { afterSeq: 0 });
+      expect(log.map((e) => e.type)).toEqual(['wait.decided']);
+      expect(log[0]!.json).not.toContain('c0de-9731');
+      expect(JSON.parse(log[0]!.json)).toMatchObject({ decision: { action: 'accept' } });
+    } finally {
+      await agent.close();
+      store.close();
+    }
+  });
+});
