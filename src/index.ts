@@ -213,6 +213,7 @@ export type {
   SessionEventQuery,
   SessionUpdateResult,
   SessionEventLog,
+  SteeringTake,
   SessionStatus,
   SessionErrorRecord,
   SessionState,

@@ -324,6 +324,11 @@ export class AgentRun {
             runId,
             store: this.#store,
             emit: (event) => this.#emit(event),
+            emitLogged: (event, seq) => {
+              this.#observe(event);
+              if (this.#log) this.#log.logged(event, seq);
+              else this.#deliver({ ...event, seq });
+            },
             log: () => this.#log,
           },
           transcript,

@@ -105,6 +105,23 @@ export class RunEventLog {
     if (--this.#busy === 0 && this.#held.length > 0) this.#scheduleFlush();
   }
 
+  /** True while events wait for a commit. */
+  get holding(): boolean {
+    return this.#held.length > 0;
+  }
+
+  /**
+   * Publishes an event a store logged itself (`steering.delivered`, in the take's transaction),
+   * numbered `seq`: it is the last logged event now.
+   */
+  logged(event: AgentEvent, seq: number): void {
+    if (seq > this.#last) {
+      this.#last = seq;
+      this.#deltaIndex = 0;
+    }
+    this.#publish({ ...event, seq });
+  }
+
   /** Resolves once no commit carrying events is in flight. */
   idle(): Promise<void> {
     return this.#inFlight?.promise ?? Promise.resolve();

@@ -9,6 +9,7 @@ import type {
   SessionStore,
   SessionWaits,
   SessionWriteOptions,
+  SteeringTake,
   Wait,
   WaitDecision,
   WaitPage,
@@ -157,9 +158,9 @@ class GuardedStore implements SessionStore {
   get takeSteering(): SessionStore['takeSteering'] {
     const take = this.store.takeSteering;
     if (!take) return undefined;
-    return (id: string) =>
+    return (id: string, _options?: SessionWriteOptions, steering?: SteeringTake) =>
       guardStore(id, 'take the steering messages', () =>
-        this.fence(() => take.call(this.store, id, this.write())),
+        this.fence(() => take.call(this.store, id, this.write(), steering)),
       );
   }
 

@@ -29,6 +29,7 @@ export type {
   SessionEventQuery,
   SessionUpdateResult,
   SessionEventLog,
+  SteeringTake,
 } from './session-event-log.js';
 export { DEFAULT_EVENT_LOG_MAX, MAX_EVENT_PAGE } from './session-event-log.js';
 export { waitStaleError } from './wait-rules.js';

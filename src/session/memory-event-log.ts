@@ -78,6 +78,11 @@ export class MemoryEventLog {
     return (this.#logs.get(sessionId)?.steering.length ?? 0) > 0;
   }
 
+  /** The session's steering messages, oldest first, left queued. */
+  peekSteering(sessionId: string): string[] {
+    return [...(this.#logs.get(sessionId)?.steering ?? [])];
+  }
+
   takeSteering(sessionId: string): string[] {
     const log = this.#logs.get(sessionId);
     return log ? log.steering.splice(0) : [];

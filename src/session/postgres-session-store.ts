@@ -24,12 +24,13 @@ import { PostgresStepCommit } from './postgres-step-commit.js';
 import { PostgresLeases } from './postgres-leases.js';
 import type { PostgresLeaseCheck } from './postgres-leases.js';
 import type { StepCommitRow } from './postgres-step-commit.js';
-import { eventLogMax } from './session-event-log.js';
+import { eventLogMax, logEntry } from './session-event-log.js';
 import type {
   SessionEventQuery,
   SessionLogEntry,
   SessionLogEvent,
   SessionUpdateResult,
+  SteeringTake,
 } from './session-event-log.js';
 import { rowToState, rowToSummary, sessionRowValues } from './stored-rows.js';
 import type { SessionRow } from './stored-rows.js';
@@ -230,11 +231,23 @@ export class PostgresSessionStore implements SessionStore {
     await this.#log.steer(sessionId, text);
   }
 
-  async takeSteering(sessionId: string, options?: SessionWriteOptions): Promise<string[]> {
+  async takeSteering(
+    sessionId: string,
+    options?: SessionWriteOptions,
+    take?: SteeringTake,
+  ): Promise<string[]> {
     let texts: string[] = [];
+    let first: number | undefined;
     await this.#leases.write(sessionId, options, async (c, lease) => {
       texts = await this.#log.take(c, sessionId, lease);
+      if (texts.length > 0 && take?.event)
+        first = await this.#log.append(
+          c,
+          sessionId,
+          texts.map((text) => logEntry(take.event!(text))),
+        );
     });
+    if (first !== undefined) take?.logged?.(first);
     return texts;
   }
 

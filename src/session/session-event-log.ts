@@ -81,8 +81,21 @@ export interface SessionEventLog {
   /**
    * Takes the queued steering messages of the session, oldest first, and appends them to its
    * transcript as user messages, in one transaction fenced like `update`: each is taken once.
+   * With `take.event`, a store with a log logs one event per message in that transaction.
    */
-  takeSteering?(sessionId: string, options?: SessionWriteOptions): Promise<readonly string[]>;
+  takeSteering?(
+    sessionId: string,
+    options?: SessionWriteOptions,
+    take?: SteeringTake,
+  ): Promise<readonly string[]>;
+}
+
+/** What `SessionEventLog.takeSteering` logs with the messages it takes (SPEC 15.2). */
+export interface SteeringTake {
+  /** The event logged for each message taken (`steering.delivered`), numbered by the store. */
+  readonly event?: (text: string) => { readonly type: string };
+  /** Called, once the take committed, with the `seq` given to the first of those events. */
+  readonly logged?: (firstEventSeq: number) => void;
 }
 
 /** The default of `eventLogMaxPerSession`. */

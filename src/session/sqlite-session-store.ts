@@ -24,12 +24,13 @@ import { SqliteArchive } from './sqlite-archive.js';
 import { SqliteWaits } from './sqlite-waits.js';
 import { SqliteEventLog } from './sqlite-event-log.js';
 import { SqliteLeases } from './sqlite-leases.js';
-import { eventLogMax, eventLogPollMs } from './session-event-log.js';
+import { eventLogMax, eventLogPollMs, logEntry } from './session-event-log.js';
 import type {
   SessionEventQuery,
   SessionLogEntry,
   SessionLogEvent,
   SessionUpdateResult,
+  SteeringTake,
 } from './session-event-log.js';
 import { outputJson, rowToState, rowToSummary, sessionRowValues } from './stored-rows.js';
 import type { SessionRow } from './stored-rows.js';
@@ -257,15 +258,27 @@ export class SqliteSessionStore implements SessionStore {
     );
   }
 
-  async takeSteering(sessionId: string, options?: SessionWriteOptions): Promise<string[]> {
+  async takeSteering(
+    sessionId: string,
+    options?: SessionWriteOptions,
+    take?: SteeringTake,
+  ): Promise<string[]> {
     let texts: string[] = [];
+    let first: number | undefined;
     this.#leases.guardedWrite(sessionId, options, (lease) => {
-      const count = this.#sql('SELECT message_count FROM muster_sessions WHERE id = ?')
-        .pluck()
-        .get(sessionId) as number | undefined;
-      if (count === undefined) throw notFoundError(sessionId);
+      const row = this.#sql(
+        'SELECT message_count, event_seq FROM muster_sessions WHERE id = ?',
+      ).get(sessionId) as { message_count: number; event_seq: number } | undefined;
+      if (row === undefined) throw notFoundError(sessionId);
+      const count = row.message_count;
       texts = this.#log.take(sessionId);
       if (texts.length === 0) return;
+      if (take?.event)
+        first = this.#log.append(
+          sessionId,
+          texts.map((text) => logEntry(take.event!(text))),
+          row.event_seq,
+        );
       const messages = texts.map((text) => ({
         role: 'user' as const,
         content: [{ type: 'text' as const, text }],
@@ -277,6 +290,10 @@ export class SqliteSessionStore implements SessionStore {
       );
       this.#append(sessionId, messages, count, lease);
     });
+    if (first !== undefined) {
+      this.#log.committed(sessionId);
+      take?.logged?.(first);
+    }
     return texts;
   }
 

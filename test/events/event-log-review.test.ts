@@ -55,6 +55,12 @@ class HookedMemory extends MemorySessionStore {
 
 class HookedSqlite extends SqliteSessionStore {
   hooks: Hooks = {};
+  tookSteering = false;
+  override async takeSteering(...args: Parameters<SqliteSessionStore['takeSteering']>) {
+    const texts = await super.takeSteering(...args);
+    if (texts.length > 0) this.tookSteering = true;
+    return texts;
+  }
   override async update(id: string, patch: SessionPatch, options?: SessionWriteOptions) {
     await this.hooks.before?.(id, patch);
     const result = await super.update(id, patch, options);
@@ -552,6 +558,38 @@ describe('what the log keeps (review-9)', () => {
       expect(log.map((e) => e.type)).toEqual(['wait.decided']);
       expect(log[0]!.json).not.toContain('c0de-9731');
       expect(JSON.parse(log[0]!.json)).toMatchObject({ decision: { action: 'accept' } });
+    } finally {
+      await agent.close();
+      store.close();
+    }
+  });
+});
+
+describe('steering (review-5)', () => {
+  it('review-5: a steering message taken into the transcript is logged with the take, even if nothing commits after it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'muster-review-steer-'));
+    dirs.push(dir);
+    const store = new HookedSqlite({ path: join(dir, 'sessions.db') });
+    const agent = createAgent({
+      model: scriptedModel([{ text: 'one' }, { text: 'two' }]),
+      sessionStore: store,
+      observability: { onError: () => {} },
+    });
+    try {
+      await collect(agent.run({ input: 'first', sessionId: 'r5', stream: false }));
+      await agent.steer('r5', 'turn left');
+      // the process dies right after the take: no later commit reaches the store
+      store.hooks.before = async () => {
+        if (store.tookSteering) throw new Error('the process died');
+      };
+      await collect(agent.run({ input: 'second', sessionId: 'r5', stream: false })).catch(() => {});
+      const state = await store.get('r5');
+      expect(JSON.stringify(state?.messages)).toContain('turn left');
+      const log = await logOf(store, 'r5');
+      expect(log.filter((e) => e.type === 'steering.delivered').map((e) => e.body)).toMatchObject([
+        { text: 'turn left' },
+      ]);
+      expect(log.map((e) => e.seq)).toEqual(log.map((_, i) => i + 1));
     } finally {
       await agent.close();
       store.close();
