@@ -208,10 +208,12 @@ export type {
 export { MemorySessionStore, DEFAULT_EVENT_LOG_MAX } from './session/index.js';
 export type {
   MemorySessionStoreOptions,
+  SessionLogEntry,
   SessionLogEvent,
   SessionEventQuery,
   SessionUpdateResult,
   SessionEventLog,
+  SteeringTake,
   SessionStatus,
   SessionErrorRecord,
   SessionState,

@@ -145,24 +145,40 @@ export class AgentRun {
       return await failRun(this.#end(), err);
     } finally {
       unfollow();
+      // what the run's commits never logged goes out unnumbered, before the iterator ends
+      this.#log?.close();
       this.#scope?.close();
       await this.#claim!.release((e) => this.#runtime.reportError(e));
     }
   }
 
-  /** Numbers an event (and queues it for the log) once the log is open, then publishes it. */
+  /**
+   * Adds an event to the run: its usage to the agent and the observer (its spans) at once;
+   * the stream and `onEvent` once it may be seen (a logged event once its commit numbered it,
+   * see `RunEventLog`).
+   */
   #emit(event: AgentEvent): void {
-    this.#publish(this.#log ? this.#log.stamp(event) : event);
+    this.#observe(event);
+    if (this.#log) this.#log.emit(event);
+    else this.#deliver(event);
   }
 
-  /** Adds an event to the run: its usage to the agent, the observer, the stream, `onEvent`. */
+  /** Adds an event to the run at once, unlogged (before the log opens, or when it ends). */
   #publish(event: AgentEvent): void {
-    const runtime = this.#runtime;
+    this.#observe(event);
+    this.#deliver(event);
+  }
+
+  #observe(event: AgentEvent): void {
     if (event.type === 'model.completed' && event.runId === this.#ids.runId)
-      runtime.usage.add(event.usage);
+      this.#runtime.usage.add(event.usage);
     this.#observer.onEvent(event);
+  }
+
+  /** Hands an event to the stream and `onEvent`. */
+  #deliver(event: AgentEvent): void {
     this.#queue.push(event);
-    const observability = runtime.options.observability;
+    const observability = this.#runtime.options.observability;
     const onEvent = observability?.onEvent;
     if (onEvent) callIsolated(() => onEvent(event), observability?.onError);
   }
@@ -256,6 +272,8 @@ export class AgentRun {
       runtime.store,
       session.eventSeq,
       runtime.options.eventLog === 'all',
+      (event) => this.#deliver(event),
+      () => this.#store.update(sessionId, {}),
     );
     this.#emit({
       type: 'session.started',
@@ -306,6 +324,11 @@ export class AgentRun {
             runId,
             store: this.#store,
             emit: (event) => this.#emit(event),
+            emitLogged: (event, seq) => {
+              this.#observe(event);
+              if (this.#log) this.#log.logged(event, seq);
+              else this.#deliver({ ...event, seq });
+            },
             log: () => this.#log,
           },
           transcript,
@@ -326,7 +349,8 @@ export class AgentRun {
       policy: runtime.policy,
       sink: {
         emit: (event) => this.#emit(event as AgentEvent),
-        forward: (event) => queue.push(event as AgentEvent),
+        forward: (event) =>
+          this.#log ? this.#log.forward(event as AgentEvent) : queue.push(event as AgentEvent),
         authorize: (request, signal) => runtime.authorize(request, signal),
         countOwnUsage: (usage) => runtime.usage.add(usage),
       },
@@ -371,6 +395,7 @@ export class AgentRun {
       scope: this.#scope,
       log: this.#log,
       publish: (event) => this.#publish(event),
+      observe: (event) => this.#observe(event),
     };
   }
 

@@ -1,4 +1,4 @@
-import type { SessionStore, Wait } from '../session/index.js';
+import type { SessionStore, Wait, WaitDecision } from '../session/index.js';
 
 // What a session's waits are now: its stored waits, which of them still hold it, and what a
 // link to a delegated run's wait stands for. Read by runs, `decide` and the waits inbox.
@@ -86,5 +86,15 @@ export function openWaits(waits: readonly Wait[], now: number): Wait[] {
 export function publicWait(wait: Wait): Wait {
   if (wait.requestState === undefined && wait.inputResponses === undefined) return wait;
   const { requestState: _state, inputResponses: _answers, ...rest } = wait;
+  return rest;
+}
+
+/**
+ * A decision as `wait.decided` reports it (logged, seen by watchers): an elicitation answer's
+ * `content` is left out, as `elicitation.completed` leaves it out; its action and reason stay.
+ */
+export function shownDecision(decision: WaitDecision): WaitDecision {
+  if (!('action' in decision) || decision.content === undefined) return decision;
+  const { content: _content, ...rest } = decision;
   return rest;
 }

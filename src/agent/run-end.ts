@@ -24,16 +24,26 @@ export interface RunEnd {
   readonly scope: RunScope | undefined;
   /** The session's event log, once the run opened the session. */
   readonly log: RunEventLog | undefined;
-  /** Adds an event to the run (usage, observer, stream, `onEvent`), numbered already. */
+  /** Adds an event to the run at once (usage, observer, stream, `onEvent`), unlogged. */
   publish(event: AgentEvent): void;
+  /** Adds an event to the run's usage and observer only (the log delivers it). */
+  observe(event: AgentEvent): void;
 }
 
 /**
- * Numbers a run's last event and queues it for the log, without publishing it: the commit
- * that ends the run carries it, and it is published once committed.
+ * Holds a run's last event for the commit that ends the run: with a log, the log publishes it
+ * (with its `seq`) once that commit succeeded.
  */
-function stage(end: RunEnd, event: AgentEvent): AgentEvent {
-  return end.log ? end.log.stamp(event) : event;
+function stage(end: RunEnd, event: AgentEvent): void {
+  end.log?.stage(event);
+}
+
+/** The commit that carried a staged event succeeded: the event reaches everyone. */
+function staged(end: RunEnd, event: AgentEvent): void {
+  if (!end.log) return end.publish(event);
+  end.observe(event);
+  // without a log the event was numbered when staged; either way it goes out now
+  end.log.close();
 }
 
 /**
@@ -42,13 +52,14 @@ function stage(end: RunEnd, event: AgentEvent): AgentEvent {
  */
 export async function parkRun(end: RunEnd, parked: RunParked): Promise<MusterError | undefined> {
   const { sessionId, runId } = end;
-  const event = stage(end, {
+  const event: AgentEvent = {
     type: 'session.parked',
     timestamp: isoNow(),
     sessionId,
     runId,
     waits: parked.waits,
-  });
+  };
+  stage(end, event);
   try {
     const sampled = end.scope?.takeUsage();
     await end.store.update(sessionId, {
@@ -56,11 +67,11 @@ export async function parkRun(end: RunEnd, parked: RunParked): Promise<MusterErr
       ...(sampled ? { addUsage: sampled } : {}),
     });
   } catch (err) {
-    // the commit failed: its number goes to the failure
-    if (event.seq !== undefined) end.log?.drop(event.seq);
+    // the commit failed: the failure is the run's last event
+    end.log?.drop(event);
     return await failRun(end, err);
   }
-  end.publish(event);
+  staged(end, event);
   return undefined;
 }
 
@@ -69,7 +80,7 @@ export async function completeRun(end: RunEnd, result: RunResult): Promise<void>
   const { sessionId, runId } = end;
   const sampled = end.scope?.takeUsage();
   if (sampled) await end.store.update(sessionId, { addUsage: sampled });
-  const event = stage(end, {
+  const event: AgentEvent = {
     type: 'session.completed',
     timestamp: isoNow(),
     sessionId,
@@ -78,21 +89,24 @@ export async function completeRun(end: RunEnd, result: RunResult): Promise<void>
     ...(result.output !== undefined ? { output: result.output } : {}),
     iterations: result.iterations,
     usage: addUsage(result.usage, sampled),
-  });
+  };
+  stage(end, event);
   try {
     await end.session!.complete(result.content, result.output);
   } catch (err) {
-    if (event.seq !== undefined) end.log?.drop(event.seq);
+    end.log?.drop(event);
     throw err;
   }
-  end.publish(event);
+  staged(end, event);
 }
 
 /**
  * Ends the run with its failure: a lost lease is `SESSION_ALREADY_RUNNING` whatever the run
  * was doing, an abort is `ABORTED`. The session records it (unless the lease is lost: the
  * session may be another process's now, and the store would refuse the write); a store that
- * cannot is reported, not hidden (the run has failed already).
+ * cannot is reported, not hidden (the run has failed already). `session.failed` is published
+ * in every case: with its `seq` when its commit logged it, without when nothing could be
+ * logged (then neither are the events held with it).
  */
 export async function failRun(end: RunEnd, err: unknown): Promise<MusterError> {
   const { runtime, signal, sessionId, runId } = end;
@@ -105,20 +119,24 @@ export async function failRun(end: RunEnd, err: unknown): Promise<MusterError> {
   const session = lost ? undefined : end.session;
   const failure = toMusterError(error, 'INTERNAL_ERROR', 'The run failed unexpectedly');
   // logged with the failure's commit; a run that lost its lease writes nothing
-  const event = {
-    type: 'session.failed' as const,
+  const event: AgentEvent = {
+    type: 'session.failed',
     timestamp: isoNow(),
     sessionId,
     runId,
     error: failure,
   };
-  const staged = session ? stage(end, event) : event;
+  if (session) stage(end, event);
   const sampled = end.scope?.takeUsage();
   if (session && sampled)
     await end.store
       .update(sessionId, { addUsage: sampled })
       .catch((e: unknown) => runtime.reportError(e));
   if (session) await session.fail(failure).catch((e: unknown) => runtime.reportError(e));
-  end.publish(staged);
+  if (session && end.log) staged(end, event);
+  else {
+    end.log?.close();
+    end.publish(event);
+  }
   return failure;
 }

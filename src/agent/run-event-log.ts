@@ -1,82 +1,279 @@
-import type { SessionLogEvent, SessionStore, SessionUpdateResult } from '../session/index.js';
+import type { SessionLogEntry, SessionStore, SessionUpdateResult } from '../session/index.js';
 import type { AgentEvent } from './events.js';
 
 /** Numbers events where the store keeps no log: this process's counter, not durable (SPEC 10). */
 const processSeq = { last: 0 };
 
+/** An event of the run waiting to be published, in the order the run reported it. */
+interface Held {
+  /** `logged`: waits for the commit that numbers it; `delta`: numbered when published. */
+  readonly kind: 'logged' | 'delta' | 'as-is';
+  readonly event: AgentEvent;
+  /** The event as the run reported it (`event` may be its numbered copy). */
+  readonly source: AgentEvent;
+  readonly entry?: LoggedEvent;
+}
+
 /**
- * One run's side of its session's event log (SPEC 15.2). Once the run holds its lease and has
- * opened the session, every event it reports is numbered here: logged events one past the
- * last (`seq`), a `model.delta` the last logged `seq` and its `deltaIndex` after it (or its
- * own `seq` with `eventLog: 'all'`). Logged events wait in `pending` for the run's next step
- * commit, which writes them with the rest of the step; their JSON text is made when a store
- * asks for it. It also remembers whether steering may wait (as the last commit reported).
+ * One run's side of its session's event log (SPEC 15.2), once the run holds its lease and has
+ * opened the session. The store numbers logged events in the step commit that writes them
+ * (`SessionUpdateResult.firstEventSeq`); the run publishes them (iterator, `onEvent`) only
+ * once that commit succeeded, with their `seq`. Events reported after a logged event that is
+ * not committed yet (a `model.delta`, a child run's event) wait behind it, so the run's events
+ * keep their order; a `model.delta` is published with the `seq` of the last logged event and
+ * its `deltaIndex` after it (or logged itself with `eventLog: 'all'`).
+ *
+ * A logged event rides the run's next step commit; when none comes at once (a tool runs, a
+ * model turn streams, a person is asked), the log commits it on its own (`flush`, an update
+ * with nothing but events) after the current turn of the event loop. At most one commit that
+ * carries events is in flight: a commit that would carry more waits for it (`waiting`), so
+ * events are published in the order of their numbers. Events whose commit never succeeds
+ * (the run could not write, or lost its lease) are published without `seq` when the run ends
+ * (`close`): they are not in the log.
+ *
+ * With a store that keeps no log, events are numbered from this process's one counter and
+ * published at once (not durable).
  */
 export class RunEventLog {
   #last: number;
   #deltaIndex = 0;
-  #pending: SessionLogEvent[] = [];
+  readonly #held: Held[] = [];
+  /** Logged events of `#held` (from its start) that the commit in flight carries. */
+  #taken = 0;
+  #inFlight: { promise: Promise<void>; done: () => void } | undefined;
+  #flushTimer: NodeJS.Immediate | undefined;
+  #closed = false;
+  /** The run's store operations in flight. */
+  #busy = 0;
   readonly #durable: boolean;
   readonly #all: boolean;
+  readonly #publish: (event: AgentEvent) => void;
+  readonly #flush: () => Promise<unknown>;
   /** True until a commit reports no steering waiting. */
   steeringMaybe = true;
 
-  private constructor(last: number, durable: boolean, all: boolean) {
+  private constructor(
+    last: number,
+    durable: boolean,
+    all: boolean,
+    publish: (event: AgentEvent) => void,
+    flush: () => Promise<unknown>,
+  ) {
     this.#last = last;
     this.#durable = durable;
     this.#all = all;
+    this.#publish = publish;
+    this.#flush = flush;
   }
 
-  /** The log of a run of a session whose last logged event is `eventSeq`. */
-  static open(store: SessionStore, eventSeq: number, all: boolean): RunEventLog {
+  /**
+   * The log of a run of a session whose last logged event is `eventSeq`: `publish` adds an
+   * event to the run once it may be seen, `flush` commits the events waiting (an update of
+   * the session with an empty patch, through the run's guarded store).
+   */
+  static open(
+    store: SessionStore,
+    eventSeq: number,
+    all: boolean,
+    publish: (event: AgentEvent) => void,
+    flush: () => Promise<unknown>,
+  ): RunEventLog {
     const durable = hasLog(store);
-    return new RunEventLog(durable ? eventSeq : processSeq.last, durable, all);
+    return new RunEventLog(durable ? eventSeq : processSeq.last, durable, all, publish, flush);
   }
 
-  /** The seq of the last logged event. */
+  /** The seq of the last logged event published. */
   get lastSeq(): number {
     return this.#last;
   }
 
-  /** Numbers `event` and, when it is logged, queues it for the next step commit. */
-  stamp(event: AgentEvent): AgentEvent {
-    if (event.type === 'model.delta' && !this.#all)
-      return { ...event, seq: this.#last, deltaIndex: this.#deltaIndex++ };
-    // no log: the process's one counter, so concurrent runs never share a seq
-    const seq = this.#durable ? ++this.#last : (this.#last = ++processSeq.last);
-    this.#deltaIndex = 0;
-    const stamped = { ...event, seq };
-    if (this.#durable) this.#pending.push(new LoggedEvent(stamped));
-    return stamped;
+  /** True when a commit carrying events is in flight and more events wait for the next one. */
+  get waiting(): boolean {
+    if (!this.#inFlight) return false;
+    let logged = 0;
+    for (const h of this.#held) if (h.kind === 'logged') logged++;
+    return logged > this.#taken;
   }
 
-  /** The events waiting for a commit, handed to it (`undefined` when none). */
-  take(): readonly SessionLogEvent[] | undefined {
-    if (this.#pending.length === 0) return undefined;
-    const taken = this.#pending;
-    this.#pending = [];
-    return taken;
+  /** A store operation of the run starts. */
+  enter(): void {
+    this.#busy++;
   }
 
-  /** A commit that carried `taken` failed: they wait for the next one, before newer events. */
-  untake(taken: readonly SessionLogEvent[]): void {
-    this.#pending = [...taken, ...this.#pending];
+  /** A store operation of the run ended: when none is left, held events may go on their own. */
+  leave(): void {
+    if (--this.#busy === 0 && this.#held.length > 0) this.#scheduleFlush();
+  }
+
+  /** True while events wait for a commit. */
+  get holding(): boolean {
+    return this.#held.length > 0;
   }
 
   /**
-   * Forgets the last stamped event (the run's final event, whose commit failed): its `seq`
-   * goes to the event that reports the failure.
+   * Publishes an event a store logged itself (`steering.delivered`, in the take's transaction),
+   * numbered `seq`: it is the last logged event now.
    */
-  drop(seq: number): void {
-    const last = this.#pending.at(-1);
-    if (last?.seq !== seq || seq !== this.#last) return;
-    this.#pending.pop();
-    this.#last--;
+  logged(event: AgentEvent, seq: number): void {
+    if (seq > this.#last) {
+      this.#last = seq;
+      this.#deltaIndex = 0;
+    }
+    this.#publish({ ...event, seq });
   }
 
-  /** What a commit reported. */
-  committed(result: void | SessionUpdateResult): void {
+  /** Resolves once no commit carrying events is in flight. */
+  idle(): Promise<void> {
+    return this.#inFlight?.promise ?? Promise.resolve();
+  }
+
+  /** Adds an event of the run: published at once, or once the commit that logs it succeeded. */
+  emit(event: AgentEvent): void {
+    if (this.#closed || !this.#durable) return this.#publish(this.#stampNow(event));
+    if (event.type === 'model.delta' && !this.#all) {
+      if (this.#held.length === 0)
+        return this.#publish({ ...event, seq: this.#last, deltaIndex: this.#deltaIndex++ });
+      this.#held.push({ kind: 'delta', event, source: event });
+      return;
+    }
+    this.#held.push({ kind: 'logged', event, source: event, entry: new LoggedEvent(event) });
+    this.#scheduleFlush();
+  }
+
+  /** Adds an event that is not the run's own (a child run's, numbered by its own log). */
+  forward(event: AgentEvent): void {
+    if (this.#held.length === 0 || this.#closed) return this.#publish(event);
+    this.#held.push({ kind: 'as-is', event, source: event });
+  }
+
+  /**
+   * Holds the run's last event for the commit that ends the run (no flush of its own): it is
+   * published when that commit succeeds, or by {@link close}.
+   */
+  stage(event: AgentEvent): void {
+    if (this.#closed) return;
+    if (!this.#durable)
+      this.#held.push({ kind: 'as-is', event: this.#stampNow(event), source: event });
+    else this.#held.push({ kind: 'logged', event, source: event, entry: new LoggedEvent(event) });
+  }
+
+  /** Forgets a staged event whose commit failed (it is not published). */
+  drop(event: AgentEvent): void {
+    const at = this.#held.findIndex((h) => h.source === event);
+    if (at >= 0 && !this.#isTaken(this.#held[at]!)) this.#held.splice(at, 1);
+  }
+
+  /** The events waiting for a commit, handed to it (`undefined` when none, or one in flight). */
+  take(): readonly SessionLogEntry[] | undefined {
+    if (!this.#durable || this.#inFlight || this.#closed) return undefined;
+    const entries: SessionLogEntry[] = [];
+    for (const h of this.#held) if (h.kind === 'logged') entries.push(h.entry!);
+    if (entries.length === 0) return undefined;
+    this.#taken = entries.length;
+    let done!: () => void;
+    const promise = new Promise<void>((resolve) => (done = resolve));
+    this.#inFlight = { promise, done };
+    return entries;
+  }
+
+  /**
+   * What a commit reported; `carried` when it carried the taken events, which are numbered
+   * from its `firstEventSeq` and published now, with the events held behind them.
+   */
+  committed(result: void | SessionUpdateResult, carried: boolean): void {
     this.steeringMaybe = result?.steeringPending ?? true;
+    if (!carried) return;
+    // a custom store that does not report its numbers: the run counts on from its last
+    let seq = (result?.firstEventSeq ?? this.#last + 1) - 1;
+    let left = this.#taken;
+    let count = 0;
+    for (const h of this.#held) {
+      if (h.kind === 'logged' && left-- === 0) break;
+      count++;
+    }
+    const ready = this.#held.splice(0, count);
+    this.#settle();
+    for (const h of ready) {
+      if (h.kind !== 'logged') {
+        this.#publishHeld(h);
+        continue;
+      }
+      this.#last = ++seq;
+      this.#deltaIndex = 0;
+      this.#publish({ ...h.event, seq });
+    }
+    if (this.#held.length > 0) this.#scheduleFlush();
+  }
+
+  /** The commit that carried the taken events failed: they wait for the next one. */
+  failed(): void {
+    this.#settle();
+  }
+
+  /**
+   * Ends the log with the run: what is still held (its commit never succeeded) is published
+   * without `seq`, in order; later events are published at once.
+   */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#flushTimer) clearImmediate(this.#flushTimer);
+    this.#flushTimer = undefined;
+    const held = this.#held.splice(0);
+    this.#taken = 0;
+    for (const h of held) this.#publishHeld(h);
+  }
+
+  #isTaken(h: Held): boolean {
+    if (!this.#inFlight || h.kind !== 'logged') return false;
+    let n = 0;
+    for (const x of this.#held) {
+      if (x.kind !== 'logged') continue;
+      if (n++ >= this.#taken) return false;
+      if (x === h) return true;
+    }
+    return false;
+  }
+
+  #publishHeld(h: Held): void {
+    if (h.kind === 'delta')
+      this.#publish({ ...h.event, seq: this.#last, deltaIndex: this.#deltaIndex++ });
+    else this.#publish(h.event);
+  }
+
+  #settle(): void {
+    const flight = this.#inFlight;
+    this.#inFlight = undefined;
+    this.#taken = 0;
+    flight?.done();
+  }
+
+  /** Numbers an event now: the process's counter without a log, or a delta after the last. */
+  #stampNow(event: AgentEvent): AgentEvent {
+    if (event.type === 'model.delta' && !this.#all)
+      return { ...event, seq: this.#last, deltaIndex: this.#deltaIndex++ };
+    // a closed log: nothing more is committed, so the event goes out unnumbered
+    if (this.#durable) return event;
+    // no log: the process's one counter, so concurrent runs never share a seq
+    this.#deltaIndex = 0;
+    return { ...event, seq: (this.#last = ++processSeq.last) };
+  }
+
+  /**
+   * Commits the held events after this turn of the event loop, unless a commit takes them or
+   * the run is at the store (then once its operations are done).
+   */
+  #scheduleFlush(): void {
+    if (this.#flushTimer || this.#closed) return;
+    this.#flushTimer = setImmediate(() => {
+      this.#flushTimer = undefined;
+      // the run is at the store already: its operation's end asks again
+      if (this.#closed || this.#inFlight || this.#busy > 0) return;
+      if (!this.#held.some((h) => h.kind === 'logged')) return;
+      // a failure leaves them held: the next step commit carries them, or the run's end
+      // publishes them without seq
+      this.#flush().catch(() => {});
+    });
   }
 }
 
@@ -85,21 +282,19 @@ export function hasLog(store: SessionStore): boolean {
   return typeof store.appendEvents === 'function' && typeof store.readEvents === 'function';
 }
 
-/** A logged event whose JSON text is made on first use (a memory store may never need it). */
-class LoggedEvent implements SessionLogEvent {
-  readonly seq: number;
+/** A logged event's entry: its JSON text (without `seq`), made when the store first asks. */
+class LoggedEvent implements SessionLogEntry {
   readonly type: string;
   #json: string | undefined;
-  readonly #event: AgentEvent;
+  readonly source: AgentEvent;
 
   constructor(event: AgentEvent) {
-    this.seq = event.seq!;
     this.type = event.type;
-    this.#event = event;
+    this.source = event;
   }
 
   get json(): string {
-    return (this.#json ??= eventJson(this.#event));
+    return (this.#json ??= eventJson(this.source));
   }
 }
 
@@ -115,7 +310,7 @@ function eventJson(event: AgentEvent): string {
     );
   } catch {
     // a cycle in a host's data: the event's frame is still logged
-    const { type, timestamp, sessionId, runId, seq } = event;
-    return JSON.stringify({ type, timestamp, sessionId, runId, seq, unserializable: true });
+    const { type, timestamp, sessionId, runId } = event;
+    return JSON.stringify({ type, timestamp, sessionId, runId, unserializable: true });
   }
 }

@@ -9,7 +9,7 @@ import type {
 } from '../tools/index.js';
 import { isoNow, newId } from '../util/index.js';
 import type { AgentEvent } from './events.js';
-import { isExpired, publicWait, sessionWaits } from './open-waits.js';
+import { isExpired, publicWait, sessionWaits, shownDecision } from './open-waits.js';
 
 /** The default of `waits.ttlMs`: how long a wait may stay undecided (7 days). */
 export const DEFAULT_WAIT_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -313,5 +313,5 @@ export class RunWaits implements CallWaits {
 }
 
 function decisionOf(wait: Wait): { decision?: NonNullable<Wait['decision']> } {
-  return wait.decision ? { decision: wait.decision } : {};
+  return wait.decision ? { decision: shownDecision(wait.decision) } : {};
 }

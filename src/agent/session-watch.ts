@@ -40,6 +40,12 @@ export type WatchedEvent = (AgentEvent & { readonly seq: number }) | EventLogGap
 /** How often a watch reads a store that cannot tell it of commits, in ms. */
 const FALLBACK_POLL_MS = 250;
 
+/**
+ * How often a watch of a running session that logs nothing asks whether a live lease still
+ * holds it, in ms: `running` with no live lease is a run that died.
+ */
+const RUN_CHECK_MS = 1000;
+
 /** The events that end a run. */
 const ENDS_RUN: ReadonlySet<string> = new Set([
   'session.completed',
@@ -104,6 +110,8 @@ async function* watchEvents(
   const unwatch = store.watchEvents?.(sessionId, notify);
   const timer = unwatch ? undefined : setInterval(notify, FALLBACK_POLL_MS);
   signal?.addEventListener('abort', notify);
+  let check: ReturnType<typeof setInterval> | undefined;
+  let checkDue = false;
   try {
     const state = await guardStore(sessionId, 'read the session', () => store.get(sessionId));
     if (!state)
@@ -112,8 +120,20 @@ async function* watchEvents(
         `Session '${sessionId}' does not exist: watch a session once its run has started.`,
         { sessionId },
       );
-    // a session with no run going on: what is logged, then the end
-    let runEnded = !follow && state.status !== 'running' && state.status !== 'idle';
+    // what was logged when the watch attached: an end event up to it is an earlier run's
+    const attachedAt = state.eventSeq ?? 0;
+    // a session with no run going on (parked, completed, failed): what was logged by then,
+    // then the end, whatever its last event is (a decision logged after the park, say)
+    const settled = state.status !== 'running' && state.status !== 'idle';
+    let runEnded = false;
+    // a run that died: what it committed is read once more, then the watch ends
+    let orphaned = false;
+    const leased = store.leased?.bind(store);
+    if (!follow && !settled && leased)
+      check = setInterval(() => {
+        checkDue = true;
+        notify();
+      }, RUN_CHECK_MS);
     for (;;) {
       if (signal?.aborted) return;
       dirty = false;
@@ -128,15 +148,25 @@ async function* watchEvents(
       for (const record of page) {
         yield JSON.parse(record.json) as WatchedEvent;
         after = record.seq;
-        runEnded = !follow && ENDS_RUN.has(record.type);
+        // the run going on when the watch attached (or the next one) ends with its end event
+        if (!follow && !settled && record.seq > attachedAt && ENDS_RUN.has(record.type))
+          runEnded = true;
       }
       if (page.length === MAX_EVENT_PAGE) continue;
-      if (runEnded) return;
+      if (runEnded || (!follow && settled && after >= attachedAt) || orphaned) return;
+      if (checkDue && leased) {
+        checkDue = false;
+        if (!(await guardStore(sessionId, 'read the session lease', () => leased(sessionId)))) {
+          orphaned = true;
+          continue;
+        }
+      }
       if (!dirty) await new Promise<void>((resolve) => (wake = resolve));
     }
   } finally {
     unwatch?.();
     if (timer) clearInterval(timer);
+    if (check) clearInterval(check);
     signal?.removeEventListener('abort', notify);
   }
 }

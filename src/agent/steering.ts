@@ -53,14 +53,17 @@ export interface SteeringTarget {
   /** The run's guarded, leased store. */
   readonly store: SessionStore;
   readonly emit: (event: AgentEvent) => void;
+  /** Adds an event the store logged (numbered `seq`) to the run. */
+  readonly emitLogged: (event: AgentEvent, seq: number) => void;
   readonly log: () => RunEventLog | undefined;
 }
 
 /**
  * Takes the steering waiting for the run's session, at a step boundary (before a model
- * request): the store appends it to the transcript in one fenced transaction, and the run
- * reports `steering.delivered` for each message (logged with the next step commit). A store
- * whose last commit reported no steering is not asked.
+ * request): the store appends it to the transcript and logs a `steering.delivered` for each
+ * message, in one fenced transaction, so a crash cannot leave a message taken and its event
+ * unlogged. The events the run still holds are committed first, so the steering events'
+ * numbers follow theirs. A store whose last commit reported no steering is not asked.
  */
 export async function takeSteering(
   target: SteeringTarget,
@@ -69,16 +72,28 @@ export async function takeSteering(
   const take = target.store.takeSteering;
   const log = target.log();
   if (!take || (log && !log.steeringMaybe)) return;
-  const texts = await take(target.sessionId);
+  if (log) {
+    await log.idle();
+    if (log.holding) await target.store.update(target.sessionId, {});
+  }
+  const timestamp = isoNow();
+  const event = (text: string): AgentEvent => ({
+    type: 'steering.delivered',
+    timestamp,
+    sessionId: target.sessionId,
+    runId: target.runId,
+    text,
+  });
+  let first: number | undefined;
+  const texts = await take(target.sessionId, undefined, {
+    event,
+    logged: (seq) => (first = seq),
+  });
   if (log) log.steeringMaybe = false;
-  for (const text of texts) {
+  for (const [i, text] of texts.entries()) {
     transcript.push(deepFreeze({ role: 'user', content: [{ type: 'text', text }] }));
-    target.emit({
-      type: 'steering.delivered',
-      timestamp: isoNow(),
-      sessionId: target.sessionId,
-      runId: target.runId,
-      text,
-    });
+    // a store that logged nothing (no log, or a custom one): the run logs it with its next commit
+    if (first === undefined) target.emit(event(text));
+    else target.emitLogged(event(text), first + i);
   }
 }

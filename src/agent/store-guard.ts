@@ -9,6 +9,7 @@ import type {
   SessionStore,
   SessionWaits,
   SessionWriteOptions,
+  SteeringTake,
   Wait,
   WaitDecision,
   WaitPage,
@@ -69,7 +70,29 @@ export function guardedStore(
   fence: Fence = unfenced,
   log?: () => RunEventLog | undefined,
 ): SessionStore {
-  return new GuardedStore(store, write, fence, log);
+  return new GuardedStore(store, write, log ? tracked(fence, log) : fence, log);
+}
+
+/**
+ * `fence`, telling the run's event log when the run's store operations start and end: the
+ * log commits held events on its own only while none is in flight (see `RunEventLog`).
+ */
+function tracked(fence: Fence, log: () => RunEventLog | undefined): Fence {
+  return (operation) => {
+    const l = log();
+    if (!l) return fence(operation);
+    l.enter();
+    let done;
+    try {
+      done = fence(operation);
+    } catch (err) {
+      l.leave();
+      throw err;
+    }
+    const leave = () => l.leave();
+    done.then(leave, leave);
+    return done;
+  };
 }
 
 /** Runs one store operation, or refuses it (a run whose lease is lost). */
@@ -110,21 +133,23 @@ class GuardedStore implements SessionStore {
   // no async frame: this wraps every commit of every run
   update(id: string, patch: SessionPatch): Promise<void | SessionUpdateResult> {
     const log = this.log?.();
+    // one commit with events at a time: this one carries the next ones once it is done
+    if (log?.waiting) return log.idle().then(() => this.update(id, patch));
     const events = log?.take();
     const step = events ? { ...patch, appendEvents: events } : patch;
     try {
       return this.fence(() => this.store.update(id, step, this.write())).then(
         (result) => {
-          log?.committed(result);
+          log?.committed(result, events !== undefined);
           return result;
         },
         (err: unknown) => {
-          if (events) log!.untake(events);
+          if (events) log!.failed();
           throw typedStoreError(err, id, 'save the session');
         },
       );
     } catch (err) {
-      if (events) log!.untake(events);
+      if (events) log!.failed();
       return Promise.reject(typedStoreError(err, id, 'save the session'));
     }
   }
@@ -133,9 +158,9 @@ class GuardedStore implements SessionStore {
   get takeSteering(): SessionStore['takeSteering'] {
     const take = this.store.takeSteering;
     if (!take) return undefined;
-    return (id: string) =>
+    return (id: string, _options?: SessionWriteOptions, steering?: SteeringTake) =>
       guardStore(id, 'take the steering messages', () =>
-        this.fence(() => take.call(this.store, id, this.write())),
+        this.fence(() => take.call(this.store, id, this.write(), steering)),
       );
   }
 

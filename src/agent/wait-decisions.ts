@@ -4,7 +4,7 @@ import type { DecideOptions, Wait, WaitDecision, WaitPage, WaitQuery } from '../
 import { formatIssues, validateJsonSchema } from '../tools/index.js';
 import type { AgentScope } from './agent-scope.js';
 import { guardedStore } from './store-guard.js';
-import { isExpired, liveWaits, MAX_WAIT_LINKS, publicWait } from './open-waits.js';
+import { isExpired, liveWaits, MAX_WAIT_LINKS, publicWait, shownDecision } from './open-waits.js';
 import {
   assertValid,
   dataDepth,
@@ -128,7 +128,7 @@ function decidedEvent(wait: Wait): WaitDecidedEvent {
     waitId: wait.id,
     ...(wait.callId !== undefined ? { callId: wait.callId } : {}),
     kind: wait.kind,
-    ...(wait.decision !== undefined ? { decision: wait.decision } : {}),
+    ...(wait.decision !== undefined ? { decision: shownDecision(wait.decision) } : {}),
     expired: false,
   };
 }

@@ -24,10 +24,12 @@ export type {
   SessionWaits,
 } from './session-waits.js';
 export type {
+  SessionLogEntry,
   SessionLogEvent,
   SessionEventQuery,
   SessionUpdateResult,
   SessionEventLog,
+  SteeringTake,
 } from './session-event-log.js';
 export { DEFAULT_EVENT_LOG_MAX, MAX_EVENT_PAGE } from './session-event-log.js';
 export { waitStaleError } from './wait-rules.js';

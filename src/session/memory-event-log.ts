@@ -1,5 +1,5 @@
-import type { SessionEventQuery, SessionLogEvent } from './session-event-log.js';
-import { eventPageSize, logRecord } from './session-event-log.js';
+import type { SessionEventQuery, SessionLogEntry, SessionLogEvent } from './session-event-log.js';
+import { eventPageSize, logEntry, numberedJson } from './session-event-log.js';
 
 interface SessionLog {
   events: SessionLogEvent[];
@@ -9,9 +9,9 @@ interface SessionLog {
 }
 
 /**
- * The event log and steering queue of a `MemorySessionStore`, in this process: records kept
- * as given (their JSON text is made when first read), at most `max` per session, and
- * listeners called at once when a session's log grows.
+ * The event log and steering queue of a `MemorySessionStore`, in this process: records
+ * numbered and made JSON text at commit, at most `max` per session, and listeners called at
+ * once when a session's log grows.
  */
 export class MemoryEventLog {
   readonly #logs = new Map<string, SessionLog>();
@@ -27,19 +27,23 @@ export class MemoryEventLog {
     return this.#logs.get(sessionId)?.lastSeq ?? 0;
   }
 
-  /** Appends records (numbered by the writer) and wakes the session's listeners. */
-  append(sessionId: string, events: readonly SessionLogEvent[]): void {
-    if (events.length === 0) return;
+  /**
+   * Appends entries, numbered here one past the session's last `seq`, and wakes the session's
+   * listeners; returns the first number given (undefined when there were none).
+   */
+  append(sessionId: string, entries: readonly SessionLogEntry[]): number | undefined {
+    if (entries.length === 0) return undefined;
     const log = this.#log(sessionId);
-    log.events.push(...events);
-    log.lastSeq = Math.max(log.lastSeq, events.at(-1)!.seq);
+    const first = log.lastSeq + 1;
+    for (const entry of entries) log.events.push(new MemoryRecord(++log.lastSeq, entry));
     if (log.events.length > this.#max) log.events.splice(0, log.events.length - this.#max);
     this.#wake(sessionId);
+    return first;
   }
 
   /** Logs `body` as the session's next event (a decision's `wait.decided`). */
   appendNext(sessionId: string, body: { readonly type: string }): void {
-    this.append(sessionId, [logRecord(body, this.lastSeq(sessionId) + 1)]);
+    this.append(sessionId, [logEntry(body)]);
   }
 
   read(sessionId: string, query: SessionEventQuery): readonly SessionLogEvent[] {
@@ -74,6 +78,11 @@ export class MemoryEventLog {
     return (this.#logs.get(sessionId)?.steering.length ?? 0) > 0;
   }
 
+  /** The session's steering messages, oldest first, left queued. */
+  peekSteering(sessionId: string): string[] {
+    return [...(this.#logs.get(sessionId)?.steering ?? [])];
+  }
+
   takeSteering(sessionId: string): string[] {
     const log = this.#logs.get(sessionId);
     return log ? log.steering.splice(0) : [];
@@ -92,5 +101,21 @@ export class MemoryEventLog {
   #wake(sessionId: string): void {
     const set = this.#listeners.get(sessionId);
     if (set) for (const listener of [...set]) listener();
+  }
+}
+
+/**
+ * A kept event, its numbered JSON text made at commit: a host that changes an event it was
+ * handed afterwards does not change the log.
+ */
+class MemoryRecord implements SessionLogEvent {
+  readonly seq: number;
+  readonly type: string;
+  readonly json: string;
+
+  constructor(seq: number, entry: SessionLogEntry) {
+    this.seq = seq;
+    this.type = entry.type;
+    this.json = numberedJson(entry.json, seq);
   }
 }

@@ -13,11 +13,13 @@ import type {
 import type { LeaseRecord } from './session-rules.js';
 import { MemoryWaits } from './memory-waits.js';
 import { MemoryEventLog } from './memory-event-log.js';
-import { eventLogMax } from './session-event-log.js';
+import { eventLogMax, logEntry } from './session-event-log.js';
 import type {
   SessionEventQuery,
+  SessionLogEntry,
   SessionLogEvent,
   SessionUpdateResult,
+  SteeringTake,
 } from './session-event-log.js';
 import {
   existsError,
@@ -130,18 +132,24 @@ export class MemorySessionStore implements SessionStore {
     if (error === null) delete state.error;
     else if (error !== undefined) state.error = error;
     state.updatedAt = isoNow();
-    if (patch.appendEvents) this.#log.append(sessionId, patch.appendEvents);
-    return { steeringPending: this.#log.hasSteering(sessionId) };
+    const firstEventSeq = patch.appendEvents
+      ? this.#log.append(sessionId, patch.appendEvents)
+      : undefined;
+    return {
+      steeringPending: this.#log.hasSteering(sessionId),
+      ...(firstEventSeq !== undefined ? { firstEventSeq } : {}),
+    };
   }
 
   async appendEvents(
     sessionId: string,
-    events: readonly SessionLogEvent[],
+    events: readonly SessionLogEntry[],
     options?: SessionWriteOptions,
-  ): Promise<void> {
+  ): Promise<void | SessionUpdateResult> {
     if (!this.#sessions.has(sessionId)) throw notFoundError(sessionId);
     this.#checkWrite(sessionId, options);
-    this.#log.append(sessionId, events);
+    const firstEventSeq = this.#log.append(sessionId, events);
+    return firstEventSeq !== undefined ? { firstEventSeq } : {};
   }
 
   async readEvents(
@@ -160,14 +168,23 @@ export class MemorySessionStore implements SessionStore {
     this.#log.steer(sessionId, text);
   }
 
-  async takeSteering(sessionId: string, options?: SessionWriteOptions): Promise<string[]> {
+  async takeSteering(
+    sessionId: string,
+    options?: SessionWriteOptions,
+    take?: SteeringTake,
+  ): Promise<string[]> {
     const s = this.#sessions.get(sessionId);
     if (!s) throw notFoundError(sessionId);
     this.#checkWrite(sessionId, options);
-    const texts = this.#log.takeSteering(sessionId);
+    // built first: a builder that throws takes nothing
+    const texts = this.#log.peekSteering(sessionId);
+    const entries = take?.event ? texts.map((text) => logEntry(take.event!(text))) : [];
+    this.#log.takeSteering(sessionId);
     for (const text of texts)
       s.messages.push(deepFreeze({ role: 'user', content: [{ type: 'text', text }] }));
     if (texts.length > 0) s.state.updatedAt = isoNow();
+    const first = this.#log.append(sessionId, entries);
+    if (first !== undefined) take?.logged?.(first);
     return texts;
   }
 
@@ -203,6 +220,10 @@ export class MemorySessionStore implements SessionStore {
     return ids.length > limit
       ? { sessions: page, nextCursor: page.at(-1)!.id }
       : { sessions: page };
+  }
+
+  async leased(sessionId: string): Promise<boolean> {
+    return isLive(this.#leases.get(sessionId), Date.now());
   }
 
   async acquire(

@@ -1,9 +1,24 @@
+import { createHash } from 'node:crypto';
 import type { PoolClient } from 'pg';
-import type { SessionEventQuery, SessionLogEvent } from './session-event-log.js';
-import { eventPageSize, logRecord } from './session-event-log.js';
+import type { SessionEventQuery, SessionLogEntry, SessionLogEvent } from './session-event-log.js';
+import { eventPageSize, logEntry } from './session-event-log.js';
 import { notFoundError } from './session-rules.js';
 import type { Transact } from './postgres-archive.js';
 import type { PostgresConnection } from './postgres-connection.js';
+
+/** The longest channel name PostgreSQL takes (NAMEDATALEN - 1 bytes). */
+const MAX_CHANNEL_BYTES = 63;
+
+/**
+ * The NOTIFY channel of a schema's event log: `muster_events.<schema>`, or, when that is longer
+ * than PostgreSQL takes (`pg_notify` refuses it, LISTEN cuts it), `muster_events.` and a hash
+ * of the schema name.
+ */
+export function eventChannel(schema: string): string {
+  const name = `muster_events.${schema}`;
+  if (Buffer.byteLength(name) <= MAX_CHANNEL_BYTES) return name;
+  return `muster_events.${createHash('sha256').update(schema).digest('hex').slice(0, 40)}`;
+}
 
 /**
  * The event log and steering queue of a `PostgresSessionStore`, in the same database. Step
@@ -18,7 +33,9 @@ export class PostgresEventLog {
   readonly #channel: string;
   readonly #max: number;
   readonly #listeners = new Map<string, Set<() => void>>();
-  #listening: Promise<PoolClient | undefined> | undefined;
+  #listening: Promise<ListeningClient | undefined> | undefined;
+  #retry: NodeJS.Timeout | undefined;
+  #backoffMs = 0;
 
   constructor(
     quotedSchema: string,
@@ -45,36 +62,43 @@ export class PostgresEventLog {
     return rows.rows.map((r) => ({ seq: Number(r.seq), type: r.type, json: r.json }));
   }
 
-  /** Appends records in the caller's transaction (numbered by the writer), then notifies. */
+  /**
+   * Appends entries in the caller's transaction, numbered from the session row's `event_seq`
+   * under its row lock (the UPDATE takes it), trims the log and notifies, in one statement;
+   * returns the first number given (undefined when there were none, or no such session).
+   */
   async append(
     c: PoolClient,
     sessionId: string,
-    events: readonly SessionLogEvent[],
-  ): Promise<void> {
-    if (events.length === 0) return;
-    const last = events.at(-1)!.seq;
-    await c.query(
-      `WITH e AS (
+    entries: readonly SessionLogEntry[],
+  ): Promise<number | undefined> {
+    if (entries.length === 0) return undefined;
+    const result = await c.query<{ seq_before: string }>(
+      `WITH u AS (
+         UPDATE ${this.#s}.muster_sessions SET event_seq = event_seq + $4::bigint WHERE id = $1
+         RETURNING event_seq - $4::bigint AS seq_before
+       ), e AS (
          INSERT INTO ${this.#s}.muster_events (session_id, seq, type, body)
-         SELECT $1, ev.seq, ev.type, ev.body
-         FROM unnest($2::bigint[], $3::text[], $4::text[]) AS ev(seq, type, body)
-         WHERE ev.seq > $5::bigint - $6::bigint
-       ), u AS (
-         UPDATE ${this.#s}.muster_sessions SET event_seq = GREATEST(event_seq, $5) WHERE id = $1
+         SELECT $1, u.seq_before + ev.i, ev.type,
+           '{"seq":' || (u.seq_before + ev.i)::text || ',' || substr(ev.body, 2)
+         FROM u, unnest($2::text[], $3::text[]) WITH ORDINALITY AS ev(type, body, i)
+         WHERE u.seq_before + ev.i > u.seq_before + $4::bigint - $5::bigint
        ), d AS (
-         DELETE FROM ${this.#s}.muster_events WHERE session_id = $1 AND seq <= $5::bigint - $6::bigint
+         DELETE FROM ${this.#s}.muster_events
+         WHERE session_id = $1 AND seq <= (SELECT seq_before FROM u) + $4::bigint - $5::bigint
        )
-       SELECT pg_notify($7, $1)`,
+       SELECT seq_before, pg_notify($6, $1) FROM u`,
       [
         sessionId,
-        events.map((e) => e.seq),
-        events.map((e) => e.type),
-        events.map((e) => e.json),
-        last,
+        entries.map((e) => e.type),
+        entries.map((e) => e.json),
+        entries.length,
         this.#max,
         this.#channel,
       ],
     );
+    const row = result.rows[0];
+    return row ? Number(row.seq_before) + 1 : undefined;
   }
 
   /** Logs `body` as the session's next event, in the caller's transaction (a decision's). */
@@ -83,12 +107,7 @@ export class PostgresEventLog {
     sessionId: string,
     body: { readonly type: string },
   ): Promise<void> {
-    const found = await c.query<{ event_seq: string }>(
-      `SELECT event_seq FROM ${this.#s}.muster_sessions WHERE id = $1 FOR UPDATE`,
-      [sessionId],
-    );
-    if (found.rows.length === 0) return;
-    await this.append(c, sessionId, [logRecord(body, Number(found.rows[0]!.event_seq) + 1)]);
+    await this.append(c, sessionId, [logEntry(body)]);
   }
 
   async steer(sessionId: string, text: string): Promise<void> {
@@ -160,47 +179,99 @@ export class PostgresEventLog {
     await this.#unlisten();
   }
 
+  /**
+   * Listens on a connection of its own while anyone watches. A connection that fails (on
+   * LISTEN, or later) is destroyed, never returned to the pool, and its handlers go with it;
+   * every watcher reads again, and LISTEN is tried anew after a growing delay (250 ms up to
+   * 5 s). Until it holds, each attempt wakes the watchers: they poll at that pace.
+   */
   #listen(): void {
-    if (this.#listening) return;
-    const listening = (async () => {
-      const client = await this.#db.dedicated();
-      client.on('notification', (msg) => {
-        if (msg.channel !== this.#channel || msg.payload === undefined) return;
-        const set = this.#listeners.get(msg.payload);
-        if (set) for (const l of [...set]) l();
-      });
-      // a dropped connection: every watcher reads again, and the next watch listens anew
-      client.on('error', () => {
-        if (this.#listening === listening) this.#listening = undefined;
-        client.release(true);
-        this.#wakeAll();
-      });
-      await client.query(`LISTEN "${this.#channel}"`);
-      // a commit between the watcher's first read and LISTEN: read again
-      this.#wakeAll();
-      return client;
-    })().catch(() => {
+    if (this.#listening || this.#retry || this.#listeners.size === 0) return;
+    let client: PoolClient | undefined;
+    const onNotification = (msg: { channel: string; payload?: string | undefined }) => {
+      if (msg.channel !== this.#channel || msg.payload === undefined) return;
+      const set = this.#listeners.get(msg.payload);
+      if (set) for (const l of [...set]) l();
+    };
+    const drop = () => {
+      if (!client) return;
+      const c = client;
+      client = undefined;
+      c.off('notification', onNotification);
+      c.off('error', onError);
+      // a connection that failed is destroyed, not pooled
+      c.on('error', ignore);
+      c.release(true);
+    };
+    const onError = () => {
+      drop();
       if (this.#listening === listening) this.#listening = undefined;
       this.#wakeAll();
+      this.#retryLater();
+    };
+    const listening: Promise<ListeningClient | undefined> = (async () => {
+      client = await this.#db.dedicated();
+      client.on('notification', onNotification);
+      client.on('error', onError);
+      await client.query(`LISTEN "${this.#channel}"`);
+      this.#backoffMs = 0;
+      // a commit between the watcher's first read and LISTEN: read again
+      this.#wakeAll();
+      return {
+        drop: () => {
+          const c = client;
+          client = undefined;
+          c?.off('notification', onNotification);
+          c?.off('error', onError);
+          return c;
+        },
+      };
+    })().catch(() => {
+      drop();
+      if (this.#listening === listening) this.#listening = undefined;
+      this.#wakeAll();
+      this.#retryLater();
       return undefined;
     });
     this.#listening = listening;
   }
 
+  /** Tries LISTEN again after the next delay, while anyone watches. */
+  #retryLater(): void {
+    if (this.#retry || this.#listeners.size === 0) return;
+    this.#backoffMs = Math.min(Math.max(this.#backoffMs * 2, 250), 5000);
+    this.#retry = setTimeout(() => {
+      this.#retry = undefined;
+      // the watchers read again (a poll), then LISTEN is tried anew
+      this.#wakeAll();
+      this.#listen();
+    }, this.#backoffMs);
+  }
+
   async #unlisten(): Promise<void> {
+    if (this.#retry) clearTimeout(this.#retry);
+    this.#retry = undefined;
+    this.#backoffMs = 0;
     const listening = this.#listening;
     this.#listening = undefined;
-    const client = await listening;
-    if (!client) return;
-    try {
-      await client.query(`UNLISTEN "${this.#channel}"`);
-      client.release();
-    } catch {
-      client.release(true);
-    }
+    const held = await listening;
+    const client = held?.drop();
+    // destroyed, not pooled: its LISTEN ends with it, and no handler of this log stays on a
+    // connection the pool hands out again
+    client?.on('error', ignore);
+    client?.release(true);
   }
 
   #wakeAll(): void {
     for (const set of [...this.#listeners.values()]) for (const l of [...set]) l();
   }
 }
+
+/** The listening connection, to take back with its handlers removed. */
+interface ListeningClient {
+  /** Removes the handlers; returns the connection unless it failed meanwhile. */
+  drop(): PoolClient | undefined;
+}
+
+/** Errors of a connection being destroyed. */
+const ignore = (): void => {};

@@ -19,16 +19,18 @@ import { DEFAULT_POSTGRES_BOUNDS, PostgresConnection } from './postgres-connecti
 import { PostgresArchive } from './postgres-archive.js';
 import type { Transact } from './postgres-archive.js';
 import { PostgresWaits } from './postgres-waits.js';
-import { PostgresEventLog } from './postgres-event-log.js';
+import { PostgresEventLog, eventChannel } from './postgres-event-log.js';
 import { PostgresStepCommit } from './postgres-step-commit.js';
 import { PostgresLeases } from './postgres-leases.js';
 import type { PostgresLeaseCheck } from './postgres-leases.js';
 import type { StepCommitRow } from './postgres-step-commit.js';
-import { eventLogMax } from './session-event-log.js';
+import { eventLogMax, logEntry } from './session-event-log.js';
 import type {
   SessionEventQuery,
+  SessionLogEntry,
   SessionLogEvent,
   SessionUpdateResult,
+  SteeringTake,
 } from './session-event-log.js';
 import { rowToState, rowToSummary, sessionRowValues } from './stored-rows.js';
 import type { SessionRow } from './stored-rows.js';
@@ -143,7 +145,7 @@ export class PostgresSessionStore implements SessionStore {
     this.#leases = leases;
     this.archive = new PostgresArchive(this.#s, this.#transact, options.maxArchiveBytesPerSession);
     // one NOTIFY channel per schema: replicas of one schema hear each other's commits
-    const channel = `muster_events.${schema}`;
+    const channel = eventChannel(schema);
     const log = new PostgresEventLog(this.#s, channel, maxEvents, this.#transact, this.#db);
     this.#log = log;
     this.#step = new PostgresStepCommit(this.#s, schema, channel, maxEvents);
@@ -195,21 +197,23 @@ export class PostgresSessionStore implements SessionStore {
     const [row] = await this.#db.query<StepCommitRow>(
       this.#step.statement(sessionId, patch, options),
     );
-    return this.#step.outcome(sessionId, options, row!);
+    return this.#step.outcome(sessionId, options, row!, patch.appendEvents?.length ?? 0);
   }
 
   async appendEvents(
     sessionId: string,
-    events: readonly SessionLogEvent[],
+    events: readonly SessionLogEntry[],
     options?: SessionWriteOptions,
-  ): Promise<void> {
+  ): Promise<void | SessionUpdateResult> {
+    let firstEventSeq: number | undefined;
     await this.#leases.write(sessionId, options, async (c) => {
       const found = await c.query(`SELECT 1 FROM ${this.#s}.muster_sessions WHERE id = $1`, [
         sessionId,
       ]);
       if (found.rows.length === 0) throw notFoundError(sessionId);
-      await this.#log.append(c, sessionId, events);
+      firstEventSeq = await this.#log.append(c, sessionId, events);
     });
+    return firstEventSeq === undefined ? {} : { firstEventSeq };
   }
 
   async readEvents(
@@ -227,11 +231,23 @@ export class PostgresSessionStore implements SessionStore {
     await this.#log.steer(sessionId, text);
   }
 
-  async takeSteering(sessionId: string, options?: SessionWriteOptions): Promise<string[]> {
+  async takeSteering(
+    sessionId: string,
+    options?: SessionWriteOptions,
+    take?: SteeringTake,
+  ): Promise<string[]> {
     let texts: string[] = [];
+    let first: number | undefined;
     await this.#leases.write(sessionId, options, async (c, lease) => {
       texts = await this.#log.take(c, sessionId, lease);
+      if (texts.length > 0 && take?.event)
+        first = await this.#log.append(
+          c,
+          sessionId,
+          texts.map((text) => logEntry(take.event!(text))),
+        );
     });
+    if (first !== undefined) take?.logged?.(first);
     return texts;
   }
 
@@ -262,6 +278,17 @@ export class PostgresSessionStore implements SessionStore {
     );
     const sessions = rows.rows.slice(0, limit).map(rowToSummary);
     return rows.rows.length > limit ? { sessions, nextCursor: sessions.at(-1)!.id } : { sessions };
+  }
+
+  async leased(sessionId: string): Promise<boolean> {
+    const found = await this.#transact((c) =>
+      c.query<{ live: boolean }>(
+        `SELECT (owner IS NOT NULL AND expires_at > now()) AS live
+         FROM ${this.#s}.muster_leases WHERE session_id = $1`,
+        [sessionId],
+      ),
+    );
+    return found.rows[0]?.live === true;
   }
 
   async acquire(

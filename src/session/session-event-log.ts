@@ -2,15 +2,25 @@ import { MusterError } from '../errors/index.js';
 import type { SessionWriteOptions } from './session-write.js';
 
 /**
- * One event of a session's log (SPEC 15.2), as a store keeps it. The store writes what it is
- * given: the agent numbers the events of a run it holds the lease of (each `seq` one past the
- * session's last, `SessionState.eventSeq`), so `(sessionId, seq)` names one event.
+ * An event to log (SPEC 15.2), before the store numbers it: the store hands out `seq` in the
+ * commit that writes it (one past the session's last, `SessionState.eventSeq`, under the
+ * session's lock or in the commit's transaction), so `(sessionId, seq)` names one event
+ * whatever else writes to the log meanwhile.
  */
-export interface SessionLogEvent {
-  /** Grows by one per logged event of the session, from 1, across runs and processes. */
-  readonly seq: number;
+export interface SessionLogEntry {
   /** The event's `type`. */
   readonly type: string;
+  /**
+   * The event as a JSON object's text, without `seq`: the store writes it with `"seq":<n>` as
+   * its first member (see {@link numberedJson}).
+   */
+  readonly json: string;
+}
+
+/** One event of a session's log, as a store keeps it and reads it back. */
+export interface SessionLogEvent extends SessionLogEntry {
+  /** Grows by one per logged event of the session, from 1, across runs and processes. */
+  readonly seq: number;
   /** The event as JSON text, its `seq` included. */
   readonly json: string;
 }
@@ -30,22 +40,31 @@ export interface SessionEventQuery {
 export interface SessionUpdateResult {
   /** True when steering messages wait for the session (`SessionEventLog.steer`). */
   readonly steeringPending?: boolean;
+  /**
+   * The `seq` the store gave the first event of the commit's `appendEvents` (the others follow
+   * it one by one); absent when the commit logged none.
+   */
+  readonly firstEventSeq?: number;
 }
 
 /**
  * The optional event-log and steering methods of a `SessionStore` (SPEC 15.2). A store with a
  * log writes `SessionPatch.appendEvents` in the same commit as the rest of the patch (one
- * transaction, or one statement), keeps at most `eventLogMaxPerSession` events per session
- * (the oldest dropped: a reader sees the hole as a `gap`) and reports the last `seq` ever
- * written as `SessionState.eventSeq`.
+ * transaction, or one statement), numbering them itself from the session's last `seq` within
+ * that commit and reporting the first number given (`SessionUpdateResult.firstEventSeq`);
+ * keeps at most `eventLogMaxPerSession` events per session (the oldest dropped: a reader sees
+ * the hole as a `gap`) and reports the last `seq` ever given as `SessionState.eventSeq`.
  */
 export interface SessionEventLog {
-  /** Appends events (fenced like `update`); for events that no step commit carries. */
+  /**
+   * Appends events (fenced like `update`), numbered by the store like a step commit's; for
+   * events that no step commit carries.
+   */
   appendEvents?(
     sessionId: string,
-    events: readonly SessionLogEvent[],
+    events: readonly SessionLogEntry[],
     options?: SessionWriteOptions,
-  ): Promise<void>;
+  ): Promise<void | SessionUpdateResult>;
   /** The kept events after `query.afterSeq`, oldest first. */
   readEvents?(sessionId: string, query: SessionEventQuery): Promise<readonly SessionLogEvent[]>;
   /**
@@ -62,8 +81,21 @@ export interface SessionEventLog {
   /**
    * Takes the queued steering messages of the session, oldest first, and appends them to its
    * transcript as user messages, in one transaction fenced like `update`: each is taken once.
+   * With `take.event`, a store with a log logs one event per message in that transaction.
    */
-  takeSteering?(sessionId: string, options?: SessionWriteOptions): Promise<readonly string[]>;
+  takeSteering?(
+    sessionId: string,
+    options?: SessionWriteOptions,
+    take?: SteeringTake,
+  ): Promise<readonly string[]>;
+}
+
+/** What `SessionEventLog.takeSteering` logs with the messages it takes (SPEC 15.2). */
+export interface SteeringTake {
+  /** The event logged for each message taken (`steering.delivered`), numbered by the store. */
+  readonly event?: (text: string) => { readonly type: string };
+  /** Called, once the take committed, with the `seq` given to the first of those events. */
+  readonly logged?: (firstEventSeq: number) => void;
 }
 
 /** The default of `eventLogMaxPerSession`. */
@@ -102,7 +134,13 @@ export function eventPageSize(query: SessionEventQuery): number {
     : MAX_EVENT_PAGE;
 }
 
-/** The log record of an event built outside a run (a decision's `wait.decided`), numbered `seq`. */
-export function logRecord(body: { readonly type: string }, seq: number): SessionLogEvent {
-  return { seq, type: body.type, json: JSON.stringify({ ...body, seq }) };
+/** The log entry of an event built outside a run (a decision's `wait.decided`). */
+export function logEntry(body: { readonly type: string }): SessionLogEntry {
+  return { type: body.type, json: JSON.stringify(body) };
+}
+
+/** An entry's JSON object text with `"seq":<seq>` as its first member. */
+export function numberedJson(json: string, seq: number): string {
+  const rest = json.slice(1).trimStart();
+  return rest.startsWith('}') ? `{"seq":${seq}}` : `{"seq":${seq},${rest}`;
 }

@@ -2,7 +2,7 @@ import type { ModelMessage, Usage } from '../model/index.js';
 import type { SessionArchive } from './session-archive.js';
 import type { SessionWaits } from './session-waits.js';
 import type { SessionLeaseRef, SessionWriteOptions } from './session-write.js';
-import type { SessionEventLog, SessionLogEvent, SessionUpdateResult } from './session-event-log.js';
+import type { SessionEventLog, SessionLogEntry, SessionUpdateResult } from './session-event-log.js';
 
 /**
  * Where a session stands. `running` with no live lease means its run died: resume it.
@@ -66,10 +66,11 @@ export interface SessionPatch {
   /** `null` clears a previous error. */
   readonly error?: SessionErrorRecord | null;
   /**
-   * Events to log in the same commit (SPEC 15.2), numbered on from `SessionState.eventSeq`;
-   * a store without a log ignores them.
+   * Events to log in the same commit (SPEC 15.2), numbered by the store on from the session's
+   * last `seq` within the commit (`SessionUpdateResult.firstEventSeq`); a store without a log
+   * ignores them.
    */
-  readonly appendEvents?: readonly SessionLogEvent[];
+  readonly appendEvents?: readonly SessionLogEntry[];
 }
 
 /** A short view of a session for listings. */
@@ -136,6 +137,12 @@ export interface SessionStore extends SessionEventLog {
    * owner holds a live lease. An expired lease is taken over, with a higher fencing token.
    */
   acquire?(sessionId: string, owner: string, ttlMs: number): Promise<SessionLease | undefined>;
+  /**
+   * True while a live lease holds the session (its run goes on in some process). A watch asks
+   * it of a `running` session that logs nothing: `running` with no live lease is a run that
+   * died (SPEC 15.2).
+   */
+  leased?(sessionId: string): Promise<boolean>;
   /**
    * The archive of large tool results kept with the sessions (SPEC 7.5); the agent uses it
    * instead of `context.archiveStore` so paging works after a restart and on any replica.

@@ -1,8 +1,8 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { statementCache } from './sqlite-statements.js';
 import type { SqliteGuard } from './sqlite-failure.js';
-import type { SessionEventQuery, SessionLogEvent } from './session-event-log.js';
-import { eventPageSize, logRecord } from './session-event-log.js';
+import type { SessionEventQuery, SessionLogEntry, SessionLogEvent } from './session-event-log.js';
+import { eventPageSize, logEntry, numberedJson } from './session-event-log.js';
 
 /**
  * The event log and steering queue of a `SqliteSessionStore`, in the same file. Writes run
@@ -28,23 +28,32 @@ export class SqliteEventLog {
     this.#pollMs = pollMs;
   }
 
-  /** Inserts records and trims the session's log; inside the caller's transaction. */
-  append(sessionId: string, events: readonly SessionLogEvent[]): void {
-    if (events.length === 0) return;
+  /**
+   * Inserts entries numbered one past `eventSeq` (the session row's, read in the same
+   * transaction), moves the row's `event_seq` on and trims the session's log; inside the
+   * caller's transaction. Returns the first number given (undefined when there were none).
+   */
+  append(
+    sessionId: string,
+    entries: readonly SessionLogEntry[],
+    eventSeq: number,
+  ): number | undefined {
+    if (entries.length === 0) return undefined;
     const insert = this.#sql(
       'INSERT INTO muster_events (session_id, seq, type, body) VALUES (?, ?, ?, ?)',
     );
-    for (const e of events) insert.run(sessionId, e.seq, e.type, e.json);
-    const last = events.at(-1)!.seq;
-    this.#sql('UPDATE muster_sessions SET event_seq = MAX(event_seq, ?) WHERE id = ?').run(
-      last,
-      sessionId,
-    );
-    if (last > this.#max)
+    let seq = eventSeq;
+    for (const e of entries) {
+      seq++;
+      insert.run(sessionId, seq, e.type, numberedJson(e.json, seq));
+    }
+    this.#sql('UPDATE muster_sessions SET event_seq = ? WHERE id = ?').run(seq, sessionId);
+    if (seq > this.#max)
       this.#sql('DELETE FROM muster_events WHERE session_id = ? AND seq <= ?').run(
         sessionId,
-        last - this.#max,
+        seq - this.#max,
       );
+    return eventSeq + 1;
   }
 
   /** Logs `body` as the session's next event; inside the caller's transaction. */
@@ -52,7 +61,7 @@ export class SqliteEventLog {
     const last = this.#sql('SELECT event_seq FROM muster_sessions WHERE id = ?')
       .pluck()
       .get(sessionId) as number | undefined;
-    if (last !== undefined) this.append(sessionId, [logRecord(body, last + 1)]);
+    if (last !== undefined) this.append(sessionId, [logEntry(body)], last);
   }
 
   /** True when steering waits for the session; inside the caller's transaction. */
@@ -123,10 +132,21 @@ export class SqliteEventLog {
 
   #poll(): void {
     if (this.#timer) return;
-    this.#version = this.#dataVersion();
+    try {
+      this.#version = this.#dataVersion();
+    } catch {
+      this.#version = Number.NaN;
+    }
     this.#timer = setInterval(() => {
       if (!this.#db.open) return this.#stop();
-      const version = this.#dataVersion();
+      let version: number;
+      try {
+        version = this.#dataVersion();
+      } catch {
+        // the file is busy or gone for a moment: every watcher reads again (its read reports
+        // a lasting failure, typed), and the next tick asks anew
+        version = Number.NaN;
+      }
       if (version === this.#version) return;
       this.#version = version;
       // another connection committed: every watcher reads its session again

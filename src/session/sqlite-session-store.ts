@@ -24,11 +24,13 @@ import { SqliteArchive } from './sqlite-archive.js';
 import { SqliteWaits } from './sqlite-waits.js';
 import { SqliteEventLog } from './sqlite-event-log.js';
 import { SqliteLeases } from './sqlite-leases.js';
-import { eventLogMax, eventLogPollMs } from './session-event-log.js';
+import { eventLogMax, eventLogPollMs, logEntry } from './session-event-log.js';
 import type {
   SessionEventQuery,
+  SessionLogEntry,
   SessionLogEvent,
   SessionUpdateResult,
+  SteeringTake,
 } from './session-event-log.js';
 import { outputJson, rowToState, rowToSummary, sessionRowValues } from './stored-rows.js';
 import type { SessionRow } from './stored-rows.js';
@@ -164,6 +166,7 @@ export class SqliteSessionStore implements SessionStore {
     options?: SessionWriteOptions,
   ): Promise<void | SessionUpdateResult> {
     let steeringPending = false;
+    let firstEventSeq: number | undefined;
     this.#leases.guardedWrite(sessionId, options, (lease) => {
       const row = this.#sql('SELECT * FROM muster_sessions WHERE id = ?').get(sessionId) as
         | SessionRow
@@ -205,24 +208,31 @@ export class SqliteSessionStore implements SessionStore {
         sessionId,
       );
       this.#append(sessionId, patch.appendMessages ?? [], count, lease);
-      if (patch.appendEvents) this.#log.append(sessionId, patch.appendEvents);
+      if (patch.appendEvents)
+        firstEventSeq = this.#log.append(sessionId, patch.appendEvents, Number(row.event_seq ?? 0));
       steeringPending = this.#log.hasSteering(sessionId);
     });
-    if (patch.appendEvents && patch.appendEvents.length > 0) this.#log.committed(sessionId);
-    return { steeringPending };
+    if (firstEventSeq === undefined) return { steeringPending };
+    this.#log.committed(sessionId);
+    return { steeringPending, firstEventSeq };
   }
 
   async appendEvents(
     sessionId: string,
-    events: readonly SessionLogEvent[],
+    events: readonly SessionLogEntry[],
     options?: SessionWriteOptions,
-  ): Promise<void> {
+  ): Promise<void | SessionUpdateResult> {
+    let firstEventSeq: number | undefined;
     this.#leases.guardedWrite(sessionId, options, () => {
-      if (!this.#sql('SELECT 1 FROM muster_sessions WHERE id = ?').get(sessionId))
-        throw notFoundError(sessionId);
-      this.#log.append(sessionId, events);
+      const last = this.#sql('SELECT event_seq FROM muster_sessions WHERE id = ?')
+        .pluck()
+        .get(sessionId) as number | undefined;
+      if (last === undefined) throw notFoundError(sessionId);
+      firstEventSeq = this.#log.append(sessionId, events, last);
     });
+    if (firstEventSeq === undefined) return {};
     this.#log.committed(sessionId);
+    return { firstEventSeq };
   }
 
   async readEvents(
@@ -248,15 +258,27 @@ export class SqliteSessionStore implements SessionStore {
     );
   }
 
-  async takeSteering(sessionId: string, options?: SessionWriteOptions): Promise<string[]> {
+  async takeSteering(
+    sessionId: string,
+    options?: SessionWriteOptions,
+    take?: SteeringTake,
+  ): Promise<string[]> {
     let texts: string[] = [];
+    let first: number | undefined;
     this.#leases.guardedWrite(sessionId, options, (lease) => {
-      const count = this.#sql('SELECT message_count FROM muster_sessions WHERE id = ?')
-        .pluck()
-        .get(sessionId) as number | undefined;
-      if (count === undefined) throw notFoundError(sessionId);
+      const row = this.#sql(
+        'SELECT message_count, event_seq FROM muster_sessions WHERE id = ?',
+      ).get(sessionId) as { message_count: number; event_seq: number } | undefined;
+      if (row === undefined) throw notFoundError(sessionId);
+      const count = row.message_count;
       texts = this.#log.take(sessionId);
       if (texts.length === 0) return;
+      if (take?.event)
+        first = this.#log.append(
+          sessionId,
+          texts.map((text) => logEntry(take.event!(text))),
+          row.event_seq,
+        );
       const messages = texts.map((text) => ({
         role: 'user' as const,
         content: [{ type: 'text' as const, text }],
@@ -268,6 +290,10 @@ export class SqliteSessionStore implements SessionStore {
       );
       this.#append(sessionId, messages, count, lease);
     });
+    if (first !== undefined) {
+      this.#log.committed(sessionId);
+      take?.logged?.(first);
+    }
     return texts;
   }
 
@@ -300,6 +326,10 @@ export class SqliteSessionStore implements SessionStore {
     );
     const sessions = rows.slice(0, limit).map(rowToSummary);
     return rows.length > limit ? { sessions, nextCursor: sessions.at(-1)!.id } : { sessions };
+  }
+
+  async leased(sessionId: string): Promise<boolean> {
+    return this.#guard(() => isLive(this.#leases.current(sessionId), Date.now()));
   }
 
   async acquire(
