@@ -296,9 +296,9 @@ describe.each(backends)('event log review (%s)', (_name, open) => {
     }
   });
 
-  it.runIf(_name === 'PostgreSQL')(
-    'review-6: a step commit sums only the known usage keys, fractional ones too',
-    async () => {
+  // PostgreSQL only: the other stores add usage in JavaScript (defined there only, not skipped)
+  if (_name === 'PostgreSQL')
+    it('review-6: a step commit sums only the known usage keys, fractional ones too', async () => {
       const backend = open();
       const { store } = backend;
       try {
@@ -327,8 +327,7 @@ describe.each(backends)('event log review (%s)', (_name, open) => {
       } finally {
         await backend.close();
       }
-    },
-  );
+    });
 });
 
 describe('watch ends with the run it attached to (review-3)', () => {
