@@ -31,7 +31,8 @@ import { liveWaits, openWaits, openWaitsOfParked, publicWait } from './open-wait
 import type { OutputSpec } from './output/index.js';
 import type { Wait } from '../session/index.js';
 import { RunEventLog } from './run-event-log.js';
-import { takeSteering } from './steering.js';
+import { steeringDue, takeSteering } from './steering.js';
+import type { SteeringTarget } from './steering.js';
 import { completeRun, failRun, parkRun } from './run-end.js';
 import type { RunEnd } from './run-end.js';
 
@@ -275,6 +276,7 @@ export class AgentRun {
       (event) => this.#deliver(event),
       () => this.#store.update(sessionId, {}),
     );
+    this.#log.steeringMaybe = session.steeringMaybe;
     this.#emit({
       type: 'session.started',
       timestamp: session.startedAt,
@@ -301,6 +303,18 @@ export class AgentRun {
       return { ...committed, iterations: session.iterationsDone, usage: ZERO_USAGE };
     }
     const { sessionId, runId } = this.#ids;
+    const steering: SteeringTarget = {
+      sessionId,
+      runId,
+      store: this.#store,
+      emit: (event) => this.#emit(event),
+      emitLogged: (event, seq) => {
+        this.#observe(event);
+        if (this.#log) this.#log.logged(event, seq);
+        else this.#deliver({ ...event, seq });
+      },
+      log: () => this.#log,
+    };
     const context = await loopContext(runtime, plan.request, {
       sessionId,
       runId,
@@ -318,21 +332,7 @@ export class AgentRun {
       waits: this.#waits,
       pendingCalls: session.pendingCalls,
       steer: (transcript) =>
-        takeSteering(
-          {
-            sessionId,
-            runId,
-            store: this.#store,
-            emit: (event) => this.#emit(event),
-            emitLogged: (event, seq) => {
-              this.#observe(event);
-              if (this.#log) this.#log.logged(event, seq);
-              else this.#deliver({ ...event, seq });
-            },
-            log: () => this.#log,
-          },
-          transcript,
-        ),
+        steeringDue(steering) ? takeSteering(steering, transcript) : undefined,
     });
     return runLoop(context, session.transcript);
   }

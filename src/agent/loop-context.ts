@@ -62,7 +62,7 @@ export interface LoopRun extends RunIdentity {
   /** Calls that parked, run again before the next turn (a resumed run). */
   readonly pendingCalls?: readonly ToolCallRequest[] | undefined;
   /** Takes steering at each step boundary (SPEC 15.2). */
-  readonly steer?: ((transcript: ModelMessage[]) => Promise<void>) | undefined;
+  readonly steer?: ((transcript: ModelMessage[]) => Promise<void> | undefined) | undefined;
 }
 
 /**

@@ -4,16 +4,6 @@ import type { AgentEvent } from './events.js';
 /** Numbers events where the store keeps no log: this process's counter, not durable (SPEC 10). */
 const processSeq = { last: 0 };
 
-/** An event of the run waiting to be published, in the order the run reported it. */
-interface Held {
-  /** `logged`: waits for the commit that numbers it; `delta`: numbered when published. */
-  readonly kind: 'logged' | 'delta' | 'as-is';
-  readonly event: AgentEvent;
-  /** The event as the run reported it (`event` may be its numbered copy). */
-  readonly source: AgentEvent;
-  readonly entry?: LoggedEvent;
-}
-
 /**
  * One run's side of its session's event log (SPEC 15.2), once the run holds its lease and has
  * opened the session. The store numbers logged events in the step commit that writes them
@@ -37,10 +27,13 @@ interface Held {
 export class RunEventLog {
   #last: number;
   #deltaIndex = 0;
-  readonly #held: Held[] = [];
+  readonly #held: HeldEvent[] = [];
   /** Logged events of `#held` (from its start) that the commit in flight carries. */
   #taken = 0;
-  #inFlight: { promise: Promise<void>; done: () => void } | undefined;
+  /** True while a commit carrying events is in flight. */
+  #inFlight = false;
+  /** Who waits for that commit to end ({@link idle}). */
+  #idleWaiters: (() => void)[] | undefined;
   #flushTimer: NodeJS.Immediate | undefined;
   #closed = false;
   /** The run's store operations in flight. */
@@ -119,12 +112,13 @@ export class RunEventLog {
       this.#last = seq;
       this.#deltaIndex = 0;
     }
-    this.#publish({ ...event, seq });
+    this.#publish(stamped(event, seq));
   }
 
   /** Resolves once no commit carrying events is in flight. */
   idle(): Promise<void> {
-    return this.#inFlight?.promise ?? Promise.resolve();
+    if (!this.#inFlight) return Promise.resolve();
+    return new Promise((resolve) => (this.#idleWaiters ??= []).push(resolve));
   }
 
   /** Adds an event of the run: published at once, or once the commit that logs it succeeded. */
@@ -132,18 +126,18 @@ export class RunEventLog {
     if (this.#closed || !this.#durable) return this.#publish(this.#stampNow(event));
     if (event.type === 'model.delta' && !this.#all) {
       if (this.#held.length === 0)
-        return this.#publish({ ...event, seq: this.#last, deltaIndex: this.#deltaIndex++ });
-      this.#held.push({ kind: 'delta', event, source: event });
+        return this.#publish(stamped(event, this.#last, this.#deltaIndex++));
+      this.#held.push(new HeldEvent('delta', event));
       return;
     }
-    this.#held.push({ kind: 'logged', event, source: event, entry: new LoggedEvent(event) });
+    this.#held.push(new HeldEvent('logged', event));
     this.#scheduleFlush();
   }
 
   /** Adds an event that is not the run's own (a child run's, numbered by its own log). */
   forward(event: AgentEvent): void {
     if (this.#held.length === 0 || this.#closed) return this.#publish(event);
-    this.#held.push({ kind: 'as-is', event, source: event });
+    this.#held.push(new HeldEvent('as-is', event));
   }
 
   /**
@@ -152,14 +146,12 @@ export class RunEventLog {
    */
   stage(event: AgentEvent): void {
     if (this.#closed) return;
-    if (!this.#durable)
-      this.#held.push({ kind: 'as-is', event: this.#stampNow(event), source: event });
-    else this.#held.push({ kind: 'logged', event, source: event, entry: new LoggedEvent(event) });
+    this.#held.push(new HeldEvent(this.#durable ? 'logged' : 'as-is', this.#stampNow(event)));
   }
 
   /** Forgets a staged event whose commit failed (it is not published). */
   drop(event: AgentEvent): void {
-    const at = this.#held.findIndex((h) => h.source === event);
+    const at = this.#held.findIndex((h) => h.event === event);
     if (at >= 0 && !this.#isTaken(this.#held[at]!)) this.#held.splice(at, 1);
   }
 
@@ -167,12 +159,10 @@ export class RunEventLog {
   take(): readonly SessionLogEntry[] | undefined {
     if (!this.#durable || this.#inFlight || this.#closed) return undefined;
     const entries: SessionLogEntry[] = [];
-    for (const h of this.#held) if (h.kind === 'logged') entries.push(h.entry!);
+    for (const h of this.#held) if (h.kind === 'logged') entries.push(h);
     if (entries.length === 0) return undefined;
     this.#taken = entries.length;
-    let done!: () => void;
-    const promise = new Promise<void>((resolve) => (done = resolve));
-    this.#inFlight = { promise, done };
+    this.#inFlight = true;
     return entries;
   }
 
@@ -200,7 +190,7 @@ export class RunEventLog {
       }
       this.#last = ++seq;
       this.#deltaIndex = 0;
-      this.#publish({ ...h.event, seq });
+      this.#publish(stamped(h.event, seq));
     }
     if (this.#held.length > 0) this.#scheduleFlush();
   }
@@ -224,7 +214,7 @@ export class RunEventLog {
     for (const h of held) this.#publishHeld(h);
   }
 
-  #isTaken(h: Held): boolean {
+  #isTaken(h: HeldEvent): boolean {
     if (!this.#inFlight || h.kind !== 'logged') return false;
     let n = 0;
     for (const x of this.#held) {
@@ -235,28 +225,28 @@ export class RunEventLog {
     return false;
   }
 
-  #publishHeld(h: Held): void {
-    if (h.kind === 'delta')
-      this.#publish({ ...h.event, seq: this.#last, deltaIndex: this.#deltaIndex++ });
+  #publishHeld(h: HeldEvent): void {
+    if (h.kind === 'delta') this.#publish(stamped(h.event, this.#last, this.#deltaIndex++));
     else this.#publish(h.event);
   }
 
   #settle(): void {
-    const flight = this.#inFlight;
-    this.#inFlight = undefined;
+    const waiters = this.#idleWaiters;
+    this.#inFlight = false;
+    this.#idleWaiters = undefined;
     this.#taken = 0;
-    flight?.done();
+    if (waiters) for (const resolve of waiters) resolve();
   }
 
   /** Numbers an event now: the process's counter without a log, or a delta after the last. */
   #stampNow(event: AgentEvent): AgentEvent {
     if (event.type === 'model.delta' && !this.#all)
-      return { ...event, seq: this.#last, deltaIndex: this.#deltaIndex++ };
+      return stamped(event, this.#last, this.#deltaIndex++);
     // a closed log: nothing more is committed, so the event goes out unnumbered
     if (this.#durable) return event;
     // no log: the process's one counter, so concurrent runs never share a seq
     this.#deltaIndex = 0;
-    return { ...event, seq: (this.#last = ++processSeq.last) };
+    return stamped(event, (this.#last = ++processSeq.last));
   }
 
   /**
@@ -282,35 +272,63 @@ export function hasLog(store: SessionStore): boolean {
   return typeof store.appendEvents === 'function' && typeof store.readEvents === 'function';
 }
 
-/** A logged event's entry: its JSON text (without `seq`), made when the store first asks. */
-class LoggedEvent implements SessionLogEntry {
-  readonly type: string;
+/**
+ * An event of the run waiting to be published, in the order the run reported it; a logged one
+ * is also its log entry: its JSON text (without `seq`), made when the store first asks.
+ */
+class HeldEvent implements SessionLogEntry {
   #json: string | undefined;
-  readonly source: AgentEvent;
 
-  constructor(event: AgentEvent) {
-    this.type = event.type;
-    this.source = event;
+  /** `logged`: waits for the commit that numbers it; `delta`: numbered when published. */
+  constructor(
+    readonly kind: 'logged' | 'delta' | 'as-is',
+    readonly event: AgentEvent,
+  ) {}
+
+  get type(): string {
+    return this.event.type;
   }
 
   get json(): string {
-    return (this.#json ??= eventJson(this.source));
+    if (this.#json !== undefined) return this.#json;
+    const { event } = this;
+    // a store that makes the text after the run stamped the event: the text leaves `seq` out
+    return (this.#json = eventJson(event.seq === undefined ? event : { ...event, seq: undefined }));
   }
 }
 
-/** An event as JSON text; errors as their `toJSON()` (code, message, details). */
+/**
+ * The event, numbered: stamped in place, since the run built it and hands it to no one before
+ * it is numbered (a copy per event cost the loop a tenth of its time).
+ */
+function stamped(event: AgentEvent, seq: number, deltaIndex?: number): AgentEvent {
+  const e = event as { seq?: number; deltaIndex?: number };
+  e.seq = seq;
+  if (deltaIndex !== undefined) e.deltaIndex = deltaIndex;
+  return event;
+}
+
+/**
+ * An event as JSON text. Muster's events hold JSON data, and a `MusterError` as its `toJSON()`
+ * (code, message, details), so the plain `JSON.stringify` fast path serves them; a value it
+ * rejects (a `bigint` in a host's data) is written by the slow path, with `bigint`s as strings
+ * and errors without `toJSON` as their name and message; a cycle logs the event's frame.
+ */
 function eventJson(event: AgentEvent): string {
   try {
-    return JSON.stringify(event, (_key, value: unknown) =>
-      value instanceof Error && !('toJSON' in value)
-        ? { name: value.name, message: value.message }
-        : typeof value === 'bigint'
-          ? String(value)
-          : value,
-    );
+    return JSON.stringify(event);
   } catch {
-    // a cycle in a host's data: the event's frame is still logged
-    const { type, timestamp, sessionId, runId } = event;
-    return JSON.stringify({ type, timestamp, sessionId, runId, unserializable: true });
+    try {
+      return JSON.stringify(event, (_key, value: unknown) =>
+        value instanceof Error && !('toJSON' in value)
+          ? { name: value.name, message: value.message }
+          : typeof value === 'bigint'
+            ? String(value)
+            : value,
+      );
+    } catch {
+      const { type, timestamp, sessionId, runId } = event;
+      return JSON.stringify({ type, timestamp, sessionId, runId, unserializable: true });
+    }
   }
 }

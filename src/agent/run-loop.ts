@@ -83,7 +83,7 @@ export interface RunContext {
   /** Calls of the last turn that parked, run again (with their decisions) before the next turn. */
   readonly pendingCalls?: readonly ToolCallRequest[] | undefined;
   /** Takes steering messages (SPEC 15.2) into the transcript, at each step boundary. */
-  readonly steer?: ((transcript: ModelMessage[]) => Promise<void>) | undefined;
+  readonly steer?: ((transcript: ModelMessage[]) => Promise<void> | undefined) | undefined;
 }
 
 /**
@@ -129,7 +129,9 @@ export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Prom
         { details: { limit: 'maxIterations', value: ctx.limits.maxIterations } },
       );
     }
-    if (ctx.steer) await ctx.steer(transcript);
+    // nothing to await unless steering may be waiting
+    const steering = ctx.steer?.(transcript);
+    if (steering) await steering;
     const turn = await ctx.observer.modelTurn(iteration, ctx.stream, take);
     usage = addUsage(usage, turn.usage);
     if (turn.message)

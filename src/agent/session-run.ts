@@ -37,6 +37,11 @@ export interface SessionRun {
   fail(error: MusterError): Promise<unknown>;
   /** The `seq` of the session's last logged event when the run opened it (SPEC 15.2). */
   readonly eventSeq: number;
+  /**
+   * False when the commit that opened the session reported that no steering waits: the first
+   * step boundary does not ask the store (SPEC 15.2).
+   */
+  readonly steeringMaybe: boolean;
 }
 
 /**
@@ -77,7 +82,9 @@ export async function openSessionRun(
   const user = userMessage(request);
   const repairs = repairsOf(existing);
   const repaired = repairs.map((r) => r.message);
-  await store.update(sessionId, { appendMessages: [...repaired, withoutMedia(user)] });
+  const opened = await store.update(sessionId, {
+    appendMessages: [...repaired, withoutMedia(user)],
+  });
   return {
     continued: existing !== undefined,
     transcript: [...fromStored(existing?.messages ?? []), ...repaired, user],
@@ -85,6 +92,7 @@ export async function openSessionRun(
     iterationsDone: 0,
     startedAt,
     eventSeq: existing?.eventSeq ?? 0,
+    steeringMaybe: opened?.steeringPending ?? true,
     ...ending(store, sessionId),
   };
 }
@@ -121,7 +129,7 @@ export async function resumeSessionRun(
   const repairs = repairsOf(existing, waitingCalls);
   const repaired = repairs.map((r) => r.message);
   const pendingCalls = parkedCalls(existing, waitingCalls);
-  await store.update(sessionId, {
+  const opened = await store.update(sessionId, {
     status: 'running',
     error: null,
     ...(repaired.length > 0 ? { appendMessages: repaired } : {}),
@@ -141,6 +149,7 @@ export async function resumeSessionRun(
     ...(pendingCalls.length > 0 ? { pendingCalls } : {}),
     startedAt,
     eventSeq: existing.eventSeq ?? 0,
+    steeringMaybe: opened?.steeringPending ?? true,
     ...ending(store, sessionId),
   };
 }

@@ -59,11 +59,21 @@ export interface SteeringTarget {
 }
 
 /**
+ * True when steering may wait for the run's session: its store takes steering, and its last
+ * commit did not report that none waits. Checked at each step boundary, without awaiting.
+ */
+export function steeringDue(target: SteeringTarget): boolean {
+  const log = target.log();
+  if (log && !log.steeringMaybe) return false;
+  return target.store.takeSteering !== undefined;
+}
+
+/**
  * Takes the steering waiting for the run's session, at a step boundary (before a model
  * request): the store appends it to the transcript and logs a `steering.delivered` for each
  * message, in one fenced transaction, so a crash cannot leave a message taken and its event
  * unlogged. The events the run still holds are committed first, so the steering events'
- * numbers follow theirs. A store whose last commit reported no steering is not asked.
+ * numbers follow theirs. Ask only when {@link steeringDue}.
  */
 export async function takeSteering(
   target: SteeringTarget,
@@ -71,7 +81,7 @@ export async function takeSteering(
 ): Promise<void> {
   const take = target.store.takeSteering;
   const log = target.log();
-  if (!take || (log && !log.steeringMaybe)) return;
+  if (!take) return;
   if (log) {
     await log.idle();
     if (log.holding) await target.store.update(target.sessionId, {});

@@ -3,6 +3,7 @@ import type { MusterErrorDetails } from '../errors/index.js';
 import type { RunEventLog } from './run-event-log.js';
 import type {
   DecideOptions,
+  SessionLogEntry,
   SessionUpdateResult,
   SessionPatch,
   SessionState,
@@ -70,7 +71,7 @@ export function guardedStore(
   fence: Fence = unfenced,
   log?: () => RunEventLog | undefined,
 ): SessionStore {
-  return new GuardedStore(store, write, log ? tracked(fence, log) : fence, log);
+  return new GuardedStore(store, write, log ? tracked(fence, log) : fence, fence, log);
 }
 
 /**
@@ -109,6 +110,8 @@ class GuardedStore implements SessionStore {
     private readonly store: SessionStore,
     private readonly write: () => SessionWriteOptions,
     private readonly fence: Fence,
+    /** `fence` without the log's tracking: `update` tells the log itself. */
+    private readonly commitFence: Fence,
     /** The run's event log, once open: its events ride each step commit (SPEC 15.2). */
     private readonly log?: () => RunEventLog | undefined,
   ) {}
@@ -130,26 +133,48 @@ class GuardedStore implements SessionStore {
     return guardStore(id, 'read the session', () => this.fence(() => this.store.get(id)));
   }
 
-  // no async frame: this wraps every commit of every run
+  // no async frame, and the log told in its own callbacks: this wraps every commit of every run
   update(id: string, patch: SessionPatch): Promise<void | SessionUpdateResult> {
     const log = this.log?.();
+    if (!log) return this.#commit(id, patch);
     // one commit with events at a time: this one carries the next ones once it is done
-    if (log?.waiting) return log.idle().then(() => this.update(id, patch));
-    const events = log?.take();
-    const step = events ? { ...patch, appendEvents: events } : patch;
+    if (log.waiting) return log.idle().then(() => this.update(id, patch));
+    const events = log.take();
+    // the run builds each patch for this commit alone: its events go on it, not on a copy (a
+    // patch sent again after a failure gets the events held then, or none)
+    const own = patch as { appendEvents?: readonly SessionLogEntry[] };
+    if (events) own.appendEvents = events;
+    else if (own.appendEvents) delete own.appendEvents;
+    log.enter();
     try {
-      return this.fence(() => this.store.update(id, step, this.write())).then(
+      return this.commitFence(() => this.store.update(id, patch, this.write())).then(
         (result) => {
-          log?.committed(result, events !== undefined);
+          log.leave();
+          log.committed(result, events !== undefined);
           return result;
         },
         (err: unknown) => {
-          if (events) log!.failed();
+          log.leave();
+          if (events) log.failed();
           throw typedStoreError(err, id, 'save the session');
         },
       );
     } catch (err) {
-      if (events) log!.failed();
+      log.leave();
+      if (events) log.failed();
+      return Promise.reject(typedStoreError(err, id, 'save the session'));
+    }
+  }
+
+  #commit(id: string, patch: SessionPatch): Promise<void | SessionUpdateResult> {
+    try {
+      return this.commitFence(() => this.store.update(id, patch, this.write())).then(
+        undefined,
+        (err: unknown) => {
+          throw typedStoreError(err, id, 'save the session');
+        },
+      );
+    } catch (err) {
       return Promise.reject(typedStoreError(err, id, 'save the session'));
     }
   }

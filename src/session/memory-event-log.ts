@@ -1,17 +1,24 @@
-import type { SessionEventQuery, SessionLogEntry, SessionLogEvent } from './session-event-log.js';
+import type {
+  SessionEventQuery,
+  SessionLogEntry,
+  SessionLogEvent,
+  SessionUpdateResult,
+} from './session-event-log.js';
 import { eventPageSize, logEntry, numberedJson } from './session-event-log.js';
 
 interface SessionLog {
-  events: SessionLogEvent[];
+  /** The kept entries, oldest first: the last one's seq is `lastSeq`, one less per step back. */
+  entries: SessionLogEntry[];
   /** The seq of the last event ever logged (dropped ones included). */
   lastSeq: number;
   steering: string[];
 }
 
 /**
- * The event log and steering queue of a `MemorySessionStore`, in this process: records
- * numbered and made JSON text at commit, at most `max` per session, and listeners called at
- * once when a session's log grows.
+ * The event log and steering queue of a `MemorySessionStore`, in this process: the entries a
+ * commit hands in, numbered by their place (the log has no holes but at its start), at most
+ * `max` per session, made numbered JSON text when read; listeners called at once when a
+ * session's log grows.
  */
 export class MemoryEventLog {
   readonly #logs = new Map<string, SessionLog>();
@@ -33,12 +40,16 @@ export class MemoryEventLog {
    */
   append(sessionId: string, entries: readonly SessionLogEntry[]): number | undefined {
     if (entries.length === 0) return undefined;
-    const log = this.#log(sessionId);
-    const first = log.lastSeq + 1;
-    for (const entry of entries) log.events.push(new MemoryRecord(++log.lastSeq, entry));
-    if (log.events.length > this.#max) log.events.splice(0, log.events.length - this.#max);
-    this.#wake(sessionId);
-    return first;
+    return this.#append(this.#log(sessionId), sessionId, entries);
+  }
+
+  /** A step commit's part: appends `entries` (if any) and says whether steering waits. */
+  commit(sessionId: string, entries: readonly SessionLogEntry[] | undefined): SessionUpdateResult {
+    const log = this.#logs.get(sessionId);
+    if (!entries || entries.length === 0)
+      return { steeringPending: (log?.steering.length ?? 0) > 0 };
+    const firstEventSeq = this.#append(log ?? this.#log(sessionId), sessionId, entries);
+    return { steeringPending: log !== undefined && log.steering.length > 0, firstEventSeq };
   }
 
   /** Logs `body` as the session's next event (a decision's `wait.decided`). */
@@ -47,16 +58,14 @@ export class MemoryEventLog {
   }
 
   read(sessionId: string, query: SessionEventQuery): readonly SessionLogEvent[] {
-    const events = this.#logs.get(sessionId)?.events ?? [];
-    // seqs ascend: find the first one past afterSeq by bisection
-    let lo = 0;
-    let hi = events.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (events[mid]!.seq <= query.afterSeq) lo = mid + 1;
-      else hi = mid;
-    }
-    return events.slice(lo, lo + eventPageSize(query));
+    const log = this.#logs.get(sessionId);
+    if (!log) return [];
+    const { entries, lastSeq } = log;
+    const firstSeq = lastSeq - entries.length + 1;
+    const from = Math.max(0, query.afterSeq + 1 - firstSeq);
+    return entries
+      .slice(from, from + eventPageSize(query))
+      .map((entry, i) => new MemoryRecord(firstSeq + from + i, entry));
   }
 
   watch(sessionId: string, listener: () => void): () => void {
@@ -92,9 +101,18 @@ export class MemoryEventLog {
     this.#logs.delete(sessionId);
   }
 
+  #append(log: SessionLog, sessionId: string, entries: readonly SessionLogEntry[]): number {
+    const first = log.lastSeq + 1;
+    log.entries.push(...entries);
+    log.lastSeq += entries.length;
+    if (log.entries.length > this.#max) log.entries.splice(0, log.entries.length - this.#max);
+    this.#wake(sessionId);
+    return first;
+  }
+
   #log(sessionId: string): SessionLog {
     let log = this.#logs.get(sessionId);
-    if (!log) this.#logs.set(sessionId, (log = { events: [], lastSeq: 0, steering: [] }));
+    if (!log) this.#logs.set(sessionId, (log = { entries: [], lastSeq: 0, steering: [] }));
     return log;
   }
 
@@ -105,17 +123,24 @@ export class MemoryEventLog {
 }
 
 /**
- * A kept event, its numbered JSON text made at commit: a host that changes an event it was
- * handed afterwards does not change the log.
+ * A kept event as read: its numbered JSON text made from the entry the commit handed in (the
+ * run's entries make their text once).
  */
 class MemoryRecord implements SessionLogEvent {
   readonly seq: number;
-  readonly type: string;
-  readonly json: string;
+  readonly #entry: SessionLogEntry;
+  #json: string | undefined;
 
   constructor(seq: number, entry: SessionLogEntry) {
     this.seq = seq;
-    this.type = entry.type;
-    this.json = numberedJson(entry.json, seq);
+    this.#entry = entry;
+  }
+
+  get type(): string {
+    return this.#entry.type;
+  }
+
+  get json(): string {
+    return (this.#json ??= numberedJson(this.#entry.json, this.seq));
   }
 }

@@ -132,13 +132,7 @@ export class MemorySessionStore implements SessionStore {
     if (error === null) delete state.error;
     else if (error !== undefined) state.error = error;
     state.updatedAt = isoNow();
-    const firstEventSeq = patch.appendEvents
-      ? this.#log.append(sessionId, patch.appendEvents)
-      : undefined;
-    return {
-      steeringPending: this.#log.hasSteering(sessionId),
-      ...(firstEventSeq !== undefined ? { firstEventSeq } : {}),
-    };
+    return this.#log.commit(sessionId, patch.appendEvents);
   }
 
   async appendEvents(

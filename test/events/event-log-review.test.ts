@@ -498,8 +498,10 @@ describe.skipIf(!url)('PostgreSQL NOTIFY (review-4, review-7)', () => {
 });
 
 describe('what the log keeps (review-9)', () => {
-  it('review-9: a host that changes an event it was handed does not change the log', async () => {
-    const store = new MemorySessionStore();
+  it('review-9: a host that changes an event it was handed does not change a durable log', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'muster-review-mutate-'));
+    dirs.push(dir);
+    const store = new SqliteSessionStore({ path: join(dir, 'sessions.db') });
     const agent = createAgent({
       model: scriptedModel([
         { text: 'ok', usage: { inputTokens: 3, outputTokens: 1, totalTokens: 4 } },
@@ -513,10 +515,42 @@ describe('what the log keeps (review-9)', () => {
       },
     });
     try {
-      await collect(agent.run({ input: 'go', sessionId: 'r9', stream: false }));
+      const seen = await collect(agent.run({ input: 'go', sessionId: 'r9', stream: false }));
+      // the host's change is on the object it was handed
+      expect(seen.find((e) => e.type === 'session.completed')).toMatchObject({
+        usage: { inputTokens: 999 },
+      });
       const log = await logOf(store, 'r9');
       const completed = log.find((e) => e.type === 'session.completed')!.body;
       expect(completed).toMatchObject({ usage: { inputTokens: 3 } });
+    } finally {
+      await agent.close();
+      store.close();
+    }
+  });
+
+  it("review-9: the memory store writes an event's text when it is read (events are read-only)", async () => {
+    const store = new MemorySessionStore();
+    const agent = createAgent({
+      model: scriptedModel([
+        { text: 'ok', usage: { inputTokens: 3, outputTokens: 1, totalTokens: 4 } },
+      ]),
+      sessionStore: store,
+    });
+    try {
+      const seen = await collect(agent.run({ input: 'go', sessionId: 'r9m', stream: false }));
+      const log = await logOf(store, 'r9m');
+      // what the run published, numbered, is what the log reads back
+      expect(log.map((e) => e.body)).toEqual(
+        seen.map((e) => JSON.parse(JSON.stringify(e)) as AgentEvent),
+      );
+      expect(log.map((e) => e.seq)).toEqual(seen.map((e) => e.seq));
+      // the text is made once: a second read gives the same strings
+      const again = await store.readEvents('r9m', { afterSeq: 0 });
+      expect(again.map((e) => e.json)).toEqual(
+        (await store.readEvents('r9m', { afterSeq: 0 })).map((e) => e.json),
+      );
+      expect(again.every((e) => e.json.startsWith(`{"seq":${e.seq},`))).toBe(true);
     } finally {
       await agent.close();
     }

@@ -237,6 +237,40 @@ describe('the event log', () => {
     await agent.close();
   });
 
+  it('steering queued on an idle session starts its next run; with none queued the store is not asked', async () => {
+    const store = new MemorySessionStore();
+    let takes = 0;
+    const take = store.takeSteering.bind(store);
+    store.takeSteering = (...args: Parameters<typeof take>) => {
+      takes++;
+      return take(...args);
+    };
+    const model = scriptedModel([call('a'), { text: 'one' }, { text: 'two' }]);
+    const agent = createAgent({
+      model,
+      tools: [echo],
+      sessionStore: store,
+      policy: { allow: ['echo'] },
+    });
+    try {
+      await collect(agent.run({ input: 'go', sessionId: 'idle', stream: false }));
+      // two step boundaries, and every commit said no steering waits
+      expect(takes).toBe(0);
+      await agent.steer('idle', 'and be brief');
+      const events = await collect(agent.run({ input: 'again', sessionId: 'idle', stream: false }));
+      expect(takes).toBe(1);
+      expect(events.filter((e) => e.type === 'steering.delivered')).toMatchObject([
+        { text: 'and be brief' },
+      ]);
+      expect(model.requests[2]!.messages.slice(-2)).toEqual([
+        { role: 'user', content: [{ type: 'text', text: 'again' }] },
+        { role: 'user', content: [{ type: 'text', text: 'and be brief' }] },
+      ]);
+    } finally {
+      await agent.close();
+    }
+  });
+
   it('with a store that keeps no log, seq is one counter of the process, shared by concurrent runs', async () => {
     const inner = new MemorySessionStore();
     // a host's store with no appendEvents or readEvents
