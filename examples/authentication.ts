@@ -19,7 +19,6 @@ const world = await startOAuthWorld(); // issuer and MCP server on 127.0.0.1, ra
 const dir = mkdtempSync(join(tmpdir(), 'muster-auth-'));
 const store = fileTokenStore({ path: join(dir, 'credentials.json') }); // default ~/.muster/credentials.json
 
-// #region push
 const oauth = (authorize?: McpOAuthServerOptions['authorize']): McpOAuthServerOptions => ({
   serverUrl: world.mcpUrl, // exactly the server's url
   allowedOrigins: [world.issuer], // the authorization server may be contacted
@@ -40,7 +39,6 @@ const first = new McpClientManager(
     },
   },
 );
-// #endregion push
 
 try {
   await first.connectAll();

@@ -25,7 +25,6 @@ const docs = createSdkMcpServer({
   ],
 });
 
-// #region family
 const root = createAgent({
   model: scriptedModel([]), // the children bring their own models here
   mcpServers: { docs: { type: 'sdk', server: docs } },
@@ -50,7 +49,6 @@ const lead = root.child({
   ]),
   tools: [researcher.asTool({ name: 'researcher', description: 'Answers from the docs.' })],
 });
-// #endregion family
 
 try {
   const runs = new Map<string, string>();

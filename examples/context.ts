@@ -15,7 +15,6 @@ const model = scriptedModel([
   { text: 'Budget 40k, deadline May, owner Ana.' },
 ]);
 
-// #region context
 const agent = createAgent({
   model,
   context: {
@@ -24,7 +23,6 @@ const agent = createAgent({
     summarize: async (messages) => `Earlier: ${messages.length} messages about a budget of 40k.`,
   },
 });
-// #endregion context
 
 const show = (m: ModelMessage) =>
   m.role === 'system' ? `system ${JSON.stringify(m.content)}` : m.role;

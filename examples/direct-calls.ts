@@ -18,7 +18,6 @@ const manifest = require.resolve('@modelcontextprotocol/server-everything/packag
 const { bin } = JSON.parse(readFileSync(manifest, 'utf8')) as { bin: Record<string, string> };
 const everything = resolve(dirname(manifest), Object.values(bin)[0]!);
 
-// #region manager
 const manager = new McpClientManager(
   { everything: { command: process.execPath, args: [everything, 'stdio'] } },
   {
@@ -72,4 +71,3 @@ try {
 } finally {
   await manager.close();
 }
-// #endregion manager

@@ -15,13 +15,11 @@ const add = tool({
   execute: ({ a, b }) => String(a + b),
 });
 
-// #region catch
 try {
   createAgent({ model: scriptedModel([]), tools: [add], limits: { maxIterations: 0 } });
 } catch (err) {
   if (MusterError.isInstance(err)) console.log(`[thrown] ${err.code}: ${err.message}`);
 }
-// #endregion catch
 
 const agent = createAgent({
   model: scriptedModel([

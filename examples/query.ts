@@ -25,7 +25,6 @@ const model = scriptedModel([
   { text: 'user-123 has one paid order, o-1; I was not allowed to cancel it.' },
 ]);
 
-// #region query
 const q = query({
   prompt: 'Cancel the paid orders of user-123.',
   options: {
@@ -53,4 +52,3 @@ for await (const msg of q) {
   }
 }
 await q.close();
-// #endregion query

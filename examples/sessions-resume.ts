@@ -27,7 +27,6 @@ const sendMail = tool({
   },
 });
 
-// #region agent
 function agentOn(path: string, turns: ScriptedTurn[]) {
   const store = new SqliteSessionStore({ path });
   const agent = createAgent({
@@ -39,7 +38,6 @@ function agentOn(path: string, turns: ScriptedTurn[]) {
   });
   return { agent, store };
 }
-// #endregion agent
 
 if (process.argv[2] === 'worker') {
   const { agent } = agentOn(process.argv[3]!, [
@@ -62,7 +60,6 @@ if (process.argv[2] === 'worker') {
   ]);
   try {
     console.log(`[stored] status ${(await store.get('report'))?.status}`);
-    // #region resume
     for (;;) {
       try {
         for await (const ev of agent.resume('report'))
@@ -74,7 +71,6 @@ if (process.argv[2] === 'worker') {
         await sleep(200);
       }
     }
-    // #endregion resume
   } finally {
     await agent.close();
     store.close();

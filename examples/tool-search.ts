@@ -42,7 +42,6 @@ const model = scriptedModel([
   { text: 'Refunded 20 EUR.' },
 ]);
 
-// #region options
 const agent = createAgent({
   model,
   mcpServers: { billing: { type: 'sdk', server: createSdkMcpServer({ name: 'billing', tools }) } },
@@ -54,7 +53,6 @@ const agent = createAgent({
   },
   policy: { allow: ['mcp_connect:*', 'mcp__billing__*'] },
 });
-// #endregion options
 
 try {
   const reply = await agent.send('Refund 20 EUR of payment pay_81.');
