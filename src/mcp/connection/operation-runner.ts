@@ -154,10 +154,10 @@ export class OperationRunner {
   ): Promise<McpConnection> {
     const live = () =>
       this.registry.isLive(e) && e.connection && !e.connection.closed ? e.connection : undefined;
-    if (this.reconnecting(e)) {
-      const bound = AbortSignal.any([bounds.signal, AbortSignal.timeout(bounds.timeoutMs)]);
-      await this.connector.loss.reconnector.settled(e, bound);
-    }
+    // the wait holds the process open (unlike `AbortSignal.timeout`): a script awaiting
+    // this call must not exit while the server comes back
+    if (this.reconnecting(e))
+      await this.connector.loss.reconnector.settled(e, bounds.signal, bounds.timeoutMs);
     const connection = live();
     if (!connection) throw failure;
     return connection;

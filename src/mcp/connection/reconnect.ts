@@ -53,7 +53,11 @@ class Loop {
     this.signal = AbortSignal.any([lifetime, this.controller.signal]);
   }
 
-  /** Waits `ms` (a timer that keeps no process alive); true unless cancelled. */
+  /**
+   * Waits `ms` (a timer that keeps no process alive: an idle reconnect never does; a caller
+   * awaiting the reconnect keeps the process alive by its own wait, see `settled`); true
+   * unless cancelled.
+   */
   sleep(ms: number): Promise<boolean> {
     return new Promise((resolve) => {
       const done = (ok: boolean) => {
@@ -130,17 +134,25 @@ export class Reconnector {
     return this.#loops.get(e)?.next(signal) ?? Promise.resolve();
   }
 
-  /** Resolves true once `e` is reconnected; false when the loop ended otherwise, or `signal` fired. */
-  settled(e: ServerEntry, signal: AbortSignal): Promise<boolean> {
+  /**
+   * Resolves true once `e` is reconnected; false when the loop ended otherwise, `signal` fired
+   * or `timeoutMs` passed. Unlike an idle reconnect (its backoff timers are unref'd), this
+   * wait keeps the process alive by its own timer, and with it the loop's attempts: a script
+   * awaiting a call must not exit in the middle of it.
+   */
+  settled(e: ServerEntry, signal: AbortSignal, timeoutMs: number): Promise<boolean> {
     const loop = this.#loops.get(e);
     if (!loop || signal.aborted) return Promise.resolve(false);
     return new Promise((resolve) => {
-      const cancelled = () => resolve(false);
-      signal.addEventListener('abort', cancelled, { once: true });
-      void loop.done.then((ok) => {
+      const end = (ok: boolean) => {
+        clearTimeout(timer);
         signal.removeEventListener('abort', cancelled);
         resolve(ok);
-      });
+      };
+      const cancelled = () => end(false);
+      const timer = setTimeout(cancelled, timeoutMs);
+      signal.addEventListener('abort', cancelled, { once: true });
+      void loop.done.then(end);
     });
   }
 
