@@ -74,6 +74,10 @@ export default tseslint.config(
             'TSInterfaceDeclaration',
             'TSTypeAliasDeclaration',
             'ExportNamedDeclaration > VariableDeclaration',
+            // public methods and getters of exported classes (private, protected and `#`
+            // members are left out by publicOnly; constructors and setters need none)
+            'MethodDefinition[kind="method"] > FunctionExpression',
+            'MethodDefinition[kind="get"] > FunctionExpression',
           ],
         },
       ],
