@@ -39,7 +39,7 @@ const NO_MODULE_STATE = [
 }));
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'docs/api/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -74,6 +74,10 @@ export default tseslint.config(
             'TSInterfaceDeclaration',
             'TSTypeAliasDeclaration',
             'ExportNamedDeclaration > VariableDeclaration',
+            // public methods and getters of exported classes (private, protected and `#`
+            // members are left out by publicOnly; constructors and setters need none)
+            'MethodDefinition[kind="method"] > FunctionExpression',
+            'MethodDefinition[kind="get"] > FunctionExpression',
           ],
         },
       ],

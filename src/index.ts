@@ -2,6 +2,8 @@
  * Muster: an agent runtime whose tools come from the Model Context Protocol.
  *
  * Any new export added here becomes public API. Use named exports, listed by hand.
+ *
+ * @module muster-agent
  */
 
 // Agent

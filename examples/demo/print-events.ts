@@ -1,3 +1,4 @@
+// example-helper: not run on its own
 import type { Writable } from 'node:stream';
 import type { AgentEvent } from '../../src/index.js';
 

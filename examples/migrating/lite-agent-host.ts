@@ -1,3 +1,4 @@
+// example-helper: not run on its own
 /**
  * The createLiteAgent-style host of docs/migrating.md on Muster: project directory, host
  * approval for connections and calls, strict configuration, one declared server and one

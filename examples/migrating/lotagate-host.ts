@@ -1,3 +1,4 @@
+// example-helper: not run on its own
 /**
  * The LotaGateAgent-style host of docs/migrating.md on Muster: a stdio server and a remote
  * server with a bearer token, an allow-list of visible tools, an approval handler, and a

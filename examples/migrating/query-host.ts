@@ -1,3 +1,4 @@
+// example-helper: not run on its own
 /**
  * The query()-style host of docs/migrating.md on Muster: an in-process tool server, a stdio
  * server that elicits, and a remote server behind OAuth signed in before the first message.

@@ -1,3 +1,4 @@
+// example-helper: not run on its own
 /**
  * What every provider example shares: one agent with a weather tool, run once with its
  * events printed, or a clean skip (exit code 0) when the key the provider needs is not set.

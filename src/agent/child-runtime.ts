@@ -64,18 +64,23 @@ export class ChildRuntime implements AgentScope {
     this.agentName = options.name;
   }
 
+  /** The root's session store: children keep their sessions with the root's. */
   get store() {
     return this.#parent.store;
   }
+  /** The root's archive of large tool results. */
   get archive() {
     return this.#parent.archive;
   }
+  /** The root's size above which a tool result is archived. */
   get archiveThresholdBytes() {
     return this.#parent.archiveThresholdBytes;
   }
+  /** The root's context management. */
   get context() {
     return this.#parent.context;
   }
+  /** The root's built-in `context` tool. */
   get contextTool() {
     return this.#parent.contextTool;
   }
@@ -83,6 +88,7 @@ export class ChildRuntime implements AgentScope {
   get tracing() {
     return this.#parent.tracing;
   }
+  /** Sessions with a run in this process, for the root and all its children together. */
   get running() {
     return this.#parent.running;
   }
@@ -96,11 +102,13 @@ export class ChildRuntime implements AgentScope {
     });
   }
 
+  /** Keeps `awaitIdle()` and `close()` waiting for work outside runs. */
   track<T>(work: Promise<T>): Promise<T> {
     this.#idle.track(work);
     return this.#parent.track(work);
   }
 
+  /** Marks a session as running (here and in every ancestor); the returned function ends it. */
   startRun(sessionId: string): () => void {
     const endParent = this.#parent.startRun(sessionId);
     this.#mine.add(sessionId);
@@ -111,31 +119,38 @@ export class ChildRuntime implements AgentScope {
     };
   }
 
+  /** Resolves once no run of this child and no tracked work is left. */
   awaitIdle(): Promise<void> {
     return this.#idle.wait();
   }
 
+  /** True once every tool source has initialized: a run need not wait for it. */
   get initialized(): boolean {
     return this.#parent.initialized;
   }
 
+  /** Initializes the root's tool sources (once), as the root does. */
   ensureInitialized(): Promise<void> {
     return this.#parent.ensureInitialized();
   }
 
+  /** Throws `ABORTED` once the agent (or an ancestor) is closed. */
   assertOpen(): void {
     if (this.closeSignal.aborted)
       throw abortedError('The agent', new Error('the child agent (or its root) is closed'));
   }
 
+  /** Hands an event raised outside any run to the root. */
   background(event: AgentEvent | ExecutorEvent): void {
     this.#parent.background(event);
   }
 
+  /** Reports an observer's or hook's error through the root. */
   reportError(err: unknown): void {
     this.#parent.reportError(err);
   }
 
+  /** A run context for `operation`, a tool call made outside any run, emitting through `emit`. */
   outsideRunContext(operation: string, emit: (ev: AgentEvent) => void): ExecutorRunContext {
     return outsideRunContext(this, operation, emit);
   }

@@ -10,6 +10,7 @@ export class EventQueue<T> {
   #waiter: (() => void) | undefined;
   #closed = false;
 
+  /** Adds an item and wakes the consumer; ignored once closed. */
   push(item: T): void {
     if (this.#closed) return;
     this.#items.push(item);

@@ -90,6 +90,10 @@ export class RunWaits implements CallWaits {
     return new Set(this.#byCall.keys());
   }
 
+  /**
+   * The decision of a decided wait this call parked on, when its fingerprint is still
+   * `fingerprint` (same arguments after hooks, tool definition and policy version).
+   */
   decisionFor(callId: string, fingerprint: string): WaitedDecision | undefined {
     const wait = this.#byCall.get(callId)?.find((w) => w.kind === 'approval' && !w.child);
     if (!wait || this.#taken.has(wait.id)) return this.#approvedBefore(callId, fingerprint);
@@ -156,6 +160,11 @@ export class RunWaits implements CallWaits {
     };
   }
 
+  /**
+   * The session of the delegated run (`asTool`) this call parked on, whose waits were all
+   * decided or expired, when the call still hashes to its links' fingerprint: the call
+   * resumes that run instead of starting another.
+   */
   childFor(callId: string, fingerprint: () => string): string | undefined {
     const links = this.#byCall.get(callId)?.filter((w) => w.child && !this.#taken.has(w.id));
     if (!links || links.length === 0) return undefined;
@@ -176,6 +185,12 @@ export class RunWaits implements CallWaits {
     return applied ? links[0]!.child!.sessionId : undefined;
   }
 
+  /**
+   * The answers to a server's input requests this call parked on (`input_required`), when
+   * every one is decided or expired and the call still hashes to their fingerprint
+   * (`fingerprint` is computed only when the call has such waits). Undefined otherwise: the
+   * call is then sent afresh.
+   */
   inputFor(callId: string, fingerprint: () => string): InputResumption | undefined {
     const waits = this.#byCall
       .get(callId)

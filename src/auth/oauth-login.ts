@@ -78,16 +78,19 @@ export class Login {
     if (draft.state && draft.verifier && draft.url) this.#ready = draft;
   }
 
+  /** Records the `state` of the request being gathered (kept secret from logs). */
   draftState(state: string): void {
     this.#input.secrets.add(state);
     if (this.#draft) this.#draft.state = state;
   }
 
+  /** Records the PKCE verifier of the request being gathered (kept secret from logs). */
   draftVerifier(verifier: string): void {
     this.#input.secrets.add(verifier);
     if (this.#draft) this.#draft.verifier = verifier;
   }
 
+  /** Records the authorization URL of the request being gathered (kept secret from logs). */
   draftUrl(url: URL): void {
     this.#input.secrets.add(url.href, url.search);
     if (this.#draft) this.#draft.url = url;

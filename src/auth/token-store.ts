@@ -19,7 +19,7 @@ export interface StoredOAuthState {
 
 /**
  * Where OAuth state is kept between logins and processes. Keys are opaque namespace strings
- * made by Muster (see {@link oauthNamespace}); values are JSON-serializable. Implementations
+ * made by Muster (see `oauthNamespace`); values are JSON-serializable. Implementations
  * must be safe for concurrent use by several agents of one process, and the file and keychain
  * stores also across processes. A store never logs or echoes what it keeps.
  */

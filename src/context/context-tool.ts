@@ -107,14 +107,17 @@ export class ContextToolExecutor implements ToolExecutor {
     this.#store = options.store;
   }
 
+  /** The tools this executor offers now. Called once per run to fix that run's catalog. */
   listTools(): readonly ToolDefinition[] {
     return [CONTEXT_TOOL_DEFINITION];
   }
 
+  /** Safe facts about one tool; defaults to `{ source: 'executor' }`. */
   getToolInfo(name: string): ToolInfo | undefined {
     return name === CONTEXT_TOOL_NAME ? BUILTIN_INFO : undefined;
   }
 
+  /** Runs one call whose arguments already passed validation and policy. */
   async execute(
     name: string,
     input: Record<string, unknown>,

@@ -1,5 +1,9 @@
-// The `muster-agent/mcp` entry: MCP without an agent. Importing it loads no agent code, and
-// (like the root) no MCP client until the first connect.
+/**
+ * The `muster-agent/mcp` entry: MCP without an agent. Importing it loads no agent code, and
+ * (like the root) no MCP client until the first connect.
+ *
+ * @module muster-agent/mcp
+ */
 export { McpClientManager } from './mcp-client-manager.js';
 export type { McpClientManagerOptions } from './mcp-client-manager.js';
 export {

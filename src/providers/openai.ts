@@ -1,6 +1,8 @@
 /**
  * The `muster-agent/openai` entry: model clients on the official `openai` package, an optional
  * peer dependency that only this entry imports. Any new export added here becomes public API.
+ *
+ * @module muster-agent/openai
  */
 
 // Chat Completions: OpenAI and OpenAI-compatible servers.

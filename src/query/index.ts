@@ -1,5 +1,9 @@
-// The `muster-agent/query` entry: a message-stream `query()` facade over `Agent` for hosts
-// written against query()-style SDKs. Any export added here becomes public API.
+/**
+ * The `muster-agent/query` entry: a message-stream `query()` facade over `Agent` for hosts
+ * written against query()-style SDKs. Any export added here becomes public API.
+ *
+ * @module muster-agent/query
+ */
 export { query } from './query.js';
 export type { Query, QueryParams, QueryAuthenticateResult } from './query.js';
 export type { QueryOptions, QueryMcpServerConfig } from './query-options.js';

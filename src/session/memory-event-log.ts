@@ -57,6 +57,7 @@ export class MemoryEventLog {
     this.append(sessionId, [logEntry(body)]);
   }
 
+  /** The kept events after `query.afterSeq`, oldest first. */
   read(sessionId: string, query: SessionEventQuery): readonly SessionLogEvent[] {
     const log = this.#logs.get(sessionId);
     if (!log) return [];
@@ -68,6 +69,7 @@ export class MemoryEventLog {
       .map((entry, i) => new MemoryRecord(firstSeq + from + i, entry));
   }
 
+  /** Calls `listener` when the session logs events; returns the function that stops. */
   watch(sessionId: string, listener: () => void): () => void {
     let set = this.#listeners.get(sessionId);
     if (!set) this.#listeners.set(sessionId, (set = new Set()));
@@ -79,10 +81,12 @@ export class MemoryEventLog {
     };
   }
 
+  /** Queues a steering message for the session's run. */
   steer(sessionId: string, text: string): void {
     this.#log(sessionId).steering.push(text);
   }
 
+  /** Whether the session has steering messages queued. */
   hasSteering(sessionId: string): boolean {
     return (this.#logs.get(sessionId)?.steering.length ?? 0) > 0;
   }
@@ -92,11 +96,13 @@ export class MemoryEventLog {
     return [...(this.#logs.get(sessionId)?.steering ?? [])];
   }
 
+  /** Takes the session's steering messages, oldest first. */
   takeSteering(sessionId: string): string[] {
     const log = this.#logs.get(sessionId);
     return log ? log.steering.splice(0) : [];
   }
 
+  /** Forgets the session's events and steering messages. */
   drop(sessionId: string): void {
     this.#logs.delete(sessionId);
   }

@@ -72,6 +72,7 @@ export class MemorySessionStore implements SessionStore {
     );
   }
 
+  /** Stores a new session; fails with `SESSION_ALREADY_RUNNING` when its id is taken. */
   async create(state: SessionState, options?: SessionWriteOptions): Promise<void> {
     if (this.#sessions.has(state.id)) throw existsError(state.id);
     this.#checkWrite(state.id, options);
@@ -88,6 +89,7 @@ export class MemorySessionStore implements SessionStore {
     });
   }
 
+  /** The session's state, or `undefined` for an unknown id. */
   async get(sessionId: string): Promise<SessionState | undefined> {
     const s = this.#sessions.get(sessionId);
     if (!s) return undefined;
@@ -101,6 +103,7 @@ export class MemorySessionStore implements SessionStore {
     });
   }
 
+  /** A step commit: one transaction (PostgreSQL: one statement, one round trip). */
   async update(
     sessionId: string,
     patch: SessionPatch,
@@ -135,6 +138,10 @@ export class MemorySessionStore implements SessionStore {
     return this.#log.commit(sessionId, patch.appendEvents);
   }
 
+  /**
+   * Appends events (fenced like `update`), numbered by the store like a step commit's; for
+   * events that no step commit carries.
+   */
   async appendEvents(
     sessionId: string,
     events: readonly SessionLogEntry[],
@@ -146,6 +153,7 @@ export class MemorySessionStore implements SessionStore {
     return firstEventSeq !== undefined ? { firstEventSeq } : {};
   }
 
+  /** The kept events after `query.afterSeq`, oldest first. */
   async readEvents(
     sessionId: string,
     query: SessionEventQuery,
@@ -153,15 +161,29 @@ export class MemorySessionStore implements SessionStore {
     return this.#log.read(sessionId, query);
   }
 
+  /**
+   * Calls `listener` whenever events of the session may have been committed, by any process
+   * the store can hear (PostgreSQL: LISTEN/NOTIFY; SQLite: the same host, by polling);
+   * returns the function that stops. Without it, watchers poll `readEvents`.
+   */
   watchEvents(sessionId: string, listener: () => void): () => void {
     return this.#log.watch(sessionId, listener);
   }
 
+  /**
+   * Queues a user message for the session's run (any process); `SESSION_NOT_FOUND` for an
+   * unknown session.
+   */
   async steer(sessionId: string, text: string): Promise<void> {
     if (!this.#sessions.has(sessionId)) throw notFoundError(sessionId);
     this.#log.steer(sessionId, text);
   }
 
+  /**
+   * Takes the queued steering messages of the session, oldest first, and appends them to its
+   * transcript as user messages, in one transaction fenced like `update`: each is taken once.
+   * With `take.event`, a store with a log logs one event per message in that transaction.
+   */
   async takeSteering(
     sessionId: string,
     options?: SessionWriteOptions,
@@ -182,6 +204,7 @@ export class MemorySessionStore implements SessionStore {
     return texts;
   }
 
+  /** Deletes a session; fails with `SESSION_ALREADY_RUNNING` while a live lease holds it. */
   async delete(sessionId: string): Promise<void> {
     if (isLive(this.#leases.get(sessionId), Date.now())) throw heldError(sessionId);
     this.#sessions.delete(sessionId);
@@ -192,6 +215,7 @@ export class MemorySessionStore implements SessionStore {
     this.#leases.delete(sessionId);
   }
 
+  /** One page of the stored sessions, ordered by id. */
   async list(query?: SessionListQuery): Promise<SessionPage> {
     const limit = pageSize(query);
     const ids = [...this.#sessions.keys()]
@@ -216,10 +240,19 @@ export class MemorySessionStore implements SessionStore {
       : { sessions: page };
   }
 
+  /**
+   * True while a live lease holds the session (its run goes on in some process). A watch asks
+   * it of a `running` session that logs nothing: `running` with no live lease is a run that
+   * died (SPEC 15.2).
+   */
   async leased(sessionId: string): Promise<boolean> {
     return isLive(this.#leases.get(sessionId), Date.now());
   }
 
+  /**
+   * Claims a session for one running owner for `ttlMs`; resolves `undefined` while another
+   * owner holds a live lease. An expired lease is taken over, with a higher fencing token.
+   */
   async acquire(
     sessionId: string,
     owner: string,

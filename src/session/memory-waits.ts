@@ -31,6 +31,7 @@ export class MemoryWaits implements SessionWaits {
     this.#log = log;
   }
 
+  /** Stores a new pending wait. */
   async put(wait: Wait, options?: SessionWriteOptions): Promise<void> {
     this.#checkWrite(wait.sessionId, options);
     const copy = deepFreeze(JSON.parse(JSON.stringify(wait)) as Wait);
@@ -39,10 +40,12 @@ export class MemoryWaits implements SessionWaits {
     session.set(wait.id, copy);
   }
 
+  /** The wait `waitId` of the session, or `undefined` when there is none. */
   async get(sessionId: string, waitId: string): Promise<Wait | undefined> {
     return this.#waits.get(sessionId)?.get(waitId);
   }
 
+  /** One page of the waits that match `query`. */
   async list(query: WaitQuery = {}): Promise<WaitPage> {
     const limit = pageSize({ ...(query.limit !== undefined ? { limit: query.limit } : {}) });
     const sessions =
@@ -61,6 +64,12 @@ export class MemoryWaits implements SessionWaits {
       : { waits: page };
   }
 
+  /**
+   * Records a decision on a pending wait and returns the decided wait. Fails with
+   * `WAIT_NOT_FOUND` for an unknown wait, one already decided (the message says so) or an
+   * expired one (the message says so); with `WAIT_STALE` when `options.fingerprint` differs
+   * from the stored one. A failed call changes nothing.
+   */
   async decide(
     sessionId: string,
     waitId: string,
@@ -80,6 +89,7 @@ export class MemoryWaits implements SessionWaits {
     return decided;
   }
 
+  /** Removes waits once a resumed run has used them (or replaced them). */
   async remove(
     sessionId: string,
     waitIds: readonly string[],

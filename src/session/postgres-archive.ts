@@ -20,6 +20,7 @@ export class PostgresArchive implements SessionArchive {
     this.#max = archiveBound(maxBytesPerSession);
   }
 
+  /** Stores an item, giving it a new `ref` and its creation time; returns the stored item. */
   async put(item: Omit<SessionArchiveItem, 'ref' | 'createdAt'>): Promise<SessionArchiveItem> {
     assertFits(item.bytes, this.#max);
     const stored: SessionArchiveItem = {
@@ -62,6 +63,7 @@ export class PostgresArchive implements SessionArchive {
     return stored;
   }
 
+  /** The item `ref` of the session, or `undefined` when there is none (or it was evicted). */
   async get(sessionId: string, ref: string): Promise<SessionArchiveItem | undefined> {
     const found = await this.#transact((c) =>
       c.query<ArchiveRow>(
@@ -72,6 +74,7 @@ export class PostgresArchive implements SessionArchive {
     return found.rows[0] ? rowToItem(found.rows[0]) : undefined;
   }
 
+  /** The session's items, oldest first. */
   async list(sessionId: string): Promise<readonly SessionArchiveItem[]> {
     const found = await this.#transact((c) =>
       c.query<ArchiveRow>(
@@ -82,12 +85,14 @@ export class PostgresArchive implements SessionArchive {
     return found.rows.map(rowToItem);
   }
 
+  /** Removes every item of the session. */
   async deleteSession(sessionId: string): Promise<void> {
     await this.#transact((c) =>
       c.query(`DELETE FROM ${this.#s}.muster_archive WHERE session_id = $1`, [sessionId]),
     );
   }
 
+  /** Whether `ref` was stored for the session and evicted since to keep within its bound. */
   async wasEvicted(sessionId: string, ref: string): Promise<boolean> {
     const found = await this.#transact((c) =>
       c.query(

@@ -51,6 +51,7 @@ export class PostgresEventLog {
     this.#db = db;
   }
 
+  /** The kept events after `query.afterSeq`, oldest first. */
   async read(sessionId: string, query: SessionEventQuery): Promise<SessionLogEvent[]> {
     const rows = await this.#transact((c) =>
       c.query<{ seq: string; type: string; json: string }>(
@@ -110,6 +111,7 @@ export class PostgresEventLog {
     await this.append(c, sessionId, [logEntry(body)]);
   }
 
+  /** Queues a steering message for the session's run. */
   async steer(sessionId: string, text: string): Promise<void> {
     const inserted = await this.#transact((c) =>
       c.query(
@@ -160,6 +162,7 @@ export class PostgresEventLog {
     return texts;
   }
 
+  /** Calls `listener` when the session logs events; returns the function that stops. */
   watch(sessionId: string, listener: () => void): () => void {
     let set = this.#listeners.get(sessionId);
     if (!set) this.#listeners.set(sessionId, (set = new Set()));

@@ -157,6 +157,7 @@ export class PostgresSessionStore implements SessionStore {
     );
   }
 
+  /** Stores a new session; fails with `SESSION_ALREADY_RUNNING` when its id is taken. */
   async create(state: SessionState, options?: SessionWriteOptions): Promise<void> {
     await this.#leases.write(state.id, options, async (c, lease) => {
       const inserted = await c.query(
@@ -170,6 +171,7 @@ export class PostgresSessionStore implements SessionStore {
     });
   }
 
+  /** The session's state, or `undefined` for an unknown id. */
   async get(sessionId: string): Promise<SessionState | undefined> {
     return this.#transact(async (c) => {
       const row = await c.query<SessionRow>(
@@ -200,6 +202,10 @@ export class PostgresSessionStore implements SessionStore {
     return this.#step.outcome(sessionId, options, row!, patch.appendEvents?.length ?? 0);
   }
 
+  /**
+   * Appends events (fenced like `update`), numbered by the store like a step commit's; for
+   * events that no step commit carries.
+   */
   async appendEvents(
     sessionId: string,
     events: readonly SessionLogEntry[],
@@ -216,6 +222,7 @@ export class PostgresSessionStore implements SessionStore {
     return firstEventSeq === undefined ? {} : { firstEventSeq };
   }
 
+  /** The kept events after `query.afterSeq`, oldest first. */
   async readEvents(
     sessionId: string,
     query: SessionEventQuery,
@@ -223,14 +230,28 @@ export class PostgresSessionStore implements SessionStore {
     return this.#log.read(sessionId, query);
   }
 
+  /**
+   * Calls `listener` whenever events of the session may have been committed, by any process
+   * the store can hear (PostgreSQL: LISTEN/NOTIFY; SQLite: the same host, by polling);
+   * returns the function that stops. Without it, watchers poll `readEvents`.
+   */
   watchEvents(sessionId: string, listener: () => void): () => void {
     return this.#log.watch(sessionId, listener);
   }
 
+  /**
+   * Queues a user message for the session's run (any process); `SESSION_NOT_FOUND` for an
+   * unknown session.
+   */
   async steer(sessionId: string, text: string): Promise<void> {
     await this.#log.steer(sessionId, text);
   }
 
+  /**
+   * Takes the queued steering messages of the session, oldest first, and appends them to its
+   * transcript as user messages, in one transaction fenced like `update`: each is taken once.
+   * With `take.event`, a store with a log logs one event per message in that transaction.
+   */
   async takeSteering(
     sessionId: string,
     options?: SessionWriteOptions,
@@ -251,6 +272,7 @@ export class PostgresSessionStore implements SessionStore {
     return texts;
   }
 
+  /** Deletes a session; fails with `SESSION_ALREADY_RUNNING` while a live lease holds it. */
   async delete(sessionId: string): Promise<void> {
     await this.#transact(async (c) => {
       const lease = await this.#leases.current(c, sessionId);
@@ -267,6 +289,7 @@ export class PostgresSessionStore implements SessionStore {
     });
   }
 
+  /** One page of the stored sessions, ordered by id. */
   async list(query?: SessionListQuery): Promise<SessionPage> {
     const limit = pageSize(query);
     const rows = await this.#transact(async (c) =>
@@ -280,6 +303,11 @@ export class PostgresSessionStore implements SessionStore {
     return rows.rows.length > limit ? { sessions, nextCursor: sessions.at(-1)!.id } : { sessions };
   }
 
+  /**
+   * True while a live lease holds the session (its run goes on in some process). A watch asks
+   * it of a `running` session that logs nothing: `running` with no live lease is a run that
+   * died (SPEC 15.2).
+   */
   async leased(sessionId: string): Promise<boolean> {
     const found = await this.#transact((c) =>
       c.query<{ live: boolean }>(
@@ -291,6 +319,10 @@ export class PostgresSessionStore implements SessionStore {
     return found.rows[0]?.live === true;
   }
 
+  /**
+   * Claims a session for one running owner for `ttlMs`; resolves `undefined` while another
+   * owner holds a live lease. An expired lease is taken over, with a higher fencing token.
+   */
   async acquire(
     sessionId: string,
     owner: string,

@@ -54,6 +54,7 @@ export class PostgresWaits implements SessionWaits {
     this.#write = write;
   }
 
+  /** Stores a new pending wait. */
   async put(wait: Wait, options?: SessionWriteOptions): Promise<void> {
     const values = waitRowValues(wait);
     await this.#write(wait.sessionId, options, async (c) => {
@@ -68,10 +69,12 @@ export class PostgresWaits implements SessionWaits {
     });
   }
 
+  /** The wait `waitId` of the session, or `undefined` when there is none. */
   async get(sessionId: string, waitId: string): Promise<Wait | undefined> {
     return this.#transact((c) => this.#read(c, sessionId, waitId, ''));
   }
 
+  /** One page of the waits that match `query`. */
   async list(query: WaitQuery = {}): Promise<WaitPage> {
     const limit = pageSize({ ...(query.limit !== undefined ? { limit: query.limit } : {}) });
     const { where, values } = waitListWhere(query, (n) => `$${n}`);
@@ -86,6 +89,12 @@ export class PostgresWaits implements SessionWaits {
     return found.rows.length > limit ? { waits, nextCursor: waitCursor(waits.at(-1)!) } : { waits };
   }
 
+  /**
+   * Records a decision on a pending wait and returns the decided wait. Fails with
+   * `WAIT_NOT_FOUND` for an unknown wait, one already decided (the message says so) or an
+   * expired one (the message says so); with `WAIT_STALE` when `options.fingerprint` differs
+   * from the stored one. A failed call changes nothing.
+   */
   async decide(
     sessionId: string,
     waitId: string,
@@ -112,6 +121,7 @@ export class PostgresWaits implements SessionWaits {
     });
   }
 
+  /** Removes waits once a resumed run has used them (or replaced them). */
   async remove(
     sessionId: string,
     waitIds: readonly string[],

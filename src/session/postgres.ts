@@ -2,6 +2,8 @@
  * The `muster-agent/postgres` entry: a session store in PostgreSQL for many replicas, on `pg`,
  * an optional peer dependency that only this entry imports. Any new export added here becomes
  * public API.
+ *
+ * @module muster-agent/postgres
  */
 
 export { PostgresSessionStore } from './postgres-session-store.js';

@@ -18,9 +18,14 @@ export interface SessionArchiveItem {
 
 /** An archive kept in a session store; assignable to the context folder's `ArchiveStore`. */
 export interface SessionArchive {
+  /** Stores an item, giving it a new `ref` and its creation time; returns the stored item. */
   put(item: Omit<SessionArchiveItem, 'ref' | 'createdAt'>): Promise<SessionArchiveItem>;
+  /** The item `ref` of the session, or `undefined` when there is none (or it was evicted). */
   get(sessionId: string, ref: string): Promise<SessionArchiveItem | undefined>;
+  /** The session's items, oldest first. */
   list(sessionId: string): Promise<readonly SessionArchiveItem[]>;
+  /** Removes every item of the session. */
   deleteSession(sessionId: string): Promise<void>;
+  /** Whether `ref` was stored for the session and evicted since to keep within its bound. */
   wasEvicted(sessionId: string, ref: string): Promise<boolean>;
 }

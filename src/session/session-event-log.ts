@@ -12,7 +12,7 @@ export interface SessionLogEntry {
   readonly type: string;
   /**
    * The event as a JSON object's text, without `seq`: the store writes it with `"seq":<n>` as
-   * its first member (see {@link numberedJson}).
+   * its first member (see `numberedJson`).
    */
   readonly json: string;
 }

@@ -121,7 +121,9 @@ export interface SessionLease extends SessionLeaseRef {
  * current live lease, and any write without a lease while a live lease is held.
  */
 export interface SessionStore extends SessionEventLog {
+  /** Stores a new session; fails with `SESSION_ALREADY_RUNNING` when its id is taken. */
   create(state: SessionState, options?: SessionWriteOptions): Promise<void>;
+  /** The session's state, or `undefined` for an unknown id. */
   get(sessionId: string): Promise<SessionState | undefined>;
   /** A step commit: one transaction (PostgreSQL: one statement, one round trip). */
   update(
@@ -131,6 +133,7 @@ export interface SessionStore extends SessionEventLog {
   ): Promise<void | SessionUpdateResult>;
   /** Deletes a session; fails with `SESSION_ALREADY_RUNNING` while a live lease holds it. */
   delete(sessionId: string): Promise<void>;
+  /** One page of the stored sessions, ordered by id. */
   list?(query?: SessionListQuery): Promise<SessionPage>;
   /**
    * Claims a session for one running owner for `ttlMs`; resolves `undefined` while another

@@ -127,7 +127,9 @@ export interface DecideOptions {
 export interface SessionWaits {
   /** Stores a new pending wait. */
   put(wait: Wait, options?: SessionWriteOptions): Promise<void>;
+  /** The wait `waitId` of the session, or `undefined` when there is none. */
   get(sessionId: string, waitId: string): Promise<Wait | undefined>;
+  /** One page of the waits that match `query`. */
   list(query?: WaitQuery): Promise<WaitPage>;
   /**
    * Records a decision on a pending wait and returns the decided wait. Fails with

@@ -21,6 +21,7 @@ export class SqliteArchive implements SessionArchive {
     this.#max = archiveBound(maxBytesPerSession);
   }
 
+  /** Stores an item, giving it a new `ref` and its creation time; returns the stored item. */
   async put(item: Omit<SessionArchiveItem, 'ref' | 'createdAt'>): Promise<SessionArchiveItem> {
     assertFits(item.bytes, this.#max);
     const stored: SessionArchiveItem = {
@@ -62,6 +63,7 @@ export class SqliteArchive implements SessionArchive {
     return stored;
   }
 
+  /** The item `ref` of the session, or `undefined` when there is none (or it was evicted). */
   async get(sessionId: string, ref: string): Promise<SessionArchiveItem | undefined> {
     const row = this.#guard(
       () =>
@@ -72,6 +74,7 @@ export class SqliteArchive implements SessionArchive {
     return row ? rowToItem(row) : undefined;
   }
 
+  /** The session's items, oldest first. */
   async list(sessionId: string): Promise<readonly SessionArchiveItem[]> {
     const rows = this.#guard(
       () =>
@@ -82,10 +85,12 @@ export class SqliteArchive implements SessionArchive {
     return rows.map(rowToItem);
   }
 
+  /** Removes every item of the session. */
   async deleteSession(sessionId: string): Promise<void> {
     this.#guard(() => this.#sql('DELETE FROM muster_archive WHERE session_id = ?').run(sessionId));
   }
 
+  /** Whether `ref` was stored for the session and evicted since to keep within its bound. */
   async wasEvicted(sessionId: string, ref: string): Promise<boolean> {
     return this.#guard(
       () =>

@@ -71,6 +71,7 @@ export class SqliteEventLog {
       : false;
   }
 
+  /** The kept events after `query.afterSeq`, oldest first. */
   read(sessionId: string, query: SessionEventQuery): SessionLogEvent[] {
     return this.#guard(
       () =>
@@ -100,11 +101,13 @@ export class SqliteEventLog {
     return texts;
   }
 
+  /** Deletes the session's events and steering messages. */
   drop(sessionId: string): void {
     for (const table of ['muster_events', 'muster_steering'])
       this.#sql(`DELETE FROM ${table} WHERE session_id = ?`).run(sessionId);
   }
 
+  /** Calls `listener` when the session logs events; returns the function that stops. */
   watch(sessionId: string, listener: () => void): () => void {
     let set = this.#listeners.get(sessionId);
     if (!set) this.#listeners.set(sessionId, (set = new Set()));

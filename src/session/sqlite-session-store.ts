@@ -132,6 +132,7 @@ export class SqliteSessionStore implements SessionStore {
     );
   }
 
+  /** Stores a new session; fails with `SESSION_ALREADY_RUNNING` when its id is taken. */
   async create(state: SessionState, options?: SessionWriteOptions): Promise<void> {
     this.#leases.guardedWrite(state.id, options, (lease) => {
       const exists = this.#sql('SELECT 1 FROM muster_sessions WHERE id = ?').get(state.id);
@@ -145,6 +146,7 @@ export class SqliteSessionStore implements SessionStore {
     });
   }
 
+  /** The session's state, or `undefined` for an unknown id. */
   async get(sessionId: string): Promise<SessionState | undefined> {
     return this.#guard(() => {
       const row = this.#sql('SELECT * FROM muster_sessions WHERE id = ?').get(sessionId) as
@@ -160,6 +162,7 @@ export class SqliteSessionStore implements SessionStore {
     });
   }
 
+  /** A step commit: one transaction (PostgreSQL: one statement, one round trip). */
   async update(
     sessionId: string,
     patch: SessionPatch,
@@ -217,6 +220,10 @@ export class SqliteSessionStore implements SessionStore {
     return { steeringPending, firstEventSeq };
   }
 
+  /**
+   * Appends events (fenced like `update`), numbered by the store like a step commit's; for
+   * events that no step commit carries.
+   */
   async appendEvents(
     sessionId: string,
     events: readonly SessionLogEntry[],
@@ -235,6 +242,7 @@ export class SqliteSessionStore implements SessionStore {
     return { firstEventSeq };
   }
 
+  /** The kept events after `query.afterSeq`, oldest first. */
   async readEvents(
     sessionId: string,
     query: SessionEventQuery,
@@ -242,10 +250,19 @@ export class SqliteSessionStore implements SessionStore {
     return this.#log.read(sessionId, query);
   }
 
+  /**
+   * Calls `listener` whenever events of the session may have been committed, by any process
+   * the store can hear (PostgreSQL: LISTEN/NOTIFY; SQLite: the same host, by polling);
+   * returns the function that stops. Without it, watchers poll `readEvents`.
+   */
   watchEvents(sessionId: string, listener: () => void): () => void {
     return this.#log.watch(sessionId, listener);
   }
 
+  /**
+   * Queues a user message for the session's run (any process); `SESSION_NOT_FOUND` for an
+   * unknown session.
+   */
   async steer(sessionId: string, text: string): Promise<void> {
     this.#guard(() =>
       this.#db
@@ -258,6 +275,11 @@ export class SqliteSessionStore implements SessionStore {
     );
   }
 
+  /**
+   * Takes the queued steering messages of the session, oldest first, and appends them to its
+   * transcript as user messages, in one transaction fenced like `update`: each is taken once.
+   * With `take.event`, a store with a log logs one event per message in that transaction.
+   */
   async takeSteering(
     sessionId: string,
     options?: SessionWriteOptions,
@@ -297,6 +319,7 @@ export class SqliteSessionStore implements SessionStore {
     return texts;
   }
 
+  /** Deletes a session; fails with `SESSION_ALREADY_RUNNING` while a live lease holds it. */
   async delete(sessionId: string): Promise<void> {
     this.#guard(() =>
       this.#db
@@ -311,6 +334,7 @@ export class SqliteSessionStore implements SessionStore {
     );
   }
 
+  /** One page of the stored sessions, ordered by id. */
   async list(query?: SessionListQuery): Promise<SessionPage> {
     const limit = pageSize(query);
     const rows = this.#guard(
@@ -328,10 +352,19 @@ export class SqliteSessionStore implements SessionStore {
     return rows.length > limit ? { sessions, nextCursor: sessions.at(-1)!.id } : { sessions };
   }
 
+  /**
+   * True while a live lease holds the session (its run goes on in some process). A watch asks
+   * it of a `running` session that logs nothing: `running` with no live lease is a run that
+   * died (SPEC 15.2).
+   */
   async leased(sessionId: string): Promise<boolean> {
     return this.#guard(() => isLive(this.#leases.current(sessionId), Date.now()));
   }
 
+  /**
+   * Claims a session for one running owner for `ttlMs`; resolves `undefined` while another
+   * owner holds a live lease. An expired lease is taken over, with a higher fencing token.
+   */
   async acquire(
     sessionId: string,
     owner: string,

@@ -52,6 +52,7 @@ export class SqliteWaits implements SessionWaits {
     this.#write = write;
   }
 
+  /** Stores a new pending wait. */
   async put(wait: Wait, options?: SessionWriteOptions): Promise<void> {
     const values = waitRowValues(wait);
     this.#guard(() =>
@@ -67,10 +68,12 @@ export class SqliteWaits implements SessionWaits {
     );
   }
 
+  /** The wait `waitId` of the session, or `undefined` when there is none. */
   async get(sessionId: string, waitId: string): Promise<Wait | undefined> {
     return this.#guard(() => this.#read(sessionId, waitId));
   }
 
+  /** One page of the waits that match `query`. */
   async list(query: WaitQuery = {}): Promise<WaitPage> {
     const limit = pageSize({ ...(query.limit !== undefined ? { limit: query.limit } : {}) });
     const { where, values } = waitListWhere(query, () => '?');
@@ -84,6 +87,12 @@ export class SqliteWaits implements SessionWaits {
     return bodies.length > limit ? { waits, nextCursor: waitCursor(waits.at(-1)!) } : { waits };
   }
 
+  /**
+   * Records a decision on a pending wait and returns the decided wait. Fails with
+   * `WAIT_NOT_FOUND` for an unknown wait, one already decided (the message says so) or an
+   * expired one (the message says so); with `WAIT_STALE` when `options.fingerprint` differs
+   * from the stored one. A failed call changes nothing.
+   */
   async decide(
     sessionId: string,
     waitId: string,
@@ -111,6 +120,7 @@ export class SqliteWaits implements SessionWaits {
     return decided;
   }
 
+  /** Removes waits once a resumed run has used them (or replaced them). */
   async remove(
     sessionId: string,
     waitIds: readonly string[],

@@ -4,6 +4,8 @@
  * cannot load does not fail the import: `new SqliteSessionStore()` reports it as a typed fact
  * (`INVALID_CONFIGURATION`, `details.reason` `driver-missing`, `driver-not-built` or
  * `driver-abi-mismatch`). Any new export added here becomes public API.
+ *
+ * @module muster-agent/sqlite
  */
 
 export { SqliteSessionStore } from './sqlite-session-store.js';

@@ -1,5 +1,9 @@
-// The studio's face: `startStudio()` and its options. Route modules, queues and the security
-// layer stay inside the folder.
+/**
+ * The `muster-agent/studio` entry: `startStudio()` and its options. Route modules, queues and
+ * the security layer stay inside the folder.
+ *
+ * @module muster-agent/studio
+ */
 import { fileURLToPath } from 'node:url';
 import { MusterError } from '../errors/index.js';
 import { missingPackages } from '../util/index.js';

@@ -22,6 +22,7 @@ export class CompositeToolExecutor implements ToolExecutor {
     this.#executors = [...executors];
   }
 
+  /** The tools this executor offers now. Called once per run to fix that run's catalog. */
   async listTools(): Promise<readonly ToolDefinition[]> {
     const routes = new Map<string, { executor: ToolExecutor; definition: ToolDefinition }>();
     const all: ToolDefinition[] = [];
@@ -42,10 +43,15 @@ export class CompositeToolExecutor implements ToolExecutor {
     return all;
   }
 
+  /** Safe facts about one tool; defaults to `{ source: 'executor' }`. */
   getToolInfo(name: string): ToolInfo | undefined {
     return this.#routes.get(name)?.executor.getToolInfo?.(name);
   }
 
+  /**
+   * Validates arguments itself instead of the JSON Schema validator (for example with the
+   * Standard Schema a host tool was defined with).
+   */
   async validateInput(name: string, input: unknown): Promise<ValidationOutcome> {
     const { executor, definition } = this.#route(name);
     if (executor.validateInput) return executor.validateInput(name, input);
@@ -57,6 +63,7 @@ export class CompositeToolExecutor implements ToolExecutor {
     );
   }
 
+  /** Runs one call whose arguments already passed validation and policy. */
   execute(
     name: string,
     input: Record<string, unknown>,
@@ -65,10 +72,12 @@ export class CompositeToolExecutor implements ToolExecutor {
     return this.#route(name).executor.execute(name, input, ctx);
   }
 
+  /** Prepares the executor (connect, discover). Called before the first run. */
   async initialize(ctx?: ExecutorInitContext): Promise<void> {
     await Promise.all(this.#executors.map((e) => e.initialize?.(ctx)));
   }
 
+  /** Releases what the executor holds. Must be idempotent. */
   async close(): Promise<void> {
     await Promise.allSettled(this.#executors.map(async (e) => e.close?.()));
   }

@@ -55,18 +55,25 @@ export class HostToolExecutor implements ToolExecutor {
     );
   }
 
+  /** The tools this executor offers now. Called once per run to fix that run's catalog. */
   listTools(): readonly ToolDefinition[] {
     return this.#definitions;
   }
 
+  /** Safe facts about one tool; defaults to `{ source: 'executor' }`. */
   getToolInfo(): ToolInfo {
     return HOST_INFO;
   }
 
+  /**
+   * Validates arguments itself instead of the JSON Schema validator (for example with the
+   * Standard Schema a host tool was defined with).
+   */
   async validateInput(name: string, input: unknown): Promise<ValidationOutcome> {
     return validateStandard(this.#get(name).input, input);
   }
 
+  /** Runs one call whose arguments already passed validation and policy. */
   async execute(
     name: string,
     input: Record<string, unknown>,

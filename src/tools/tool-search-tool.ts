@@ -114,14 +114,17 @@ export class ToolSearchExecutor implements ToolExecutor, OwnExecutor {
     this.#regexBudget = options.regexBudget ?? new RegexTimeBudget();
   }
 
+  /** The tools this executor offers now. Called once per run to fix that run's catalog. */
   listTools(): readonly ToolDefinition[] {
     return [TOOL_SEARCH_TOOL_DEFINITION];
   }
 
+  /** Safe facts about one tool; defaults to `{ source: 'executor' }`. */
   getToolInfo(name: string): ToolInfo | undefined {
     return name === TOOL_SEARCH_TOOL_NAME ? BUILTIN_INFO : undefined;
   }
 
+  /** Runs one call whose arguments already passed validation and policy. */
   async execute(name: string, input: Record<string, unknown>): Promise<string> {
     if (name !== TOOL_SEARCH_TOOL_NAME) {
       throw new ToolError(

@@ -13,6 +13,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import ts from 'typescript';
 import { distIsCurrent, sourceKey } from '../../scripts/build-stamp.mjs';
 
 /** The repository root. */
@@ -113,6 +114,38 @@ export function entryPoints(dir: string): { subpath: string; js: string; dts: st
       ? [{ subpath, js: join(dir, target.import), dts: join(dir, target.types) }]
       : [],
   );
+}
+
+/**
+ * The names each entry point of the package in `dir` exports, from its built declarations:
+ * subpath -> sorted names, a type-only export as `<name> (type)`.
+ */
+export function entryExports(dir: string): Record<string, string[]> {
+  const entries = entryPoints(dir);
+  const program = ts.createProgram(
+    entries.map((e) => e.dts),
+    {
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      noEmit: true,
+      skipLibCheck: true,
+    },
+  );
+  const checker = program.getTypeChecker();
+  const api: Record<string, string[]> = {};
+  for (const entry of entries) {
+    const file = program.getSourceFile(entry.dts)!;
+    const moduleSymbol = checker.getSymbolAtLocation(file)!;
+    api[entry.subpath] = checker
+      .getExportsOfModule(moduleSymbol)
+      .map((s) => {
+        const target = s.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s;
+        const value = (target.flags & ts.SymbolFlags.Value) !== 0;
+        return `${s.name}${value ? '' : ' (type)'}`;
+      })
+      .sort();
+  }
+  return api;
 }
 
 /**

@@ -23,6 +23,17 @@ export async function restrictedSyntax(code: string, path: string): Promise<stri
     .map((m) => `${m.line}: ${m.message.split(':')[0]}`);
 }
 
+/**
+ * The findings of `rule` ESLint gives `code` as the repository file `path`, each as
+ * `<line>: <message>`.
+ */
+export async function lintFindings(code: string, path: string, rule: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: join(ROOT, path) });
+  return (result?.messages ?? [])
+    .filter((m) => m.ruleId === rule)
+    .map((m) => `${m.line}: ${m.message}`);
+}
+
 /** What depcruise found in a tree. */
 export interface Cruise {
   /** Errors found: the exit code of the lint run (it exits with one per error). */

@@ -37,6 +37,7 @@ export class FileVerdictCache implements VerdictCache {
     return createHash('sha256').update(normalizedDeclaration).digest('hex');
   }
 
+  /** The verdict saved under `key`, or `undefined` when there is none or it is too old. */
   async get(key: string): Promise<ProtocolVerdict | undefined> {
     const entry = (await this.#load()).get(key);
     if (!entry) return undefined;
@@ -44,11 +45,13 @@ export class FileVerdictCache implements VerdictCache {
     return Date.now() - entry.savedAt <= ttl ? entry.verdict : undefined;
   }
 
+  /** Saves `verdict` under `key`, now. */
   async set(key: string, verdict: ProtocolVerdict): Promise<void> {
     (await this.#load()).set(key, { verdict, savedAt: Date.now() });
     await this.#save();
   }
 
+  /** Forgets the verdict saved under `key`. */
   async delete(key: string): Promise<void> {
     if ((await this.#load()).delete(key)) await this.#save();
   }

@@ -39,10 +39,12 @@ export class McpToolExecutor implements ToolExecutor, OwnExecutor {
     private readonly background: Emit = () => undefined,
   ) {}
 
+  /** The tools this executor offers now. Called once per run to fix that run's catalog. */
   listTools(): readonly ToolDefinition[] {
     return this.manager.index.definitions();
   }
 
+  /** Safe facts about one tool; defaults to `{ source: 'executor' }`. */
   getToolInfo(name: string): ToolInfo {
     const origin = this.manager.index.resolve(name);
     return origin
@@ -50,10 +52,15 @@ export class McpToolExecutor implements ToolExecutor, OwnExecutor {
       : { source: 'mcp' };
   }
 
+  /**
+   * Called at the start of every run, before the run's catalog is fixed: the place to connect
+   * what is not connected yet and to refresh stale listings (never during a run).
+   */
   prepareRun(ctx: ExecutorRunContext): Promise<void> {
     return this.manager.prepare(ctx);
   }
 
+  /** Runs one call whose arguments already passed validation and policy. */
   async execute(
     name: string,
     input: Record<string, unknown>,
@@ -133,6 +140,7 @@ export class McpToolExecutor implements ToolExecutor, OwnExecutor {
     return result as unknown as ToolReturn;
   }
 
+  /** Releases what the executor holds. Must be idempotent. */
   close(): Promise<void> {
     return this.manager.close();
   }

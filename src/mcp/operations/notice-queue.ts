@@ -63,6 +63,7 @@ export class NoticeQueue implements AsyncIterable<McpNotice> {
     this.#waiters = [];
   }
 
+  /** The notices in arrival order; ends when the queue ends, and throws its failure. */
   [Symbol.asyncIterator](): AsyncIterator<McpNotice> {
     return {
       next: () => {

@@ -64,14 +64,17 @@ export class McpResourceToolExecutor implements ToolExecutor {
     private readonly isVisible: (subject: PolicySubject) => boolean = () => true,
   ) {}
 
+  /** The tools this executor offers now. Called once per run to fix that run's catalog. */
   listTools(): readonly ToolDefinition[] {
     return DEFINITIONS;
   }
 
+  /** Safe facts about one tool; defaults to `{ source: 'executor' }`. */
   getToolInfo(name: string): ToolInfo {
     return { source: 'mcp', metadata: { builtin: name } };
   }
 
+  /** Runs one call whose arguments already passed validation and policy. */
   async execute(
     name: string,
     input: Record<string, unknown>,

@@ -49,40 +49,49 @@ export class DirectClient {
   /** The handshake: nothing to negotiate in process. */
   async connect(): Promise<void> {}
 
+  /** The protocol version the connection reports. */
   getNegotiatedProtocolVersion(): string {
     return this.negotiated.protocolVersion;
   }
 
+  /** The protocol era the connection reports. */
   getProtocolEra(): 'modern' | 'legacy' {
     return this.negotiated.era;
   }
 
+  /** No discovery result in process. */
   getDiscoverResult(): undefined {
     return undefined;
   }
 
+  /** The in-process server's name and version. */
   getServerVersion(): { name: string; version: string } {
     return { name: this.definition.name, version: this.definition.version };
   }
 
+  /** Tools, with list changes: all an in-process server offers. */
   getServerCapabilities(): Record<string, unknown> {
     return { tools: { listChanged: true } };
   }
 
+  /** No instructions in process. */
   getInstructions(): undefined {
     return undefined;
   }
 
+  /** Answers at once while open. */
   async ping(): Promise<Record<string, never>> {
     this.#open();
     return {};
   }
 
+  /** Nothing to discover in process; answers at once while open. */
   async discover(): Promise<Record<string, never>> {
     this.#open();
     return {};
   }
 
+  /** The server's tools, each a copy of what it lists. */
   async listTools(): Promise<{ tools: Record<string, unknown>[] }> {
     this.#open();
     return { tools: [...this.tools.values()].map((t) => structuredClone(t.listed)) };
@@ -93,6 +102,7 @@ export class DirectClient {
     if (this.#protocol) await (await this.#protocol).sendRootsListChanged();
   }
 
+  /** Calls a tool's handler directly, as a call over a transport would behave. */
   async callTool(
     params: { name: string; arguments?: Record<string, unknown> },
     options: RequestOptions = {},
@@ -262,6 +272,7 @@ export class DirectClient {
   #protocolNow: Client | undefined;
   #closeProtocol: (() => Promise<void>) | undefined;
 
+  /** Closes the connection: calls in flight end at once, their outcome unknown. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
