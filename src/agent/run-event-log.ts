@@ -1,3 +1,4 @@
+import { STABLE_LOG_ENTRY } from '../session/index.js';
 import type { SessionLogEntry, SessionStore, SessionUpdateResult } from '../session/index.js';
 import type { AgentEvent } from './events.js';
 
@@ -34,7 +35,9 @@ export class RunEventLog {
   #inFlight = false;
   /** Who waits for that commit to end ({@link idle}). */
   #idleWaiters: (() => void)[] | undefined;
-  #flushTimer: NodeJS.Immediate | undefined;
+  #flushTimer: NodeJS.Immediate | NodeJS.Timeout | undefined;
+  /** How long the next flush of its own waits after one failed (0: the next turn). */
+  #flushBackoffMs = 0;
   #closed = false;
   /** The run's store operations in flight. */
   #busy = 0;
@@ -173,6 +176,7 @@ export class RunEventLog {
   committed(result: void | SessionUpdateResult, carried: boolean): void {
     this.steeringMaybe = result?.steeringPending ?? true;
     if (!carried) return;
+    this.#flushBackoffMs = 0;
     // a custom store that does not report its numbers: the run counts on from its last
     let seq = (result?.firstEventSeq ?? this.#last + 1) - 1;
     let left = this.#taken;
@@ -195,8 +199,13 @@ export class RunEventLog {
     if (this.#held.length > 0) this.#scheduleFlush();
   }
 
-  /** The commit that carried the taken events failed: they wait for the next one. */
+  /**
+   * The commit that carried the taken events failed: they wait for the next one, and a flush
+   * of its own waits 100 ms, doubling up to 5 s while commits keep failing, so a store that is
+   * down is not asked at every turn of the event loop.
+   */
   failed(): void {
+    this.#flushBackoffMs = Math.min(Math.max(this.#flushBackoffMs * 2, 100), 5000);
     this.#settle();
   }
 
@@ -207,7 +216,12 @@ export class RunEventLog {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    if (this.#flushTimer) clearImmediate(this.#flushTimer);
+    const timer = this.#flushTimer;
+    if (timer) {
+      // a Timeout (a flush backing off) can be refreshed, an Immediate cannot
+      if ('refresh' in timer) clearTimeout(timer);
+      else clearImmediate(timer);
+    }
     this.#flushTimer = undefined;
     const held = this.#held.splice(0);
     this.#taken = 0;
@@ -255,15 +269,22 @@ export class RunEventLog {
    */
   #scheduleFlush(): void {
     if (this.#flushTimer || this.#closed) return;
-    this.#flushTimer = setImmediate(() => {
+    const flush = () => {
       this.#flushTimer = undefined;
       // the run is at the store already: its operation's end asks again
       if (this.#closed || this.#inFlight || this.#busy > 0) return;
       if (!this.#held.some((h) => h.kind === 'logged')) return;
       // a failure leaves them held: the next step commit carries them, or the run's end
-      // publishes them without seq
+      // publishes them without seq (and the next flush of its own waits: see failed())
       this.#flush().catch(() => {});
-    });
+    };
+    if (this.#flushBackoffMs === 0) {
+      this.#flushTimer = setImmediate(flush);
+    } else {
+      const timer = setTimeout(flush, this.#flushBackoffMs);
+      timer.unref();
+      this.#flushTimer = timer;
+    }
   }
 }
 
@@ -289,6 +310,16 @@ class HeldEvent implements SessionLogEntry {
     return this.event.type;
   }
 
+  /** The entry as `JSON.stringify` (a custom store that serializes the patch) should see it. */
+  toJSON(): SessionLogEntry {
+    return { type: this.type, json: this.json };
+  }
+
+  /** The run changes neither its event nor its text once handed to the store. */
+  get [STABLE_LOG_ENTRY](): true {
+    return true;
+  }
+
   get json(): string {
     if (this.#json !== undefined) return this.#json;
     const { event } = this;
@@ -310,9 +341,10 @@ function stamped(event: AgentEvent, seq: number, deltaIndex?: number): AgentEven
 
 /**
  * An event as JSON text. Muster's events hold JSON data, and a `MusterError` as its `toJSON()`
- * (code, message, details), so the plain `JSON.stringify` fast path serves them; a value it
- * rejects (a `bigint` in a host's data) is written by the slow path, with `bigint`s as strings
- * and errors without `toJSON` as their name and message; a cycle logs the event's frame.
+ * (code, message, details), so plain `JSON.stringify` serves them (an `Error` without `toJSON`
+ * inside a host's data is `{}` there, as in any JSON). A value it rejects (a `bigint` in a
+ * host's data) sends the event down the slow path: `bigint`s as strings, errors without
+ * `toJSON` as their name and message; a cycle logs the event's frame.
  */
 function eventJson(event: AgentEvent): string {
   try {

@@ -140,28 +140,25 @@ class GuardedStore implements SessionStore {
     // one commit with events at a time: this one carries the next ones once it is done
     if (log.waiting) return log.idle().then(() => this.update(id, patch));
     const events = log.take();
-    // the run builds each patch for this commit alone: its events go on it, not on a copy (a
-    // patch sent again after a failure gets the events held then, or none)
-    const own = patch as { appendEvents?: readonly SessionLogEntry[] };
-    if (events) own.appendEvents = events;
-    else if (own.appendEvents) delete own.appendEvents;
     log.enter();
     try {
-      return this.commitFence(() => this.store.update(id, patch, this.write())).then(
+      const step = withEvents(patch, events);
+      return this.commitFence(() => this.store.update(id, step, this.write())).then(
         (result) => {
           log.leave();
           log.committed(result, events !== undefined);
           return result;
         },
         (err: unknown) => {
-          log.leave();
+          // failed first: the flush that leaving may schedule waits as it says
           if (events) log.failed();
+          log.leave();
           throw typedStoreError(err, id, 'save the session');
         },
       );
     } catch (err) {
-      log.leave();
       if (events) log.failed();
+      log.leave();
       return Promise.reject(typedStoreError(err, id, 'save the session'));
     }
   }
@@ -192,6 +189,22 @@ class GuardedStore implements SessionStore {
   delete(id: string): Promise<void> {
     return guardStore(id, 'delete the session', () => this.fence(() => this.store.delete(id)));
   }
+}
+
+/**
+ * `patch` carrying `events` (or none). The run builds each patch for one commit, so they go on
+ * it rather than on a copy; a patch sent again after a failure gets the events held then, or
+ * none. A patch that cannot be changed is copied.
+ */
+function withEvents(
+  patch: SessionPatch,
+  events: readonly SessionLogEntry[] | undefined,
+): SessionPatch {
+  if (!Object.isExtensible(patch)) return events ? { ...patch, appendEvents: events } : patch;
+  const own = patch as { appendEvents?: readonly SessionLogEntry[] };
+  if (events) own.appendEvents = events;
+  else if (own.appendEvents) delete own.appendEvents;
+  return patch;
 }
 
 /** A store's waits whose failures are typed by {@link guardStore}. */

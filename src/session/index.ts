@@ -31,7 +31,7 @@ export type {
   SessionEventLog,
   SteeringTake,
 } from './session-event-log.js';
-export { DEFAULT_EVENT_LOG_MAX, MAX_EVENT_PAGE } from './session-event-log.js';
+export { DEFAULT_EVENT_LOG_MAX, MAX_EVENT_PAGE, STABLE_LOG_ENTRY } from './session-event-log.js';
 export { waitStaleError } from './wait-rules.js';
 export { MemorySessionStore } from './memory-session-store.js';
 export type { MemorySessionStoreOptions } from './memory-session-store.js';

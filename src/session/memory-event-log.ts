@@ -4,7 +4,7 @@ import type {
   SessionLogEvent,
   SessionUpdateResult,
 } from './session-event-log.js';
-import { eventPageSize, logEntry, numberedJson } from './session-event-log.js';
+import { eventPageSize, logEntry, numberedJson, STABLE_LOG_ENTRY } from './session-event-log.js';
 
 interface SessionLog {
   /** The kept entries, oldest first: the last one's seq is `lastSeq`, one less per step back. */
@@ -57,16 +57,18 @@ export class MemoryEventLog {
     this.append(sessionId, [logEntry(body)]);
   }
 
-  /** The kept events after `query.afterSeq`, oldest first. */
+  /** The kept events after `query.afterSeq`, oldest first, as plain records. */
   read(sessionId: string, query: SessionEventQuery): readonly SessionLogEvent[] {
     const log = this.#logs.get(sessionId);
-    if (!log) return [];
+    const after = Math.floor(query.afterSeq);
+    if (!log || !Number.isFinite(after)) return [];
     const { entries, lastSeq } = log;
     const firstSeq = lastSeq - entries.length + 1;
-    const from = Math.max(0, query.afterSeq + 1 - firstSeq);
-    return entries
-      .slice(from, from + eventPageSize(query))
-      .map((entry, i) => new MemoryRecord(firstSeq + from + i, entry));
+    const from = Math.max(0, after + 1 - firstSeq);
+    return entries.slice(from, from + eventPageSize(query)).map((entry, i) => {
+      const seq = firstSeq + from + i;
+      return { seq, type: entry.type, json: numberedJson(entry.json, seq) };
+    });
   }
 
   /** Calls `listener` when the session logs events; returns the function that stops. */
@@ -109,7 +111,12 @@ export class MemoryEventLog {
 
   #append(log: SessionLog, sessionId: string, entries: readonly SessionLogEntry[]): number {
     const first = log.lastSeq + 1;
-    log.entries.push(...entries);
+    // a run's entries are kept as they are (their text is made when first read); anyone
+    // else's are copied, so changing one after the commit changes nothing
+    for (const entry of entries)
+      log.entries.push(
+        entry[STABLE_LOG_ENTRY] === true ? entry : { type: entry.type, json: entry.json },
+      );
     log.lastSeq += entries.length;
     if (log.entries.length > this.#max) log.entries.splice(0, log.entries.length - this.#max);
     this.#wake(sessionId);
@@ -125,28 +132,5 @@ export class MemoryEventLog {
   #wake(sessionId: string): void {
     const set = this.#listeners.get(sessionId);
     if (set) for (const listener of [...set]) listener();
-  }
-}
-
-/**
- * A kept event as read: its numbered JSON text made from the entry the commit handed in (the
- * run's entries make their text once).
- */
-class MemoryRecord implements SessionLogEvent {
-  readonly seq: number;
-  readonly #entry: SessionLogEntry;
-  #json: string | undefined;
-
-  constructor(seq: number, entry: SessionLogEntry) {
-    this.seq = seq;
-    this.#entry = entry;
-  }
-
-  get type(): string {
-    return this.#entry.type;
-  }
-
-  get json(): string {
-    return (this.#json ??= numberedJson(this.#entry.json, this.seq));
   }
 }

@@ -10,12 +10,23 @@ import type { SessionWriteOptions } from './session-write.js';
 export interface SessionLogEntry {
   /** The event's `type`. */
   readonly type: string;
+  /** Set (to true) by Muster's own entries only: see {@link STABLE_LOG_ENTRY}. */
+  readonly [STABLE_LOG_ENTRY]?: true;
   /**
    * The event as a JSON object's text, without `seq`: the store writes it with `"seq":<n>` as
-   * its first member (see `numberedJson`).
+   * its first member (see `numberedJson`). A run's entries make this text when it is first
+   * read: read the property (or `JSON.stringify` the entry); a spread or a `structuredClone`
+   * of an entry may not carry it.
    */
   readonly json: string;
 }
+
+/**
+ * Marks a log entry whose `type` and `json` never change once handed to a store (the run's
+ * own, which make their text when first asked): the memory store keeps such an entry as it
+ * is, and copies any other. Internal to Muster.
+ */
+export const STABLE_LOG_ENTRY: unique symbol = Symbol('muster.stableLogEntry');
 
 /** One event of a session's log, as a store keeps it and reads it back. */
 export interface SessionLogEvent extends SessionLogEntry {
