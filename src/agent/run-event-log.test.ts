@@ -40,9 +40,8 @@ describe('a run event log', () => {
     const store = new MemorySessionStore();
     await session(store);
     const published: AgentEvent[] = [];
-    let log: RunEventLog | undefined;
     const guarded = guardedStore(store, undefined, undefined, () => log);
-    log = RunEventLog.open(
+    const log: RunEventLog = RunEventLog.open(
       store,
       0,
       false,
@@ -73,9 +72,8 @@ describe('a run event log', () => {
       }
       return update(id, patch, options);
     };
-    let log: RunEventLog | undefined;
     const guarded = guardedStore(store, undefined, undefined, () => log);
-    log = RunEventLog.open(
+    const log: RunEventLog = RunEventLog.open(
       store,
       0,
       false,
