@@ -4,7 +4,7 @@ import type {
   SessionLogEvent,
   SessionUpdateResult,
 } from './session-event-log.js';
-import { eventPageSize, logEntry, numberedJson, STABLE_LOG_ENTRY } from './session-event-log.js';
+import { eventPageSize, isStableLogEntry, logEntry, numberedJson } from './session-event-log.js';
 
 interface SessionLog {
   /** The kept entries, oldest first: the last one's seq is `lastSeq`, one less per step back. */
@@ -114,9 +114,7 @@ export class MemoryEventLog {
     // a run's entries are kept as they are (their text is made when first read); anyone
     // else's are copied, so changing one after the commit changes nothing
     for (const entry of entries)
-      log.entries.push(
-        entry[STABLE_LOG_ENTRY] === true ? entry : { type: entry.type, json: entry.json },
-      );
+      log.entries.push(isStableLogEntry(entry) ? entry : { type: entry.type, json: entry.json });
     log.lastSeq += entries.length;
     if (log.entries.length > this.#max) log.entries.splice(0, log.entries.length - this.#max);
     this.#wake(sessionId);

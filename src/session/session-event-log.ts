@@ -10,8 +10,6 @@ import type { SessionWriteOptions } from './session-write.js';
 export interface SessionLogEntry {
   /** The event's `type`. */
   readonly type: string;
-  /** Set (to true) by Muster's own entries only: see {@link STABLE_LOG_ENTRY}. */
-  readonly [STABLE_LOG_ENTRY]?: true;
   /**
    * The event as a JSON object's text, without `seq`: the store writes it with `"seq":<n>` as
    * its first member (see `numberedJson`). A run's entries make this text when it is first
@@ -27,6 +25,11 @@ export interface SessionLogEntry {
  * is, and copies any other. Internal to Muster.
  */
 export const STABLE_LOG_ENTRY: unique symbol = Symbol('muster.stableLogEntry');
+
+/** True for an entry marked {@link STABLE_LOG_ENTRY}. */
+export function isStableLogEntry(entry: SessionLogEntry): boolean {
+  return (entry as { readonly [STABLE_LOG_ENTRY]?: true })[STABLE_LOG_ENTRY] === true;
+}
 
 /** One event of a session's log, as a store keeps it and reads it back. */
 export interface SessionLogEvent extends SessionLogEntry {
