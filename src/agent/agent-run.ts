@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { abortedError, toMusterError } from '../errors/index.js';
 import type { MusterError } from '../errors/index.js';
 import { ZERO_USAGE } from '../model/index.js';
-import type { ModelClient } from '../model/index.js';
+import type { ModelMessage } from '../model/index.js';
 import type { SessionStore } from '../session/index.js';
 import { RunScope } from '../tools/index.js';
 import { callIsolated, followAbort, isoNow, raceAbort } from '../util/index.js';
@@ -10,9 +10,8 @@ import type { RunRequest } from './agent-options.js';
 import type { AgentScope } from './agent-scope.js';
 import { EventQueue } from './event-queue.js';
 import type { AgentEvent } from './events.js';
-import { resolveLimits } from './limits.js';
 import type { Limits } from './limits.js';
-import { loopContext, runModel } from './loop-context.js';
+import { loopContext } from './loop-context.js';
 import { RunParked, runLoop } from './run-loop.js';
 import type { RunResult } from './run-loop.js';
 import { UNOBSERVED } from './run-observer.js';
@@ -24,16 +23,16 @@ import { openSessionRun, resumeSessionRun } from './session-run.js';
 import type { SessionRun } from './session-run.js';
 import { repairedCallEvent } from './transcript-repair.js';
 import { guardedStore } from './store-guard.js';
-import { validateRunRequest } from './validate-options.js';
-import { readCommittedAnswer, resolveOutput } from './output/index.js';
+import { readCommittedAnswer } from './output/index.js';
 import { RunWaits } from './run-waits.js';
 import { liveWaits, openWaits, openWaitsOfParked, publicWait } from './open-waits.js';
-import type { OutputSpec } from './output/index.js';
 import type { Wait } from '../session/index.js';
 import { RunEventLog } from './run-event-log.js';
 import { steeringDue, takeSteering } from './steering.js';
 import type { SteeringTarget } from './steering.js';
 import { completeRun, failRun, parkRun } from './run-end.js';
+import { planRun } from './run-plan.js';
+import type { RunPlan } from './run-plan.js';
 import type { RunEnd } from './run-end.js';
 
 /** Which run this is: its ids, whether it continues a session, the tool it runs as. */
@@ -46,16 +45,6 @@ export interface AgentRunIds {
   readonly toolName?: string | undefined;
   /** For a resume, the session id `resume()` was given (checked as the run starts). */
   readonly named?: unknown;
-}
-
-/** What a run settled before touching the session: its request, limits and model. */
-interface RunPlan {
-  readonly request: RunRequest;
-  readonly limits: Limits;
-  readonly model: ModelClient;
-  readonly modelName: string;
-  /** The typed final answer the run asks for. */
-  readonly output: OutputSpec | undefined;
 }
 
 /**
@@ -134,7 +123,8 @@ export class AgentRun {
     }
     const unfollow = this.#followSignals();
     try {
-      const plan = await this.#plan();
+      const { plan, observer } = await planRun(this.#runtime, this.#raw, this.#ids);
+      if (observer) this.#observer = observer;
       if (this.#ids.resume && (await this.#stillWaiting())) return undefined;
       await this.#openSession(plan);
       const result = await this.#runLoop(plan);
@@ -209,34 +199,6 @@ export class AgentRun {
     return unfollow;
   }
 
-  /** Validates the request, settles the limits and the model, and starts the run's observer. */
-  async #plan(): Promise<RunPlan> {
-    const runtime = this.#runtime;
-    const { sessionId, runId, resume, toolName } = this.#ids;
-    const request = validateRunRequest(
-      this.#raw,
-      resume ? { sessionId: this.#ids.named } : undefined,
-    );
-    const limits = resolveLimits(runtime.limits, request.limits, 'run limits');
-    const { model, modelName } = runModel(runtime, request);
-    const output =
-      request.output === undefined ? undefined : await resolveOutput(request.output, 'output');
-    // decided synchronously: an untraced run builds nothing and awaits nothing here
-    if (runtime.tracing?.traces())
-      this.#observer = await runtime.tracing.startRun(
-        {
-          sessionId,
-          runId,
-          modelName,
-          provider: model.provider,
-          agentName: runtime.agentName ?? toolName,
-          input: resume ? undefined : request.input,
-        },
-        request.traceContext,
-      );
-    return { request, limits, model, modelName, output };
-  }
-
   /**
    * Leases the session in the store, waits for the tool sources to initialize, then opens
    * (or, resuming, repairs) the session and reports `session.started`. An aborted run stops
@@ -303,18 +265,6 @@ export class AgentRun {
       return { ...committed, iterations: session.iterationsDone, usage: ZERO_USAGE };
     }
     const { sessionId, runId } = this.#ids;
-    const steering: SteeringTarget = {
-      sessionId,
-      runId,
-      store: this.#store,
-      emit: (event) => this.#emit(event),
-      emitLogged: (event, seq) => {
-        this.#observe(event);
-        if (this.#log) this.#log.logged(event, seq);
-        else this.#deliver({ ...event, seq });
-      },
-      log: () => this.#log,
-    };
     const context = await loopContext(runtime, plan.request, {
       sessionId,
       runId,
@@ -331,10 +281,29 @@ export class AgentRun {
       output: plan.output,
       waits: this.#waits,
       pendingCalls: session.pendingCalls,
+      // nothing built or awaited at a step boundary unless steering may wait
       steer: (transcript) =>
-        steeringDue(steering) ? takeSteering(steering, transcript) : undefined,
+        this.#log?.steeringMaybe === false ? undefined : this.#takeSteering(transcript),
     });
     return runLoop(context, session.transcript);
+  }
+
+  /** Takes the steering waiting for the session, if its store takes steering (SPEC 15.2). */
+  #takeSteering(transcript: ModelMessage[]): Promise<void> | undefined {
+    const { sessionId, runId } = this.#ids;
+    const target: SteeringTarget = {
+      sessionId,
+      runId,
+      store: this.#store,
+      emit: (event) => this.#emit(event),
+      emitLogged: (event, seq) => {
+        this.#observe(event);
+        if (this.#log) this.#log.logged(event, seq);
+        else this.#deliver({ ...event, seq });
+      },
+      log: () => this.#log,
+    };
+    return steeringDue(target) ? takeSteering(target, transcript) : undefined;
   }
 
   /** The run as its tool sources see it (closed when the run ends). */

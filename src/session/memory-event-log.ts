@@ -6,6 +6,10 @@ import type {
 } from './session-event-log.js';
 import { eventPageSize, isStableLogEntry, logEntry, numberedJson } from './session-event-log.js';
 
+/** What a commit without events reports (one value each, as every commit makes one). */
+const NO_STEERING: SessionUpdateResult = Object.freeze({ steeringPending: false });
+const STEERING_PENDING: SessionUpdateResult = Object.freeze({ steeringPending: true });
+
 interface SessionLog {
   /** The kept entries, oldest first: the last one's seq is `lastSeq`, one less per step back. */
   entries: SessionLogEntry[];
@@ -47,7 +51,7 @@ export class MemoryEventLog {
   commit(sessionId: string, entries: readonly SessionLogEntry[] | undefined): SessionUpdateResult {
     const log = this.#logs.get(sessionId);
     if (!entries || entries.length === 0)
-      return { steeringPending: (log?.steering.length ?? 0) > 0 };
+      return (log?.steering.length ?? 0) > 0 ? STEERING_PENDING : NO_STEERING;
     const firstEventSeq = this.#append(log ?? this.#log(sessionId), sessionId, entries);
     return { steeringPending: log !== undefined && log.steering.length > 0, firstEventSeq };
   }
