@@ -9,21 +9,12 @@ import type { SessionPatch, SessionWriteOptions } from '../session/index.js';
 import type { AgentEvent } from './events.js';
 import { RunEventLog } from './run-event-log.js';
 import { guardedStore } from './store-guard.js';
+import { sessionState } from '../../test/support/session-state.js';
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 async function session(store: MemorySessionStore): Promise<void> {
-  const now = new Date().toISOString();
-  await store.create({
-    id: 's',
-    status: 'running',
-    messages: [],
-    iteration: 0,
-    createdAt: now,
-    updatedAt: now,
-    usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
-    archiveRefs: [],
-  });
+  await store.create(sessionState('s'));
 }
 
 const event = (n: number): AgentEvent => ({

@@ -4,20 +4,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MemorySessionStore } from './memory-session-store.js';
+import { sessionState } from '../../test/support/session-state.js';
 
 async function storeWith(events: number, max?: number): Promise<MemorySessionStore> {
   const store = new MemorySessionStore(max === undefined ? {} : { eventLogMaxPerSession: max });
-  const now = new Date().toISOString();
-  await store.create({
-    id: 's',
-    status: 'idle',
-    messages: [],
-    iteration: 0,
-    createdAt: now,
-    updatedAt: now,
-    usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
-    archiveRefs: [],
-  });
+  await store.create(sessionState('s', { status: 'idle' }));
   for (let i = 1; i <= events; i++)
     await store.appendEvents('s', [{ type: 't', json: JSON.stringify({ type: 't', n: i }) }]);
   return store;

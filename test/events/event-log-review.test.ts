@@ -23,6 +23,7 @@ import type {
 import { PostgresSessionStore } from '../../src/session/postgres.js';
 import { SqliteSessionStore } from '../../src/session/sqlite.js';
 import { databaseUrl } from '../support/database.js';
+import { sessionState } from '../support/session-state.js';
 
 const url = databaseUrl();
 const schemas: string[] = [];
@@ -302,17 +303,9 @@ describe.each(backends)('event log review (%s)', (_name, open) => {
       const backend = open();
       const { store } = backend;
       try {
-        const now = new Date().toISOString();
-        await store.create({
-          id: 'r6',
-          status: 'running',
-          messages: [],
-          iteration: 0,
-          createdAt: now,
-          updatedAt: now,
-          usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3 },
-          archiveRefs: [],
-        });
+        await store.create(
+          sessionState('r6', { usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3 } }),
+        );
         const odd = { inputTokens: 0.5, outputTokens: 1, totalTokens: 1.5, bogus: 2.25 };
         await store.update('r6', { addUsage: odd as Usage });
         await store.update('r6', {
@@ -415,17 +408,7 @@ describe('watch of a run that died (review-3)', () => {
 });
 
 describe.skipIf(!url)('PostgreSQL NOTIFY (review-4, review-7)', () => {
-  const now = new Date().toISOString();
-  const state = (id: string) => ({
-    id,
-    status: 'running' as const,
-    messages: [],
-    iteration: 0,
-    createdAt: now,
-    updatedAt: now,
-    usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
-    archiveRefs: [],
-  });
+  const state = (id: string) => sessionState(id);
   const entry = (type: string) => ({ type, json: JSON.stringify({ type }) });
 
   it('review-4: a watcher whose LISTEN connection was killed listens again and hears later commits', async () => {
@@ -563,16 +546,7 @@ describe('what the log keeps (review-9)', () => {
     const agent = createAgent({ sessionStore: store });
     try {
       const now = new Date().toISOString();
-      await store.create({
-        id: 'r9b',
-        status: 'parked',
-        messages: [],
-        iteration: 1,
-        createdAt: now,
-        updatedAt: now,
-        usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
-        archiveRefs: [],
-      });
+      await store.create(sessionState('r9b', { status: 'parked', iteration: 1 }));
       await store.waits.put({
         id: 'wait_r9b',
         sessionId: 'r9b',

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SessionState, SessionStore } from '../../src/index.js';
+import type { SessionStore } from '../../src/index.js';
 import { describeWaitContract } from './wait-contract.js';
+import { sessionState } from '../support/session-state.js';
 
 /** A store made for one test, and how to dispose of it. */
 export interface StoreUnderTest {
@@ -13,23 +14,8 @@ export type StoreFactory = () => Promise<
   StoreUnderTest & { reopen?: () => Promise<StoreUnderTest> }
 >;
 
-const usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
-
-/** A new session's state. */
-export function newState(id: string, extra: Partial<SessionState> = {}): SessionState {
-  const now = new Date().toISOString();
-  return {
-    id,
-    status: 'running',
-    messages: [],
-    iteration: 0,
-    createdAt: now,
-    updatedAt: now,
-    usage,
-    archiveRefs: [],
-    ...extra,
-  };
-}
+/** A new session's state (status `running`); `extra` replaces any of it. */
+export const newState = sessionState;
 
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const user = (text: string) => ({

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionStore, SessionWaits, Wait, WaitDecision } from '../../src/index.js';
 import type { StoreFactory, StoreUnderTest } from './store-contract.js';
+import { sessionState } from '../support/session-state.js';
 
 /** A pending wait of `kind` (approval unless said). */
 export function pendingWait(sessionId: string, id: string, extra: Partial<Wait> = {}): Wait {
@@ -287,15 +288,5 @@ export function describeWaitContract(
 }
 
 function newSession(id: string) {
-  const now = new Date().toISOString();
-  return {
-    id,
-    status: 'parked' as const,
-    messages: [],
-    iteration: 0,
-    createdAt: now,
-    updatedAt: now,
-    usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
-    archiveRefs: [],
-  };
+  return sessionState(id, { status: 'parked' });
 }
