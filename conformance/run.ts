@@ -10,7 +10,6 @@
  * the client under test runs on this machine's Node. Nothing is downloaded while it runs.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { buildSync } from 'esbuild';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -22,6 +21,7 @@ import {
   NODE_PACKAGE,
   NODE_VERSION,
 } from './setup.mjs';
+import { bundleScript } from '../scripts/bundle-script.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -66,18 +66,9 @@ function clientScenarios(node: string, cli: string): string[] {
  * (packages stay imports): each scenario starts a client, and plain Node loads one file in a
  * third of the CPU time that a TypeScript loader takes for the sources one by one.
  */
-function bundleClient(): string {
+async function bundleClient(): Promise<string> {
   const outfile = join(cache, 'client.mjs');
-  buildSync({
-    entryPoints: [join(here, 'client.ts')],
-    bundle: true,
-    packages: 'external',
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    outfile,
-    logLevel: 'error',
-  });
+  await bundleScript(join(here, 'client.ts'), outfile);
   return outfile;
 }
 
@@ -140,7 +131,7 @@ async function main(): Promise<number> {
   let failed = 0;
   let skipped = 0;
   const problems: string[] = [];
-  const client = bundleClient();
+  const client = await bundleClient();
   for (const name of Object.keys(expected)) {
     if (!all.includes(name))
       problems.push(`expected-failures.json lists '${name}', which the suite does not have`);

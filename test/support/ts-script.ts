@@ -1,7 +1,7 @@
 /**
  * TypeScript fixtures that tests run as processes of their own, made runnable by plain Node:
  * the script and the repository sources it imports are bundled by esbuild into one ES module
- * (packages stay imports; test/support/bundle-script.mjs), once per test process and state of
+ * (packages stay imports; scripts/bundle-script.mjs), once per test process and state of
  * the sources. Loading one module takes about a third of the CPU time that a TypeScript loader
  * (`--import tsx`) spends on the same sources file by file, and these fixtures start many
  * times per suite.
@@ -13,7 +13,7 @@ import { basename, join, resolve } from 'node:path';
 import { ROOT } from '../package/built-package.js';
 
 const bundles = new Map<string, string>();
-const BUNDLER = join(ROOT, 'test', 'support', 'bundle-script.mjs');
+const BUNDLER = join(ROOT, 'scripts', 'bundle-script.mjs');
 
 /**
  * The path of a plain ES module that runs `script` (a `.ts` or `.mts` file, absolute or
