@@ -4,12 +4,12 @@
  * again at every turn of the event loop.
  */
 import { describe, expect, it } from 'vitest';
-import { MemorySessionStore } from '../session/index.js';
-import type { SessionPatch, SessionWriteOptions } from '../session/index.js';
-import type { AgentEvent } from './events.js';
-import { RunEventLog } from './run-event-log.js';
-import { guardedStore } from './store-guard.js';
-import { sessionState } from '../../test/support/session-state.js';
+import { MemorySessionStore } from '../../src/session/index.js';
+import type { SessionPatch, SessionWriteOptions } from '../../src/session/index.js';
+import type { AgentEvent } from '../../src/agent/events.js';
+import { RunEventLog } from '../../src/agent/run-event-log.js';
+import { guardedStore } from '../../src/agent/store-guard.js';
+import { sessionState } from '../support/session-state.js';
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 

@@ -3,8 +3,8 @@
  * plain values, numbers are whole, and entries a caller hands in are copied.
  */
 import { describe, expect, it } from 'vitest';
-import { MemorySessionStore } from './memory-session-store.js';
-import { sessionState } from '../../test/support/session-state.js';
+import { MemorySessionStore } from '../../src/session/memory-session-store.js';
+import { sessionState } from '../support/session-state.js';
 
 async function storeWith(events: number, max?: number): Promise<MemorySessionStore> {
   const store = new MemorySessionStore(max === undefined ? {} : { eventLogMaxPerSession: max });
