@@ -6,9 +6,10 @@ import type {
 import { checkPrincipal } from './principal.js';
 
 /**
- * What Muster keeps about one OAuth namespace (one user and one server): the tokens, the
- * client registration (dynamic or pre-registered) and the cached discovery. Never the PKCE
- * verifier, the `state` or an authorization code: those live in memory for one login only.
+ * What Muster keeps about one OAuth namespace (one user, or one principal, and one server):
+ * the tokens, the client registration (dynamic or pre-registered) and the cached discovery.
+ * Never the PKCE verifier, the `state` or an authorization code: those live in memory for one
+ * login only (per principal).
  */
 export interface StoredOAuthState {
   readonly tokens?: StoredOAuthTokens;
