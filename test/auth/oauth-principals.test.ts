@@ -10,6 +10,7 @@ import { memoryTokenStore, oauthNamespace, osUser } from '../../src/auth/index.j
 import type { TokenStore } from '../../src/auth/index.js';
 import { startOAuthWorld } from '../fixtures/oauth/index.js';
 import type { OAuthWorld } from '../fixtures/oauth/index.js';
+import { RecordingProvider } from './oauth-fixture-helpers.js';
 import { managerFor } from './oauth-support.js';
 
 let world: OAuthWorld;
@@ -131,6 +132,23 @@ it('a bad principal id fails typed, before anything is sent or stored', async ()
     expect(after.registrations).toBe(before.registrations);
     expect(after.mcp.requests).toBe(before.mcp.requests);
     expect(manager.list()[0]?.status).toBe('pending');
+  } finally {
+    await manager.close();
+  }
+});
+
+it('a host provider keeps its own tokens, so a principal on it is refused before anything is sent', async () => {
+  const { manager } = managerFor(world, { provider: new RecordingProvider() });
+  try {
+    const before = world.counters();
+    await expect(manager.authenticate('w', { principal: 'alice' })).rejects.toMatchObject({
+      code: 'INVALID_CONFIGURATION',
+      message: expect.stringContaining('host provider') as unknown,
+    });
+    await expect(manager.logout('w', { principal: 'alice' })).rejects.toMatchObject({
+      code: 'INVALID_CONFIGURATION',
+    });
+    expect(world.counters().authorizationRequests).toBe(before.authorizationRequests);
   } finally {
     await manager.close();
   }
