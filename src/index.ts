@@ -150,6 +150,7 @@ export type {
   McpNotice,
   McpCallToolOptions,
   McpOperationOptions,
+  McpSignInOptions,
   McpRetryOptions,
   McpExtensionSupport,
 } from './mcp/index.js';

@@ -22,8 +22,12 @@ export type { FileTokenStoreOptions } from './file-token-store.js';
 export { keychainTokenStore } from './keychain-token-store.js';
 export type { KeychainTokenStoreOptions } from './keychain-token-store.js';
 
+// principals (SPEC 15.4): the users a run acts for, each with its own tokens
+export { checkPrincipal, MAX_PRINCIPAL_LENGTH } from './principal.js';
+
 // the OAuth layer the MCP connections use
 export { OAuthSession } from './oauth-session.js';
+export { PrincipalSessions } from './principal-sessions.js';
 export { createOAuthSession, osUser, tokenStoreChoices } from './session-factory.js';
 export type { TokenStoreChoices } from './session-factory.js';
 export { authError, oauthReasonOf } from './oauth-errors.js';

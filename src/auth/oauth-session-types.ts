@@ -8,8 +8,10 @@ export interface OAuthSessionInput {
   readonly server: string;
   readonly checked: CheckedOAuthOptions;
   readonly store: TokenStore;
-  /** The namespace of this user and server in `store`. */
+  /** The namespace of this user (or principal) and server in `store`. */
   readonly key: string;
+  /** The principal this session signs in (SPEC 15.4); the local user when absent. */
+  readonly principal?: string;
   /** The server's secret registry: every credential OAuth sees joins it. */
   readonly secrets: SecretRegistry;
   /** The bounded, redirect-refusing fetch for OAuth requests made outside the transport. */

@@ -51,7 +51,7 @@ export class OAuthSession {
       signInHint: () =>
         this.pushMode
           ? 'the next connect will ask for it'
-          : `call agent.mcp.authenticate('${input.server}')`,
+          : `call agent.mcp.authenticate('${input.server}'${input.principal === undefined ? '' : ', { principal }'})`,
       assertOpen: () => this.#assertOpen(),
     });
   }

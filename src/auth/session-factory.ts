@@ -1,7 +1,9 @@
 import { userInfo } from 'node:os';
 import type { FetchLike } from '@modelcontextprotocol/client';
 import type { SecretRegistry } from '../util/index.js';
+import { MusterError } from '../errors/index.js';
 import { checkOAuthOptions } from './oauth-config.js';
+import { checkPrincipal } from './principal.js';
 import type { OAuthServerFacts } from './oauth-config.js';
 import type { McpOAuthServerOptions } from './oauth-options.js';
 import { OAuthSession } from './oauth-session.js';
@@ -41,9 +43,11 @@ export function tokenStoreChoices(
 
 /**
  * Checks an `mcp.oauth` entry against its server's declaration and makes its
- * {@link OAuthSession}. No I/O: the store is first read at the first connect.
+ * {@link OAuthSession}: the local user's, or with `principal` that principal's (its own
+ * namespace of the store). No I/O: the store is first read at the first connect.
  *
- * @throws MusterError `INVALID_CONFIGURATION` for an entry that does not fit its server.
+ * @throws MusterError `INVALID_CONFIGURATION` for an entry that does not fit its server, a
+ *   bad principal id, or a principal on an entry whose host provider keeps the tokens.
  */
 export function createOAuthSession(input: {
   readonly server: string;
@@ -52,8 +56,21 @@ export function createOAuthSession(input: {
   readonly stores: TokenStoreChoices;
   readonly secrets: SecretRegistry;
   readonly fetch: FetchLike;
+  /** The user the session signs in (SPEC 15.4); the local user when absent. */
+  readonly principal?: string;
 }): OAuthSession {
   const checked = checkOAuthOptions(input.server, input.facts, input.options);
+  const { principal } = input;
+  if (principal !== undefined) {
+    checkPrincipal(principal);
+    if (input.options.provider) {
+      throw new MusterError(
+        'INVALID_CONFIGURATION',
+        `Server '${input.server}': its mcp.oauth entry has a host provider, which keeps its own tokens, so Muster cannot keep them per principal; sign principals in through the provider, or drop it.`,
+        { details: { server: input.server } },
+      );
+    }
+  }
   const { store: choice = 'memory' } = input.options;
   const store =
     choice === 'memory'
@@ -71,9 +88,10 @@ export function createOAuthSession(input: {
     store,
     // made on first use: the OS user name may be looked up in the user database (a file read)
     get key() {
-      return (key ??= oauthNamespace(input.server, checked.serverUrl.href, osUser()));
+      return (key ??= oauthNamespace(input.server, checked.serverUrl.href, osUser(), principal));
     },
     secrets: input.secrets,
     fetch: input.fetch,
+    ...(principal === undefined ? {} : { principal }),
   });
 }

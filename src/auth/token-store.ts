@@ -3,11 +3,13 @@ import type {
   StoredOAuthClientInformation,
   StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
+import { checkPrincipal } from './principal.js';
 
 /**
- * What Muster keeps about one OAuth namespace (one user and one server): the tokens, the
- * client registration (dynamic or pre-registered) and the cached discovery. Never the PKCE
- * verifier, the `state` or an authorization code: those live in memory for one login only.
+ * What Muster keeps about one OAuth namespace (one user, or one principal, and one server):
+ * the tokens, the client registration (dynamic or pre-registered) and the cached discovery.
+ * Never the PKCE verifier, the `state` or an authorization code: those live in memory for one
+ * login only (per principal).
  */
 export interface StoredOAuthState {
   readonly tokens?: StoredOAuthTokens;
@@ -50,11 +52,33 @@ export interface TokenStore {
   exclusive?<T>(key: string, work: () => Promise<T>): Promise<T>;
 }
 
+/** What every key of a principal starts with; a key without a principal starts `muster:`. */
+const PRINCIPAL_PREFIX = 'muster+p:';
+
 /**
- * The namespace of one user and one server: `muster:<user>:<server>:<serverUrl>`. The user
- * defaults to the operating-system account; the URL keeps two declarations of one name that
- * point elsewhere from sharing tokens.
+ * The namespace of one user and one server in a token store.
+ *
+ * - Without a principal (the local user): `muster:<user>:<server>:<serverUrl>`, the format
+ *   Muster has always used, so tokens stored before principals existed keep serving it.
+ * - With a principal (SPEC 15.4, the user a run acts for):
+ *   `muster+p:<principal, percent-encoded>:<user>:<server>:<serverUrl>`. The prefix keeps every
+ *   principal's keys apart from the local user's, and the encoding (`encodeURIComponent` of
+ *   the well-formed id, which leaves no `:`) ends the principal at the first `:`, so no two
+ *   principals share a key (`alice:w` is `alice%3Aw`).
+ *
+ * The user defaults to the operating-system account; the URL keeps two declarations of one
+ * name that point elsewhere from sharing tokens.
+ *
+ * @throws MusterError `INVALID_CONFIGURATION` for a principal that is not 1 to 256 characters
+ *   without control characters.
  */
-export function oauthNamespace(server: string, serverUrl: string, user: string): string {
-  return `muster:${user}:${server}:${serverUrl}`;
+export function oauthNamespace(
+  server: string,
+  serverUrl: string,
+  user: string,
+  principal?: string,
+): string {
+  const local = `${user}:${server}:${serverUrl}`;
+  if (principal === undefined) return `muster:${local}`;
+  return `${PRINCIPAL_PREFIX}${encodeURIComponent(checkPrincipal(principal))}:${local}`;
 }

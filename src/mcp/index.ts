@@ -65,6 +65,7 @@ export type {
   McpNotice,
   McpCallToolOptions,
   McpOperationOptions,
+  McpSignInOptions,
   McpRetryOptions,
 } from './contracts/operation-types.js';
 export {

@@ -13,11 +13,18 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { inspect } from 'node:util';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { fileTokenStore } from '../../src/auth/index.js';
+import { fileTokenStore, oauthNamespace } from '../../src/auth/index.js';
 import type { StoredOAuthState } from '../../src/auth/index.js';
 import { MusterError } from '../../src/errors/index.js';
 import { startChild } from '../support/child-agent.js';
 import type { ChildRun } from '../support/child-agent.js';
+import {
+  OLD_FORMAT_KEY,
+  PRINCIPAL_SCENARIO_EXPECTED,
+  PRINCIPAL_SERVER,
+  principalScenario,
+  stateOf,
+} from '../support/principal-keys.js';
 
 const WRITER = resolve(import.meta.dirname, '../fixtures/token-store-writer.ts');
 const CANARY = 'canary-at-9f8e7d';
@@ -219,5 +226,34 @@ describe('fileTokenStore', () => {
     expect(doc.entries['shared-counter']).toEqual({ savedAt: 100 });
     // the lock folder is gone, and no temporary file is left
     expect(leftovers(dir)).toEqual([]);
+  });
+
+  it('keeps principals apart (alice:w is not alice), and an old credentials file still serves the local user', async () => {
+    const path = join(folder(), 'credentials.json');
+    const store = fileTokenStore({ path });
+    // the file an old version wrote: its key in the only format it knew, written by hand
+    const writeOld = async (key: string, value: StoredOAuthState) => {
+      writeFileSync(path, JSON.stringify({ version: 1, entries: { [key]: value } }), {
+        mode: 0o600,
+      });
+    };
+    expect(await principalScenario(store, writeOld)).toEqual(PRINCIPAL_SCENARIO_EXPECTED);
+    // the scenario deleted what it wrote: nothing of anyone is left in the file
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual({ version: 1, entries: {} });
+  });
+
+  it('files each principal under its own key in the document', async () => {
+    const path = join(folder(), 'credentials.json');
+    const store = fileTokenStore({ path });
+    const { server, url, user } = PRINCIPAL_SERVER;
+    await store.set(oauthNamespace(server, url, user), stateOf('local'));
+    await store.set(oauthNamespace(server, url, user, 'alice:w'), stateOf('alice:w'));
+    await store.set(oauthNamespace(server, url, user, 'alice'), stateOf('alice'));
+    const doc = JSON.parse(readFileSync(path, 'utf8')) as { entries: Record<string, unknown> };
+    expect(Object.keys(doc.entries).sort()).toEqual([
+      'muster+p:alice%3Aw:ada:w:https://w.example/mcp',
+      'muster+p:alice:ada:w:https://w.example/mcp',
+      OLD_FORMAT_KEY,
+    ]);
   });
 });

@@ -7,6 +7,7 @@ import {
   startSecretService,
 } from '../support/secret-service.js';
 import type { SecretService } from '../support/secret-service.js';
+import { OLD_FORMAT_KEY, PRINCIPAL_SCENARIO_EXPECTED } from '../support/principal-keys.js';
 
 // The keychain token store against a real Secret Service: GNOME Keyring on a D-Bus session
 // bus of the test's own, driven by real child processes (the keyring library reads its
@@ -29,7 +30,10 @@ if (missing.length > 0 && !ci)
   );
 
 /** Runs the fixture in `mode` against `secrets` and resolves with what it printed. */
-async function client(secrets: SecretService, mode: 'write' | 'read'): Promise<unknown> {
+async function client(
+  secrets: SecretService,
+  mode: 'write' | 'read' | 'principals',
+): Promise<unknown> {
   const run = startChild(FIXTURE, secrets.env, { args: [mode, SERVICE, KEY] });
   const result: unknown = JSON.parse(await run.line('RESULT'));
   expect(await run.exited, run.stderr()).toEqual({ code: 0, signal: null });
@@ -72,5 +76,13 @@ describe.skipIf(missing.length > 0 && !ci)('keychainTokenStore under GNOME Keyri
       after: null,
     });
     expect(await keyring.countItems({ service: SERVICE, username: KEY })).toBe(0);
+  });
+
+  it('keeps principals apart (alice:w is not alice), and an old keychain entry still serves the local user', async () => {
+    expect(missing, `needs ${SECRET_SERVICE_PROGRAMS.join(', ')}`).toEqual([]);
+    const keyring = secrets!;
+    expect(await client(keyring, 'principals')).toEqual(PRINCIPAL_SCENARIO_EXPECTED);
+    // the keyring itself holds nothing after the scenario deleted all it wrote
+    expect(await keyring.countItems({ service: SERVICE, username: OLD_FORMAT_KEY })).toBe(0);
   });
 });

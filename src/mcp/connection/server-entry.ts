@@ -1,5 +1,5 @@
 import type { LoggingLevel } from '@modelcontextprotocol/client';
-import type { OAuthFailureReason, OAuthSession } from '../../auth/index.js';
+import type { OAuthFailureReason, OAuthSession, PrincipalSessions } from '../../auth/index.js';
 import type { SecretRegistry } from '../../util/index.js';
 import type {
   McpServerConfig,
@@ -48,6 +48,11 @@ export interface ServerEntry {
   era?: 'modern' | 'legacy';
   /** OAuth of this server (`mcp.oauth[name]`), when it has any. */
   readonly oauth?: OAuthSession;
+  /**
+   * The OAuth sessions of principals (SPEC 15.4) signing in to this server, when it has an
+   * `mcp.oauth` entry: each over the principal's own namespace of the token store.
+   */
+  readonly principals?: PrincipalSessions;
   /** The `details.reason` of the last sign-in failure, for `authenticate()` to report. */
   authReason?: OAuthFailureReason;
   /** The latest stdio process of this server (stderr, exit), for `diagnostics()` only. */

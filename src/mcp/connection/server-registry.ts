@@ -1,4 +1,5 @@
 import {
+  PrincipalSessions,
   createOAuthSession,
   fileTokenStore,
   keychainTokenStore,
@@ -45,7 +46,10 @@ export class ServerRegistry {
   /** Marks the registry closed: nothing may connect from now on; logins in progress end. */
   close(): void {
     this.#closed = true;
-    for (const e of this.#entries.values()) e.oauth?.close();
+    for (const e of this.#entries.values()) {
+      e.oauth?.close();
+      e.principals?.close();
+    }
   }
 
   /** A local snapshot of every server. */
@@ -124,8 +128,17 @@ export class ServerRegistry {
     );
   }
 
-  #oauthFor(d: ServerDeclaration, type: string, secrets: SecretRegistry): ServerEntry['oauth'] {
-    return oauthSessionFor(d, type, secrets, this.#options, this.#stores);
+  #oauthFor(
+    d: ServerDeclaration,
+    type: string,
+    secrets: SecretRegistry,
+  ): Pick<ServerEntry, 'oauth' | 'principals'> {
+    const oauth = oauthSessionFor(d, type, secrets, this.#options, this.#stores);
+    if (!oauth) return {};
+    const principals = new PrincipalSessions(
+      (principal) => oauthSessionFor(d, type, secrets, this.#options, this.#stores, principal)!,
+    );
+    return { oauth, principals };
   }
 
   #create(d: ServerDeclaration): ServerEntry {
@@ -146,7 +159,7 @@ export class ServerRegistry {
       type,
       key: d.key,
       secrets,
-      ...(oauth ? { oauth } : {}),
+      ...oauth,
       status: blocked ? 'disabled' : 'pending',
       ...(blocked
         ? {
@@ -164,13 +177,17 @@ export class ServerRegistry {
   }
 }
 
-/** The OAuth session of a declaration that has an `mcp.oauth` entry (checked against it). */
+/**
+ * The OAuth session of a declaration that has an `mcp.oauth` entry (checked against it): the
+ * local user's, or `principal`'s.
+ */
 function oauthSessionFor(
   d: ServerDeclaration,
   type: string,
   secrets: SecretRegistry,
   options: McpOptions,
   stores: TokenStoreChoices,
+  principal?: string,
 ): ServerEntry['oauth'] {
   const entry = options.oauth?.[d.name];
   if (entry === undefined) return undefined;
@@ -188,6 +205,7 @@ function oauthSessionFor(
       server: d.name,
       maxResponseBytes: options.maxResponseBytes ?? MCP_DEFAULTS.maxResponseBytes,
     }),
+    ...(principal === undefined ? {} : { principal }),
   });
 }
 

@@ -40,6 +40,18 @@ export interface McpCallToolOptions extends McpOperationOptions {
   readonly onProgress?: (progress: ToolProgress) => void;
 }
 
+/**
+ * Whose sign-in `authenticate`, `submitOAuthCallback` and `logout` act on (SPEC 15.4).
+ */
+export interface McpSignInOptions {
+  /**
+   * The user (principal) whose tokens, waiting login and logout these are: 1 to 256
+   * characters with no control characters. Absent: the local user, whose tokens are the ones
+   * stored before principals existed.
+   */
+  readonly principal?: string;
+}
+
 /** One server's outcome of `connectAll()`. */
 export interface McpConnectionSummary {
   readonly name: string;

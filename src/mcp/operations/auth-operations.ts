@@ -1,14 +1,23 @@
-import type { McpAuthenticateResult, OAuthSession } from '../../auth/index.js';
+import { checkPrincipal } from '../../auth/index.js';
+import type { McpAuthenticateResult, OAuthSession, PrincipalSessions } from '../../auth/index.js';
 import { McpError, MusterError } from '../../errors/index.js';
 import type { ExecutorRunContext } from '../../tools/index.js';
 import type { McpManager } from './mcp-manager.js';
-import type { McpConnectionSummary } from '../contracts/operation-types.js';
+import type { McpConnectionSummary, McpSignInOptions } from '../contracts/operation-types.js';
 import type { ServerEntry } from '../connection/server-entry.js';
 import { unknownServerError } from '../connection/server-registry.js';
 
 type ContextFor = (operation: string) => ExecutorRunContext;
 
-function oauthEntry(manager: McpManager, name: string): ServerEntry & { oauth: OAuthSession } {
+type OAuthEntry = ServerEntry & { oauth: OAuthSession; principals: PrincipalSessions };
+
+/** The principal named, checked before anything else (nothing runs for a bad id). */
+function principalOf(options: McpSignInOptions | undefined): string | undefined {
+  const principal = options?.principal;
+  return principal === undefined ? undefined : checkPrincipal(principal);
+}
+
+function oauthEntry(manager: McpManager, name: string): OAuthEntry {
   const e = manager.registry.get(name);
   if (!e) throw unknownServerError(name);
   if (!e.oauth) {
@@ -18,7 +27,15 @@ function oauthEntry(manager: McpManager, name: string): ServerEntry & { oauth: O
       { details: { server: name } },
     );
   }
-  return e as ServerEntry & { oauth: OAuthSession };
+  return e as OAuthEntry;
+}
+
+/** Refuses a principal's sign-in to a server that may not connect (it sends nothing to it). */
+function assertEnabled(e: ServerEntry): void {
+  if (!e.blocked) return;
+  throw new MusterError('INVALID_CONFIGURATION', `Server '${e.name}' is disabled: ${e.blocked}.`, {
+    details: { server: e.name },
+  });
 }
 
 function summary(e: ServerEntry): McpConnectionSummary {
@@ -31,14 +48,29 @@ function summary(e: ServerEntry): McpConnectionSummary {
  * and this resolves once connected. Pull mode: `{ authUrl, requiresUserAction: true }`, the
  * login waiting for {@link submitOAuthCallback} (the same URL while it waits).
  *
+ * With `{ principal }`, the principal's own sign-in (SPEC 15.4): its stored tokens (a refresh
+ * included) answer `{ requiresUserAction: false }` without connecting; else its login starts,
+ * its `state` and PKCE verifier kept under that principal, apart from every other one's.
+ *
  * @throws McpError `MCP_AUTH_REQUIRED` (or the connect's own code) when signing in failed.
+ * @throws MusterError `INVALID_CONFIGURATION` for a bad principal id.
  */
 export async function authenticate(
   manager: McpManager,
   contextFor: ContextFor,
   name: string,
+  options?: McpSignInOptions,
 ): Promise<McpAuthenticateResult> {
+  const principal = principalOf(options);
   const e = oauthEntry(manager, name);
+  if (principal !== undefined) {
+    assertEnabled(e);
+    return e.principals.use(principal, async (session) => {
+      const waiting = session.pendingUrl;
+      if (waiting !== undefined) return { authUrl: waiting, requiresUserAction: true };
+      return session.authenticate(manager.lifetime, session.wantsStepUp);
+    });
+  }
   if (e.busy) await e.busy.catch(() => undefined);
   const waiting = e.oauth.pendingUrl;
   if (waiting !== undefined) return { authUrl: waiting, requiresUserAction: true };
@@ -58,16 +90,28 @@ export async function authenticate(
  * `submitOAuthCallback(name, callbackUrl)`: finishes a pull-mode login with the URL the
  * browser was sent to, then connects the server.
  *
+ * With `{ principal }`, finishes that principal's login: its tokens are stored under it, and
+ * nothing connects (the summary says `pending`: the principal's connection opens on its first
+ * use).
+ *
  * @throws McpError `MCP_AUTH_REQUIRED` when the callback is refused (its `details.reason`
  *   says why) or no login waits; the server's connect error when connecting fails.
+ * @throws MusterError `INVALID_CONFIGURATION` for a bad principal id.
  */
 export async function submitOAuthCallback(
   manager: McpManager,
   contextFor: ContextFor,
   name: string,
   callbackUrl: string | URL,
+  options?: McpSignInOptions,
 ): Promise<McpConnectionSummary> {
+  const principal = principalOf(options);
   const e = oauthEntry(manager, name);
+  if (principal !== undefined) {
+    assertEnabled(e);
+    await e.principals.use(principal, (session) => session.submitCallback(callbackUrl));
+    return { name: e.name, status: 'pending' };
+  }
   await e.oauth.submitCallback(callbackUrl);
   if (e.busy) await e.busy.catch(() => undefined);
   if (e.status !== 'connected') await manager.connectOne(name, contextFor('submitOAuthCallback'));
@@ -77,14 +121,26 @@ export async function submitOAuthCallback(
 
 /**
  * `logout(name)`: forgets the server's local tokens (nothing is revoked at the server) and
- * closes its connection; the server shows `needs-auth` until it is signed in again.
+ * closes its connection; the server shows `needs-auth` until it is signed in again. The
+ * tokens of principals stay.
+ *
+ * With `{ principal }`, forgets that principal's tokens only (and cancels its waiting login);
+ * the local user's tokens, the other principals' and the server's connection stay.
+ *
+ * @throws MusterError `INVALID_CONFIGURATION` for a bad principal id.
  */
 export async function logout(
   manager: McpManager,
   contextFor: ContextFor,
   name: string,
+  options?: McpSignInOptions,
 ): Promise<void> {
+  const principal = principalOf(options);
   const e = oauthEntry(manager, name);
+  if (principal !== undefined) {
+    await e.principals.use(principal, (session) => session.logout());
+    return;
+  }
   if (e.busy) await e.busy.catch(() => undefined);
   await e.oauth.logout();
   const connection = e.connection;

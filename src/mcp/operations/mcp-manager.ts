@@ -163,6 +163,7 @@ export class McpManager {
     const e = this.registry.delete(name);
     this.connector.stopReconnect(e);
     e.oauth?.close();
+    e.principals?.close();
     this.index.unpublish(e);
     await e.connection?.close();
     emit(mcpEvent({ type: 'mcp.catalog.updated', server: name, reason: 'removed', toolCount: 0 }));

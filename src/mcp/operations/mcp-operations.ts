@@ -19,6 +19,7 @@ import type {
   McpCallToolOptions,
   McpConnectionInfo,
   McpConnectionSummary,
+  McpSignInOptions,
   McpListenFilter,
   McpListenSubscription,
   McpOperationOptions,
@@ -117,20 +118,32 @@ export class McpOperations {
   /**
    * Signs an OAuth server in (SPEC 8): silent when stored tokens or a refresh suffice; push
    * mode runs the host's `authorize`; pull mode returns the URL to open, finished by
-   * {@link submitOAuthCallback}.
+   * {@link submitOAuthCallback}. With `{ principal }` (SPEC 15.4), that principal's sign-in:
+   * its own tokens, and its own waiting login, apart from every other principal's.
    */
-  authenticate(name: string): Promise<McpAuthenticateResult> {
-    return auth.authenticate(this.manager, this.contextFor, name);
+  authenticate(name: string, options?: McpSignInOptions): Promise<McpAuthenticateResult> {
+    return auth.authenticate(this.manager, this.contextFor, name, options);
   }
 
-  /** Finishes a pull-mode sign-in with the callback URL, then connects the server. */
-  submitOAuthCallback(name: string, callbackUrl: string | URL): Promise<McpConnectionSummary> {
-    return auth.submitOAuthCallback(this.manager, this.contextFor, name, callbackUrl);
+  /**
+   * Finishes a pull-mode sign-in with the callback URL, then connects the server. With
+   * `{ principal }`, stores that principal's tokens (its connection opens on first use).
+   */
+  submitOAuthCallback(
+    name: string,
+    callbackUrl: string | URL,
+    options?: McpSignInOptions,
+  ): Promise<McpConnectionSummary> {
+    return auth.submitOAuthCallback(this.manager, this.contextFor, name, callbackUrl, options);
   }
 
-  /** Forgets a server's local OAuth tokens (nothing is revoked remotely) and disconnects it. */
-  logout(name: string): Promise<void> {
-    return auth.logout(this.manager, this.contextFor, name);
+  /**
+   * Forgets a server's local OAuth tokens (nothing is revoked remotely) and disconnects it.
+   * With `{ principal }`, forgets only that principal's tokens (SPEC 15.4); without, only the
+   * local user's.
+   */
+  logout(name: string, options?: McpSignInOptions): Promise<void> {
+    return auth.logout(this.manager, this.contextFor, name, options);
   }
 
   /** Lists a server's tools under their own names. */
