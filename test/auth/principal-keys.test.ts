@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { MusterError } from '../errors/index.js';
-import { MAX_PRINCIPAL_LENGTH, checkPrincipal, memoryTokenStore, oauthNamespace } from './index.js';
+import { MusterError } from '../../src/errors/index.js';
 import {
-  PRINCIPAL_SCENARIO_EXPECTED,
-  principalScenario,
-} from '../../test/support/principal-keys.js';
+  MAX_PRINCIPAL_LENGTH,
+  checkPrincipal,
+  memoryTokenStore,
+  oauthNamespace,
+} from '../../src/auth/index.js';
+import { PRINCIPAL_SCENARIO_EXPECTED, principalScenario } from '../support/principal-keys.js';
 
 const URL_ = 'https://w.example/mcp';
 
