@@ -12,7 +12,14 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { MemorySessionStore, createAgent, scriptedModel, tool } from '../../src/index.js';
+import {
+  MemorySessionStore,
+  createAgent,
+  createSdkMcpServer,
+  scriptedModel,
+  sdkTool,
+  tool,
+} from '../../src/index.js';
 import { query } from '../../src/query/index.js';
 import type {
   AuthorizationEvent,
@@ -297,6 +304,40 @@ for (const [name, open] of STORES) {
     });
   });
 }
+
+describe('policy requests carry the principal', () => {
+  it('a rule sees it on the MCP connection and on the MCP tool call of the run', async () => {
+    const requests: AuthorizationRequest[] = [];
+    const server = createSdkMcpServer({
+      name: 'files',
+      tools: [
+        sdkTool('read', 'Reads.', {}, async () => ({ content: [{ type: 'text', text: 'ok' }] })),
+      ],
+    });
+    const agent = createAgent({
+      model: scriptedModel([
+        { toolCalls: [{ name: 'mcp__files__read', arguments: {} }] },
+        { text: 'Read.' },
+      ]),
+      mcpServers: { files: { type: 'sdk', server } },
+      mcp: { strictConfig: true },
+      policy: {
+        rules: [{ id: 'record', authorize: (req) => (requests.push(req), undefined) }],
+        allow: ['mcp_connect:*', 'mcp__files__*'],
+      },
+    });
+    try {
+      const sent = await agent.send('Read.', { principal: 'alice' });
+      expect(sent.text).toBe('Read.');
+      expect(requests.map((r) => [r.kind, r.capability, r.principal])).toEqual([
+        ['connection', 'mcp_connect:files', 'alice'],
+        ['tool', 'mcp__files__read', 'alice'],
+      ]);
+    } finally {
+      await agent.close();
+    }
+  });
+});
 
 describe('query() takes a principal', () => {
   it('refuses a bad one, and acts for a good one', async () => {
