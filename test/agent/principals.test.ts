@@ -268,7 +268,7 @@ for (const [name, open] of STORES) {
       const sessionStore = await store();
       const seen: AuthorizationRequest[] = [];
       const runs: string[] = [];
-      const helper = createAgent({
+      const payer = createAgent({
         model: scriptedModel([
           { toolCalls: [{ name: 'pay', arguments: { n: 2 }, id: 'call_p' }] },
           { text: 'Paid 2.' },
@@ -278,18 +278,18 @@ for (const [name, open] of STORES) {
         policy: {
           rules: [{ id: 'record', authorize: (req) => (seen.push(req), 'allow') }],
         },
-      }).child({ name: 'helper-child' });
+      }).child({ name: 'payer-child' });
       const withTool = createAgent({
         model: scriptedModel([
-          { toolCalls: [{ name: 'helper', arguments: { prompt: 'Pay 2.' }, id: 'call_h' }] },
+          { toolCalls: [{ name: 'payer', arguments: { prompt: 'Pay 2.' }, id: 'call_h' }] },
           { text: 'Done.' },
         ]),
-        tools: [helper.asTool({ name: 'helper', description: 'Pays.' })],
+        tools: [payer.asTool({ name: 'payer', description: 'Pays.' })],
         sessionStore,
-        policy: { allow: ['helper'] },
+        policy: { allow: ['payer'] },
       });
       try {
-        const sent = await withTool.send('Pay 2 through the helper.', { principal: 'alice' });
+        const sent = await withTool.send('Pay 2 through the payer.', { principal: 'alice' });
         expect(sent.text).toBe('Done.');
         expect(runs).toEqual(['pay:2']);
         expect(seen.map((r) => r.principal)).toEqual(['alice']);
