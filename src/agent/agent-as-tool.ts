@@ -70,7 +70,8 @@ const toolOptions = shape({
  * (a new session, the call's signal) whose final text is the tool result. The run's events
  * are forwarded into the calling run's stream with their own `runId` and `sessionId`, and its
  * usage counts toward the calling run. A failed run is a `TOOL_EXECUTION_FAILED` result
- * naming the run's code. The call goes through the caller's pipeline like any host tool.
+ * naming the run's code. The call goes through the caller's pipeline like any host tool; the
+ * delegated run acts for the calling run's principal.
  */
 export function agentAsTool(agent: Runnable, options: AgentToolOptions): Tool {
   assertValid(options, toolOptions, 'asTool options');
@@ -89,6 +90,8 @@ export function agentAsTool(agent: Runnable, options: AgentToolOptions): Tool {
       // the delegated run this call parked on, its waits now decided: continue it first
       const resuming = parking?.childSessionId;
       const traced = ctx.traceContext ? { traceContext: ctx.traceContext } : {};
+      // the delegated run acts for the calling run's user (SPEC 15.4), and so does its resume
+      const acting = ctx.principal !== undefined ? { principal: ctx.principal } : {};
       if (resuming !== undefined) {
         // resumed on its own meanwhile (its wait decided directly): its answer is stored
         const child = await agent.store?.get(resuming);
@@ -96,8 +99,8 @@ export function agentAsTool(agent: Runnable, options: AgentToolOptions): Tool {
       }
       const events =
         resuming !== undefined && agent.resume
-          ? agent.resume({ sessionId: resuming, signal: ctx.signal, ...traced })
-          : agent.run({ input: prompt, signal: ctx.signal, ...traced });
+          ? agent.resume({ sessionId: resuming, signal: ctx.signal, ...traced, ...acting })
+          : agent.run({ input: prompt, signal: ctx.signal, ...traced, ...acting });
       try {
         for await (const ev of events) {
           if (ev.type === 'session.started' && runId === undefined) {

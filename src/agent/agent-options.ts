@@ -128,6 +128,14 @@ export interface RunRequest {
   readonly inputContent?: readonly UserContentPart[];
   /** Continue this session (or create it with this id). A new id is made when absent. */
   readonly sessionId?: string;
+  /**
+   * The user this run acts for (SPEC 15.4): 1–256 characters, no control characters. It is
+   * stored with a new session; continuing or resuming a session needs the principal stored
+   * with it (`PRINCIPAL_MISMATCH` otherwise; a session without one belongs to the local user,
+   * who passes none). Delegated runs (`asTool`) act for the principal of the run that calls
+   * them. Policy requests (`req.principal`), waits and `session.started` carry it.
+   */
+  readonly principal?: string;
   readonly modelName?: string;
   readonly system?: string;
   /** Stream model text as `model.delta` events (default true). */

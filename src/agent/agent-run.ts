@@ -25,7 +25,8 @@ import { repairedCallEvent } from './transcript-repair.js';
 import { guardedStore } from './store-guard.js';
 import { readCommittedAnswer } from './output/index.js';
 import { RunWaits } from './run-waits.js';
-import { liveWaits, openWaits, openWaitsOfParked, publicWait } from './open-waits.js';
+import { liveWaits, openWaits, publicWait, sessionWaits } from './open-waits.js';
+import { assertSessionPrincipal } from './principal-check.js';
 import type { Wait } from '../session/index.js';
 import { RunEventLog } from './run-event-log.js';
 import { steeringDue, takeSteering } from './steering.js';
@@ -125,7 +126,7 @@ export class AgentRun {
     try {
       const { plan, observer } = await planRun(this.#runtime, this.#raw, this.#ids);
       if (observer) this.#observer = observer;
-      if (this.#ids.resume && (await this.#stillWaiting())) return undefined;
+      if (this.#ids.resume && (await this.#stillWaiting(plan))) return undefined;
       await this.#openSession(plan);
       const result = await this.#runLoop(plan);
       await completeRun(this.#end(), result);
@@ -212,9 +213,11 @@ export class AgentRun {
     if (!runtime.initialized)
       await raceAbort(runtime.ensureInitialized(), signal, 'Initialization');
     else if (signal.aborted) throw abortedError('Initialization', signal.reason);
+    const principal = plan.request.principal;
     this.#waits = await RunWaits.open({
       sessionId,
       runId,
+      principal,
       store: this.#store,
       origin: runtime.store,
       options: runtime.options.waits,
@@ -225,7 +228,7 @@ export class AgentRun {
     const open = openWaits(await liveWaits(this.#store, this.#waits.found), Date.now());
     if (resume && open.length > 0) throw new StillWaiting(open);
     const session = resume
-      ? await resumeSessionRun(this.#store, sessionId, this.#waits.waitingCalls)
+      ? await resumeSessionRun(this.#store, sessionId, this.#waits.waitingCalls, principal)
       : await openSessionRun(this.#store, sessionId, plan.request);
     // the waits found are used (resume) or void (a new run repairs their calls): either way
     // they leave the store now, before any call runs
@@ -246,6 +249,7 @@ export class AgentRun {
       runId,
       continued: session.continued,
       modelName: plan.modelName,
+      ...(principal !== undefined ? { principal } : {}),
     });
     // the calls a previous run left unanswered end now, with the results they were given
     for (const repaired of session.repaired) this.#emit(repairedCallEvent(this.#ids, repaired));
@@ -258,7 +262,7 @@ export class AgentRun {
   async #runLoop(plan: RunPlan): Promise<RunResult> {
     const runtime = this.#runtime;
     const session = this.#session!;
-    const scope = this.#openScope(plan.limits);
+    const scope = this.#openScope(plan.limits, plan.request.principal);
     const tools = await prepareRunTools(runtime, scope, this.#store);
     if (session.finalText !== undefined) {
       const committed = await readCommittedAnswer(session.finalText, plan.output);
@@ -307,12 +311,13 @@ export class AgentRun {
   }
 
   /** The run as its tool sources see it (closed when the run ends). */
-  #openScope(limits: Limits): RunScope {
+  #openScope(limits: Limits, principal: string | undefined): RunScope {
     const runtime = this.#runtime;
     const queue = this.#queue;
     this.#scope = new RunScope({
       sessionId: this.#ids.sessionId,
       runId: this.#ids.runId,
+      principal,
       signal: this.#controller.signal,
       limits,
       policy: runtime.policy,
@@ -329,10 +334,19 @@ export class AgentRun {
 
   /**
    * A resume of a parked session whose waits are not all decided (or expired): reports
-   * `session.parked` again and ends, having written nothing.
+   * `session.parked` again and ends, having written nothing. A resume for another principal
+   * than the session's is refused first (`PRINCIPAL_MISMATCH`): it learns nothing of the waits.
    */
-  async #stillWaiting(): Promise<boolean> {
-    const open = await openWaitsOfParked(this.#store, this.#ids.sessionId);
+  async #stillWaiting(plan: RunPlan): Promise<boolean> {
+    const { sessionId } = this.#ids;
+    const session = await this.#store.get(sessionId);
+    if (session)
+      assertSessionPrincipal(sessionId, session.principal, plan.request.principal, 'resume');
+    if (session?.status !== 'parked') return false;
+    const open = openWaits(
+      await liveWaits(this.#store, await sessionWaits(this.#store, sessionId)),
+      Date.now(),
+    );
     if (open.length === 0) return false;
     this.#reportWaiting(open);
     return true;

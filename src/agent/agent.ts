@@ -146,14 +146,16 @@ export class Agent {
   /**
    * Decides a wait of a parked run (SPEC 15.1), from any process with the same store: an
    * approval with `{ decision, reason?, message? }`, a form with `{ action, content? }`. Pass
-   * the `fingerprint` you showed the person to get `WAIT_STALE` when the call changed since.
-   * Then `resume(sessionId)` continues the run (once every wait is decided or expired).
+   * the `fingerprint` you showed the person to get `WAIT_STALE` when the call changed since,
+   * and the `principal` the session acts for when it has one (`PRINCIPAL_MISMATCH` otherwise,
+   * SPEC 15.4). Then `resume(sessionId)` continues the run (once every wait is decided or
+   * expired).
    */
   decide(
     sessionId: string,
     waitId: string,
     decision: WaitDecision,
-    options?: Pick<DecideOptions, 'fingerprint'>,
+    options?: Pick<DecideOptions, 'fingerprint'> & { readonly principal?: string },
   ): Promise<Wait> {
     return decideWait(this.#runtime, sessionId, waitId, decision, options);
   }
@@ -162,10 +164,11 @@ export class Agent {
    * Queues `text` as a user message for a session (SPEC 15.2), from any process with the same
    * store: its running run takes it at the next step boundary, before its next model request
    * (`steering.delivered`); a parked session gets it on resume, an idle one at the start of
-   * its next run. `SESSION_NOT_FOUND` for an unknown session.
+   * its next run. `SESSION_NOT_FOUND` for an unknown session. Pass the `principal` the
+   * session acts for when it has one (`PRINCIPAL_MISMATCH` otherwise, SPEC 15.4).
    */
-  steer(sessionId: string, text: string): Promise<void> {
-    return steerSession(this.#runtime, sessionId, text);
+  steer(sessionId: string, text: string, options?: { readonly principal?: string }): Promise<void> {
+    return steerSession(this.#runtime, sessionId, text, options);
   }
 
   /** Usage of every run of this agent and of its children so far (each run counted once). */

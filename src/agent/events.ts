@@ -11,6 +11,8 @@ export interface SessionStartedEvent extends EventBase {
   readonly type: 'session.started';
   readonly continued: boolean;
   readonly modelName: string;
+  /** The user the run acts for (SPEC 15.4); absent for the local user. */
+  readonly principal?: string;
 }
 
 /** A streamed piece of model output. */

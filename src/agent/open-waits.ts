@@ -22,13 +22,6 @@ export function isExpired(wait: Wait, now: number): boolean {
   return wait.expiresAt !== undefined && Date.parse(wait.expiresAt) <= now;
 }
 
-/** The open waits of a session when it is parked (none when it is not parked). */
-export async function openWaitsOfParked(store: SessionStore, sessionId: string): Promise<Wait[]> {
-  const session = await store.get(sessionId);
-  if (session?.status !== 'parked') return [];
-  return openWaits(await liveWaits(store, await sessionWaits(store, sessionId)), Date.now());
-}
-
 /**
  * How many delegated runs deep a wait's link is followed (`Wait.child`, nested delegations):
  * links in a store are data, and a chain past this (a cycle) is not followed further.

@@ -26,6 +26,8 @@ export interface WaitOptions {
 export interface RunWaitsContext {
   readonly sessionId: string;
   readonly runId: string;
+  /** The user the run acts for (SPEC 15.4), stored with each of its waits. */
+  readonly principal?: string | undefined;
   /** The run's (guarded) store. */
   readonly store: SessionStore;
   /** The store as the agent was given it (its identity; see `CallWaits.store`). */
@@ -240,7 +242,7 @@ export class RunWaits implements CallWaits {
    */
   async park(outcome: ToolCallOutcome): Promise<readonly Wait[]> {
     const parked = outcome.parked!;
-    const { sessionId, runId, store } = this.#ctx;
+    const { sessionId, runId, store, principal } = this.#ctx;
     if (!store.waits)
       throw new MusterError(
         'INVALID_CONFIGURATION',
@@ -260,6 +262,7 @@ export class RunWaits implements CallWaits {
       fingerprint: parked.fingerprint,
       status: 'pending' as const,
       ...(parked.approvedBy ? { approvedBy: parked.approvedBy } : {}),
+      ...(principal !== undefined ? { principal } : {}),
     };
     const input = parked.input;
     const child = parked.child;

@@ -7,6 +7,7 @@ import { fromStored, withoutMedia } from './stored-form.js';
 import { unansweredCallResults } from './transcript-repair.js';
 import type { RepairedCall } from './transcript-repair.js';
 import { sessionWaits } from './open-waits.js';
+import { assertSessionPrincipal } from './principal-check.js';
 import type { ToolCallRequest } from '../tools/index.js';
 
 /** A session opened for one run: the transcript the model sees, and how the run ends in the store. */
@@ -46,7 +47,9 @@ export interface SessionRun {
 
 /**
  * Loads or creates the session, repairs calls a previous run left unanswered (they become
- * `TOOL_OUTCOME_UNKNOWN` results, never replays), and commits the new user message.
+ * `TOOL_OUTCOME_UNKNOWN` results, never replays), and commits the new user message. A new
+ * session is stored with the run's principal; an existing one for another principal is
+ * refused (`PRINCIPAL_MISMATCH`) before anything is written.
  * `store` is expected to type its failures and name the run's lease (see `guardedStore`).
  */
 export async function openSessionRun(
@@ -56,6 +59,9 @@ export async function openSessionRun(
 ): Promise<SessionRun> {
   const existing = await store.get(sessionId);
   const startedAt = isoNow();
+  // before anything else: another principal learns nothing of the session (not even its waits)
+  if (existing)
+    assertSessionPrincipal(sessionId, existing.principal, request.principal, 'continue');
   if (existing?.status === 'parked') {
     const waits = (await sessionWaits(store, sessionId)).map((w) => `${w.id} (${w.kind})`);
     throw new SessionError(
@@ -77,6 +83,7 @@ export async function openSessionRun(
       usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
       archiveRefs: [],
       startedCalls: [],
+      ...(request.principal !== undefined ? { principal: request.principal } : {}),
     });
   }
   const user = userMessage(request);
@@ -100,12 +107,14 @@ export async function openSessionRun(
 /**
  * Opens a session whose run died (status `running` or `failed`) to continue that run: calls
  * that were in flight become `TOOL_OUTCOME_UNKNOWN` results (never replays), and the loop
- * goes on from the committed transcript.
+ * goes on from the committed transcript. `principal` is the resume's: another than the
+ * session's is refused (`PRINCIPAL_MISMATCH`) before anything is written.
  */
 export async function resumeSessionRun(
   store: SessionStore,
   sessionId: string,
   waitingCalls: ReadonlySet<string> = new Set(),
+  principal?: string,
 ): Promise<SessionRun> {
   const existing = await store.get(sessionId);
   if (!existing) {
@@ -115,6 +124,7 @@ export async function resumeSessionRun(
       { sessionId },
     );
   }
+  assertSessionPrincipal(sessionId, existing.principal, principal, 'resume');
   if (
     existing.status !== 'running' &&
     existing.status !== 'failed' &&

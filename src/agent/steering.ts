@@ -1,11 +1,15 @@
 import { MusterError } from '../errors/index.js';
 import type { ModelMessage } from '../model/index.js';
 import type { SessionStore } from '../session/index.js';
-import { deepFreeze, isoNow } from '../util/index.js';
+import { assertValid, deepFreeze, isoNow, isPrincipalId, optional, shape } from '../util/index.js';
+import { assertSessionPrincipal } from './principal-check.js';
 import type { AgentScope } from './agent-scope.js';
 import type { AgentEvent } from './events.js';
 import type { RunEventLog } from './run-event-log.js';
 import { guardStore } from './store-guard.js';
+
+/** What `agent.steer()` takes besides the session and the text. */
+const steerOptions = shape({ principal: optional(isPrincipalId) });
 
 /** The longest steering message taken, in characters (a user message, not a document). */
 const MAX_STEERING_CHARS = 100_000;
@@ -13,12 +17,14 @@ const MAX_STEERING_CHARS = 100_000;
 /**
  * Queues `text` as a user message for the session's run (SPEC 15.2), from any process with the
  * same store: the running run takes it at its next step boundary, a parked one when resumed,
- * an idle one at the start of its next run. Nothing is written when it is refused.
+ * an idle one at the start of its next run. `options.principal` is the steering user's: another
+ * than the session's is `PRINCIPAL_MISMATCH` (SPEC 15.4). Nothing is written when it is refused.
  */
 export async function steerSession(
   runtime: AgentScope,
   sessionId: unknown,
   text: unknown,
+  options?: unknown,
 ): Promise<void> {
   if (typeof sessionId !== 'string' || sessionId === '')
     throw new MusterError(
@@ -31,6 +37,8 @@ export async function steerSession(
       `The steering message for session '${sessionId}' must be non-empty text of at most ${MAX_STEERING_CHARS} characters.`,
       { details: { sessionId } },
     );
+  assertValid(options ?? {}, steerOptions, 'steer options');
+  const principal = (options as { readonly principal?: string } | undefined)?.principal;
   const store = runtime.store;
   const missing = (['steer', 'takeSteering'] as const).filter(
     (m) => typeof store[m] !== 'function',
@@ -42,6 +50,9 @@ export async function steerSession(
       { details: { sessionId, missing } },
     );
   await guardStore(sessionId, 'queue the steering message', async () => {
+    // an unknown session is left to the store (SESSION_NOT_FOUND)
+    const session = await store.get(sessionId);
+    if (session) assertSessionPrincipal(sessionId, session.principal, principal, 'steer');
     await store.steer!(sessionId, text);
   });
 }

@@ -8,6 +8,7 @@ import { isExpired, liveWaits, MAX_WAIT_LINKS, publicWait, shownDecision } from 
 import {
   assertValid,
   dataDepth,
+  isPrincipalId,
   isString,
   MAX_DATA_DEPTH,
   optional,
@@ -16,24 +17,32 @@ import {
 import type { Check } from '../util/index.js';
 import { isoNow } from '../util/index.js';
 import type { WaitDecidedEvent } from './events.js';
+import { assertSessionPrincipal } from './principal-check.js';
 
-/** What `agent.decide()` takes besides the decision. */
+/** What `agent.decide()` takes besides the decision: the store's options, and who decides. */
+export type AgentDecideOptions = Pick<DecideOptions, 'fingerprint'> & {
+  /** The principal the session acts for (SPEC 15.4); another is `PRINCIPAL_MISMATCH`. */
+  readonly principal?: string;
+};
+
 const decideOptions = shape({
   fingerprint: optional(isString()),
-} satisfies Record<keyof Pick<DecideOptions, 'fingerprint'>, Check>);
+  principal: optional(isPrincipalId),
+} satisfies Record<keyof AgentDecideOptions, Check>);
 
 /**
  * Decides a wait of a parked run from this process (SPEC 15.1): any process with the same
  * store may. An elicitation answer is checked against the form's `requestedSchema` first;
  * the store takes the decision atomically (of concurrent decisions exactly one wins) and the
- * policy observer hears of it. Nothing is written when it is refused.
+ * policy observer hears of it. A decision for another principal than the one the wait's run
+ * acts for is `PRINCIPAL_MISMATCH`. Nothing is written when it is refused.
  */
 export async function decideWait(
   runtime: AgentScope,
   sessionId: string,
   waitId: string,
   decision: WaitDecision,
-  options: Pick<DecideOptions, 'fingerprint'> = {},
+  options: AgentDecideOptions = {},
   links = 0,
 ): Promise<Wait> {
   const given = options ?? {};
@@ -47,6 +56,9 @@ export async function decideWait(
     );
   const waits = storeWaits(runtime);
   const stored = await waits.get(sessionId, waitId);
+  // a wait carries its run's principal (none: the local user), as its session does
+  if (stored)
+    assertSessionPrincipal(sessionId, stored.principal, given.principal, 'decide a wait of');
   if (stored?.child) {
     // a link to a delegated run's wait: the decision is that wait's (the link is only read)
     if (given.fingerprint !== undefined && given.fingerprint !== stored.fingerprint)
@@ -62,7 +74,8 @@ export async function decideWait(
       stored.child.sessionId,
       stored.child.waitId,
       decision,
-      {},
+      // the delegated run acts for the same principal: the link was checked
+      stored.principal !== undefined ? { principal: stored.principal } : {},
       links + 1,
     );
     // the link, as it stands now: the linked wait's status and decision
@@ -105,6 +118,7 @@ export async function decideWait(
         ...(decided.server !== undefined ? { server: decided.server } : {}),
         sessionId,
         runId: decided.runId,
+        ...(decided.principal !== undefined ? { principal: decided.principal } : {}),
         ...(decided.callId !== undefined ? { callId: decided.callId } : {}),
       },
       {

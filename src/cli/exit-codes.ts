@@ -62,6 +62,7 @@ export function exitCodeOf(code: MusterErrorCode): ExitCode {
     case 'SESSION_STORE_FAILED':
     case 'WAIT_NOT_FOUND':
     case 'WAIT_STALE':
+    case 'PRINCIPAL_MISMATCH':
       return EXIT_CODES.session;
     case 'MODEL_REQUEST_FAILED':
     case 'MODEL_RESPONSE_INVALID':

@@ -27,6 +27,7 @@ export const MUSTER_ERROR_CODES = [
   'OUTPUT_INVALID',
   'WAIT_NOT_FOUND',
   'WAIT_STALE',
+  'PRINCIPAL_MISMATCH',
   'ABORTED',
   'INTERNAL_ERROR',
 ] as const;
@@ -48,7 +49,8 @@ export type SessionErrorCode = Extract<MusterErrorCode, `SESSION_${string}`>;
 
 /**
  * The codes outside the four prefixed families (`INVALID_CONFIGURATION`, `REGISTRY_BUSY`,
- * `AGENT_LIMIT_EXCEEDED`, `OUTPUT_INVALID`, `WAIT_NOT_FOUND`, `WAIT_STALE`, `ABORTED`, `INTERNAL_ERROR`): raised as a plain `MusterError`.
+ * `AGENT_LIMIT_EXCEEDED`, `OUTPUT_INVALID`, `WAIT_NOT_FOUND`, `WAIT_STALE`, `PRINCIPAL_MISMATCH`, `ABORTED`,
+ * `INTERNAL_ERROR`): raised as a plain `MusterError`.
  */
 export type RuntimeErrorCode = Exclude<
   MusterErrorCode,

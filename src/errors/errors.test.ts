@@ -67,6 +67,7 @@ describe('MUSTER_ERROR_CODES', () => {
         'OUTPUT_INVALID',
         'WAIT_NOT_FOUND',
         'WAIT_STALE',
+        'PRINCIPAL_MISMATCH',
         'ABORTED',
         'INTERNAL_ERROR',
       ].sort(),

@@ -71,6 +71,8 @@ export interface AuthorizationRequest {
   readonly connection?: ConnectionSummary;
   readonly sessionId: string;
   readonly runId: string;
+  /** The user the run acts for (SPEC 15.4); absent for the local user. */
+  readonly principal?: string;
   readonly callId?: string;
   readonly iteration?: number;
 }
@@ -135,6 +137,8 @@ export interface AuthorizationEvent {
   readonly server?: string;
   readonly sessionId: string;
   readonly runId: string;
+  /** The user the run acts for (SPEC 15.4); absent for the local user. */
+  readonly principal?: string;
   readonly callId?: string;
   readonly stage: DecisionStage;
   readonly decision: DecisionKind | 'park';

@@ -158,6 +158,7 @@ export class ToolPolicy {
       ...(request.server !== undefined ? { server: request.server } : {}),
       sessionId: request.sessionId,
       runId: request.runId,
+      ...(request.principal !== undefined ? { principal: request.principal } : {}),
       ...(request.callId !== undefined ? { callId: request.callId } : {}),
       stage: decision.stage,
       decision: decision.decision,

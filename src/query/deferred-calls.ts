@@ -26,11 +26,15 @@ export async function decideDeferredCalls(
   sessionId: string,
   bridge: PermissionBridge,
   signal: AbortSignal,
+  principal?: string,
 ): Promise<DeferredDecisions> {
   let interrupt = false;
   for (const wait of await sessionWaits(agent, sessionId)) {
     if (wait.kind !== 'approval' || wait.callId === undefined || wait.toolName === undefined)
       continue;
+    // another principal's wait is never shown to this query's canUseTool: the resume that
+    // follows is refused (PRINCIPAL_MISMATCH)
+    if (wait.principal !== principal) continue;
     const expired = wait.expiresAt !== undefined && Date.parse(wait.expiresAt) <= Date.now();
     if (wait.status === 'decided' || expired) {
       bridge.skip(wait.callId);
@@ -54,7 +58,10 @@ export async function decideDeferredCalls(
       };
     } else decision = { decision: 'allow', reason: 'canUseTool allowed the call' };
     try {
-      await agent.decide(sessionId, wait.id, decision, { fingerprint: wait.fingerprint });
+      await agent.decide(sessionId, wait.id, decision, {
+        fingerprint: wait.fingerprint,
+        ...(principal !== undefined ? { principal } : {}),
+      });
     } catch (err) {
       // decided (or changed) by another process meanwhile: that decision stands
       if (

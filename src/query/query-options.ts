@@ -1,5 +1,6 @@
 import type { AgentOptions, OutputRequest } from '../agent/index.js';
 import { MusterError } from '../errors/index.js';
+import { isPrincipalId } from '../util/index.js';
 import type { McpOptions, McpServerConfig, SdkMcpServer } from '../mcp/index.js';
 import type { ModelClient } from '../model/index.js';
 import { DEFAULT_CONTROL_REQUEST_TIMEOUT_MS } from './control-request.js';
@@ -55,6 +56,11 @@ export interface QueryOptions {
   readonly resume?: string;
   /** The session id of the query; a new one when absent. */
   readonly sessionId?: string;
+  /**
+   * The user every turn acts for (`run({ principal })`, SPEC 15.4): 1–256 characters, no
+   * control characters; continuing a session needs the principal stored with it.
+   */
+  readonly principal?: string;
   /** Where sessions live (`sessionStore`; default a new in-memory store per query). */
   readonly sessionStore?: AgentOptions['sessionStore'];
   /**
@@ -90,6 +96,7 @@ const KNOWN: readonly (keyof QueryOptions)[] = [
   'abortController',
   'resume',
   'sessionId',
+  'principal',
   'sessionStore',
   'outputFormat',
   'includePartialMessages',
@@ -102,6 +109,8 @@ export interface ResolvedQueryOptions {
   readonly agent: AgentOptions;
   readonly controlRequestTimeoutMs: number;
   readonly sessionId?: string;
+  /** The user every turn acts for (`principal`). */
+  readonly principal?: string;
   readonly modelName: string;
   readonly cwd: string;
   readonly abortSignal?: AbortSignal;
@@ -164,6 +173,10 @@ function checkShapes(o: Record<string, unknown>): void {
       'mcpServers',
       'an object of server declarations by name',
     );
+  if (present('principal')) {
+    const problem = isPrincipalId(o.principal);
+    if (problem) throw invalid(`query() option 'principal' ${problem}.`);
+  }
   if (present('resume') && present('sessionId') && o.resume !== o.sessionId)
     throw invalid("query() options 'resume' and 'sessionId' name different sessions; give one.");
   if (present('outputFormat')) checkOutputFormat(o.outputFormat);
@@ -296,6 +309,7 @@ export function resolveQueryOptions(
     agent,
     controlRequestTimeoutMs: timeoutMs,
     ...(sessionId ? { sessionId } : {}),
+    ...(o.principal !== undefined ? { principal: o.principal } : {}),
     modelName: o.modelName ?? o.model.defaultModelName ?? 'default',
     cwd: o.cwd ?? process.cwd(),
     ...(o.abortController ? { abortSignal: o.abortController.signal } : {}),

@@ -237,10 +237,12 @@ class QueryStream implements Query {
           this.#sessionId,
           this.#options.permissions,
           controller.signal,
+          this.#options.principal,
         );
         if (interrupt) void this.interrupt();
         events = this.#agent.resume(this.#sessionId, {
           signal: controller.signal,
+          ...(this.#options.principal !== undefined ? { principal: this.#options.principal } : {}),
           ...(this.#options.output ? { output: this.#options.output } : {}),
         });
       } else {
@@ -248,6 +250,7 @@ class QueryStream implements Query {
           ...turn,
           sessionId: this.#sessionId,
           signal: controller.signal,
+          ...(this.#options.principal !== undefined ? { principal: this.#options.principal } : {}),
           ...(this.#options.output ? { output: this.#options.output } : {}),
         });
       }

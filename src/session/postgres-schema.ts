@@ -78,6 +78,8 @@ const MIGRATIONS: readonly string[] = [
      created_at TIMESTAMPTZ NOT NULL DEFAULT now()
    );
    CREATE INDEX muster_steering_session ON {s}.muster_steering (session_id, id);`,
+  // 5: the principal a session acts for (SPEC 15.4); NULL (every older row) is the local user
+  `ALTER TABLE {s}.muster_sessions ADD COLUMN principal TEXT;`,
 ];
 
 /** The schema version this code writes. */

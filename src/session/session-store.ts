@@ -48,6 +48,12 @@ export interface SessionState {
    * or absent when none was, or when the store keeps no log.
    */
   readonly eventSeq?: number;
+  /**
+   * The user the session's runs act for (SPEC 15.4), stored when it was created; absent for
+   * the local user. It never changes: a run, resume, decision or steering message for
+   * another principal is refused with `PRINCIPAL_MISMATCH`.
+   */
+  readonly principal?: string;
 }
 
 /** A change to a session. `appendMessages` adds to the transcript; nothing rewrites it. */

@@ -76,6 +76,8 @@ const MIGRATIONS: readonly string[] = [
      created_at TEXT NOT NULL
    );
    CREATE INDEX muster_steering_session ON muster_steering (session_id, id);`,
+  // 5: the principal a session acts for (SPEC 15.4); NULL (every older row) is the local user
+  `ALTER TABLE muster_sessions ADD COLUMN principal TEXT;`,
 ];
 
 /** The schema version this code writes. */

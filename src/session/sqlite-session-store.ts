@@ -139,8 +139,8 @@ export class SqliteSessionStore implements SessionStore {
       if (exists) throw existsError(state.id);
       this.#sql(
         `INSERT INTO muster_sessions (id, status, iteration, created_at, updated_at, final_content,
-             usage, error, archive_refs, started_calls, message_count, final_output)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+             usage, error, archive_refs, started_calls, message_count, final_output, principal)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ).run(...sessionRowValues(state));
       this.#append(state.id, state.messages, 0, lease);
     });

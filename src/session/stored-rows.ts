@@ -23,6 +23,8 @@ export interface SessionRow {
   readonly message_count: number | string;
   /** The seq of the last logged event (schema 4 on). */
   readonly event_seq?: number | string;
+  /** The principal the session acts for; NULL for the local user (schema 5 on). */
+  readonly principal?: string | null;
 }
 
 /** An archive row. */
@@ -66,6 +68,7 @@ export function rowToState(row: SessionRow, messages: readonly unknown[]): Sessi
     startedCalls: json(row.started_calls),
     ...(error ? { error } : {}),
     eventSeq: Number(row.event_seq ?? 0),
+    ...(typeof row.principal === 'string' ? { principal: row.principal } : {}),
   };
 }
 
@@ -99,7 +102,7 @@ export function rowToItem(row: ArchiveRow): SessionArchiveItem {
 /**
  * The column values of a new session row, in the order both SQL stores insert them: id,
  * status, iteration, created_at, updated_at, final_content, usage, error, archive_refs,
- * started_calls, message_count, final_output.
+ * started_calls, message_count, final_output, principal.
  */
 export function sessionRowValues(state: SessionState): unknown[] {
   return [
@@ -115,6 +118,7 @@ export function sessionRowValues(state: SessionState): unknown[] {
     JSON.stringify(state.startedCalls ?? []),
     state.messages.length,
     'finalOutput' in state ? outputJson(state.finalOutput) : null,
+    state.principal ?? null,
   ];
 }
 

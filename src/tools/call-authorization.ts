@@ -108,6 +108,7 @@ function authorizationRequest(
     ...(entry.info.metadata ? { metadata: entry.info.metadata } : {}),
     sessionId: env.sessionId,
     runId: env.runId,
+    ...(env.scope?.principal !== undefined ? { principal: env.scope.principal } : {}),
     callId: call.callId,
     iteration: call.iteration,
   };

@@ -124,6 +124,7 @@ function denyByHook(env: ToolCallEnvironment, ctx: ToolHookContext, reason: stri
       ...(ctx.info.server !== undefined ? { server: ctx.info.server } : {}),
       sessionId: ctx.sessionId,
       runId: ctx.runId,
+      ...(env.scope?.principal !== undefined ? { principal: env.scope.principal } : {}),
       callId: ctx.callId,
     },
     decision,

@@ -34,6 +34,8 @@ export interface RunScopeLimits {
 export interface RunScopeInit {
   readonly sessionId: string;
   readonly runId: string;
+  /** The user the run acts for (SPEC 15.4); absent for the local user. */
+  readonly principal?: string | undefined;
   readonly signal: AbortSignal;
   readonly limits: RunScopeLimits;
   /** The run's call policy, handed to tools that check targets of their own. */
@@ -62,6 +64,7 @@ export interface CallScopeInit {
 export class RunScope implements ExecutorRunContext {
   readonly sessionId: string;
   readonly runId: string;
+  readonly principal: string | undefined;
   readonly signal: AbortSignal;
   readonly limits: RunScopeLimits;
   readonly policy: CallPolicy | undefined;
@@ -71,6 +74,7 @@ export class RunScope implements ExecutorRunContext {
   constructor(init: RunScopeInit) {
     this.sessionId = init.sessionId;
     this.runId = init.runId;
+    this.principal = init.principal;
     this.signal = init.signal;
     this.limits = init.limits;
     this.policy = init.policy;
@@ -89,11 +93,18 @@ export class RunScope implements ExecutorRunContext {
     this.#sink?.emit({ ...event, sessionId: this.sessionId, runId: this.runId });
   };
 
-  /** Authorizes through the run's policy; refused with `ABORTED` once the run has ended. */
+  /**
+   * Authorizes through the run's policy, as the run's principal (`request.principal`, SPEC
+   * 15.4); refused with `ABORTED` once the run has ended.
+   */
   readonly authorize = (request: AuthorizationRequest): Promise<AuthorizationDecision> => {
     const sink = this.#sink;
     if (!sink) return Promise.reject(ended('The run', request));
-    return sink.authorize(request, this.signal);
+    const principal = this.principal;
+    return sink.authorize(
+      principal === undefined ? request : { ...request, principal },
+      this.signal,
+    );
   };
 
   /** Adds another run's event to this run's stream; dropped once the run has ended. */
@@ -143,6 +154,7 @@ export class CallScope implements ToolExecutionContext {
   readonly signal: AbortSignal;
   readonly sessionId: string;
   readonly runId: string;
+  readonly principal: string | undefined;
   readonly callId: string;
   readonly iteration: number;
   readonly maxResultBytes: number;
@@ -158,6 +170,7 @@ export class CallScope implements ToolExecutionContext {
     this.signal = run.signal;
     this.sessionId = run.sessionId;
     this.runId = run.runId;
+    this.principal = run.principal;
     this.callId = init.callId;
     this.iteration = init.iteration;
     this.maxResultBytes = run.limits.maxToolResultBytes;

@@ -54,6 +54,8 @@ export interface ToolExecutionContext {
   readonly signal: AbortSignal;
   readonly sessionId: string;
   readonly runId: string;
+  /** The user the calling run acts for (SPEC 15.4); absent for the local user. */
+  readonly principal?: string | undefined;
   readonly callId: string;
   /** The model turn (1-based) that asked for this call. */
   readonly iteration: number;
@@ -162,6 +164,8 @@ export interface ExecutorEvent {
 export interface ExecutorRunContext {
   readonly sessionId: string;
   readonly runId: string;
+  /** The user the run acts for (SPEC 15.4); absent for the local user. */
+  readonly principal?: string | undefined;
   readonly signal: AbortSignal;
   /** Reports an event into the run's event stream. */
   emit(event: ExecutorEvent): void;

@@ -38,3 +38,4 @@ export {
   shape,
 } from './option-checks.js';
 export type { Check } from './option-checks.js';
+export { isPrincipalId, MAX_PRINCIPAL_CHARS } from './principal-id.js';

@@ -71,13 +71,17 @@ describe.skipIf(!url)('PostgreSQL', () => {
       await store.close();
       // take the schema back to what version 2 wrote
       await client.query(
-        `DROP TABLE "${schema}".muster_events, "${schema}".muster_steering; ALTER TABLE "${schema}".muster_sessions DROP COLUMN event_seq`,
+        `DROP TABLE "${schema}".muster_events, "${schema}".muster_steering; ALTER TABLE "${schema}".muster_sessions DROP COLUMN event_seq, DROP COLUMN principal`,
       );
       await client.query(`DROP TABLE "${schema}".muster_waits`);
       await client.query(`UPDATE "${schema}".muster_schema_version SET version = 2`);
       const again = new PostgresSessionStore({ connectionString: url!, schema });
       try {
         expect(await again.get('old')).toMatchObject({ finalOutput: { n: 1 } });
+        // a session stored before principals belongs to the local user
+        expect('principal' in ((await again.get('old')) ?? {})).toBe(false);
+        await again.create(newState('new', { principal: 'alice' }));
+        expect((await again.get('new'))?.principal).toBe('alice');
         await again.waits.put(pendingWait('old', 'w1'));
         await again.waits.decide('old', 'w1', { decision: 'allow' });
         expect(await again.waits.list()).toMatchObject({
@@ -87,8 +91,8 @@ describe.skipIf(!url)('PostgreSQL', () => {
         await again.close();
       }
       const v = await client.query(`SELECT version FROM "${schema}".muster_schema_version`);
-      expect(POSTGRES_SCHEMA_VERSION).toBe(4);
-      expect(v.rows).toEqual([{ version: 4 }]);
+      expect(POSTGRES_SCHEMA_VERSION).toBe(5);
+      expect(v.rows).toEqual([{ version: 5 }]);
       // the inbox orders by code point whatever the database's collation, as cursors compare
       const collations = await client.query(
         `SELECT column_name, collation_name FROM information_schema.columns

@@ -65,7 +65,7 @@ describe('SqliteSessionStore', () => {
       // take the file back to what version 1 wrote
       const db = new Database(file.path);
       db.exec(
-        'DROP TABLE muster_events; DROP TABLE muster_steering; ALTER TABLE muster_sessions DROP COLUMN event_seq; DROP TABLE muster_waits; ALTER TABLE muster_sessions DROP COLUMN final_output',
+        'ALTER TABLE muster_sessions DROP COLUMN principal; DROP TABLE muster_events; DROP TABLE muster_steering; ALTER TABLE muster_sessions DROP COLUMN event_seq; DROP TABLE muster_waits; ALTER TABLE muster_sessions DROP COLUMN final_output',
       );
       db.pragma('user_version = 1');
       db.close();
@@ -92,19 +92,23 @@ describe('SqliteSessionStore', () => {
       // take the file back to what version 2 wrote
       const db = new Database(file.path);
       db.exec(
-        'DROP TABLE muster_events; DROP TABLE muster_steering; ALTER TABLE muster_sessions DROP COLUMN event_seq; DROP TABLE muster_waits',
+        'ALTER TABLE muster_sessions DROP COLUMN principal; DROP TABLE muster_events; DROP TABLE muster_steering; ALTER TABLE muster_sessions DROP COLUMN event_seq; DROP TABLE muster_waits',
       );
       db.pragma('user_version = 2');
       db.close();
       const again = new SqliteSessionStore({ path: file.path });
       expect(await again.get('old')).toMatchObject({ status: 'completed', finalOutput: { n: 1 } });
+      // a session stored before principals belongs to the local user
+      expect('principal' in ((await again.get('old')) ?? {})).toBe(false);
+      await again.create(newState('new', { principal: 'alice' }));
+      expect((await again.get('new'))?.principal).toBe('alice');
       await again.waits.put(pendingWait('old', 'w1'));
       await again.waits.decide('old', 'w1', { decision: 'allow' });
       expect(await again.waits.list()).toMatchObject({ waits: [{ id: 'w1', status: 'decided' }] });
       again.close();
       const check = new Database(file.path, { readonly: true });
-      expect(SQLITE_SCHEMA_VERSION).toBe(4);
-      expect(check.pragma('user_version', { simple: true })).toBe(4);
+      expect(SQLITE_SCHEMA_VERSION).toBe(5);
+      expect(check.pragma('user_version', { simple: true })).toBe(5);
       const indexes = check
         .prepare(
           "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'muster_waits'",

@@ -88,6 +88,22 @@ export function describeStoreContract(
       expect('finalOutput' in ((await store.get('typed')) ?? {})).toBe(false);
     });
 
+    it('keeps the principal a session was created for, through every update (SPEC 15.4)', async () => {
+      const { store } = await open();
+      const principal = "alice@example.com \u00e9\u{1F600} 'quoted'";
+      await store.create(newState('owned', { principal }));
+      await store.create(newState('local'));
+      await store.update('owned', {
+        status: 'completed',
+        appendMessages: [user('x')],
+        finalContent: 'done',
+        error: null,
+      });
+      expect((await store.get('owned'))?.principal).toBe(principal);
+      // a session created without one belongs to the local user: no principal, not ''
+      expect('principal' in ((await store.get('local')) ?? {})).toBe(false);
+    });
+
     it('refuses unknown ids and duplicate creates with stable codes', async () => {
       const { store } = await open();
       await expect(store.update('missing', { iteration: 1 })).rejects.toMatchObject({
@@ -192,7 +208,8 @@ export function describeStoreContract(
         if (!s.reopen) throw new Error('a durable store under test must offer reopen()');
         const other = await s.reopen();
         opened.push(other);
-        await s.store.create(newState('shared'));
+        await s.store.create(newState('shared', { principal: 'bob' }));
+        expect((await other.store.get('shared'))?.principal).toBe('bob');
         const lease = await s.store.acquire!('shared', 'one', 5_000);
         await s.store.update('shared', { appendMessages: [user('x')] }, { lease: lease! });
         expect((await other.store.get('shared'))!.messages).toHaveLength(1);

@@ -144,6 +144,7 @@ export class McpResourceToolExecutor implements ToolExecutor {
       metadata: { via: tool },
       sessionId: ctx.sessionId,
       runId: ctx.runId,
+      ...(ctx.principal !== undefined ? { principal: ctx.principal } : {}),
       callId: ctx.callId,
     };
     const decision = policy
