@@ -1,4 +1,4 @@
-import { MusterError } from '../errors/index.js';
+import { MusterError, SessionError } from '../errors/index.js';
 import type { ModelMessage } from '../model/index.js';
 import type { SessionStore } from '../session/index.js';
 import { assertValid, deepFreeze, isoNow, isPrincipalId, optional, shape } from '../util/index.js';
@@ -50,9 +50,16 @@ export async function steerSession(
       { details: { sessionId, missing } },
     );
   await guardStore(sessionId, 'queue the steering message', async () => {
-    // an unknown session is left to the store (SESSION_NOT_FOUND)
+    // refused here, not left to the store: a session another principal creates between this
+    // read and the steer would otherwise take the message
     const session = await store.get(sessionId);
-    if (session) assertSessionPrincipal(sessionId, session.principal, principal, 'steer');
+    if (!session)
+      throw new SessionError(
+        'SESSION_NOT_FOUND',
+        `Session '${sessionId}' does not exist: steer a session that has run (run({ sessionId }) starts one).`,
+        { sessionId },
+      );
+    assertSessionPrincipal(sessionId, session.principal, principal, 'steer');
     await store.steer!(sessionId, text);
   });
 }

@@ -101,10 +101,11 @@ export class RunScope implements ExecutorRunContext {
     const sink = this.#sink;
     if (!sink) return Promise.reject(ended('The run', request));
     const principal = this.principal;
-    return sink.authorize(
-      principal === undefined ? request : { ...request, principal },
-      this.signal,
-    );
+    if (principal !== undefined) return sink.authorize({ ...request, principal }, this.signal);
+    // the local user's run: no principal reaches the policy, whatever a source put there
+    if (request.principal === undefined) return sink.authorize(request, this.signal);
+    const { principal: _given, ...local } = request;
+    return sink.authorize(local, this.signal);
   };
 
   /** Adds another run's event to this run's stream; dropped once the run has ended. */
