@@ -282,6 +282,7 @@ export type {
   OAuthSecretAuthMethod,
   TokenStore,
   StoredOAuthState,
+  PendingOAuthLogin,
   FileTokenStoreOptions,
   KeychainTokenStoreOptions,
 } from './auth/index.js';

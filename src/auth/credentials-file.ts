@@ -24,6 +24,14 @@ function stateProblem(value: unknown): string | undefined {
       return `an entry's ${field} is not an object`;
   if (value['savedAt'] !== undefined && typeof value['savedAt'] !== 'number')
     return "an entry's savedAt is not a number";
+  const pending = value['pendingLogin'];
+  if (pending !== undefined) {
+    if (!isRecord(pending)) return "an entry's pendingLogin is not an object";
+    if (typeof pending['state'] !== 'string' || typeof pending['verifier'] !== 'string')
+      return "an entry's pendingLogin has no state or verifier";
+    if (typeof pending['expiresAt'] !== 'number')
+      return "an entry's pendingLogin expiresAt is not a number";
+  }
   return undefined;
 }
 

@@ -14,7 +14,7 @@ export { OAUTH_DEFAULTS } from './oauth-options.js';
 
 // the store contract and the stores
 export { oauthNamespace } from './token-store.js';
-export type { StoredOAuthState, TokenStore } from './token-store.js';
+export type { PendingOAuthLogin, StoredOAuthState, TokenStore } from './token-store.js';
 export { memoryTokenStore } from './memory-token-store.js';
 export { fileTokenStore, CREDENTIALS_FILE_NAME } from './file-token-store.js';
 export { signedInOrigins } from './signed-in-origins.js';

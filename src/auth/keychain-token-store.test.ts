@@ -61,6 +61,15 @@ describe('keychainTokenStore', () => {
     expect([...entries.keys()]).toEqual([`muster-agent\u0000${KEY}`]);
   });
 
+  it("keeps a waiting sign-in (state, verifier, deadline) with the entry's tokens", async () => {
+    const { module } = fakeKeyring();
+    const store = keychainTokenStoreOver(async () => module);
+    const pendingLogin = { state: 's-1', verifier: 'v'.repeat(43), expiresAt: 1_700_000_000_000 };
+    await store.set(KEY, STATE);
+    await store.update(KEY, (current) => ({ ...current, pendingLogin }));
+    expect(await store.get(KEY)).toEqual({ ...STATE, pendingLogin });
+  });
+
   it('fails with INVALID_CONFIGURATION naming the install command when @napi-rs/keyring cannot load', async () => {
     const missing = 'muster-test-no-such-package';
     const store = keychainTokenStoreOver(() => import(missing) as Promise<KeyringModule>);

@@ -55,6 +55,12 @@ export class Login {
     return this.#pending?.url.href;
   }
 
+  /** The `state` and PKCE verifier of the waiting login, to keep in the token store. */
+  get secrets(): { readonly state: string; readonly verifier: string } | undefined {
+    const pending = this.#pending;
+    return pending && { state: pending.state, verifier: pending.verifier };
+  }
+
   /** The authorization URL of the last complete request, before it becomes a login. */
   readyUrl(): URL | undefined {
     return this.#ready?.url;
@@ -236,6 +242,64 @@ export class Login {
         if (this.#exchanging === pending.verifier) this.#exchanging = undefined;
       },
     };
+  }
+
+  /**
+   * Takes a login another process (or this one, before) started and kept in the token store,
+   * for its callback: `check` runs against its `state` (a refused callback leaves it waiting;
+   * `onSpent` is told when the right state came with an error answer, which spends it), then
+   * its verifier is kept for the code's redemption until `done()`. A waiting login of this
+   * process with the same `state` ends with it.
+   */
+  takeStored(
+    stored: { readonly state: string; readonly verifier: string },
+    check: (expected: CallbackExpectation) => CheckedCallback,
+    onSpent: () => void,
+  ): { readonly callback: CheckedCallback; done(): void } {
+    const { server, checked, secrets } = this.#input;
+    secrets.add(stored.state, stored.verifier);
+    if (!checked.redirectUri) {
+      throw authError(
+        server,
+        'invalid-callback',
+        `Server '${server}': this sign-in has no redirect URI, so it takes no callback.`,
+      );
+    }
+    let stateMatched = false;
+    let callback: CheckedCallback;
+    try {
+      callback = check({
+        server,
+        redirectUri: checked.redirectUri,
+        state: stored.state,
+        secrets,
+        onStateMatched: () => {
+          stateMatched = true;
+        },
+      });
+    } catch (err) {
+      if (stateMatched) onSpent();
+      throw err;
+    }
+    if (this.#pending?.state === stored.state) this.#finish(this.#pending);
+    this.#exchanging = stored.verifier;
+    return {
+      callback,
+      done: () => {
+        if (this.#exchanging === stored.verifier) this.#exchanging = undefined;
+      },
+    };
+  }
+
+  /**
+   * Forgets the waiting login without abandoning it: another process used or replaced it in
+   * the token store, so nothing this one registered for it is undone.
+   */
+  drop(): void {
+    const pending = this.#pending;
+    if (!pending) return;
+    this.#finish(pending);
+    pending.controller.abort(cancelled(this.#input.server));
   }
 
   /** The verifier of the code being redeemed. */

@@ -59,8 +59,12 @@ export function createOAuthSession(input: {
   /** The user the session signs in (SPEC 15.4); the local user when absent. */
   readonly principal?: string;
 }): OAuthSession {
-  const checked = checkOAuthOptions(input.server, input.facts, input.options);
   const { principal } = input;
+  // a principal's sign-in is always pulled: the host's `authorize` opens a browser for the
+  // local user, never for a user a server process acts for
+  const options =
+    principal === undefined ? input.options : { ...input.options, authorize: undefined };
+  const checked = checkOAuthOptions(input.server, input.facts, options);
   if (principal !== undefined) {
     checkPrincipal(principal);
     if (input.options.provider) {

@@ -6,10 +6,26 @@ import type {
 import { checkPrincipal } from './principal.js';
 
 /**
+ * The sign-in of a namespace that waits for its callback (pull mode), kept in the store so
+ * that `submitOAuthCallback()` from any process using the same store can finish it: its
+ * single-use `state`, its PKCE verifier and its deadline. Removed once a callback with its
+ * `state` uses it, when a newer sign-in replaces it, at logout, and when found expired.
+ * Secret: never logged, never in an event, a status or an error.
+ */
+export interface PendingOAuthLogin {
+  /** The `state` the callback must carry. */
+  readonly state: string;
+  /** The PKCE code verifier the authorization code is redeemed with. */
+  readonly verifier: string;
+  /** After this (epoch ms) the login is refused (`login-timeout`) and removed. */
+  readonly expiresAt: number;
+}
+
+/**
  * What Muster keeps about one OAuth namespace (one user, or one principal, and one server):
- * the tokens, the client registration (dynamic or pre-registered) and the cached discovery.
- * Never the PKCE verifier, the `state` or an authorization code: those live in memory for one
- * login only (per principal).
+ * the tokens, the client registration (dynamic or pre-registered), the cached discovery, and
+ * the sign-in waiting for its callback, if any. Never an authorization code or an
+ * authorization URL.
  */
 export interface StoredOAuthState {
   readonly tokens?: StoredOAuthTokens;
@@ -17,6 +33,8 @@ export interface StoredOAuthState {
   readonly discovery?: OAuthDiscoveryState;
   /** When `tokens` were saved (epoch ms), to tell their age without trusting the server. */
   readonly savedAt?: number;
+  /** The pull-mode sign-in waiting for its callback (see {@link PendingOAuthLogin}). */
+  readonly pendingLogin?: PendingOAuthLogin;
 }
 
 /**

@@ -54,6 +54,7 @@ export type {
   OAuthSecretAuthMethod,
   TokenStore,
   StoredOAuthState,
+  PendingOAuthLogin,
   FileTokenStoreOptions,
   KeychainTokenStoreOptions,
 } from '../auth/index.js';

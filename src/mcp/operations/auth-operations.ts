@@ -50,7 +50,10 @@ function summary(e: ServerEntry): McpConnectionSummary {
  *
  * With `{ principal }`, the principal's own sign-in (SPEC 15.4): its stored tokens (a refresh
  * included) answer `{ requiresUserAction: false }` without connecting; else its login starts,
- * its `state` and PKCE verifier kept under that principal, apart from every other one's.
+ * its `state` and PKCE verifier kept in the token store under that principal, apart from
+ * every other one's, so that any process sharing the store can take its callback. A
+ * principal's sign-in never calls the host's `authorize` (a server process opens no browser):
+ * it always answers with the URL.
  *
  * @throws McpError `MCP_AUTH_REQUIRED` (or the connect's own code) when signing in failed.
  * @throws MusterError `INVALID_CONFIGURATION` for a bad principal id.
@@ -66,13 +69,13 @@ export async function authenticate(
   if (principal !== undefined) {
     assertEnabled(e);
     return e.principals.use(principal, async (session) => {
-      const waiting = session.pendingUrl;
+      const waiting = await session.waitingUrl();
       if (waiting !== undefined) return { authUrl: waiting, requiresUserAction: true };
       return session.authenticate(manager.lifetime, session.wantsStepUp);
     });
   }
   if (e.busy) await e.busy.catch(() => undefined);
-  const waiting = e.oauth.pendingUrl;
+  const waiting = await e.oauth.waitingUrl();
   if (waiting !== undefined) return { authUrl: waiting, requiresUserAction: true };
   if (e.status === 'connected' && e.connection) {
     // connected, but a call wanted more scope than granted: a wider login (pull mode)
@@ -89,6 +92,9 @@ export async function authenticate(
 /**
  * `submitOAuthCallback(name, callbackUrl)`: finishes a pull-mode login with the URL the
  * browser was sent to, then connects the server.
+ *
+ * The login may have been started by another process sharing the token store: its `state`
+ * and verifier are read from the store and removed there by the one callback that uses them.
  *
  * With `{ principal }`, finishes that principal's login: its tokens are stored under it, and
  * nothing connects (the summary says `pending`: the principal's connection opens on its first
