@@ -30,12 +30,13 @@ function onlyImports(from, allowed, within = 'src') {
  * The rooms of src/mcp (SPEC section 2), top floor first: a room may import the rooms on the
  * floors below its own, never one on its floor or above (SPEC's "sideways-down": imports point
  * one way, and rooms side by side on one floor do not import each other). The entry files at
- * src/mcp's root sit above every room. `tasks/` gets its floor when the Tasks extension lands
- * in it.
+ * src/mcp's root sit above every room. `tasks/` (the Tasks extension's client) sits above
+ * `handlers/`, whose elicitation and sampling paths answer a task's input requests.
  */
 const MCP_FLOORS = [
   ['operations'],
   ['connection'],
+  ['tasks'],
   ['handlers'],
   ['client'],
   ['config'],

@@ -78,7 +78,9 @@ export type OAuthFailureReason = (typeof OAUTH_FAILURE_REASONS)[number];
  * - `invalid-answer`: an elicitation answer refused before it reached the server;
  * - `queue-overflow`: a `listen()` stream had too many unread notices and was closed;
  * - `pin-not-offered`: the server does not offer the protocol version `mcp.protocol` pins
- *   (`MCP_CONNECTION_FAILED`, `details.pin` names it): a legacy server, for a modern pin.
+ *   (`MCP_CONNECTION_FAILED`, `details.pin` names it): a legacy server, for a modern pin;
+ * - `invalid-response`: the server's answer is no valid response to the request (a task
+ *   answered on a connection that did not offer the Tasks extension, a task without its id).
  */
 export const MCP_FAILURE_REASONS = [
   ...MCP_TRANSPORT_FAILURE_REASONS,
@@ -88,6 +90,7 @@ export const MCP_FAILURE_REASONS = [
   'invalid-answer',
   'queue-overflow',
   'pin-not-offered',
+  'invalid-response',
 ] as const;
 
 /** The `details.reason` of an `MCP_*` error: one of {@link MCP_FAILURE_REASONS}. */

@@ -104,6 +104,8 @@ function mcpAdvice(err: McpError): string {
       return 'read faster';
     case 'pin-not-offered':
       return 'pin another version, or use auto';
+    case 'invalid-response':
+      return 'report it to the server';
     default: {
       const _exhaustive: never = reason;
       return _exhaustive;

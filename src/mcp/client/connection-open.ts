@@ -88,6 +88,7 @@ function linkOf<C>(spec: ConnectionSpecOf<C>, handle: TransportHandle): OpenedLi
     ...(handle.stderrTail ? { stderr: handle.stderrTail.bind(handle) } : {}),
     ...(handle.exit ? { exit: handle.exit.bind(handle) } : {}),
     ...(terminate ? { terminate: () => (stopping(), terminate()) } : {}),
+    ...(handle.tasks ? { tasks: handle.tasks } : {}),
   };
   const { stderrTail, exit, pid } = handle;
   if (stderrTail && exit && pid)

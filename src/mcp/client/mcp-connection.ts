@@ -1,4 +1,5 @@
 import type { CallToolResult, Client, Tool as McpTool } from '@modelcontextprotocol/client';
+import { McpError as McpErrorOf } from '../../errors/index.js';
 import type { McpError } from '../../errors/index.js';
 import { callIsolated } from '../../util/index.js';
 import { loadClient } from '../failures/client-errors.js';
@@ -12,12 +13,15 @@ import { createClient } from './connection-client.js';
 import {
   closedByClient,
   connectFailure,
+  invalidResponseError,
   lostError,
   notSentError,
   streamLostError,
 } from '../failures/connection-errors.js';
 import { PendingRequests, watchTransport } from './pending-requests.js';
 import type { ProcessExit } from '../failures/exit-status.js';
+import type { McpToolAnswer, TaskAnswerCapture, TaskCallTag } from '../contracts/task-types.js';
+import { withTasksExtension } from './tasks-capability.js';
 
 export type {
   ProtocolVerdict,
@@ -56,6 +60,10 @@ export class McpConnection {
   #listed = false;
   /** A remote server (the client mirrors arguments into headers for it in the modern era). */
   #remote = false;
+  /** The transport's capture of task answers (stdio and Streamable HTTP links). */
+  #capture: TaskAnswerCapture | undefined;
+  /** True when the client declared the Tasks extension (only with a capture). */
+  #tasksDeclared = false;
 
   private constructor(
     readonly server: string,
@@ -94,10 +102,20 @@ export class McpConnection {
       connection.#listed = false;
       spec.onToolsChanged();
     };
+    // the Tasks extension is declared only where task answers are captured (SPEC 15.3)
+    const declareTasks = spec.tasks === true && link.tasks !== undefined && !link.client;
+    const capabilities = declareTasks ? withTasksExtension(spec.capabilities) : spec.capabilities;
     const client =
-      link.client ?? createClient(Client, { ...spec, onToolsChanged }, bound.remainingMs());
+      link.client ??
+      createClient(
+        Client,
+        { ...spec, ...(capabilities ? { capabilities } : {}), onToolsChanged },
+        bound.remainingMs(),
+      );
     const connection: McpConnection = new McpConnection(spec.server, client, link);
     connection.#remote = spec.config.type === 'http' || spec.config.type === 'sse';
+    connection.#capture = link.client ? undefined : link.tasks;
+    connection.#tasksDeclared = declareTasks;
     // answers that can no longer come: a Streamable HTTP response stream that ended without
     // the answer, a stdio answer over the size bound (the connection goes on), a close
     watchTransport(
@@ -163,6 +181,15 @@ export class McpConnection {
     if (this.era === 'legacy') return { kind: 'legacy' };
     const discover = this.client.getDiscoverResult?.();
     return this.era === 'modern' && discover ? { kind: 'modern', discover } : undefined;
+  }
+
+  /**
+   * True when this connection speaks the Tasks extension (SEP-2663): the client declared it
+   * (over a transport that captures task answers) and the protocol is 2026-07-28 or later.
+   * `tasks/get`, `tasks/update` and `tasks/cancel` are sent only then.
+   */
+  get tasksOffered(): boolean {
+    return this.#tasksDeclared && this.era === 'modern';
   }
 
   /** The server's name and version as it reported them. */
@@ -236,12 +263,39 @@ export class McpConnection {
    * passes). A call on a closed connection fails without being sent (`details.reason:
    * 'not-sent'`); one whose answer can no longer come fails at once, as for {@link request}.
    * With `options.round` an `input_required` result is returned as it came (see `CallRound`).
+   * A server that answers with a task fails the call (`MCP_OPERATION_FAILED`, the task id in
+   * `details.taskId`): a caller that takes tasks uses {@link callToolOrTask}.
    */
   async callTool(
     name: string,
     args: Record<string, unknown>,
     options: CallOptions,
   ): Promise<CallToolResult> {
+    const answer = await this.callToolOrTask(name, args, options);
+    if (answer.kind === 'result') return answer.result;
+    throw new McpErrorOf(
+      'MCP_OPERATION_FAILED',
+      `Server '${this.server}' answered the call of "${name}" with task ${answer.task.taskId}, which this call does not take.`,
+      {
+        server: this.server,
+        details: { server: this.server, tool: name, taskId: answer.task.taskId },
+      },
+    );
+  }
+
+  /**
+   * Calls a tool as {@link callTool} does, and takes a task for an answer (SPEC 15.3): on a
+   * connection that {@link tasksOffered}, a server that creates a task instead of answering
+   * gives `{ kind: 'task' }` with the handle its `CreateTaskResult` carried, captured by the
+   * transport below the client (which rejects that answer as `UNSUPPORTED_RESULT_TYPE`).
+   * A task answer anywhere else (a legacy connection, the extension not declared) or one
+   * without a task id is an invalid response (`details.reason: 'invalid-response'`).
+   */
+  async callToolOrTask(
+    name: string,
+    args: Record<string, unknown>,
+    options: CallOptions,
+  ): Promise<McpToolAnswer> {
     if (this.#closed) throw this.#failure('not-sent');
     const listed = this.#tools.get(name);
     // Muster checks the output itself: the client gets the definition without its schema
@@ -252,18 +306,53 @@ export class McpConnection {
     // Muster checks the output (rounds included): the client gets the definition without it
     const definition =
       this.era === 'modern' && this.#remote ? undefined : listed && definitionForClient(listed);
-    const request = callRequest(options, deadline, definition);
+    const tag = this.#capture?.tag();
+    const request = {
+      ...callRequest(options, deadline, definition),
+      ...(tag ? { onresumptiontoken: tag } : {}),
+    };
     try {
       const params = callParams(name, args, round);
-      const result = (await this.#track(
-        () => this.client.callTool(params as never, request),
-        deadline?.passed,
-      )) as CallToolResult;
+      let result: CallToolResult;
+      try {
+        result = (await this.#track(
+          () => this.client.callTool(params as never, request),
+          deadline?.passed,
+        )) as CallToolResult;
+      } catch (err) {
+        const task = this.#taskAnswer(tag);
+        if (task) return task;
+        throw err;
+      }
+      // a legacy client takes a task answer for a result (it drops `resultType`)
+      if (this.#taskAnswer(tag))
+        throw invalidResponseError(this.server, 'tools/call', 'a task taken for a result');
       check?.(result);
-      return result;
+      return { kind: 'result', result };
     } finally {
       deadline?.dispose();
     }
+  }
+
+  /**
+   * The task answer the capture took for the call tagged `tag`: its handle when this
+   * connection offered tasks; else (or when it was no task) the invalid response it is.
+   */
+  #taskAnswer(tag: TaskCallTag | undefined): McpToolAnswer | undefined {
+    const answer = tag && this.#capture?.take(tag);
+    if (!answer) return undefined;
+    if (answer.kind === 'malformed')
+      throw invalidResponseError(this.server, 'tools/call', `a task with ${answer.problem}`);
+    if (!this.tasksOffered)
+      throw invalidResponseError(
+        this.server,
+        'tools/call',
+        this.era === 'modern'
+          ? 'a task, but this connection did not declare the Tasks extension'
+          : 'a task, which a connection of protocol ' +
+              `${this.protocolVersion ?? 'before 2026-07-28'} does not take`,
+      );
+    return { kind: 'task', task: answer.task };
   }
 
   /** True once closed, by us or by the peer. */

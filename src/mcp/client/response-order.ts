@@ -1,6 +1,5 @@
 import type { Transport } from '@modelcontextprotocol/client';
-
-type OnMessage = NonNullable<Transport['onmessage']>;
+import { interceptIncoming } from '../transports/incoming-messages.js';
 
 function isResponse(message: unknown): boolean {
   const m = message as { id?: unknown; result?: unknown; error?: unknown } | null;
@@ -15,19 +14,17 @@ function isResponse(message: unknown): boolean {
  * responses at once, so a progress notification that arrives together with its result was
  * dropped ("unknown progress token"). A response that arrives right behind a notification is
  * handed over on the next macrotask instead, after every handler queued before it has run.
- * `onResponse` hears every response id as it arrives, before it is handed over.
+ * `onResponse` hears every response id as it arrives, before it is handed over. Composes with
+ * the transport's other interceptors (the task capture).
  */
 export function keepResponsesAfterNotifications(
   transport: Transport,
   onResponse?: (id: unknown) => void,
 ): void {
-  let inner: OnMessage | undefined;
   // True from a notification until the microtasks queued behind it have run: only a response
   // that arrives in that window can overtake a notification, so only it is delayed.
   let notified = false;
-  const wrapped: OnMessage = (message, extra) => {
-    if (!inner) return;
-    const deliver = inner;
+  interceptIncoming(transport, (message, extra, deliver) => {
     if (isResponse(message)) {
       onResponse?.((message as { id: unknown }).id);
       if (notified) setImmediate(() => deliver(message, extra));
@@ -41,13 +38,5 @@ export function keepResponsesAfterNotifications(
         notified = false;
       });
     }
-  };
-  Object.defineProperty(transport, 'onmessage', {
-    configurable: true,
-    enumerable: true,
-    get: () => (inner ? wrapped : undefined),
-    set: (fn: OnMessage | undefined) => {
-      inner = fn;
-    },
   });
 }

@@ -3,6 +3,7 @@ import type { Client, ClientCapabilities, Transport } from '@modelcontextprotoco
 import type { McpServerConfig } from './config-types.js';
 import type { ProcessExit } from '../failures/exit-status.js';
 import type { TransportContext } from './transport-types.js';
+import type { TaskAnswerCapture } from './task-types.js';
 
 /** How Muster names itself to servers. */
 export const CLIENT_INFO = { name: 'muster', version: '0.1.0' };
@@ -40,6 +41,12 @@ export interface ConnectionSpecOf<Connection> {
   readonly onProcess?: (process: ServerProcess) => void;
   /** The client capabilities to declare (default: none). */
   readonly capabilities?: ClientCapabilities;
+  /**
+   * Offer the Tasks extension (SEP-2663, SPEC 15.3): declared in the capabilities only when
+   * the link captures task answers too (stdio and Streamable HTTP). Off until the tool
+   * executor takes task handles.
+   */
+  readonly tasks?: boolean;
   /** The client-side request handlers to install (default: none). */
   readonly handlers?: readonly ClientRequestHandler[];
   /** The server said its tool list changed. */
@@ -81,6 +88,8 @@ export interface ConnectionLink {
   readonly terminate?: () => Promise<void>;
   /** A link that brings its own client (an in-process server's fast path): used as is. */
   readonly client?: Client;
+  /** The transport's capture of task answers, when it has one. */
+  readonly tasks?: TaskAnswerCapture;
 }
 
 /** Per-call options of `McpConnection.callTool`. */

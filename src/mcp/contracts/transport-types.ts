@@ -2,6 +2,7 @@ import type { AuthProvider, FetchLike, Transport } from '@modelcontextprotocol/c
 import type { SecretRegistry } from '../../util/index.js';
 import type { McpSandbox } from './config-types.js';
 import type { ProcessExit } from '../failures/exit-status.js';
+import type { TaskAnswerCapture } from './task-types.js';
 
 /** What building a transport needs besides the server's own declaration. */
 export interface TransportContext {
@@ -41,4 +42,9 @@ export interface TransportHandle {
    * graceful wait of `close()`. Settles when it is gone.
    */
   terminate?(): Promise<void>;
+  /**
+   * Captures task answers to `tools/call` below the client's decoding (stdio and Streamable
+   * HTTP): only a connection over a transport that has it may offer the Tasks extension.
+   */
+  readonly tasks?: TaskAnswerCapture;
 }

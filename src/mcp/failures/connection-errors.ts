@@ -77,3 +77,17 @@ export function closedByClient(err: unknown): boolean {
   const fact = clientErrorOf(err);
   return fact?.kind === 'sdk' && fact.code === 'CONNECTION_CLOSED';
 }
+
+/**
+ * A server's answer that is no valid response to its request (`details.reason:
+ * 'invalid-response'`): a task answered to a `tools/call` on a connection that did not offer
+ * the Tasks extension (SEP-2663 says the client treats it so), or a task answer without the
+ * fields of one.
+ */
+export function invalidResponseError(server: string, method: string, problem: string): McpError {
+  return new McpError(
+    'MCP_OPERATION_FAILED',
+    `Server '${server}' answered ${method} with an invalid response: ${problem}.`,
+    { server, details: { server, method, reason: 'invalid-response' } },
+  );
+}

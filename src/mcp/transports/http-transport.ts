@@ -5,6 +5,7 @@ import type { McpHttpServerConfig } from '../contracts/config-types.js';
 import { createGuardedFetch } from './guarded-fetch.js';
 import { validateRemoteConfig } from './remote-config.js';
 import { settleSendWithResponseBody } from './request-watch.js';
+import { TaskCapture } from './task-capture.js';
 import type { TransportContext, TransportHandle } from '../contracts/transport-types.js';
 
 /**
@@ -42,5 +43,7 @@ export function createHttpTransport(
     ...(authProvider === undefined ? {} : { authProvider }),
   });
   settleSendWithResponseBody(transport);
-  return { transport };
+  const tasks = new TaskCapture();
+  tasks.attach(transport);
+  return { transport, tasks };
 }

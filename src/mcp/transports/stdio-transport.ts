@@ -3,6 +3,7 @@ import { MusterError } from '../../errors/index.js';
 import type { McpSandbox, McpStdioServerConfig } from '../contracts/config-types.js';
 import { checkStdioConfig } from './stdio-checks.js';
 import { StdioProcessTransport } from './stdio-process.js';
+import { TaskCapture } from './task-capture.js';
 import type { TransportContext, TransportHandle } from '../contracts/transport-types.js';
 
 /**
@@ -67,8 +68,11 @@ export function createStdioTransport(
     boundOption: config.maxBufferSize === undefined ? 'mcp.maxResponseBytes' : 'maxBufferSize',
     stderrBytes: ctx.stderrBytes,
   });
+  const tasks = new TaskCapture();
+  tasks.attach(transport);
   return {
     transport,
+    tasks,
     stderrTail: () => transport.stderrTail(),
     exit: () => transport.exit,
     pid: () => transport.pid,

@@ -1,0 +1,48 @@
+// The Tasks extension's handle as the transport layer captures it (see transports/task-capture.ts).
+import type { CallToolResult } from '@modelcontextprotocol/client';
+
+/**
+ * The task a server created instead of answering a `tools/call` (SEP-2663's
+ * `CreateTaskResult`), as the answer carried it: the seed state the client polls from.
+ */
+export interface CapturedTask {
+  /** The JSON-RPC id of the `tools/call` it answered. */
+  readonly requestId: number | string;
+  readonly taskId: string;
+  /** The seed status (usually `working`). */
+  readonly status: string;
+  readonly statusMessage?: string;
+  /** ISO 8601, as the server wrote it. */
+  readonly createdAt: string;
+  readonly lastUpdatedAt?: string;
+  /** How long the server keeps the task after `createdAt` (`null`: no limit). */
+  readonly ttlMs: number | null;
+  /** How often the server wants to be polled, if it said. */
+  readonly pollIntervalMs?: number;
+}
+
+/** A `tools/call` answered with `resultType: "task"`: the task, or why it was no task. */
+export type CapturedTaskAnswer =
+  | { readonly kind: 'task'; readonly task: CapturedTask }
+  | { readonly kind: 'malformed'; readonly requestId: number | string; readonly problem: string };
+
+/**
+ * Marks one `tools/call` as watched for a task answer. It travels to the transport as the
+ * request option `onresumptiontoken`, the one option the official client hands `send()` as
+ * it was given (so the capture learns which JSON-RPC id the call got); the transport calls
+ * it with the event ids of a resumable stream, which it ignores.
+ */
+export type TaskCallTag = (resumptionToken: string) => void;
+
+/** What a connection uses of its transport's task capture. */
+export interface TaskAnswerCapture {
+  /** A new tag for one call; pass it as the request option `onresumptiontoken`. */
+  tag(): TaskCallTag;
+  /** The task answer captured for `tag`, if one came; forgets it and the call. */
+  take(tag: TaskCallTag): CapturedTaskAnswer | undefined;
+}
+
+/** What `McpConnection.callToolOrTask` gives: the tool's result, or the task the server made. */
+export type McpToolAnswer =
+  | { readonly kind: 'result'; readonly result: CallToolResult }
+  | { readonly kind: 'task'; readonly task: CapturedTask };
