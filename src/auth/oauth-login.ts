@@ -202,7 +202,7 @@ export class Login {
     done(): void;
   } {
     const pending = this.#pending;
-    const { server, checked, secrets } = this.#input;
+    const { server } = this.#input;
     if (!pending) {
       throw authError(
         server,
@@ -210,30 +210,8 @@ export class Login {
         `Server '${server}': no sign-in is waiting for a callback (it finished, timed out or was cancelled); start it again with agent.mcp.authenticate('${server}').`,
       );
     }
-    if (!checked.redirectUri) {
-      throw authError(
-        server,
-        'invalid-callback',
-        `Server '${server}': this sign-in has no redirect URI, so it takes no callback.`,
-      );
-    }
-    let stateMatched = false;
-    let callback: CheckedCallback;
-    try {
-      callback = check({
-        server,
-        redirectUri: checked.redirectUri,
-        state: pending.state,
-        secrets,
-        onStateMatched: () => {
-          stateMatched = true;
-        },
-      });
-    } catch (err) {
-      // the right state with an error answer (or no code) ends this login: its state is spent
-      if (stateMatched) this.#end(pending, err as Error);
-      throw err;
-    }
+    // the right state with an error answer (or no code) ends this login: its state is spent
+    const callback = this.#checked(pending.state, check, (err) => this.#end(pending, err));
     this.#finish(pending);
     this.#exchanging = pending.verifier;
     return {
@@ -242,6 +220,40 @@ export class Login {
         if (this.#exchanging === pending.verifier) this.#exchanging = undefined;
       },
     };
+  }
+
+  /**
+   * Checks a callback against `state` (this sign-in's redirect URI); `spent` is told when the
+   * right state came with an error answer (or no code), which spends it.
+   */
+  #checked(
+    state: string,
+    check: (expected: CallbackExpectation) => CheckedCallback,
+    spent: (err: Error) => void,
+  ): CheckedCallback {
+    const { server, checked, secrets } = this.#input;
+    if (!checked.redirectUri) {
+      throw authError(
+        server,
+        'invalid-callback',
+        `Server '${server}': this sign-in has no redirect URI, so it takes no callback.`,
+      );
+    }
+    let stateMatched = false;
+    try {
+      return check({
+        server,
+        redirectUri: checked.redirectUri,
+        state,
+        secrets,
+        onStateMatched: () => {
+          stateMatched = true;
+        },
+      });
+    } catch (err) {
+      if (stateMatched) spent(err as Error);
+      throw err;
+    }
   }
 
   /**
@@ -256,31 +268,8 @@ export class Login {
     check: (expected: CallbackExpectation) => CheckedCallback,
     onSpent: () => void,
   ): { readonly callback: CheckedCallback; done(): void } {
-    const { server, checked, secrets } = this.#input;
-    secrets.add(stored.state, stored.verifier);
-    if (!checked.redirectUri) {
-      throw authError(
-        server,
-        'invalid-callback',
-        `Server '${server}': this sign-in has no redirect URI, so it takes no callback.`,
-      );
-    }
-    let stateMatched = false;
-    let callback: CheckedCallback;
-    try {
-      callback = check({
-        server,
-        redirectUri: checked.redirectUri,
-        state: stored.state,
-        secrets,
-        onStateMatched: () => {
-          stateMatched = true;
-        },
-      });
-    } catch (err) {
-      if (stateMatched) onSpent();
-      throw err;
-    }
+    this.#input.secrets.add(stored.state, stored.verifier);
+    const callback = this.#checked(stored.state, check, () => onSpent());
     if (this.#pending?.state === stored.state) this.#finish(this.#pending);
     this.#exchanging = stored.verifier;
     return {
