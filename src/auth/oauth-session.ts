@@ -1,16 +1,13 @@
 import type { AuthProvider, FetchLike } from '@modelcontextprotocol/client';
 import { MusterError } from '../errors/index.js';
-import { checkCallback } from './oauth-callback.js';
 import { authError, sanitizeRemoteText } from './oauth-errors.js';
 import { Login } from './oauth-login.js';
-import type { CheckedCallback } from './oauth-callback.js';
-import { StoredLogin } from './oauth-pending-login.js';
-import type { PendingOAuthLogin } from './token-store.js';
 import type { McpAuthenticateResult } from './oauth-options.js';
 import { AuthRunner } from './oauth-runner.js';
 import { TokenRefresh } from './oauth-refresh.js';
 import { ScopeAsk, coversScope, restoreRegistration, widenRegistration } from './oauth-scope.js';
 import type { OAuthChallenge, OAuthSessionInput } from './oauth-session-types.js';
+import { SharedLogin } from './oauth-shared-login.js';
 import { Serial } from './serial.js';
 
 /**
@@ -34,13 +31,8 @@ export class OAuthSession {
   #closed = false;
   /** Puts back the registration a wider login replaced, until that login succeeds. */
   #undoWiden: (() => void) | undefined;
-  /**
-   * Where pull-mode logins wait in the token store, for a callback in any process; absent
-   * in push mode, for a host provider and for machine grants.
-   */
-  readonly #stored: StoredLogin | undefined;
-  /** The `state` of this process's waiting login when it was saved to the store. */
-  #savedState: string | undefined;
+  /** The waiting login as every process sharing the token store sees it. */
+  readonly #shared: SharedLogin;
 
   constructor(input: OAuthSessionInput) {
     this.server = input.server;
@@ -52,13 +44,7 @@ export class OAuthSession {
       secrets: input.secrets,
     });
     this.#runner = new AuthRunner(input, this.#login);
-    const { options, grant } = input.checked;
-    this.#stored =
-      options.authorize === undefined &&
-      options.provider === undefined &&
-      grant === 'authorization_code'
-        ? new StoredLogin(input.store, () => input.key)
-        : undefined;
+    this.#shared = new SharedLogin(input, this.#login, this.#runner);
     this.#refresh = new TokenRefresh({
       server: input.server,
       origins: input.checked.origins,
@@ -95,17 +81,7 @@ export class OAuthSession {
    * afresh) and `undefined` is returned.
    */
   waitingUrl(): Promise<string | undefined> {
-    return this.#serial.run(async () => {
-      const url = this.#login.url;
-      const mine = this.#login.secrets?.state;
-      if (url === undefined || !this.#stored || mine === undefined || mine !== this.#savedState)
-        return url;
-      if ((await this.#stored.read())?.state === mine) return url;
-      this.#login.drop();
-      this.#savedState = undefined;
-      this.#runner.reset();
-      return undefined;
-    });
+    return this.#serial.run(() => this.#shared.waitingUrl());
   }
 
   /** True when a call asked for more scope than granted and a pull-mode login must widen it. */
@@ -237,7 +213,7 @@ export class OAuthSession {
     const url = this.#login.start(signal, restore);
     const authorize = this.#input.checked.options.authorize;
     if (!authorize) {
-      await this.#save(wider);
+      await this.#shared.save(wider);
       return { authUrl: url, requiresUserAction: true };
     }
     try {
@@ -251,98 +227,9 @@ export class OAuthSession {
     return { requiresUserAction: false };
   }
 
-  /**
-   * Keeps the pull-mode login just started in the token store (not a wider one: its
-   * registration may be put back by this process alone), bounded by `timeoutMs`.
-   */
-  async #save(wider: boolean): Promise<void> {
-    const secrets = this.#login.secrets;
-    this.#savedState = undefined;
-    if (!this.#stored || wider || !secrets) return;
-    try {
-      await this.#stored.save({
-        ...secrets,
-        expiresAt: Date.now() + this.#input.checked.timeoutMs,
-      });
-    } catch (err) {
-      this.#login.cancel();
-      throw err;
-    }
-    this.#savedState = secrets.state;
-  }
-
-  /**
-   * The login a callback finishes: the one kept in the token store when it is this
-   * process's own, when this process has none waiting, or when the callback carries its
-   * `state`; else this process's waiting login (a wider one, or one a newer stored login
-   * replaced).
-   */
-  async #take(
-    callbackUrl: string | URL,
-  ): Promise<{ readonly callback: CheckedCallback; done(): void }> {
-    const check: Parameters<Login['take']>[0] = (expected) => checkCallback(callbackUrl, expected);
-    const stored = this.#stored ? await this.#stored.read() : undefined;
-    const mine = this.#login.secrets?.state;
-    if (
-      this.#stored &&
-      stored !== undefined &&
-      (mine === undefined || mine === stored.state || stateOf(callbackUrl) === stored.state)
-    ) {
-      return this.#takeStored(this.#stored, stored, check);
-    }
-    return this.#login.take(check);
-  }
-
-  async #takeStored(
-    where: StoredLogin,
-    stored: PendingOAuthLogin,
-    check: Parameters<Login['take']>[0],
-  ): Promise<{ readonly callback: CheckedCallback; done(): void }> {
-    const { server } = this;
-    const ownLogin = (): void => {
-      if (this.#login.secrets?.state === stored.state) this.#login.drop();
-    };
-    if (!(stored.expiresAt > Date.now())) {
-      await where.take(stored.state);
-      ownLogin();
-      throw authError(
-        server,
-        'login-timeout',
-        `Server '${server}': the sign-in did not finish within ${this.#input.checked.timeoutMs} ms; start it again.`,
-      );
-    }
-    let spent = false;
-    let taken: { readonly callback: CheckedCallback; done(): void };
-    try {
-      taken = this.#login.takeStored(stored, check, () => {
-        spent = true;
-      });
-    } catch (err) {
-      // the right state with an error answer (or no code) spends the login, in every process
-      if (spent) {
-        await where.take(stored.state).catch(() => undefined);
-        ownLogin();
-      }
-      throw err;
-    }
-    // single use across processes: only the caller that removes it redeems the code
-    if (!(await where.take(stored.state))) {
-      taken.done();
-      throw authError(
-        server,
-        'no-login',
-        `Server '${server}': this sign-in was already finished or replaced (by this or another process); start it again with agent.mcp.authenticate('${server}').`,
-      );
-    }
-    this.#savedState = undefined;
-    // another process registered the client and found the authorization server: read them
-    await (await this.#runner.ready()).reload();
-    return taken;
-  }
-
   async #redeem(callbackUrl: string | URL): Promise<void> {
     this.#assertOpen();
-    const pending = await this.#take(callbackUrl);
+    const pending = await this.#shared.take(callbackUrl);
     try {
       const result = await this.#runner.run(this.#runner.oauthFetch(), this.#scope.ask(), {
         authorizationCode: pending.callback.code,
@@ -408,14 +295,5 @@ export class OAuthSession {
         `Server '${this.server}': the agent was closed, so no sign-in starts.`,
       );
     }
-  }
-}
-
-/** The `state` parameter of a callback URL, if it parses and has one (nothing else is read). */
-function stateOf(callbackUrl: string | URL): string | undefined {
-  try {
-    return new URL(String(callbackUrl)).searchParams.get('state') ?? undefined;
-  } catch {
-    return undefined;
   }
 }
