@@ -48,8 +48,12 @@ function taskOf(requestId: number | string, result: Record<string, unknown>): Ca
  * Only tagged calls are watched; every message still reaches the client unchanged.
  */
 export class TaskCapture implements TaskAnswerCapture {
-  /** The tags this capture handed out (only those are recognised in `send` options). */
-  readonly #tags = new WeakSet<TaskCallTag>();
+  /**
+   * The tags this capture handed out and not yet taken (only those are recognised in `send`
+   * options), each with the JSON-RPC id of its call once sent. Every tag is taken (its call
+   * settled), so none stays.
+   */
+  readonly #issued = new Map<TaskCallTag, number | string | undefined>();
   /** The tagged `tools/call` requests waiting for their answer, by JSON-RPC id. */
   readonly #inFlight = new Map<number | string, TaskCallTag>();
   /** The task answers captured and not yet taken, by tag. */
@@ -58,7 +62,7 @@ export class TaskCapture implements TaskAnswerCapture {
   /** A new tag for one call; pass it as the request option `onresumptiontoken`. */
   tag(): TaskCallTag {
     const tag: TaskCallTag = () => undefined;
-    this.#tags.add(tag);
+    this.#issued.set(tag, undefined);
     return tag;
   }
 
@@ -66,7 +70,9 @@ export class TaskCapture implements TaskAnswerCapture {
   take(tag: TaskCallTag): CapturedTaskAnswer | undefined {
     const answer = this.#captured.get(tag);
     this.#captured.delete(tag);
-    for (const [id, t] of this.#inFlight) if (t === tag) this.#inFlight.delete(id);
+    const id = this.#issued.get(tag);
+    this.#issued.delete(tag);
+    if (id !== undefined && this.#inFlight.get(id) === tag) this.#inFlight.delete(id);
     return answer;
   }
 
@@ -77,12 +83,14 @@ export class TaskCapture implements TaskAnswerCapture {
       const tag = (options as { onresumptiontoken?: unknown } | undefined)?.onresumptiontoken;
       if (
         typeof tag === 'function' &&
-        this.#tags.has(tag as TaskCallTag) &&
+        this.#issued.has(tag as TaskCallTag) &&
         'method' in message &&
         message.method === 'tools/call' &&
         'id' in message
-      )
+      ) {
+        this.#issued.set(tag as TaskCallTag, message.id);
         this.#inFlight.set(message.id, tag as TaskCallTag);
+      }
       return send(message, options);
     };
     interceptIncoming(transport, (message, extra, deliver) => {
