@@ -1,3 +1,4 @@
+import { UNCHANGED } from './step-commits.js';
 import { setMaxListeners } from 'node:events';
 import { abortedError, toMusterError } from '../errors/index.js';
 import type { MusterError } from '../errors/index.js';
@@ -20,7 +21,7 @@ import { prepareRunTools } from './run-setup.js';
 import { claimSession } from './session-claim.js';
 import type { SessionClaim } from './session-claim.js';
 import { openSessionRun, resumeSessionRun } from './session-run.js';
-import type { SessionRun } from './session-run.js';
+import type { SessionOpening, SessionRun } from './session-run.js';
 import { repairedCallEvent } from './transcript-repair.js';
 import { guardedStore } from './store-guard.js';
 import { readCommittedAnswer } from './output/index.js';
@@ -227,32 +228,55 @@ export class AgentRun {
     // read again under the lease: another resume may have parked it anew meanwhile
     const open = openWaits(await liveWaits(this.#store, this.#waits.found), Date.now());
     if (resume && open.length > 0) throw new StillWaiting(open);
-    const session = resume
-      ? await resumeSessionRun(this.#store, sessionId, this.#waits.waitingCalls, principal)
-      : await openSessionRun(this.#store, sessionId, plan.request);
+    // the run's first events ride the commit that opens it: none is published unless it lands
+    const first: AgentEvent[] = [];
+    const onOpening = (opening: SessionOpening): void => {
+      const log = (this.#log = RunEventLog.open(
+        runtime.store,
+        opening.eventSeq,
+        runtime.options.eventLog === 'all',
+        (event) => this.#deliver(event),
+        () => this.#store.update(sessionId, { ...UNCHANGED }),
+      ));
+      first.push({
+        type: 'session.started',
+        timestamp: opening.startedAt,
+        sessionId,
+        runId,
+        continued: opening.continued,
+        modelName: plan.modelName,
+        ...(principal !== undefined ? { principal } : {}),
+      });
+      // the calls a previous run left unanswered end now, with the results they were given
+      for (const repaired of opening.repaired) first.push(repairedCallEvent(this.#ids, repaired));
+      held = first.every((event) => log.hold(event));
+    };
+    let held = false;
+    let session: SessionRun;
+    try {
+      session = resume
+        ? await resumeSessionRun(
+            this.#store,
+            sessionId,
+            this.#waits.waitingCalls,
+            principal,
+            onOpening,
+          )
+        : await openSessionRun(this.#store, sessionId, plan.request, onOpening);
+    } catch (err) {
+      // the run did not start: only its failure is reported
+      for (const event of first) this.#log?.drop(event);
+      throw err;
+    }
+    // the commit landed: the log has published them (or, keeping none, publishes them now)
+    for (const event of first) {
+      this.#observe(event);
+      if (!held) this.#log?.emit(event);
+    }
     // the waits found are used (resume) or void (a new run repairs their calls): either way
     // they leave the store now, before any call runs
     await this.#waits.takeUp();
     this.#session = session;
-    this.#log = RunEventLog.open(
-      runtime.store,
-      session.eventSeq,
-      runtime.options.eventLog === 'all',
-      (event) => this.#deliver(event),
-      () => this.#store.update(sessionId, {}),
-    );
-    this.#log.steeringMaybe = session.steeringMaybe;
-    this.#emit({
-      type: 'session.started',
-      timestamp: session.startedAt,
-      sessionId,
-      runId,
-      continued: session.continued,
-      modelName: plan.modelName,
-      ...(principal !== undefined ? { principal } : {}),
-    });
-    // the calls a previous run left unanswered end now, with the results they were given
-    for (const repaired of session.repaired) this.#emit(repairedCallEvent(this.#ids, repaired));
   }
 
   /**
@@ -288,6 +312,12 @@ export class AgentRun {
       // nothing built or awaited at a step boundary unless steering may wait
       steer: (transcript) =>
         this.#log?.steeringMaybe === false ? undefined : this.#takeSteering(transcript),
+      stage: (event) => {
+        const log = this.#log;
+        if (!log?.hold(event)) return undefined;
+        this.#observe(event);
+        return () => log.drop(event);
+      },
     });
     return runLoop(context, session.transcript);
   }

@@ -63,6 +63,8 @@ export interface LoopRun extends RunIdentity {
   readonly pendingCalls?: readonly ToolCallRequest[] | undefined;
   /** Takes steering at each step boundary (SPEC 15.2). */
   readonly steer?: ((transcript: ModelMessage[]) => Promise<void> | undefined) | undefined;
+  /** Holds an event for the commit made next (see `RunContext.stage`). */
+  readonly stage?: RunContext['stage'];
 }
 
 /**
@@ -109,6 +111,7 @@ export async function loopContext(
   if (run.waits) ctx.waits = run.waits;
   if (run.pendingCalls) ctx.pendingCalls = run.pendingCalls;
   if (run.steer) ctx.steer = run.steer;
+  if (run.stage) ctx.stage = run.stage;
   if (run.output) {
     ctx.output = run.output;
     ctx.outputRepairs = request.outputRepairs ?? options.outputRepairs ?? 1;

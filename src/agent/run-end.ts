@@ -1,3 +1,4 @@
+import { UNCHANGED } from './step-commits.js';
 import { MusterError, abortedError, toMusterError } from '../errors/index.js';
 import { addUsage } from '../model/index.js';
 import type { SessionStore } from '../session/index.js';
@@ -62,10 +63,7 @@ export async function parkRun(end: RunEnd, parked: RunParked): Promise<MusterErr
   stage(end, event);
   try {
     const sampled = end.scope?.takeUsage();
-    await end.store.update(sessionId, {
-      status: 'parked',
-      ...(sampled ? { addUsage: sampled } : {}),
-    });
+    await end.store.update(sessionId, { ...UNCHANGED, status: 'parked', addUsage: sampled });
   } catch (err) {
     // the commit failed: the failure is the run's last event
     end.log?.drop(event);
@@ -79,7 +77,7 @@ export async function parkRun(end: RunEnd, parked: RunParked): Promise<MusterErr
 export async function completeRun(end: RunEnd, result: RunResult): Promise<void> {
   const { sessionId, runId } = end;
   const sampled = end.scope?.takeUsage();
-  if (sampled) await end.store.update(sessionId, { addUsage: sampled });
+  if (sampled) await end.store.update(sessionId, { ...UNCHANGED, addUsage: sampled });
   const event: AgentEvent = {
     type: 'session.completed',
     timestamp: isoNow(),
@@ -130,7 +128,7 @@ export async function failRun(end: RunEnd, err: unknown): Promise<MusterError> {
   const sampled = end.scope?.takeUsage();
   if (session && sampled)
     await end.store
-      .update(sessionId, { addUsage: sampled })
+      .update(sessionId, { ...UNCHANGED, addUsage: sampled })
       .catch((e: unknown) => runtime.reportError(e));
   if (session) await session.fail(failure).catch((e: unknown) => runtime.reportError(e));
   if (session && end.log) staged(end, event);

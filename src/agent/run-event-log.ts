@@ -137,6 +137,17 @@ export class RunEventLog {
     this.#scheduleFlush();
   }
 
+  /**
+   * Holds an event for the commit the run makes next, with no flush of its own (the commit
+   * that opens the run carries its first events); it is published once that commit succeeded.
+   * False, holding nothing, when the store keeps no log: emit it once the commit is done.
+   */
+  hold(event: AgentEvent): boolean {
+    if (this.#closed || !this.#durable) return false;
+    this.#held.push(new HeldEvent('logged', event));
+    return true;
+  }
+
   /** Adds an event that is not the run's own (a child run's, numbered by its own log). */
   forward(event: AgentEvent): void {
     if (this.#held.length === 0 || this.#closed) return this.#publish(event);

@@ -84,6 +84,12 @@ export interface RunContext {
   readonly pendingCalls?: readonly ToolCallRequest[] | undefined;
   /** Takes steering messages (SPEC 15.2) into the transcript, at each step boundary. */
   readonly steer?: ((transcript: ModelMessage[]) => Promise<void> | undefined) | undefined;
+  /**
+   * Reports an event that the commit made next, at once, carries (SPEC 15.2): it is published
+   * once that commit succeeded. Returns the function that forgets it when the commit fails, or
+   * undefined when it could not be held (no log): then `emit` it after the commit.
+   */
+  readonly stage?: ((event: AgentEvent) => (() => void) | undefined) | undefined;
 }
 
 /**
@@ -134,24 +140,22 @@ export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Prom
     if (steering) await steering;
     const turn = await ctx.observer.modelTurn(iteration, ctx.stream, take);
     usage = addUsage(usage, turn.usage);
-    if (turn.message)
-      await commit(ctx, transcript, [turn.message], {
-        iteration,
-        ...(turn.usage ? { addUsage: turn.usage } : {}),
-      });
+    // the turn's event rides the commit of its message (none for a turn that failed)
+    const completed = turn.error ? undefined : modelCompleted(ctx, iteration, turn);
+    const forget = completed && ctx.stage?.(completed);
+    if (turn.message) {
+      try {
+        await commit(ctx, transcript, [turn.message], {
+          iteration,
+          ...(turn.usage ? { addUsage: turn.usage } : {}),
+        });
+      } catch (err) {
+        forget?.();
+        throw err;
+      }
+    }
     if (turn.error) throw turn.error;
-    const message = turn.message!;
-    ctx.emit({
-      type: 'model.completed',
-      ...eventBase(ctx),
-      iteration,
-      text: turn.text,
-      toolCalls: message.content.flatMap((p) =>
-        p.type === 'tool-call' ? [{ callId: p.callId, name: p.name, arguments: p.arguments }] : [],
-      ),
-      stopReason: turn.stopReason,
-      ...(turn.usage ? { usage: turn.usage } : {}),
-    });
+    if (!forget) ctx.emit(completed!);
     if (turn.calls.length === 0) {
       if (!ctx.output) return { content: turn.text, iterations: iteration, usage };
       const reading = await ctx.output.read(turn.text);
@@ -194,6 +198,22 @@ export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Prom
     );
     if (ctx.signal.aborted) throw abortError(ctx);
   }
+}
+
+/** The `model.completed` event of a turn that produced its message. */
+function modelCompleted(ctx: RunContext, iteration: number, turn: ModelTurn): AgentEvent {
+  const message = turn.message!;
+  return {
+    type: 'model.completed',
+    ...eventBase(ctx),
+    iteration,
+    text: turn.text,
+    toolCalls: message.content.flatMap((p) =>
+      p.type === 'tool-call' ? [{ callId: p.callId, name: p.name, arguments: p.arguments }] : [],
+    ),
+    stopReason: turn.stopReason,
+    ...(turn.usage ? { usage: turn.usage } : {}),
+  };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { UNCHANGED } from './step-commits.js';
 import { archiveToolResult, CONTEXT_TOOL_NAME } from '../context/index.js';
 import { TOOL_SEARCH_TOOL_NAME, ToolCatalog } from '../tools/index.js';
 import type {
@@ -84,7 +85,7 @@ function archiver(
     });
     if (archived.refs.length > 0) {
       await guardStore(sessionId, 'save the archive references', () =>
-        store.update(sessionId, { appendArchiveRefs: archived.refs }),
+        store.update(sessionId, { ...UNCHANGED, appendArchiveRefs: archived.refs }),
       );
     }
     return archived.result;

@@ -1,3 +1,4 @@
+import { UNCHANGED } from './step-commits.js';
 import type { ModelMessage, UserContentPart, UserMessage } from '../model/index.js';
 import type { SessionState, SessionStore } from '../session/index.js';
 import { MusterError, SessionError } from '../errors/index.js';
@@ -36,14 +37,25 @@ export interface SessionRun {
   complete(content: string, output?: unknown): Promise<unknown>;
   /** Records the failure (code and message only). */
   fail(error: MusterError): Promise<unknown>;
-  /** The `seq` of the session's last logged event when the run opened it (SPEC 15.2). */
-  readonly eventSeq: number;
-  /**
-   * False when the commit that opened the session reported that no steering waits: the first
-   * step boundary does not ask the store (SPEC 15.2).
-   */
-  readonly steeringMaybe: boolean;
 }
+
+/**
+ * The session as the run found it, just before the commit that opens the run: what the run's
+ * first events say, and where its event log goes on from. Whatever the run reports here (its
+ * `session.started`, the repaired calls' `tool.completed`) rides that commit.
+ */
+export interface SessionOpening {
+  readonly continued: boolean;
+  /** When the session was opened, ISO 8601. */
+  readonly startedAt: string;
+  /** The `seq` of the session's last logged event (SPEC 15.2). */
+  readonly eventSeq: number;
+  /** Calls a previous run left unanswered, answered by this commit. */
+  readonly repaired: readonly RepairedCall[];
+}
+
+/** Called with the session just before the commit that opens the run (see {@link SessionOpening}). */
+export type OnSessionOpening = (opening: SessionOpening) => void;
 
 /**
  * Loads or creates the session, repairs calls a previous run left unanswered (they become
@@ -56,6 +68,7 @@ export async function openSessionRun(
   store: SessionStore,
   sessionId: string,
   request: RunRequest,
+  onOpening: OnSessionOpening = () => {},
 ): Promise<SessionRun> {
   const existing = await store.get(sessionId);
   const startedAt = isoNow();
@@ -71,7 +84,7 @@ export async function openSessionRun(
     );
   }
   if (existing) {
-    await store.update(sessionId, { status: 'running', iteration: 0, error: null });
+    await store.update(sessionId, { ...UNCHANGED, status: 'running', iteration: 0, error: null });
   } else {
     await store.create({
       id: sessionId,
@@ -89,17 +102,18 @@ export async function openSessionRun(
   const user = userMessage(request);
   const repairs = repairsOf(existing);
   const repaired = repairs.map((r) => r.message);
-  const opened = await store.update(sessionId, {
+  const continued = existing !== undefined;
+  onOpening({ continued, startedAt, eventSeq: existing?.eventSeq ?? 0, repaired: repairs });
+  await store.update(sessionId, {
+    ...UNCHANGED,
     appendMessages: [...repaired, withoutMedia(user)],
   });
   return {
-    continued: existing !== undefined,
+    continued,
     transcript: [...fromStored(existing?.messages ?? []), ...repaired, user],
     repaired: repairs,
     iterationsDone: 0,
     startedAt,
-    eventSeq: existing?.eventSeq ?? 0,
-    steeringMaybe: opened?.steeringPending ?? true,
     ...ending(store, sessionId),
   };
 }
@@ -115,6 +129,7 @@ export async function resumeSessionRun(
   sessionId: string,
   waitingCalls: ReadonlySet<string> = new Set(),
   principal?: string,
+  onOpening: OnSessionOpening = () => {},
 ): Promise<SessionRun> {
   const existing = await store.get(sessionId);
   if (!existing) {
@@ -139,10 +154,12 @@ export async function resumeSessionRun(
   const repairs = repairsOf(existing, waitingCalls);
   const repaired = repairs.map((r) => r.message);
   const pendingCalls = parkedCalls(existing, waitingCalls);
-  const opened = await store.update(sessionId, {
+  onOpening({ continued: true, startedAt, eventSeq: existing.eventSeq ?? 0, repaired: repairs });
+  await store.update(sessionId, {
+    ...UNCHANGED,
     status: 'running',
     error: null,
-    ...(repaired.length > 0 ? { appendMessages: repaired } : {}),
+    appendMessages: repaired.length > 0 ? repaired : undefined,
   });
   const transcript = [...fromStored(existing.messages), ...repaired];
   const last = transcript.at(-1);
@@ -158,8 +175,6 @@ export async function resumeSessionRun(
     ...(finalText !== undefined ? { finalText } : {}),
     ...(pendingCalls.length > 0 ? { pendingCalls } : {}),
     startedAt,
-    eventSeq: existing.eventSeq ?? 0,
-    steeringMaybe: opened?.steeringPending ?? true,
     ...ending(store, sessionId),
   };
 }
@@ -196,12 +211,14 @@ function ending(store: SessionStore, sessionId: string): Pick<SessionRun, 'compl
   return {
     complete: (content, output) =>
       store.update(sessionId, {
+        ...UNCHANGED,
         status: 'completed',
         finalContent: content,
         finalOutput: output === undefined ? null : { value: output },
       }),
     fail: (error) =>
       store.update(sessionId, {
+        ...UNCHANGED,
         status: 'failed',
         error: { code: error.code, message: error.message },
       }),

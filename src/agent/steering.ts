@@ -1,3 +1,4 @@
+import { UNCHANGED } from './step-commits.js';
 import { MusterError, SessionError } from '../errors/index.js';
 import type { ModelMessage } from '../model/index.js';
 import type { SessionStore } from '../session/index.js';
@@ -102,7 +103,7 @@ export async function takeSteering(
   if (!take) return;
   if (log) {
     await log.idle();
-    if (log.holding) await target.store.update(target.sessionId, {});
+    if (log.holding) await target.store.update(target.sessionId, { ...UNCHANGED });
   }
   const timestamp = isoNow();
   const event = (text: string): AgentEvent => ({

@@ -145,8 +145,9 @@ class GuardedStore implements SessionStore {
       const step = withEvents(patch, events);
       return this.commitFence(() => this.store.update(id, step, this.write())).then(
         (result) => {
-          log.leave();
+          // published first: leaving schedules a flush only for events still held
           log.committed(result, events !== undefined);
+          log.leave();
           return result;
         },
         (err: unknown) => {
@@ -192,8 +193,9 @@ class GuardedStore implements SessionStore {
 }
 
 /**
- * `patch` carrying `events` (or none). The run builds each patch for one commit, so they go on
- * it rather than on a copy; a patch sent again after a failure gets the events held then, or
+ * `patch` carrying `events` (or none). The run builds each patch for one commit, in the shape
+ * of `UNCHANGED` (step-commits.ts), so they go on it rather than on a copy, and the store's reads of its
+ * patches stay monomorphic; a patch sent again after a failure gets the events held then, or
  * none. A patch that cannot be changed is copied.
  */
 function withEvents(
@@ -201,9 +203,7 @@ function withEvents(
   events: readonly SessionLogEntry[] | undefined,
 ): SessionPatch {
   if (!Object.isExtensible(patch)) return events ? { ...patch, appendEvents: events } : patch;
-  const own = patch as { appendEvents?: readonly SessionLogEntry[] };
-  if (events) own.appendEvents = events;
-  else if (own.appendEvents) delete own.appendEvents;
+  (patch as { appendEvents?: readonly SessionLogEntry[] | undefined }).appendEvents = events;
   return patch;
 }
 

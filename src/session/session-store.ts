@@ -56,7 +56,11 @@ export interface SessionState {
   readonly principal?: string;
 }
 
-/** A change to a session. `appendMessages` adds to the transcript; nothing rewrites it. */
+/**
+ * A change to a session. `appendMessages` adds to the transcript; nothing rewrites it. A field
+ * that is `undefined` changes nothing, whether it is absent or present with that value (a run
+ * hands every patch to the store with all fields present, in one order).
+ */
 export interface SessionPatch {
   readonly status?: SessionStatus;
   readonly iteration?: number;

@@ -191,13 +191,67 @@ describe.each(backends)('event log review (%s)', (_name, open) => {
     }
   });
 
+  it('the commit that opens a run carries session.started: a one-turn run commits no events alone', async () => {
+    const backend = open();
+    const { store } = backend;
+    const patches: SessionPatch[] = [];
+    store.hooks.after = (patch) => void patches.push(patch);
+    const agent = createAgent({ model: scriptedModel([{ text: 'ok' }]), sessionStore: store });
+    try {
+      const events = await collect(agent.run({ input: 'go', sessionId: 'o1', stream: false }));
+      expect(events.map((e) => e.type)).toEqual([
+        'session.started',
+        'model.completed',
+        'session.completed',
+      ]);
+      const opening = patches.find((p) => p.appendMessages?.some((m) => m.role === 'user'));
+      expect(opening?.appendEvents?.map((e) => e.type)).toEqual(['session.started']);
+      // no commit carried nothing but events (a flush of their own)
+      const only = (p: SessionPatch) =>
+        Object.entries(p).every(([k, v]) => k === 'appendEvents' || v === undefined);
+      expect(patches.filter(only)).toEqual([]);
+      const log = await logOf(store, 'o1');
+      expect(log[0]).toMatchObject({ seq: 1, type: 'session.started' });
+      expect(events[0]).toMatchObject({ type: 'session.started', seq: 1 });
+    } finally {
+      await agent.close();
+      await backend.close();
+    }
+  });
+
+  it('a run whose opening commit fails reports only its failure, and logs nothing', async () => {
+    const backend = open();
+    const { store } = backend;
+    store.hooks.before = async (_id, patch) => {
+      if (patch.appendMessages?.some((m) => m.role === 'user'))
+        throw new Error('the store went away');
+    };
+    const agent = createAgent({ model: scriptedModel([{ text: 'ok' }]), sessionStore: store });
+    try {
+      const events: AgentEvent[] = [];
+      await expect(
+        (async () => {
+          for await (const ev of agent.run({ input: 'go', sessionId: 'o2', stream: false }))
+            events.push(ev);
+        })(),
+      ).rejects.toMatchObject({ code: 'SESSION_STORE_FAILED' });
+      expect(events.map((e) => e.type)).toEqual(['session.failed']);
+      expect(await logOf(store, 'o2')).toEqual([]);
+    } finally {
+      await agent.close();
+      await backend.close();
+    }
+  });
+
   it('review-1: a commit retried after one that was applied but reported failed stores new numbers', async () => {
     const backend = open();
     const { store } = backend;
     let failOnce = true;
-    // the commit of the first events is applied, then reported as failed
+    // the first step commit with events after the opening one is applied, then reported as
+    // failed (the opening commit carries session.started: failing it ends the run unopened)
     store.hooks.after = (patch) => {
-      if (failOnce && (patch.appendEvents?.length ?? 0) > 0) {
+      const events = patch.appendEvents ?? [];
+      if (failOnce && events.length > 0 && !events.some((e) => e.type === 'session.started')) {
         failOnce = false;
         throw new Error('connection reset after the commit');
       }

@@ -88,6 +88,34 @@ export function describeStoreContract(
       expect('finalOutput' in ((await store.get('typed')) ?? {})).toBe(false);
     });
 
+    it('a patch field present with the value undefined changes nothing, as an absent one', async () => {
+      const { store } = await open();
+      await store.create(newState('u', { messages: [user('hi')] }));
+      await store.update('u', {
+        status: 'completed',
+        iteration: 2,
+        finalContent: 'done',
+        finalOutput: { value: { n: 1 } },
+        error: { code: 'X', message: 'bad' },
+        addUsage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 },
+      });
+      const before = await store.get('u');
+      await store.update('u', {
+        status: undefined,
+        iteration: undefined,
+        finalContent: undefined,
+        finalOutput: undefined,
+        addUsage: undefined,
+        appendMessages: undefined,
+        appendArchiveRefs: undefined,
+        appendStartedCalls: undefined,
+        error: undefined,
+        appendEvents: undefined,
+      });
+      const after = await store.get('u');
+      expect({ ...after, updatedAt: undefined }).toEqual({ ...before, updatedAt: undefined });
+    });
+
     it('keeps the principal a session was created for, through every update (SPEC 15.4)', async () => {
       const { store } = await open();
       const principal = "alice@example.com \u00e9\u{1F600} 'quoted'";
