@@ -17,7 +17,6 @@ import { McpClientManager } from '../../src/mcp/mcp-entry.js';
 import type { Agent, AgentEvent, ModelRequest } from '../../src/index.js';
 import { startOAuthWorld } from '../fixtures/oauth/index.js';
 import type { OAuthWorld, PerUserSessions } from '../fixtures/oauth/index.js';
-import { collect, ofType } from '../support/run-helpers.js';
 import { REDIRECT_URI } from './oauth-support.js';
 
 setFlagsFromString('--expose-gc');
@@ -41,6 +40,27 @@ beforeAll(async () => {
 afterAll(async () => {
   await world?.close();
 });
+
+/** Drains a run: its events, and the error it threw, if any. */
+async function collect(
+  run: AsyncIterable<AgentEvent>,
+): Promise<{ events: AgentEvent[]; error: unknown }> {
+  const events: AgentEvent[] = [];
+  try {
+    for await (const ev of run) events.push(ev);
+    return { events, error: undefined };
+  } catch (error) {
+    return { events, error };
+  }
+}
+
+/** The events of one type, narrowed. */
+function ofType<T extends AgentEvent['type']>(
+  events: readonly AgentEvent[],
+  type: T,
+): Extract<AgentEvent, { type: T }>[] {
+  return events.filter((e): e is Extract<AgentEvent, { type: T }> => e.type === type);
+}
 
 const RUNS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
 
