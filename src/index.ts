@@ -107,6 +107,7 @@ export type {
   McpSseServerConfig,
   McpSdkServerConfig,
   McpAuth,
+  McpPrincipalAuthProvider,
   McpTransportType,
   McpServerSource,
   McpProtocolPolicy,

@@ -1,6 +1,6 @@
 import { UNCHANGED } from './step-commits.js';
 import { archiveToolResult, CONTEXT_TOOL_NAME } from '../context/index.js';
-import { TOOL_SEARCH_TOOL_NAME, ToolCatalog } from '../tools/index.js';
+import { TOOL_SEARCH_TOOL_NAME, ToolCatalog, executorForRun } from '../tools/index.js';
 import type {
   CatalogEntry,
   ExecutorRunContext,
@@ -47,7 +47,9 @@ export async function prepareRunTools(
       ...(e.info.server !== undefined ? { server: e.info.server } : {}),
       ...(e.info.originalName !== undefined ? { originalName: e.info.originalName } : {}),
     });
-  const sources = await ToolCatalog.build(runtime.executors, isVisible);
+  // what each source shows this run (the MCP tools of a principal's own connections)
+  const executors = runtime.executors.map((e) => executorForRun(e, ctx));
+  const sources = await ToolCatalog.build(executors, isVisible);
   const archived = sources.entries().some(isArchivedSource);
   const search = planToolSearch(runtime.options.mcp, runtime.context, sources);
   const builtins: ToolExecutor[] = [];

@@ -75,6 +75,14 @@ export interface McpOAuthServerOptions {
   readonly stepUp?: boolean;
   /** Login deadline in milliseconds, 1 to 600 000. Default 180 000. */
   readonly timeoutMs?: number;
+  /**
+   * Sign each principal in on its own (SPEC 15.4): a run acting for a principal calls this
+   * server on a connection opened with that principal's tokens, and sees that connection's
+   * tools; runs without one keep the shared connection of the local user. Not with a host
+   * `provider` (it keeps its own tokens) or `client_credentials` (its token is the client's,
+   * not a user's). Default false.
+   */
+  readonly perPrincipal?: boolean;
 }
 
 /** What `authenticate()` tells the host. */

@@ -37,6 +37,22 @@ export class PrincipalSessions {
    *   principal.
    */
   async use<T>(principal: string, work: (session: OAuthSession) => Promise<T>): Promise<T> {
+    const { session, release } = this.acquire(principal);
+    try {
+      return await work(session);
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Holds the session of `principal` until `release` is called (a principal's open connection
+   * holds it for as long as it is open, so its sign-in operations and its transport share one
+   * session: a logout reaches the tokens the connection uses). `release` is idempotent.
+   *
+   * @throws MusterError `INVALID_CONFIGURATION` as {@link use}.
+   */
+  acquire(principal: string): { readonly session: OAuthSession; release(): void } {
     checkPrincipal(principal);
     this.#prune();
     let held = this.#held.get(principal);
@@ -46,13 +62,18 @@ export class PrincipalSessions {
       if (this.#closed) held.session.close();
       else this.#held.set(principal, held);
     }
-    held.users += 1;
-    try {
-      return await work(held.session);
-    } finally {
-      held.users -= 1;
-      this.#prune();
-    }
+    const taken = held;
+    taken.users += 1;
+    let released = false;
+    return {
+      session: taken.session,
+      release: () => {
+        if (released) return;
+        released = true;
+        taken.users -= 1;
+        this.#prune();
+      },
+    };
   }
 
   /** Ends every held session: waiting logins are cancelled and no new one starts. */

@@ -7,6 +7,7 @@ export type {
   McpSseServerConfig,
   McpSdkServerConfig,
   McpAuth,
+  McpPrincipalAuthProvider,
   McpTransportType,
   McpServerSource,
   McpProtocolPolicy,

@@ -53,6 +53,8 @@ export { CallParkSignal } from './call-parking.js';
 export type { CallParking } from './call-parking.js';
 export { OWN_EXECUTOR_FACTS } from './executor-facts.js';
 export type { OwnExecutor, OwnExecutorFacts } from './executor-facts.js';
+export { OWN_RUN_VIEW, executorForRun } from './run-view.js';
+export type { RunViewSource } from './run-view.js';
 export type {
   ToolCallRequest,
   ToolCallEnvironment,

@@ -49,6 +49,7 @@ const PAGE_ORDER = [
   'tool-search.md',
   'output.md',
   'authentication.md',
+  'principals.md',
   'observability.md',
   'cli.md',
   'studio.md',

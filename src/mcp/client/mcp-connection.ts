@@ -375,7 +375,17 @@ export class McpConnection {
    * server is given time to exit (stdin closed, then SIGTERM, then SIGKILL); with `force`
    * (the run that needed it was aborted) it is stopped at once and reaped in the background.
    */
-  async close(options?: { readonly force?: boolean }): Promise<void> {
+  async close(options?: {
+    readonly force?: boolean;
+    /**
+     * Ends the server's HTTP session first (an HTTP `DELETE`, Streamable HTTP only), within
+     * this many ms: for a connection closed while idle, so the server frees the session at
+     * once instead of keeping it until its own timeout. A failure is ignored.
+     */
+    readonly endSessionMs?: number;
+  }): Promise<void> {
+    if (!this.#closed && options?.endSessionMs !== undefined)
+      await endSession(this.link.transport, options.endSessionMs);
     if (!this.#closed) {
       this.#closed = true;
       this.#pending.failAll(() => this.#failure('stream-lost'));
@@ -419,5 +429,24 @@ export class McpConnection {
 
   #failure(reason: 'not-sent' | 'stream-lost'): McpError {
     return reason === 'not-sent' ? notSentError(this.server) : streamLostError(this.server);
+  }
+}
+
+/** Sends the transport's session `DELETE` (Streamable HTTP with a session), bounded. */
+async function endSession(transport: unknown, timeoutMs: number): Promise<void> {
+  const t = transport as { sessionId?: unknown; terminateSession?: unknown };
+  if (typeof t.terminateSession !== 'function' || typeof t.sessionId !== 'string') return;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const bound = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, timeoutMs);
+    timer.unref();
+  });
+  try {
+    await Promise.race([
+      (t.terminateSession as () => Promise<void>).call(t).catch(() => undefined),
+      bound,
+    ]);
+  } finally {
+    clearTimeout(timer);
   }
 }

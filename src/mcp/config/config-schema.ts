@@ -53,10 +53,13 @@ const auth = byType({
   bearer: object({ type: oneOf(['bearer']), token: string() }),
   provider: object({
     type: oneOf(['provider']),
-    provider: is(isObjectValue, 'an AuthProvider or OAuthClientProvider'),
+    provider: is(
+      (v) => isObjectValue(v) || typeof v === 'function',
+      'an AuthProvider or OAuthClientProvider (with perPrincipal: a function of the principal returning one)',
+    ),
   }),
 });
-const http = object({ ...httpFields, auth: optional(auth) });
+const http = object({ ...httpFields, auth: optional(auth), perPrincipal: optional(boolean) });
 const httpFile = object(httpFields);
 const sse = object({
   type: oneOf(['sse']),
@@ -107,6 +110,7 @@ const oauthEntry = object({
   expectedIssuer: optional(string()),
   stepUp: optional(boolean),
   timeoutMs: optional(integer(1, 600_000)),
+  perPrincipal: optional(boolean),
 });
 
 /** A tool pattern as the policy compiles it (`mcp__srv__*`, `mcp__srv`, exact names). */
@@ -175,6 +179,8 @@ const options = object({
   samplingMaxTokens: optional(integer(1, 1_000_000)),
   handlerTimeoutMs: timer(),
   oauth: optional(recordOf(oauthEntry)),
+  maxPrincipalConnections: optional(integer(1, 10_000)),
+  principalIdleMs: timer(),
   toolSearch: optional(anyOf([boolean, oneOf(['auto'])], "'auto', true or false")),
   toolSearchBudgetTokens: optional(integer(1)),
   alwaysLoad: optional(arrayOf(policyPattern)),
@@ -211,6 +217,7 @@ export function parseServerConfig(
   // the value of createSdkMcpServer() is a declaration by itself
   if (!fromFile && isSdkMcpServer(value)) return { type: 'sdk', server: value };
   const type = (value as { type?: unknown } | null)?.type ?? 'stdio';
+  checkPerPrincipalPlace(name, value, type, fromFile, where, source);
   const schema =
     type === 'stdio'
       ? stdio
@@ -240,6 +247,32 @@ export function parseServerConfig(
     );
   }
   return value as McpServerConfig;
+}
+
+/**
+ * `perPrincipal` where it cannot apply: on a stdio, sse or in-process server (every principal
+ * shares those), or in a config file (files hold no credentials).
+ */
+function checkPerPrincipalPlace(
+  name: string,
+  value: unknown,
+  type: unknown,
+  fromFile: boolean,
+  where: string,
+  source: McpServerSource,
+): void {
+  if (typeof value !== 'object' || value === null || !Object.hasOwn(value, 'perPrincipal')) return;
+  const fix = `mcp.oauth['${name}'].perPrincipal: true in the agent's options, or auth: { type: 'provider', provider: (principal) => ... } with perPrincipal: true on an http server the host declares`;
+  let why: string | undefined;
+  if (type !== 'http')
+    why = `is a ${String(type)} server, which every principal shares (connections per principal are for http servers that sign each user in)`;
+  else if (fromFile) why = 'is declared in a config file, which holds no credentials';
+  if (why === undefined) return;
+  throw new MusterError(
+    'INVALID_CONFIGURATION',
+    `${where}: server '${name}' has perPrincipal but ${why}: remove perPrincipal, or use ${fix}.`,
+    { details: { server: name, source, field: 'perPrincipal' } },
+  );
 }
 
 /** How an in-process server is declared, for the errors of a declaration that meant one. */

@@ -14,7 +14,7 @@ import type { ReconnectSettings } from './reconnect.js';
 import type { ServerEntry } from './server-entry.js';
 import { emitDiagnostic, markStale } from './server-events.js';
 import { openServer } from './server-open.js';
-import type { ServerOpenOptions } from './server-open.js';
+import type { OpenAs, ServerOpenOptions } from './server-open.js';
 import type { ServerRegistry } from './server-registry.js';
 import { restoreSession } from './session-state.js';
 import type { ToolIndex } from './tool-index.js';
@@ -76,11 +76,15 @@ export class Connector {
    * server reconnecting in the background makes its next attempt now, and is waited for.
    */
   async prepare(ctx: ExecutorRunContext): Promise<void> {
+    // a principal's run uses its own connections to the servers that sign each user in: it
+    // neither opens nor signs in the local user's (see PrincipalConnections)
+    const principal = ctx.principal !== undefined;
     const todo = this.registry
       .entries()
       .filter(
         (e) =>
           !e.blocked &&
+          !(principal && e.perPrincipal) &&
           (e.busy ||
             e.retry ||
             this.#reconnector.active(e) ||
@@ -116,6 +120,34 @@ export class Connector {
       onLost: (closed) => this.lost(e, closed),
       onError: (error) => this.#diagnostic(e, error),
     });
+  }
+
+  /**
+   * Opens a principal's connection to the server of `e` (see {@link openServer} with `as`),
+   * with the entry's protocol verdict when known. Its losses and tool changes go to `hooks`,
+   * never to the entry: the entry's status and listing are the local user's.
+   */
+  openFor(
+    e: ServerEntry,
+    as: OpenAs,
+    signal: AbortSignal,
+    hooks: { readonly onLost: () => void; readonly onToolsChanged: () => void },
+  ): Promise<Opened> {
+    // no health check of the shared connection for a principal's transport error
+    const { onTransportError: _shared, ...config } = this.config;
+    return openServer(
+      e,
+      signal,
+      e.verdict,
+      {
+        ...config,
+        naming: this.index.naming,
+        onToolsChanged: hooks.onToolsChanged,
+        onLost: () => hooks.onLost(),
+        onError: (error) => this.#diagnostic(e, error),
+      },
+      as,
+    );
   }
 
   /** Takes down a connection that closed on its own (see {@link ConnectionLoss.lost}). */

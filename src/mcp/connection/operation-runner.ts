@@ -37,7 +37,7 @@ export interface ResolvedOperationOptions {
  * The bounds one operation runs with: its own timeout, else the server's (`timeoutMs` of an
  * http declaration), else `mcp.operation`'s, else the default; the total timeout likewise.
  */
-function resolveBounds(
+export function resolveBounds(
   entry: ServerEntry,
   options: OperationOptions,
   defaults: McpOptions['operation'],

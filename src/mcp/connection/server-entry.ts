@@ -8,6 +8,7 @@ import type {
 } from '../contracts/config-types.js';
 import type { McpConnection, ProtocolVerdict, ServerProcess } from '../client/mcp-connection.js';
 import type { DiscoveredTool } from './mcp-discovery.js';
+import type { PrincipalMode } from '../config/principal-mode.js';
 import type { McpServerStatus, McpServerStatusValue } from '../contracts/mcp-status.js';
 
 /**
@@ -53,6 +54,11 @@ export interface ServerEntry {
    * `mcp.oauth` entry: each over the principal's own namespace of the token store.
    */
   readonly principals?: PrincipalSessions;
+  /**
+   * How this server authenticates per principal (SPEC 15.4), when it does: a run acting for a
+   * principal then uses that principal's pooled connection, never {@link connection}.
+   */
+  readonly perPrincipal?: PrincipalMode;
   /** The `details.reason` of the last sign-in failure, for `authenticate()` to report. */
   authReason?: OAuthFailureReason;
   /** The latest stdio process of this server (stderr, exit), for `diagnostics()` only. */

@@ -1,7 +1,8 @@
+import type { OAuthSession } from '../../auth/index.js';
 import type { NamingMode } from '../../tools/index.js';
 import type { ClientSetup } from '../handlers/client-setup.js';
 import { connectOptionsFor } from './connect-options.js';
-import type { McpOptions } from '../contracts/config-types.js';
+import type { McpOptions, McpServerConfig } from '../contracts/config-types.js';
 import { McpConnection } from '../client/mcp-connection.js';
 import type { ClientRequestHandler, ProtocolVerdict } from '../client/mcp-connection.js';
 import { MCP_DEFAULTS } from '../contracts/mcp-defaults.js';
@@ -30,18 +31,41 @@ export interface ServerOpenOptions {
   readonly onTransportError?: (e: ServerEntry, connection: McpConnection) => void;
 }
 
+/** Who a connection is opened for, when it is a principal's (SPEC 15.4). */
+export interface OpenAs {
+  readonly principal: string;
+  /** The principal's own OAuth session (`mcp.oauth[name].perPrincipal`). */
+  readonly oauth?: OAuthSession;
+}
+
+/**
+ * The declaration a connection is built from: a server whose auth provider is a function of
+ * the principal gets the provider of `principal` (undefined: the local user's).
+ */
+function configFor(e: ServerEntry, principal: string | undefined): McpServerConfig {
+  const mode = e.perPrincipal;
+  if (mode?.kind !== 'provider' || e.config.type !== 'http') return e.config;
+  const auth = { type: 'provider', provider: mode.provider(principal) } as const;
+  return { ...e.config, auth };
+}
+
 /**
  * Opens a connection to the server of `e` (its declaration, the transport limits of
  * `mcp`, its OAuth session, the client features) with `verdict` (undefined: negotiate),
- * and lists its tools; the connection is closed again if listing fails.
+ * and lists its tools; the connection is closed again if listing fails. With `as`, the
+ * connection is a principal's: authenticated with the principal's session or provider only,
+ * never the entry's own.
  */
 export async function openServer(
   e: ServerEntry,
   signal: AbortSignal,
   verdict: ProtocolVerdict | undefined,
   o: ServerOpenOptions,
+  as?: OpenAs,
 ): Promise<Opened> {
   const { options, client } = o;
+  const oauth = as ? as.oauth : e.oauth;
+  const config = configFor(e, as?.principal);
   const setup = o.clientFor?.(e.name);
   const capabilities = setup?.capabilities ?? client?.capabilities;
   const handlers = setup?.handlers ?? client?.handlers;
@@ -49,7 +73,7 @@ export async function openServer(
   const live: { connection?: McpConnection } = {};
   const connection = await McpConnection.open({
     server: e.name,
-    config: e.config,
+    config,
     mode: options.protocol?.mode ?? 'auto',
     ...(verdict ? { verdict } : {}),
     transport: {
@@ -58,7 +82,7 @@ export async function openServer(
       ...(options.sandbox ? { sandbox: options.sandbox } : {}),
       stderrBytes: MCP_DEFAULTS.stderrBytes,
       secrets: e.secrets,
-      ...(e.oauth ? { oauth: e.oauth } : {}),
+      ...(oauth ? { oauth } : {}),
     },
     ...connectOptionsFor(e, options),
     signal,

@@ -15,6 +15,7 @@ import { MCP_DEFAULTS, mcpEvent } from '../contracts/mcp-defaults.js';
 import type { Emit } from '../contracts/mcp-defaults.js';
 import type { McpServerStatus } from '../contracts/mcp-status.js';
 import { secretsOf } from '../config/redact.js';
+import { principalModeOf } from '../config/principal-mode.js';
 import { snapshot } from './server-entry.js';
 import { createGuardedFetch } from '../transports/guarded-fetch.js';
 import type { ServerEntry } from './server-entry.js';
@@ -142,6 +143,7 @@ export class ServerRegistry {
   }
 
   #create(d: ServerDeclaration): ServerEntry {
+    const perPrincipal = principalModeOf(d, this.#options);
     const type = transportOf(d.config);
     const allowedTransports = this.#options.transports ?? MCP_DEFAULTS.transports;
     const allowed = this.#options.allowedServers;
@@ -160,6 +162,7 @@ export class ServerRegistry {
       key: d.key,
       secrets,
       ...oauth,
+      ...(perPrincipal ? { perPrincipal } : {}),
       status: blocked ? 'disabled' : 'pending',
       ...(blocked
         ? {

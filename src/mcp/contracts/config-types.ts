@@ -18,10 +18,21 @@ export interface McpStdioServerConfig {
   readonly connectTimeoutMs?: number;
 }
 
-/** Static or provider-based authentication of an HTTP server. */
+/**
+ * Static or provider-based authentication of an HTTP server. With `perPrincipal: true` on the
+ * declaration, `provider` is a function of the principal ({@link McpPrincipalAuthProvider}).
+ */
 export type McpAuth =
   | { readonly type: 'bearer'; readonly token: string }
-  | { readonly type: 'provider'; readonly provider: object };
+  | { readonly type: 'provider'; readonly provider: object | McpPrincipalAuthProvider };
+
+/**
+ * The auth provider of a server declared with `perPrincipal: true` (SPEC 15.4): called once per
+ * connection with the principal it is opened for (`undefined` for the local user, whose runs
+ * name none), it returns an official `AuthProvider` (`token()`) or `OAuthClientProvider` for
+ * that user only.
+ */
+export type McpPrincipalAuthProvider = (principal: string | undefined) => object;
 
 /** A remote server over Streamable HTTP. */
 export interface McpHttpServerConfig {
@@ -34,6 +45,13 @@ export interface McpHttpServerConfig {
   readonly timeoutMs?: number;
   /** The bound of a connect (protocol probe, handshake), in ms. Default 30 000. */
   readonly connectTimeoutMs?: number;
+  /**
+   * Connections and catalogs per principal (SPEC 15.4): a run acting for a principal uses a
+   * connection of its own, authenticated by `auth.provider(principal)`. Needs
+   * `auth: { type: 'provider', provider: (principal) => ... }`; for a server signed in with
+   * `mcp.oauth`, set `mcp.oauth[name].perPrincipal` instead.
+   */
+  readonly perPrincipal?: boolean;
 }
 
 /** A remote server over the legacy HTTP+SSE transport (only when `mcp.transports` has `'sse'`). */
@@ -159,6 +177,18 @@ export interface McpOptions {
    * which `muster studio` sets because it renders the views. Default none.
    */
   readonly clientExtensions?: Readonly<Record<string, object>>;
+  /**
+   * The most connections to servers that authenticate per principal (`perPrincipal`) open at
+   * once across the agent, every server and principal counted (SPEC 15.4). When all are taken,
+   * the least recently used idle one is closed; with none idle, a call waits for one (bounded
+   * by its run's signal). 1 to 10 000; default 64.
+   */
+  readonly maxPrincipalConnections?: number;
+  /**
+   * How long a principal's connection may stay unused before it is closed, in ms. Default
+   * 300 000 (5 minutes).
+   */
+  readonly principalIdleMs?: number;
   /** Offer the model built-in tools to list and read resources of connected servers. Default false. */
   readonly exposeResources?: boolean;
   /** The most tokens a sampling request may ask of the agent's model. Default 4096. */

@@ -13,6 +13,10 @@ export const MCP_DEFAULTS = Object.freeze({
   probeTimeoutMs: 10_000,
   stderrBytes: 8 * 1024,
   transports: ['stdio', 'http', 'sdk'] as readonly McpTransportType[],
+  /** `mcp.maxPrincipalConnections`: per-principal connections open at once, agent-wide. */
+  maxPrincipalConnections: 64,
+  /** `mcp.principalIdleMs`: an unused per-principal connection is closed after this. */
+  principalIdleMs: 300_000,
   /** `mcp.reconnect` (health checks only with `healthCheckIntervalMs`). */
   reconnect: Object.freeze({
     enabled: false,

@@ -130,8 +130,9 @@ export async function submitOAuthCallback(
  * closes its connection; the server shows `needs-auth` until it is signed in again. The
  * tokens of principals stay.
  *
- * With `{ principal }`, forgets that principal's tokens only (and cancels its waiting login);
- * the local user's tokens, the other principals' and the server's connection stay.
+ * With `{ principal }`, forgets that principal's tokens only (and cancels its waiting login)
+ * and closes that principal's connection; the local user's tokens, the other principals' and
+ * their connections stay.
  *
  * @throws MusterError `INVALID_CONFIGURATION` for a bad principal id.
  */
@@ -144,7 +145,11 @@ export async function logout(
   const principal = principalOf(options);
   const e = oauthEntry(manager, name);
   if (principal !== undefined) {
-    await e.principals.use(principal, (session) => session.logout());
+    // its connection goes too: nothing may go on calling with the tokens it signed out of
+    await Promise.all([
+      e.principals.use(principal, (session) => session.logout()),
+      manager.pool.closePrincipal(name, principal),
+    ]);
     return;
   }
   if (e.busy) await e.busy.catch(() => undefined);

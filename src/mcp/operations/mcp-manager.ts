@@ -9,12 +9,14 @@ import { InFlightCalls } from '../handlers/in-flight-calls.js';
 import { NotificationHub } from '../client/notification-hub.js';
 import { OperationContext } from './operation-context.js';
 import type { ConnectorOptions } from '../connection/connector.js';
-import { mcpEvent } from '../contracts/mcp-defaults.js';
+import { MCP_DEFAULTS, mcpEvent } from '../contracts/mcp-defaults.js';
 import type { Emit } from '../contracts/mcp-defaults.js';
 import type { McpEvent } from '../contracts/mcp-events.js';
 import type { McpServerStatus } from '../contracts/mcp-status.js';
 import { OperationRunner } from '../connection/operation-runner.js';
 import { ServerRegistry } from '../connection/server-registry.js';
+import { PrincipalConnections } from '../connection/principal-connections.js';
+import { PrincipalPool } from '../connection/principal-pool.js';
 import { ToolIndex } from '../connection/tool-index.js';
 import type { VerdictCache } from '../connection/verdict-cache.js';
 import type { ClientRequestHandler } from '../contracts/connection-types.js';
@@ -39,6 +41,10 @@ export class McpManager {
   readonly hub = new NotificationHub();
   /** Tool calls in flight, to attribute a server's requests to their run and call. */
   readonly inFlight = new InFlightCalls();
+  /** The open connections of principals (SPEC 15.4), bounded across every server. */
+  readonly pool: PrincipalPool;
+  /** Opens, lists and calls on those connections. */
+  readonly principals: PrincipalConnections;
   readonly #background: Emit;
   readonly #lifetime = new AbortController();
   /** The request handlers a connection to a server installs (none for a bare manager). */
@@ -108,6 +114,16 @@ export class McpManager {
       this.health,
     );
     this.ops = new OperationContext(this.runner, this.registry, this.#lifetime.signal);
+    this.pool = new PrincipalPool({
+      max: options.maxPrincipalConnections ?? MCP_DEFAULTS.maxPrincipalConnections,
+      idleMs: options.principalIdleMs ?? MCP_DEFAULTS.principalIdleMs,
+    });
+    this.principals = new PrincipalConnections(
+      this.connector,
+      this.pool,
+      options,
+      this.index.naming,
+    );
   }
 
   /**
@@ -165,7 +181,7 @@ export class McpManager {
     e.oauth?.close();
     e.principals?.close();
     this.index.unpublish(e);
-    await e.connection?.close();
+    await Promise.all([e.connection?.close(), this.pool.closeServer(name)]);
     emit(mcpEvent({ type: 'mcp.catalog.updated', server: name, reason: 'removed', toolCount: 0 }));
   }
 
@@ -177,6 +193,9 @@ export class McpManager {
     this.connector.close();
     this.runner.close();
     this.#lifetime.abort();
-    await Promise.allSettled(this.registry.entries().map((e) => e.connection?.close()));
+    await Promise.allSettled([
+      this.pool.close(),
+      ...this.registry.entries().map((e) => e.connection?.close()),
+    ]);
   }
 }

@@ -62,8 +62,9 @@ export class McpOperations {
    */
   async disconnectAll(): Promise<void> {
     const ctx = this.contextFor('disconnectAll');
-    await Promise.allSettled(
-      this.manager.registry.entries().map(async (e) => {
+    await Promise.allSettled([
+      this.manager.pool.closeAll(),
+      ...this.manager.registry.entries().map(async (e) => {
         const reconnecting = this.manager.connector.stopReconnect(e);
         if (e.busy) await e.busy.catch(() => undefined);
         const connection = e.connection;
@@ -78,7 +79,7 @@ export class McpOperations {
         this.manager.registry.setStatus(e, 'pending', ctx.emit);
         await connection.close();
       }),
-    );
+    ]);
   }
 
   /**

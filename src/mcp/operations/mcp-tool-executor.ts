@@ -6,7 +6,15 @@ import type {
   ToolInfo,
   ToolReturn,
 } from '../../tools/index.js';
-import { OWN_EXECUTOR_FACTS, callParkingOf, runScopeOf } from '../../tools/index.js';
+import { OWN_EXECUTOR_FACTS, OWN_RUN_VIEW, callParkingOf, runScopeOf } from '../../tools/index.js';
+import type { RunViewSource } from '../../tools/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
+import type { CallOptions } from '../client/mcp-connection.js';
+import type { ToolAddress } from '../connection/tool-index.js';
+import { classifyCallError } from '../failures/mcp-errors.js';
+import { principalContextOf, principalTarget } from './principal-address.js';
+import type { PrincipalTarget } from './principal-address.js';
+import { PrincipalToolView } from './principal-tool-view.js';
 import { MCP_DEFAULTS } from '../contracts/mcp-defaults.js';
 import { callAddress } from './call-address.js';
 import { callWithInputRounds } from './input-rounds.js';
@@ -18,6 +26,15 @@ import type { McpManager } from './mcp-manager.js';
 import { urlElicitationsOf } from '../handlers/url-elicitation.js';
 import type { UrlElicitationResponder } from '../handlers/url-elicitation.js';
 
+/** The options of one send of a call (a round of it, with input requests answered). */
+type SendOptions = Pick<CallOptions, 'onProgress' | 'round'> & {
+  readonly toolName: string;
+  readonly signal: AbortSignal;
+};
+
+/** Sends one call (one round of it). */
+type Send = (options: SendOptions) => Promise<CallToolResult>;
+
 /**
  * MCP as a tool source: the tools of connected servers, each executed on its server under its
  * original name. Connecting and refreshing happen in `prepareRun`, before a run's catalog is
@@ -25,7 +42,7 @@ import type { UrlElicitationResponder } from '../handlers/url-elicitation.js';
  * ({@link callAddress}). A call reaches its run (events, approvals, sampling usage) through
  * the call's own scope: nothing is kept per run, so nothing has to be forgotten when one ends.
  */
-export class McpToolExecutor implements ToolExecutor, OwnExecutor {
+export class McpToolExecutor implements ToolExecutor, OwnExecutor, RunViewSource {
   /**
    * A call rejects at once on abort: the official client rejects its request when the signal
    * aborts, and every other wait on the way is bounded by the same signal. Arguments are not
@@ -60,13 +77,46 @@ export class McpToolExecutor implements ToolExecutor, OwnExecutor {
     return this.manager.prepare(ctx);
   }
 
+  /**
+   * The executor a run lists and calls: for a run acting for a principal, a view whose tools
+   * of servers that authenticate per principal come from that principal's own connections
+   * (SPEC 15.4); every other run sees this executor itself.
+   */
+  [OWN_RUN_VIEW](ctx: ExecutorRunContext): ToolExecutor {
+    const principal = ctx.principal;
+    if (principal === undefined) return this;
+    if (!this.manager.registry.entries().some((e) => e.perPrincipal)) return this;
+    return new PrincipalToolView(this, this.manager, ctx, principal);
+  }
+
   /** Runs one call whose arguments already passed validation and policy. */
-  async execute(
+  execute(
     name: string,
     input: Record<string, unknown>,
     ctx: ToolExecutionContext,
   ): Promise<ToolReturn> {
-    const address = await callAddress(this.manager, name, ctx);
+    return this.executeListed(name, input, ctx, undefined);
+  }
+
+  /**
+   * Runs one call; `listed` is where the run's catalog found the tool on a principal's own
+   * connection. A call made for a principal whose tool is on a server that authenticates per
+   * principal goes to that principal's connection, never the shared one.
+   */
+  async executeListed(
+    name: string,
+    input: Record<string, unknown>,
+    ctx: ToolExecutionContext,
+    listed: ToolAddress | undefined,
+  ): Promise<ToolReturn> {
+    const principal = ctx.principal;
+    const target =
+      principal === undefined
+        ? undefined
+        : await principalTarget(this.manager, name, principalContextOf(principal, ctx), listed);
+    const address = target
+      ? { server: target.entry.name, originalName: target.originalName }
+      : await callAddress(this.manager, name, ctx);
     if (!address) {
       throw new ToolError(
         'TOOL_EXECUTION_FAILED',
@@ -74,6 +124,10 @@ export class McpToolExecutor implements ToolExecutor, OwnExecutor {
         { toolName: name, details: { reason: 'not-sent' } },
       );
     }
+    const runner = this.manager.runner;
+    const send: Send = target
+      ? (options) => this.#callAs(target, name, input, options)
+      : (options) => runner.callTool(address.server, address.originalName, input, options);
     // a call made outside a run (a host calling execute itself) reports to the background
     const run = runScopeOf(ctx);
     const end = this.manager.inFlight.begin(address.server, {
@@ -84,7 +138,7 @@ export class McpToolExecutor implements ToolExecutor, OwnExecutor {
       ...(run ? { run } : {}),
     });
     try {
-      return await this.#call(address, name, input, ctx);
+      return await this.#call(address.server, name, send, ctx);
     } catch (err) {
       const urls = urlElicitationsOf(err);
       if (!urls || !this.onUrlElicitation) throw err;
@@ -99,13 +153,45 @@ export class McpToolExecutor implements ToolExecutor, OwnExecutor {
     }
   }
 
-  async #call(
-    address: { server: string; originalName: string },
+  /** One call on a principal's own connection, its failures classified as the runner's. */
+  async #callAs(
+    target: PrincipalTarget,
     name: string,
     input: Record<string, unknown>,
+    options: SendOptions,
+  ): Promise<CallToolResult> {
+    let timeoutMs: number = MCP_DEFAULTS.timeoutMs;
+    try {
+      const called = await this.manager.principals.callTool(
+        target.entry,
+        target.ctx,
+        target.originalName,
+        input,
+        {
+          ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+          ...(options.round ? { round: options.round } : {}),
+        },
+      );
+      timeoutMs = called.timeoutMs;
+      return called.result;
+    } catch (err) {
+      throw classifyCallError(err, {
+        toolName: name,
+        server: target.entry.name,
+        signal: options.signal,
+        timeoutMs,
+        secrets: target.entry.secrets,
+      });
+    }
+  }
+
+  async #call(
+    server: string,
+    name: string,
+    send: Send,
     ctx: ToolExecutionContext,
   ): Promise<ToolReturn> {
-    const options = {
+    const options: SendOptions = {
       toolName: name,
       signal: ctx.signal,
       onProgress: (p: { progress: number; total?: number; message?: string }) =>
@@ -115,7 +201,6 @@ export class McpToolExecutor implements ToolExecutor, OwnExecutor {
           ...(p.message !== undefined ? { message: p.message } : {}),
         }),
     };
-    const runner = this.manager.runner;
     const parking = callParkingOf(ctx);
     // a run that can park answers a server's input requests itself (a person may answer
     // later); elsewhere the official client answers them in process
@@ -123,20 +208,16 @@ export class McpToolExecutor implements ToolExecutor, OwnExecutor {
       parking && (parking.canPark || parking.resumption)
         ? await callWithInputRounds(
             {
-              server: address.server,
+              server,
               toolName: name,
-              send: (round) =>
-                runner.callTool(address.server, address.originalName, input, {
-                  ...options,
-                  round,
-                }),
-              handlers: () => this.manager.inputHandlers(address.server),
+              send: (round) => send({ ...options, round }),
+              handlers: () => this.manager.inputHandlers(server),
               signal: ctx.signal,
               maxStateBytes: this.manager.maxResponseBytes ?? MCP_DEFAULTS.maxResponseBytes,
             },
             parking,
           )
-        : await runner.callTool(address.server, address.originalName, input, options);
+        : await send(options);
     return result as unknown as ToolReturn;
   }
 

@@ -63,6 +63,15 @@ export function validateRemoteConfig(
     return { url, headers, bearerToken: auth.token };
   }
   if (auth.type === 'provider') {
+    if (typeof auth.provider === 'function') {
+      // a provider per principal is called for each connection (the server's connections
+      // resolve it before building their transport): nothing to hand the client here
+      if (config.type === 'http' && config.perPrincipal === true) return { url, headers };
+      throw invalid(
+        server,
+        `Server "${server}" has a function as its auth provider, which only a server declared with perPrincipal: true takes: add perPrincipal: true, or pass an AuthProvider object`,
+      );
+    }
     if (!isProvider(auth.provider)) {
       throw invalid(
         server,

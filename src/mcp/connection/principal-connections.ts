@@ -1,0 +1,205 @@
+import type { CallToolResult } from '@modelcontextprotocol/client';
+import { authError, oauthReasonOf } from '../../auth/index.js';
+import { ToolError } from '../../errors/index.js';
+import type { ExecutorRunContext, NamingMode } from '../../tools/index.js';
+import type { CallOptions } from '../client/mcp-connection.js';
+import type { McpOptions } from '../contracts/config-types.js';
+import { MCP_DEFAULTS } from '../contracts/mcp-defaults.js';
+import { clientErrorOf, insufficientScopeOf } from '../failures/client-errors.js';
+import { findInCauseChain } from '../failures/cause-chain.js';
+import { sessionGone } from '../failures/session-loss.js';
+import { needsSignIn } from './auth-connect.js';
+import { connectionSummary } from './connection-summary.js';
+import type { Connector } from './connector.js';
+import { toDiscoveredTools } from './mcp-discovery.js';
+import type { DiscoveredTool } from './mcp-discovery.js';
+import { resolveBounds } from './operation-runner.js';
+import type { PrincipalLease, PrincipalOpened, PrincipalPool } from './principal-pool.js';
+import type { PrincipalConnectionHooks } from './principal-pool.js';
+import type { ServerEntry } from './server-entry.js';
+
+/** Who an operation on a principal's connection is for, and what bounds and authorizes it. */
+export interface PrincipalContext {
+  readonly principal: string;
+  readonly signal: AbortSignal;
+  /**
+   * The run whose policy authorizes `mcp_connect:<server>` when the principal's connection
+   * must open (with its principal on the request); none outside a run.
+   */
+  readonly run?: Pick<ExecutorRunContext, 'sessionId' | 'runId' | 'authorize'>;
+}
+
+/** The options of one call on a principal's connection. */
+export type PrincipalCallOptions = Pick<CallOptions, 'onProgress' | 'round'> & {
+  readonly timeoutMs?: number;
+};
+
+/**
+ * The servers' connections for principals (SPEC 15.4): opened with the principal's own OAuth
+ * session or auth provider, never the entry's, kept in the {@link PrincipalPool}, listed and
+ * called there. Nothing here falls back on the shared connection of a server or another
+ * principal's: a principal whose connection cannot open fails, typed.
+ */
+export class PrincipalConnections {
+  constructor(
+    private readonly connector: Connector,
+    private readonly pool: PrincipalPool,
+    private readonly options: McpOptions,
+    private readonly naming: NamingMode,
+  ) {}
+
+  /**
+   * Lends the connection of `ctx.principal` to the server of `e`, authorized and opened first
+   * when there is none, its listing refreshed when the server said it changed.
+   *
+   * @throws McpError `MCP_AUTH_REQUIRED` when the principal has no sign-in that works;
+   *   `TOOL_DENIED` (not sent) when the policy refuses the connection; the connect's error.
+   */
+  async lease(e: ServerEntry, ctx: PrincipalContext): Promise<PrincipalLease> {
+    if (!this.pool.has(e, ctx.principal)) await this.#authorize(e, ctx);
+    let lease: PrincipalLease;
+    try {
+      lease = await this.pool.acquire(e, ctx.principal, ctx.signal, (hooks, signal) =>
+        this.#open(e, ctx.principal, hooks, signal),
+      );
+    } catch (err) {
+      throw ctx.signal.aborted ? err : signInFailure(e, err);
+    }
+    if (!lease.stale) return lease;
+    try {
+      const listed = await lease.connection.listTools(MCP_DEFAULTS.timeoutMs, ctx.signal);
+      lease.setTools(toDiscoveredTools(e.name, listed, this.naming));
+      return lease;
+    } catch (err) {
+      // a listing that cannot be refreshed must not stay: the next use opens anew
+      lease.discard();
+      lease.release();
+      throw err;
+    }
+  }
+
+  /** The tools the server shows `ctx.principal` (on its connection, opened when needed). */
+  async tools(e: ServerEntry, ctx: PrincipalContext): Promise<readonly DiscoveredTool[]> {
+    const lease = await this.lease(e, ctx);
+    try {
+      return lease.tools;
+    } finally {
+      lease.release();
+    }
+  }
+
+  /**
+   * Calls `tool` on the principal's connection. A call refused for its token (`401`, or a
+   * refresh that cannot renew it) closes that connection and fails `MCP_AUTH_REQUIRED`; a
+   * call the server refused because its HTTP session is gone (it never ran) is sent once more
+   * on a fresh connection of the same principal. Failures are the connection's own (the
+   * caller classifies them).
+   */
+  async callTool(
+    e: ServerEntry,
+    ctx: PrincipalContext,
+    tool: string,
+    args: Record<string, unknown>,
+    options: PrincipalCallOptions,
+  ): Promise<{ result: CallToolResult; timeoutMs: number }> {
+    const bounds = resolveBounds(
+      e,
+      {
+        signal: ctx.signal,
+        ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      },
+      this.options.operation,
+    );
+    for (let attempt = 1; ; attempt++) {
+      const lease = await this.lease(e, ctx);
+      try {
+        const result = await lease.connection.callTool(tool, args, {
+          ...bounds,
+          ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+          ...(options.round ? { round: options.round } : {}),
+        });
+        return { result, timeoutMs: bounds.timeoutMs };
+      } catch (err) {
+        if (ctx.signal.aborted) throw err;
+        const gone = e.type === 'http' && sessionGone(err);
+        const refused = tokenRefused(err);
+        if (gone || refused || lease.connection.closed) lease.discard();
+        if (gone && attempt === 1) continue;
+        if (insufficientScopeOf(err) !== undefined)
+          throw authError(
+            e.name,
+            'insufficient-scope',
+            `Server '${e.name}' refused the request for lack of scope for this principal; it was not run. Sign the principal in again with the scope: agent.mcp.authenticate('${e.name}', { principal }).`,
+            err,
+          );
+        throw refused ? signInFailure(e, err) : err;
+      } finally {
+        lease.release();
+      }
+    }
+  }
+
+  async #authorize(e: ServerEntry, ctx: PrincipalContext): Promise<void> {
+    const run = ctx.run;
+    if (!run) return;
+    const decision = await run.authorize({
+      kind: 'connection',
+      capability: `mcp_connect:${e.name}`,
+      server: e.name,
+      source: e.type,
+      connection: connectionSummary(e, this.options.sandbox),
+      sessionId: run.sessionId,
+      runId: run.runId,
+    });
+    if (decision.decision === 'allow') return;
+    throw new ToolError(
+      'TOOL_DENIED',
+      `Connecting to '${e.name}' was not authorized (${decision.reason ?? decision.stage}); nothing was sent.`,
+      { details: { server: e.name, reason: 'not-sent' } },
+    );
+  }
+
+  async #open(
+    e: ServerEntry,
+    principal: string,
+    hooks: PrincipalConnectionHooks,
+    signal: AbortSignal,
+  ): Promise<PrincipalOpened> {
+    // an OAuth server: the principal's own session, held while its connection is open
+    const held = e.perPrincipal?.kind === 'oauth' ? e.principals?.acquire(principal) : undefined;
+    try {
+      const opened = await this.connector.openFor(
+        e,
+        { principal, ...(held ? { oauth: held.session } : {}) },
+        signal,
+        hooks,
+      );
+      return { ...opened, release: () => held?.release() };
+    } catch (err) {
+      held?.release();
+      throw err;
+    }
+  }
+}
+
+/** True for a request refused for its token: a `401`, or a refresh that needs a new login. */
+function tokenRefused(err: unknown): boolean {
+  if (oauthReasonOf(err) === 'login-required') return true;
+  const fact = findInCauseChain(err, clientErrorOf);
+  return fact?.kind === 'sdk' && fact.status === 401;
+}
+
+/**
+ * A principal's connection that failed for its sign-in, as `MCP_AUTH_REQUIRED` saying what to
+ * do (the principal's own error when it already is one); any other failure as it is.
+ */
+function signInFailure(e: ServerEntry, err: unknown): unknown {
+  if (!needsSignIn(err) && !tokenRefused(err)) return err;
+  const reason = oauthReasonOf(err) ?? 'login-required';
+  return authError(
+    e.name,
+    reason,
+    `Server '${e.name}' has no working sign-in for this principal: sign it in with agent.mcp.authenticate('${e.name}', { principal }), then try again.`,
+    err,
+  );
+}
