@@ -13,6 +13,7 @@ export type {
   McpSandbox,
   McpOperationDefaults,
   McpReconnectOptions,
+  McpTasksOptions,
   McpOptions,
 } from './contracts/config-types.js';
 export { createSdkMcpServer, sdkTool } from './servers/sdk-server.js';
@@ -64,6 +65,9 @@ export type {
   McpListenSubscription,
   McpNotice,
   McpCallToolOptions,
+  McpCallToolTaskOptions,
+  McpTaskHandle,
+  McpTaskState,
   McpOperationOptions,
   McpSignInOptions,
   McpRetryOptions,

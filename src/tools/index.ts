@@ -68,6 +68,7 @@ export type {
   ToolDecisionEvent,
   ToolCalledEvent,
   ToolProgressEvent,
+  ToolTaskEvent,
   ToolCompletedEvent,
   ToolEvent,
 } from './tool-events.js';

@@ -13,6 +13,8 @@ export const MCP_DEFAULTS = Object.freeze({
   probeTimeoutMs: 10_000,
   stderrBytes: 8 * 1024,
   transports: ['stdio', 'http', 'sdk'] as readonly McpTransportType[],
+  /** `mcp.tasks`: the bounds of the wait between two polls of a task (SPEC 15.3). */
+  tasks: Object.freeze({ minPollIntervalMs: 250, maxPollIntervalMs: 5_000 }),
   /** `mcp.reconnect` (health checks only with `healthCheckIntervalMs`). */
   reconnect: Object.freeze({
     enabled: false,

@@ -10,7 +10,8 @@ import { OWN_EXECUTOR_FACTS, callParkingOf, runScopeOf } from '../../tools/index
 import { MCP_DEFAULTS } from '../contracts/mcp-defaults.js';
 import { callAddress } from './call-address.js';
 import { callWithInputRounds } from './input-rounds.js';
-import type { OwnExecutor, OwnExecutorFacts } from '../../tools/index.js';
+import type { OwnExecutor, OwnExecutorFacts, ToolTaskEvent } from '../../tools/index.js';
+import type { TaskStatusReport } from '../tasks/index.js';
 import { ToolError } from '../../errors/index.js';
 import { raceAbort } from '../../util/index.js';
 import type { Emit } from '../contracts/mcp-defaults.js';
@@ -105,9 +106,27 @@ export class McpToolExecutor implements ToolExecutor, OwnExecutor {
     input: Record<string, unknown>,
     ctx: ToolExecutionContext,
   ): Promise<ToolReturn> {
+    const run = runScopeOf(ctx);
+    const emit = run ? run.emit : this.background;
     const options = {
       toolName: name,
       signal: ctx.signal,
+      // a call the server made a task of: its statuses as `tool.task` events of the call
+      onTask: (report: TaskStatusReport) => {
+        const event: ToolTaskEvent = {
+          type: 'tool.task',
+          timestamp: new Date().toISOString(),
+          sessionId: ctx.sessionId,
+          runId: ctx.runId,
+          callId: ctx.callId,
+          toolName: name,
+          server: address.server,
+          taskId: report.taskId,
+          status: report.status,
+          ...(report.statusMessage !== undefined ? { statusMessage: report.statusMessage } : {}),
+        };
+        emit(event);
+      },
       onProgress: (p: { progress: number; total?: number; message?: string }) =>
         ctx.reportProgress({
           progress: p.progress,
