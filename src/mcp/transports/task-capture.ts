@@ -114,6 +114,7 @@ export class TaskCapture implements TaskAnswerCapture {
       const timer = setTimeout(() => {
         this.#late.delete(id);
         if (this.#inFlight.get(id) === tag) this.#inFlight.delete(id);
+        this.#release(id);
       }, LATE_ANSWER_GRACE_MS);
       timer.unref?.();
       this.#late.set(id, { onLate, timer });
