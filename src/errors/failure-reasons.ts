@@ -100,13 +100,20 @@ export type McpFailureReason = (typeof MCP_FAILURE_REASONS)[number];
  * Why the outcome of a tool call is unknown (`TOOL_OUTCOME_UNKNOWN`): the call may have run.
  * - `timeout`: a deadline passed (`details.limit` and `details.limitMs` name it);
  * - `disconnected`: the connection was lost after the call was sent;
- * - `aborted`: the caller's signal aborted the call;
+ * - `aborted`: the caller's signal aborted the call (a call that had become a task: its
+ *   `tasks/cancel` was sent once; cancellation is cooperative);
+ * - `task-expired`: the call became a task (SPEC 15.3) that was still not done when its
+ *   `createdAt + ttlMs` passed;
+ * - `task-not-found`: the call became a task whose id the server no longer knows (it answered
+ *   `tasks/get` with `-32602`);
  * - `unknown`: a failure with no typed fact that says more.
  */
 export const TOOL_OUTCOME_UNKNOWN_REASONS = [
   'timeout',
   'disconnected',
   'aborted',
+  'task-expired',
+  'task-not-found',
   'unknown',
 ] as const;
 
@@ -125,7 +132,10 @@ export type ToolOutcomeUnknownReason = (typeof TOOL_OUTCOME_UNKNOWN_REASONS)[num
  * - `input-state-too-large`: a server's `input_required` state (`requestState`) was over
  *   `mcp.maxResponseBytes` (`TOOL_EXECUTION_FAILED`): nothing was parked or sent back;
  * - `input-rounds-exceeded`: a server still asked for input after 10 rounds;
- * - `no-input-handler`: a server asked for input no `mcp.handlers` entry answers.
+ * - `no-input-handler`: a server asked for input no `mcp.handlers` entry answers;
+ * - `task-failed`: the call became a task that ended `failed` (`details.protocolCode` is its
+ *   JSON-RPC error's code, when the server gave one);
+ * - `task-cancelled`: the call became a task that the server ended `cancelled`.
  */
 export const TOOL_FAILURE_REASONS = [
   'not-sent',
@@ -134,6 +144,8 @@ export const TOOL_FAILURE_REASONS = [
   'input-state-too-large',
   'input-rounds-exceeded',
   'no-input-handler',
+  'task-failed',
+  'task-cancelled',
   ...TOOL_OUTCOME_UNKNOWN_REASONS,
 ] as const;
 

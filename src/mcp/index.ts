@@ -14,6 +14,7 @@ export type {
   McpSandbox,
   McpOperationDefaults,
   McpReconnectOptions,
+  McpTasksOptions,
   McpOptions,
 } from './contracts/config-types.js';
 export { createSdkMcpServer, sdkTool } from './servers/sdk-server.js';
@@ -65,6 +66,9 @@ export type {
   McpListenSubscription,
   McpNotice,
   McpCallToolOptions,
+  McpCallToolTaskOptions,
+  McpTaskHandle,
+  McpTaskState,
   McpOperationOptions,
   McpSignInOptions,
   McpRetryOptions,

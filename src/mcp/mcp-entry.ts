@@ -19,6 +19,9 @@ export type {
   McpListenSubscription,
   McpNotice,
   McpCallToolOptions,
+  McpCallToolTaskOptions,
+  McpTaskHandle,
+  McpTaskState,
   McpOperationOptions,
   McpRetryOptions,
 } from './contracts/operation-types.js';
@@ -43,6 +46,7 @@ export type {
   McpSdkServerConfig,
   McpOptions,
   McpReconnectOptions,
+  McpTasksOptions,
 } from './contracts/config-types.js';
 export type { McpServerStatus } from './contracts/mcp-status.js';
 export { memoryTokenStore, fileTokenStore, keychainTokenStore } from '../auth/index.js';

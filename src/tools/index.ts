@@ -70,6 +70,7 @@ export type {
   ToolDecisionEvent,
   ToolCalledEvent,
   ToolProgressEvent,
+  ToolTaskEvent,
   ToolCompletedEvent,
   ToolEvent,
 } from './tool-events.js';

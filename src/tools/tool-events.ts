@@ -48,6 +48,22 @@ export interface ToolProgressEvent extends EventBase {
   readonly message?: string;
 }
 
+/**
+ * A call the server made a task of (SPEC 15.3) reported its status: the seed status when the
+ * task is created, then each change of status or status message while it is polled.
+ */
+export interface ToolTaskEvent extends EventBase {
+  readonly type: 'tool.task';
+  readonly callId: string;
+  readonly toolName: string;
+  readonly server?: string;
+  readonly taskId: string;
+  /** `working`, `input_required`, `completed`, `failed`, `cancelled` (as the server said). */
+  readonly status: string;
+  /** The server's message for this status, its secrets masked. */
+  readonly statusMessage?: string;
+}
+
 /** A call ended: executed, refused or failed. `content` is what the model reads. */
 export interface ToolCompletedEvent extends EventBase {
   readonly type: 'tool.completed';
@@ -72,4 +88,5 @@ export type ToolEvent =
   | ToolDecisionEvent
   | ToolCalledEvent
   | ToolProgressEvent
+  | ToolTaskEvent
   | ToolCompletedEvent;

@@ -57,9 +57,14 @@ function toolAdvice(err: ToolError): string {
     case 'input-rounds-exceeded':
     case 'no-input-handler':
       return 'asked for input that cannot be given';
+    case 'task-failed':
+    case 'task-cancelled':
+      return 'ran as a task that did not complete';
     case 'timeout':
     case 'disconnected':
     case 'aborted':
+    case 'task-expired':
+    case 'task-not-found':
     case 'unknown':
       return 'may have run: check before retrying';
     default: {

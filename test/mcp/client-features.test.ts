@@ -219,11 +219,15 @@ describe('McpClientManager operations on the features fixture', () => {
     }
   }, 20_000);
 
-  it('reports the tasks extension as unsupported', async () => {
+  it('reports the tasks extension as supported, naming the legacy limit; skills as unsupported', async () => {
     const { getMcpExtensionSupport, assertMcpExtensionSupported } =
       await import('../../src/mcp/mcp-entry.js');
-    expect(getMcpExtensionSupport('tasks')).toMatchObject({ supported: false });
-    expect(() => assertMcpExtensionSupported('tasks')).toThrow(
+    const tasks = getMcpExtensionSupport('tasks');
+    expect(tasks).toMatchObject({ supported: true });
+    expect(tasks.reason).toContain('2026-07-28');
+    expect(tasks.reason).toContain('Legacy connections');
+    expect(() => assertMcpExtensionSupported('tasks')).not.toThrow();
+    expect(() => assertMcpExtensionSupported('skills')).toThrow(
       expect.objectContaining({ code: 'MCP_EXTENSION_UNSUPPORTED' }),
     );
     expect(() => assertMcpExtensionSupported('elicitation')).not.toThrow();

@@ -20,7 +20,12 @@ import {
 } from '../failures/connection-errors.js';
 import { PendingRequests, watchTransport } from './pending-requests.js';
 import type { ProcessExit } from '../failures/exit-status.js';
-import type { McpToolAnswer, TaskAnswerCapture, TaskCallTag } from '../contracts/task-types.js';
+import type {
+  CapturedTask,
+  McpToolAnswer,
+  TaskAnswerCapture,
+  TaskCallTag,
+} from '../contracts/task-types.js';
 import { withTasksExtension } from './tasks-capability.js';
 
 export type {
@@ -289,7 +294,9 @@ export class McpConnection {
    * gives `{ kind: 'task' }` with the handle its `CreateTaskResult` carried, captured by the
    * transport below the client (which rejects that answer as `UNSUPPORTED_RESULT_TYPE`).
    * A task answer anywhere else (a legacy connection, the extension not declared) or one
-   * without a task id is an invalid response (`details.reason: 'invalid-response'`).
+   * without a task id is an invalid response (`details.reason: 'invalid-response'`). A call
+   * given up before its answer came (abort, timeout) hands a task still answered for it to
+   * `options.onLateTask`, so that it can be cancelled.
    */
   async callToolOrTask(
     name: string,
@@ -306,7 +313,7 @@ export class McpConnection {
     // Muster checks the output (rounds included): the client gets the definition without it
     const definition =
       this.era === 'modern' && this.#remote ? undefined : listed && definitionForClient(listed);
-    const tag = this.#capture?.tag();
+    const tag = this.#capture?.tag({ hold: this.tasksOffered });
     const request = {
       ...callRequest(options, deadline, definition),
       ...(tag ? { onresumptiontoken: tag } : {}),
@@ -320,7 +327,10 @@ export class McpConnection {
           deadline?.passed,
         )) as CallToolResult;
       } catch (err) {
-        const task = this.#taskAnswer(tag);
+        // given up before the answer came (an abort, a timeout): a task still answered goes
+        // to `onLateTask`, which cancels it
+        const onLate = this.tasksOffered ? options.onLateTask : undefined;
+        const task = this.#taskAnswer(tag, onLate);
         if (task) return task;
         throw err;
       }
@@ -335,11 +345,22 @@ export class McpConnection {
   }
 
   /**
+   * Checks a `completed` task's result (SPEC 15.3) as a direct answer of the call is checked:
+   * against the tool's declared output schema (`TOOL_EXECUTION_FAILED`, `output-invalid`).
+   */
+  async checkTaskResult(name: string, result: CallToolResult): Promise<void> {
+    (await outputCheckFor(this.server, this.#tools.get(name)))?.(result);
+  }
+
+  /**
    * The task answer the capture took for the call tagged `tag`: its handle when this
    * connection offered tasks; else (or when it was no task) the invalid response it is.
    */
-  #taskAnswer(tag: TaskCallTag | undefined): McpToolAnswer | undefined {
-    const answer = tag && this.#capture?.take(tag);
+  #taskAnswer(
+    tag: TaskCallTag | undefined,
+    onLate?: (task: CapturedTask) => void,
+  ): McpToolAnswer | undefined {
+    const answer = tag && this.#capture?.take(tag, onLate);
     if (!answer) return undefined;
     if (answer.kind === 'malformed')
       throw invalidResponseError(this.server, 'tools/call', `a task with ${answer.problem}`);

@@ -187,6 +187,7 @@ describe('mcp options', () => {
         },
         b: { serverUrl: 'https://b.com/mcp', allowedOrigins: [], store: 'keychain' },
       },
+      tasks: { minPollIntervalMs: 1, maxPollIntervalMs: 86_400_000 },
     };
     expect(parseMcpOptions(options)).toBe(options);
     expect(
@@ -245,6 +246,16 @@ describe('mcp options', () => {
     [
       { oauth: { a: { serverUrl: 'x', allowedOrigins: [], privateKeyJwk: {} } } },
       'oauth.a.privateKeyJwk.kty: is missing',
+    ],
+    [{ tasks: { minPollIntervalMs: 0 } }, 'tasks.minPollIntervalMs: must be a whole number from 1'],
+    [
+      { tasks: { maxPollIntervalMs: 1.5 } },
+      'tasks.maxPollIntervalMs: must be a whole number from 1',
+    ],
+    [{ tasks: { parkAfter: 1 } }, 'tasks: unknown key(s) parkAfter'],
+    [
+      { tasks: { minPollIntervalMs: 6_000 } },
+      'mcp.tasks.minPollIntervalMs (6000) is over mcp.tasks.maxPollIntervalMs (5000)',
     ],
   ])('refuses %j', (options, says) => {
     const err = refusal(() => parseMcpOptions(options));

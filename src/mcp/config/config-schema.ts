@@ -4,6 +4,7 @@ import { assertServerName } from '../../tools/index.js';
 import { clientExtensionsCheck } from './client-capabilities.js';
 import { checkProtocolPin } from './protocol-pins.js';
 import type { McpOptions, McpServerConfig, McpServerSource } from '../contracts/config-types.js';
+import { MCP_DEFAULTS } from '../contracts/mcp-defaults.js';
 import {
   anyOf,
   arrayOf,
@@ -184,6 +185,7 @@ const options = object({
   toolSearch: optional(anyOf([boolean, oneOf(['auto'])], "'auto', true or false")),
   toolSearchBudgetTokens: optional(integer(1)),
   alwaysLoad: optional(arrayOf(policyPattern)),
+  tasks: optional(object({ minPollIntervalMs: timer(), maxPollIntervalMs: timer() })),
 });
 
 const file = object({
@@ -303,7 +305,21 @@ export function parseMcpOptions(value: unknown): McpOptions {
       { details: fieldOf(found) },
     );
   checkProtocolPin((value as McpOptions).protocol);
+  checkTaskPolling((value as McpOptions).tasks);
   return value as McpOptions;
+}
+
+/** `mcp.tasks`: the shortest wait between polls may not exceed the longest (defaults applied). */
+function checkTaskPolling(tasks: McpOptions['tasks']): void {
+  if (tasks === undefined) return;
+  const min = tasks.minPollIntervalMs ?? MCP_DEFAULTS.tasks.minPollIntervalMs;
+  const max = tasks.maxPollIntervalMs ?? MCP_DEFAULTS.tasks.maxPollIntervalMs;
+  if (min <= max) return;
+  throw new MusterError(
+    'INVALID_CONFIGURATION',
+    `Invalid mcp options: mcp.tasks.minPollIntervalMs (${min}) is over mcp.tasks.maxPollIntervalMs (${max}); set the shortest wait between two polls of a task at most the longest.`,
+    { details: { field: 'tasks.minPollIntervalMs' } },
+  );
 }
 
 /** Validates the shape of a config file: `{ "mcpServers": { name: declaration } }`. */

@@ -308,6 +308,7 @@ export class Connector {
         e.name,
         await e.connection!.listTools(MCP_DEFAULTS.timeoutMs, ctx.signal),
         this.index.naming,
+        e.connection!.tasksOffered,
       );
       e.stale = false;
       this.index.publish(e, tools, 'refreshed', ctx.emit);

@@ -30,12 +30,15 @@ const ANNOTATION_KEYS = [
 /**
  * Turns a server's tool listing into catalog tools: names are assigned (safe or strict),
  * input schemas must be object schemas nested at most `MAX_DATA_DEPTH` levels, annotations are kept as advisory data. Any problem
- * rejects the whole listing with `INVALID_CONFIGURATION` or `TOOL_NAME_CONFLICT`.
+ * rejects the whole listing with `INVALID_CONFIGURATION` or `TOOL_NAME_CONFLICT`. On a
+ * connection that does not take tasks (`takesTasks` false: a legacy one), a tool marked
+ * {@link requiresTasks} keeps its name but stays out of every run's catalog.
  */
 export function toDiscoveredTools(
   server: string,
   tools: readonly McpTool[],
   mode: NamingMode,
+  takesTasks = false,
 ): DiscoveredTool[] {
   const names = assignMcpToolNames(
     server,
@@ -63,7 +66,7 @@ export function toDiscoveredTools(
     return {
       name,
       originalName: t.name,
-      modelVisible: isModelVisibleMcpTool(t),
+      modelVisible: isModelVisibleMcpTool(t) && (takesTasks || !requiresTasks(t)),
       definition: {
         name,
         description: t.description ?? t.title ?? '',
@@ -81,4 +84,14 @@ function annotationsOf(t: McpTool): { annotations?: ToolAnnotations } {
   for (const k of ANNOTATION_KEYS) if (source[k] !== undefined) out[k] = source[k];
   if (out.title === undefined && typeof t.title === 'string') out.title = t.title;
   return Object.keys(out).length > 0 ? { annotations: out as ToolAnnotations } : {};
+}
+
+/**
+ * True for a tool a legacy server (2025-11-25) marks `execution.taskSupport: "required"`: it
+ * runs only as a task of that revision's task API, which Muster does not speak (its Tasks
+ * client is the 2026-07-28 extension, SPEC 15.3). Such a tool is hidden from the model and a
+ * direct call of it is refused unsent (`MCP_EXTENSION_UNSUPPORTED`).
+ */
+export function requiresTasks(tool: { readonly execution?: unknown }): boolean {
+  return (tool.execution as { taskSupport?: unknown } | undefined)?.taskSupport === 'required';
 }

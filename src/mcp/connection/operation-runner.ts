@@ -16,6 +16,11 @@ import type { ServerEntry } from './server-entry.js';
 import type { ServerRegistry } from './server-registry.js';
 import { sessionGone } from '../failures/session-loss.js';
 import { notSentError } from '../failures/connection-errors.js';
+import { abortedError } from '../../errors/index.js';
+import type { ClientRequestHandler } from '../contracts/connection-types.js';
+import type { McpToolAnswer } from '../contracts/task-types.js';
+import { TaskCalls } from './task-calls.js';
+import type { FollowOptions } from './task-calls.js';
 import type { ToolIndex } from './tool-index.js';
 
 /** The bounds of one operation. */
@@ -55,6 +60,20 @@ export function resolveBounds(
   };
 }
 
+/** The options of one tool call on a server. */
+export type ToolCallOptions = Omit<CallOptions, 'timeoutMs' | 'onLateTask'> &
+  Pick<FollowOptions, 'onTask' | 'answerInput'> & {
+    readonly toolName?: string;
+    readonly timeoutMs?: number;
+  };
+
+/** A call sent and answered: its result or task, the connection it came on, its timeout. */
+export interface StartedCall {
+  readonly answer: McpToolAnswer;
+  readonly connection: McpConnection;
+  readonly timeoutMs: number;
+}
+
 /** One request on a connection, with its bounds. */
 type Send<T> = (connection: McpConnection, options: ResolvedOperationOptions) => Promise<T>;
 
@@ -74,6 +93,8 @@ export class OperationRunner {
   readonly #lifetime = new AbortController();
   /** Requests in flight per entry (no periodic health check meanwhile). */
   readonly #requests = new WeakMap<ServerEntry, number>();
+  /** The calls that became tasks: followed, and cancelled when given up. */
+  readonly tasks: TaskCalls;
 
   constructor(
     private readonly registry: ServerRegistry,
@@ -82,7 +103,16 @@ export class OperationRunner {
     private readonly options: McpOptions,
     private readonly background: Emit,
     private readonly health: HealthChecks,
-  ) {}
+    handlersOf?: (server: string) => readonly ClientRequestHandler[],
+  ) {
+    this.tasks = new TaskCalls({
+      withConnection: (server, operation, o) => this.withConnection(server, operation, o),
+      options,
+      secretsOf: (server) => this.registry.get(server)?.secrets ?? NO_SECRETS,
+      ...(handlersOf ? { handlersOf } : {}),
+      lifetime: this.#lifetime.signal,
+    });
+  }
 
   /**
    * True while `e` is reconnecting in the background with `mcp.reconnect.enabled`: a request
@@ -200,26 +230,51 @@ export class OperationRunner {
     }
   }
 
-  /** Calls a tool by server and original name. Tool-level failures throw `ToolError`s. */
+  /**
+   * Calls a tool by server and original name. A call the server turns into a task (SPEC 15.3)
+   * is followed to its end ({@link TaskCalls.follow}) and its result given as if the call had
+   * answered it. Tool-level failures throw `ToolError`s.
+   */
   async callTool(
     server: string,
     tool: string,
     args: Record<string, unknown>,
-    options: Omit<CallOptions, 'timeoutMs'> & {
-      readonly toolName?: string;
-      readonly timeoutMs?: number;
-    },
+    options: ToolCallOptions,
   ): Promise<CallToolResult> {
+    const started = await this.startCall(server, tool, args, options);
+    if (started.answer.kind === 'result') return started.answer.result;
+    return this.tasks.follow(server, tool, started.answer.task, started.connection, {
+      ...options,
+      timeoutMs: started.timeoutMs,
+    });
+  }
+
+  /**
+   * Sends a `tools/call` and gives its answer: the result, or the task the server made of it
+   * (not followed), with the connection it came on and the call's per-request timeout. A task
+   * answered after the call was given up (an abort, a timeout) is cancelled. Tool-level
+   * failures throw `ToolError`s.
+   */
+  async startCall(
+    server: string,
+    tool: string,
+    args: Record<string, unknown>,
+    options: ToolCallOptions,
+  ): Promise<StartedCall> {
     let timeoutMs: number = MCP_DEFAULTS.timeoutMs;
+    let answer: McpToolAnswer;
+    let on: McpConnection | undefined;
     try {
-      return await this.withConnection(
+      answer = await this.withConnection(
         server,
         (c, bounds) => {
           timeoutMs = bounds.timeoutMs;
-          return c.callTool(tool, args, {
+          on = c;
+          return c.callToolOrTask(tool, args, {
             ...bounds,
             ...(options.onProgress ? { onProgress: options.onProgress } : {}),
             ...(options.round ? { round: options.round } : {}),
+            onLateTask: (task) => void this.tasks.cancel(server, task.taskId, bounds.timeoutMs),
           });
         },
         options,
@@ -233,6 +288,18 @@ export class OperationRunner {
         secrets: this.registry.get(server)?.secrets ?? NO_SECRETS,
       });
     }
+    if (answer.kind === 'task' && options.signal.aborted) {
+      // answered with a task as the caller gave up: cancelled once, the outcome unknown
+      void this.tasks.cancel(server, answer.task.taskId, timeoutMs);
+      throw classifyCallError(abortedError(`The call to '${tool}'`, options.signal.reason), {
+        toolName: options.toolName ?? tool,
+        server,
+        signal: options.signal,
+        timeoutMs,
+        secrets: this.registry.get(server)?.secrets ?? NO_SECRETS,
+      });
+    }
+    return { answer, connection: on!, timeoutMs };
   }
 
   /**

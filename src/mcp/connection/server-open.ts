@@ -88,6 +88,8 @@ export async function openServer(
     signal,
     ...(capabilities ? { capabilities } : {}),
     ...(handlers ? { handlers } : {}),
+    // the Tasks extension (SPEC 15.3): declared where the transport captures task answers
+    tasks: true,
     ...(setup ? { onNotification: setup.onNotification } : {}),
     onToolsChanged: o.onToolsChanged,
     onUnexpectedClose: o.onLost,
@@ -102,6 +104,7 @@ export async function openServer(
       e.name,
       await connection.listTools(MCP_DEFAULTS.timeoutMs, signal),
       o.naming,
+      connection.tasksOffered,
     );
     return { connection, tools };
   } catch (err) {

@@ -144,6 +144,21 @@ export interface McpReconnectOptions {
   readonly healthCheckTimeoutMs?: number;
 }
 
+/** How Muster follows the tasks servers answer calls with (SPEC 15.3). */
+export interface McpTasksOptions {
+  /**
+   * The shortest wait between two `tasks/get` of one task, whatever `pollIntervalMs` the
+   * server asks for (a server asking for 0 is polled at this pace). Default 250.
+   */
+  readonly minPollIntervalMs?: number;
+  /**
+   * The longest wait between two `tasks/get` of one task, whatever the server asks for (a
+   * server asking for a day is polled at this pace). Default 5 000; at least
+   * `minPollIntervalMs`.
+   */
+  readonly maxPollIntervalMs?: number;
+}
+
 /** MCP options of an agent (SPEC section 7). */
 export interface McpOptions {
   /** Skip the project and user files entirely. */
@@ -213,4 +228,6 @@ export interface McpOptions {
   readonly toolSearchBudgetTokens?: number;
   /** MCP tools (policy patterns) whose definitions are sent even when tool search is on. */
   readonly alwaysLoad?: readonly Pattern[];
+  /** Tasks (the `io.modelcontextprotocol/tasks` extension, SPEC 15.3): how they are polled. */
+  readonly tasks?: McpTasksOptions;
 }

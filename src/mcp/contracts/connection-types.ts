@@ -3,7 +3,7 @@ import type { Client, ClientCapabilities, Transport } from '@modelcontextprotoco
 import type { McpServerConfig } from './config-types.js';
 import type { ProcessExit } from '../failures/exit-status.js';
 import type { TransportContext } from './transport-types.js';
-import type { TaskAnswerCapture } from './task-types.js';
+import type { CapturedTask, TaskAnswerCapture } from './task-types.js';
 
 /** How Muster names itself to servers. */
 export const CLIENT_INFO = { name: 'muster', version: '0.1.0' };
@@ -43,8 +43,7 @@ export interface ConnectionSpecOf<Connection> {
   readonly capabilities?: ClientCapabilities;
   /**
    * Offer the Tasks extension (SEP-2663, SPEC 15.3): declared in the capabilities only when
-   * the link captures task answers too (stdio and Streamable HTTP). Off until the tool
-   * executor takes task handles.
+   * the link captures task answers too (stdio and Streamable HTTP).
    */
   readonly tasks?: boolean;
   /** The client-side request handlers to install (default: none). */
@@ -104,6 +103,11 @@ export interface CallOptions {
    * and a retry carries the previous round's answers and state.
    */
   readonly round?: CallRound;
+  /**
+   * A task answered for the call after it was given up (aborted, timed out: see
+   * `TaskCapture`), on a connection that takes tasks: the caller cancels it.
+   */
+  readonly onLateTask?: (task: CapturedTask) => void;
 }
 
 /** The answers and state one round of a call sends back (`input_required`, 2026-07-28). */

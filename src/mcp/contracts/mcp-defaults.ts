@@ -17,6 +17,8 @@ export const MCP_DEFAULTS = Object.freeze({
   maxPrincipalConnections: 64,
   /** `mcp.principalIdleMs`: an unused per-principal connection is closed after this. */
   principalIdleMs: 300_000,
+  /** `mcp.tasks`: the bounds of the wait between two polls of a task (SPEC 15.3). */
+  tasks: Object.freeze({ minPollIntervalMs: 250, maxPollIntervalMs: 5_000 }),
   /** `mcp.reconnect` (health checks only with `healthCheckIntervalMs`). */
   reconnect: Object.freeze({
     enabled: false,

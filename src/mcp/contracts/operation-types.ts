@@ -1,3 +1,4 @@
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import type { ToolProgress } from '../../tools/index.js';
 import type { RetryOptions } from '../../util/index.js';
 
@@ -38,6 +39,48 @@ export interface McpCallToolOptions extends McpOperationOptions {
    * for a model's call in a run. A callback that throws does not change the call.
    */
   readonly onProgress?: (progress: ToolProgress) => void;
+}
+
+/** The options of a direct `callTool` that takes a task for an answer (SPEC 15.3). */
+export interface McpCallToolTaskOptions extends McpCallToolOptions {
+  /**
+   * Give a handle instead of waiting for the result: the server's task when it makes one of
+   * the call, or a completed handle when it answers at once.
+   */
+  readonly task: true;
+}
+
+/** A task's status as `McpTaskHandle.status()` reports it. */
+export interface McpTaskState {
+  /** `working`, `input_required`, `completed`, `failed` or `cancelled`. */
+  readonly status: string;
+  /** The server's message for this status, its secrets masked. */
+  readonly statusMessage?: string;
+}
+
+/**
+ * A call a host made with `{ task: true }` (SPEC 15.3): the task the server made of it, or
+ * the result it answered at once (then `taskId` is undefined and the handle is completed).
+ */
+export interface McpTaskHandle {
+  /** The server's task id; undefined when the server answered at once. */
+  readonly taskId: string | undefined;
+  /**
+   * The task's status now (one `tasks/get`), or its last known status once it has ended;
+   * `completed` for a call answered at once.
+   */
+  status(): Promise<McpTaskState>;
+  /**
+   * The call's result: the task is polled to its end (at most one poll loop, however often
+   * this is called) and settles as a direct call would; a failed task rejects with
+   * `TOOL_EXECUTION_FAILED`, a cancelled handle with `TOOL_OUTCOME_UNKNOWN`.
+   */
+  result(): Promise<CallToolResult>;
+  /**
+   * Sends `tasks/cancel` once (an abort of the call's `signal` does too) and resolves when
+   * the server acknowledged it. Cancellation is cooperative: the outcome is unknown.
+   */
+  cancel(): Promise<void>;
 }
 
 /**

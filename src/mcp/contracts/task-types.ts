@@ -36,10 +36,19 @@ export type TaskCallTag = (resumptionToken: string) => void;
 
 /** What a connection uses of its transport's task capture. */
 export interface TaskAnswerCapture {
-  /** A new tag for one call; pass it as the request option `onresumptiontoken`. */
-  tag(): TaskCallTag;
-  /** The task answer captured for `tag`, if one came; forgets it and the call. */
-  take(tag: TaskCallTag): CapturedTaskAnswer | undefined;
+  /**
+   * A new tag for one call; pass it as the request option `onresumptiontoken`. With `hold`
+   * (a connection that takes tasks), an abort of the call does not cut its response stream
+   * before its answer is read (see `TaskCapture`), so a task answered meanwhile is not lost.
+   */
+  tag(options?: { readonly hold?: boolean }): TaskCallTag;
+  /**
+   * The task answer captured for `tag`, if one came; forgets it and the call. With `onLate`
+   * (a call given up before its answer came: an abort, a timeout), a task answer that still
+   * comes for it within a short grace goes to `onLate` (whoever gave up cancels it), so no
+   * task a server created is left behind unknown.
+   */
+  take(tag: TaskCallTag, onLate?: (task: CapturedTask) => void): CapturedTaskAnswer | undefined;
 }
 
 /** What `McpConnection.callToolOrTask` gives: the tool's result, or the task the server made. */

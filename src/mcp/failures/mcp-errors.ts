@@ -64,6 +64,9 @@ export function timeoutText(fact: TimeoutFact): string {
  *   schema: `TOOL_EXECUTION_FAILED`, reason `output-invalid`, `details.executed: true`);
  * - the server refused it for its credentials (HTTP 401 or 403, or Muster's own sign-in
  *   failure): `McpError('MCP_AUTH_REQUIRED')`, not run;
+ * - the server's answer was no valid response to the request (a task on a connection that
+ *   did not offer the Tasks extension, a task status no revision defines): that
+ *   `McpError('MCP_OPERATION_FAILED')`, reason `invalid-response`;
  * - the Streamable HTTP server answered that the session is gone (404, see `sessionGone`) and
  *   no new session took the call: `TOOL_EXECUTION_FAILED`, reason `not-sent` (it never ran);
  * - the server answered with a JSON-RPC error: `TOOL_EXECUTION_FAILED` with `protocolCode`;
@@ -112,6 +115,8 @@ export function classifyCallError(err: unknown, ctx: CallErrorContext): ToolErro
   // refused for its credentials (401 or 403, before the tool ran): the sign-in error itself
   const auth = musterCause(err);
   if (auth?.code === 'MCP_AUTH_REQUIRED' && McpError.isInstance(auth)) return auth;
+  // the server's answer was no valid response (a task where none may come): that error itself
+  if (McpError.isInstance(auth) && auth.details.reason === 'invalid-response') return auth;
 
   const own = failureReasonOf(err);
   if (own?.reason === 'response-too-large') {

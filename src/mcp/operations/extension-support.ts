@@ -10,9 +10,9 @@ export interface McpExtensionSupport {
 /** What the official client 2.4.0 offers, and what Muster builds on it. */
 const KNOWN: Readonly<Record<string, { supported: boolean; reason?: string }>> = {
   tasks: {
-    supported: false,
+    supported: true,
     reason:
-      'MCP tasks (SEP-1686): the official client 2.4.0 exposes no task API (tasks/get, tasks/result, task-augmented calls), so Muster cannot run them yet',
+      'the Tasks extension (io.modelcontextprotocol/tasks, SEP-2663) on 2026-07-28 connections over stdio and Streamable HTTP: a call the server makes a task of is polled to its end. Legacy connections (2025-11-25 and earlier) have no tasks: the task API of SEP-1686 is not spoken, and their tools marked execution.taskSupport "required" are hidden from the model and refused (MCP_EXTENSION_UNSUPPORTED)',
   },
   'subscriptions/listen': { supported: true },
   'input-required': { supported: true },

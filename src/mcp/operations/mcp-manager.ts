@@ -112,6 +112,7 @@ export class McpManager {
       options,
       this.#background,
       this.health,
+      (server) => this.#handlersOf(server),
     );
     this.ops = new OperationContext(this.runner, this.registry, this.#lifetime.signal);
     this.pool = new PrincipalPool({
@@ -187,6 +188,9 @@ export class McpManager {
 
   /** Closes every connection. Idempotent. */
   async close(): Promise<void> {
+    if (this.registry.closed) return;
+    // cancels of given-up tasks already sent may finish (each is bounded); none is started
+    await this.runner.tasks.settle();
     if (this.registry.closed) return;
     this.registry.close();
     this.health.close();

@@ -17,6 +17,8 @@ import { listen } from './listen-operation.js';
 import type { McpManager } from './mcp-manager.js';
 import type {
   McpCallToolOptions,
+  McpCallToolTaskOptions,
+  McpTaskHandle,
   McpConnectionInfo,
   McpConnectionSummary,
   McpSignInOptions,
@@ -155,14 +157,31 @@ export class McpOperations {
   /**
    * Calls a tool directly (the host's call, outside the model's pipeline). The arguments are
    * checked against the tool's input schema first (`TOOL_ARGUMENTS_INVALID`, nothing sent);
-   * `options.onProgress` receives the call's progress, which resets its timeout.
+   * `options.onProgress` receives the call's progress, which resets its timeout. A call the
+   * server makes a task of (SPEC 15.3) is polled to its end; with `{ task: true }` the call
+   * gives an {@link McpTaskHandle} instead (`{ taskId, status(), result(), cancel() }`).
    */
   callTool(
     name: string,
     tool: string,
+    args: Readonly<Record<string, unknown>>,
+    options: McpCallToolTaskOptions,
+  ): Promise<McpTaskHandle>;
+  /** Calls a tool directly and gives its result (a task is polled to its end). */
+  callTool(
+    name: string,
+    tool: string,
+    args?: Readonly<Record<string, unknown>>,
+    options?: McpCallToolOptions & { readonly task?: false },
+  ): Promise<CallToolResult>;
+  /** The implementation of both forms above. */
+  callTool(
+    name: string,
+    tool: string,
     args: Readonly<Record<string, unknown>> = {},
-    options?: McpCallToolOptions,
-  ): Promise<CallToolResult> {
+    options?: McpCallToolOptions & { readonly task?: boolean },
+  ): Promise<CallToolResult | McpTaskHandle> {
+    if (options?.task === true) return this.manager.ops.callToolTask(name, tool, args, options);
     return server.callTool(this.manager.ops, name, tool, args, options);
   }
 

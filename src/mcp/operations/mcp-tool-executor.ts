@@ -9,7 +9,7 @@ import type {
 import { OWN_EXECUTOR_FACTS, OWN_RUN_VIEW, callParkingOf, runScopeOf } from '../../tools/index.js';
 import type { RunViewSource } from '../../tools/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import type { CallOptions } from '../client/mcp-connection.js';
+import type { ToolCallOptions } from '../connection/operation-runner.js';
 import type { ToolAddress } from '../connection/tool-index.js';
 import { classifyCallError } from '../failures/mcp-errors.js';
 import { principalContextOf, principalTarget } from './principal-address.js';
@@ -18,7 +18,8 @@ import { PrincipalToolView } from './principal-tool-view.js';
 import { MCP_DEFAULTS } from '../contracts/mcp-defaults.js';
 import { callAddress } from './call-address.js';
 import { callWithInputRounds } from './input-rounds.js';
-import type { OwnExecutor, OwnExecutorFacts } from '../../tools/index.js';
+import type { OwnExecutor, OwnExecutorFacts, ToolTaskEvent } from '../../tools/index.js';
+import type { TaskStatusReport } from '../tasks/index.js';
 import { ToolError } from '../../errors/index.js';
 import { raceAbort } from '../../util/index.js';
 import type { Emit } from '../contracts/mcp-defaults.js';
@@ -27,7 +28,7 @@ import { urlElicitationsOf } from '../handlers/url-elicitation.js';
 import type { UrlElicitationResponder } from '../handlers/url-elicitation.js';
 
 /** The options of one send of a call (a round of it, with input requests answered). */
-type SendOptions = Pick<CallOptions, 'onProgress' | 'round'> & {
+type SendOptions = Pick<ToolCallOptions, 'onProgress' | 'round' | 'onTask'> & {
   readonly toolName: string;
   readonly signal: AbortSignal;
 };
@@ -191,9 +192,27 @@ export class McpToolExecutor implements ToolExecutor, OwnExecutor, RunViewSource
     send: Send,
     ctx: ToolExecutionContext,
   ): Promise<ToolReturn> {
+    const run = runScopeOf(ctx);
+    const emit = run ? run.emit : this.background;
     const options: SendOptions = {
       toolName: name,
       signal: ctx.signal,
+      // a call the server made a task of: its statuses as `tool.task` events of the call
+      onTask: (report: TaskStatusReport) => {
+        const event: ToolTaskEvent = {
+          type: 'tool.task',
+          timestamp: new Date().toISOString(),
+          sessionId: ctx.sessionId,
+          runId: ctx.runId,
+          callId: ctx.callId,
+          toolName: name,
+          server,
+          taskId: report.taskId,
+          status: report.status,
+          ...(report.statusMessage !== undefined ? { statusMessage: report.statusMessage } : {}),
+        };
+        emit(event);
+      },
       onProgress: (p: { progress: number; total?: number; message?: string }) =>
         ctx.reportProgress({
           progress: p.progress,

@@ -5,9 +5,15 @@ import { SecretRegistry, raceAbort } from '../../util/index.js';
 import { operationFailure } from '../failures/mcp-errors.js';
 import type { McpConnection } from '../client/mcp-connection.js';
 import type { OperationRunner, ResolvedOperationOptions } from '../connection/operation-runner.js';
-import type { McpCallToolOptions, McpOperationOptions } from '../contracts/operation-types.js';
+import type {
+  McpCallToolOptions,
+  McpOperationOptions,
+  McpTaskHandle,
+} from '../contracts/operation-types.js';
+import { TaskHandle, completedHandle } from './task-handle.js';
 import type { ToolProgress } from '../../tools/index.js';
 import { checkDirectArguments } from './direct-call-arguments.js';
+import { requiresTasks } from '../connection/mcp-discovery.js';
 import { withRetry } from '../connection/retry.js';
 import type { OperationKind } from '../connection/retry.js';
 import type { ServerEntry } from '../connection/server-entry.js';
@@ -88,6 +94,39 @@ export class OperationContext {
     });
   }
 
+  /**
+   * Calls a tool for the host as {@link callTool} does, and gives a handle instead of the
+   * result (SPEC 15.3): the task the server made of the call, or a completed handle when it
+   * answered at once.
+   */
+  callToolTask(
+    server: string,
+    tool: string,
+    args: Readonly<Record<string, unknown>>,
+    options: McpCallToolOptions | undefined,
+  ): Promise<McpTaskHandle> {
+    const onProgress = options?.onProgress ? observed(options.onProgress) : undefined;
+    return this.#attempts(server, `Calling '${tool}'`, 'call', options, async (signal) => {
+      await this.#checkArguments(server, tool, args, signal, options);
+      const started = await this.runner.startCall(
+        server,
+        tool,
+        { ...args },
+        { toolName: tool, signal, ...bounds(options), ...(onProgress ? { onProgress } : {}) },
+      );
+      const { answer } = started;
+      if (answer.kind === 'result') return completedHandle(answer.result);
+      return new TaskHandle({
+        runner: this.runner,
+        server,
+        tool,
+        started: { ...started, answer },
+        secrets: this.registry.get(server)?.secrets ?? NO_SECRETS,
+        ...(options?.signal ? { signal: options.signal } : {}),
+      });
+    });
+  }
+
   /** Checks a direct call's arguments against the server's listing (see {@link checkDirectArguments}). */
   async #checkArguments(
     server: string,
@@ -96,14 +135,24 @@ export class OperationContext {
     signal: AbortSignal,
     options: McpOperationOptions | undefined,
   ): Promise<void> {
-    const listed = await this.runner
-      .withConnection(server, (c, b) => c.listedTool(tool, b.timeoutMs, b.signal), {
-        signal,
-        ...bounds(options),
-      })
+    const { listed, takesTasks } = await this.runner
+      .withConnection(
+        server,
+        async (c, b) => ({
+          listed: await c.listedTool(tool, b.timeoutMs, b.signal),
+          takesTasks: c.tasksOffered,
+        }),
+        { signal, ...bounds(options) },
+      )
       .catch((err: unknown) => {
         throw this.#failure(server, 'Listing tools', err, signal);
       });
+    if (listed && !takesTasks && requiresTasks(listed))
+      throw new McpError(
+        'MCP_EXTENSION_UNSUPPORTED',
+        `Tool '${this.#redact(server, tool)}' of server '${server}' runs only as a task of protocol 2025-11-25 (execution.taskSupport "required"), which Muster does not speak: it takes tasks on 2026-07-28 connections only. The call was not sent.`,
+        { server, details: { server, extension: 'tasks', reason: 'not-sent' } },
+      );
     const secrets = this.registry.get(server)?.secrets ?? NO_SECRETS;
     await checkDirectArguments(server, tool, listed, args, secrets);
   }

@@ -1,5 +1,7 @@
 import { McpError } from '../../errors/index.js';
 import type { McpConnection } from '../client/mcp-connection.js';
+import { clientErrorOf } from '../failures/client-errors.js';
+import { invalidResponseError } from '../failures/connection-errors.js';
 import { GetTaskResultSchema, TaskAckSchema } from './task-schemas.js';
 import type { DetailedTask } from './task-schemas.js';
 
@@ -35,13 +37,25 @@ async function send<T>(
   options: TaskRequestOptions,
 ): Promise<T> {
   assertTasks(connection, method);
-  return await connection.request(
-    (client) =>
-      client.request({ method, params } as never, schema as never, {
-        timeout: options.timeoutMs,
-        ...(options.signal ? { signal: options.signal } : {}),
-      }) as Promise<T>,
-  );
+  try {
+    return await connection.request(
+      (client) =>
+        client.request({ method, params } as never, schema as never, {
+          timeout: options.timeoutMs,
+          ...(options.signal ? { signal: options.signal } : {}),
+        }) as Promise<T>,
+    );
+  } catch (err) {
+    // an answer that does not match the extension's schema (a status no revision defines)
+    const fact = clientErrorOf(err);
+    if (fact?.kind === 'sdk' && fact.code === 'INVALID_RESULT')
+      throw invalidResponseError(
+        connection.server,
+        method,
+        'its result does not match the Tasks extension',
+      );
+    throw err;
+  }
 }
 
 /**

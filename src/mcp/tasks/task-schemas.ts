@@ -42,7 +42,12 @@ export const GetTaskResultSchema = z.discriminatedUnion('status', [
     status: z.literal('completed'),
     result: z.record(z.string(), z.unknown()),
   }),
-  z.looseObject({ ...TaskFields, status: z.literal('failed'), error: ErrorObjectSchema }),
+  // `error` is required by the extension; a server that leaves it out still failed the task
+  z.looseObject({
+    ...TaskFields,
+    status: z.literal('failed'),
+    error: ErrorObjectSchema.optional(),
+  }),
   z.looseObject({ ...TaskFields, status: z.literal('cancelled') }),
 ]);
 
@@ -51,3 +56,13 @@ export type DetailedTask = z.infer<typeof GetTaskResultSchema>;
 
 /** `tasks/update`'s and `tasks/cancel`'s result: an empty acknowledgement. */
 export const TaskAckSchema = z.looseObject({});
+
+/**
+ * A `completed` task's `result` as a `CallToolResult`: `content` an array of typed blocks
+ * (absent: none), `isError` a boolean when present; everything else kept.
+ */
+export const TaskToolResultSchema = z.looseObject({
+  content: z.array(z.looseObject({ type: z.string() })).default([]),
+  isError: z.boolean().optional(),
+  structuredContent: z.record(z.string(), z.unknown()).optional(),
+});

@@ -1,0 +1,54 @@
+import { ToolError } from '../../errors/index.js';
+import type { InputRequestContext } from '../handlers/client-setup.js';
+import type { ClientRequestHandler } from '../contracts/connection-types.js';
+import type { TaskInputAnswerer } from './task-poller.js';
+
+/** What answering one task's input requests needs. */
+export interface TaskInputDeps {
+  readonly server: string;
+  readonly toolName: string;
+  /**
+   * The request handlers of the server's connections (elicitation, sampling, roots), the
+   * ones a request the server sent directly would reach; built only when a task asks.
+   */
+  readonly handlers: () => readonly ClientRequestHandler[];
+}
+
+/**
+ * Answers the `inputRequests` of one task (SEP-2663) through the handlers a direct request
+ * of the server would reach: an `elicitation/create` goes through the elicitation handler
+ * and its hooks, `sampling/createMessage` through sampling (with its policy), `roots/list`
+ * through roots. Keys are unique over a task's life, and a server repeats the outstanding
+ * ones on every poll until its `tasks/update` is seen: each key is answered once (a person
+ * is asked once), later polls that still carry it send nothing for it. Requests of one poll
+ * are answered together. A method no handler answers fails the call (`no-input-handler`).
+ * Parking on a task's input is not offered here (a later part of SPEC 15.3).
+ */
+export function taskInputAnswerer(deps: TaskInputDeps): TaskInputAnswerer {
+  const asked = new Set<string>();
+  return async (inputRequests, signal) => {
+    const fresh = Object.entries(inputRequests).filter(([key]) => !asked.has(key));
+    if (fresh.length === 0) return {};
+    const handlers = deps.handlers();
+    const ctx: InputRequestContext = { mcpReq: { signal }, canPark: false };
+    for (const [key] of fresh) asked.add(key);
+    const answers = await Promise.all(
+      fresh.map(async ([key, entry]) => {
+        const method = (entry as { method?: unknown } | null)?.method;
+        const handler = handlers.find((h) => h.method === method)?.handler;
+        if (typeof method !== 'string' || !handler)
+          throw new ToolError(
+            'TOOL_EXECUTION_FAILED',
+            `The task of '${deps.toolName}' on server '${deps.server}' asked for input Muster has no handler for ('${String(method)}'): give mcp.handlers the matching handler.`,
+            {
+              toolName: deps.toolName,
+              details: { server: deps.server, reason: 'no-input-handler' },
+            },
+          );
+        const params = (entry as { params?: unknown }).params;
+        return [key, await handler({ method, ...(params ? { params } : {}) }, ctx)] as const;
+      }),
+    );
+    return Object.fromEntries(answers);
+  };
+}

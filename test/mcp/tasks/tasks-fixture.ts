@@ -1,0 +1,97 @@
+// The Tasks extension's fixture server (test/fixtures/tasks/tasks-server.ts) as the task
+// tests start and read it: its state folder, its request log, its HTTP process.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { McpServerConfig } from '../../../src/index.js';
+import { ROOT } from '../../package/built-package.js';
+import { runnableScript } from '../../support/ts-script.js';
+
+/** The fixture as a runnable module. */
+export const TASKS_SERVER = runnableScript(
+  fileURLToPath(new URL('../../fixtures/tasks/tasks-server.ts', import.meta.url)),
+);
+
+/** One line of the fixture's `requests.log`. */
+export interface LoggedRequest {
+  readonly method: string;
+  readonly taskId?: string;
+  readonly tool?: string;
+  /** On `task-created`: whether the request declared the extension (false: forced). */
+  readonly declared?: boolean;
+}
+
+/** A fixture's state folder and, over HTTP, its process. */
+export interface TasksFixture {
+  /** The declaration that reaches it (stdio: a process per connection, on the same state). */
+  readonly config: McpServerConfig;
+  readonly dir: string;
+  /** Every logged request so far. */
+  log(): LoggedRequest[];
+  stop(): Promise<void>;
+}
+
+/** A fresh state folder, and the fixture over `transport` on it. */
+export async function startTasksFixture(
+  transport: 'stdio' | 'http',
+  env: Record<string, string> = {},
+): Promise<TasksFixture> {
+  const dir = mkdtempSync(join(tmpdir(), 'muster-tasks-'));
+  const fullEnv = { MUSTER_TASKS_STATE: dir, ...env };
+  const log = (): LoggedRequest[] => {
+    let text = '';
+    try {
+      text = readFileSync(join(dir, 'requests.log'), 'utf8');
+    } catch {
+      return [];
+    }
+    return text
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as LoggedRequest);
+  };
+  const cleanup = () => rmSync(dir, { recursive: true, force: true });
+  if (transport === 'stdio')
+    return {
+      config: { command: process.execPath, args: [TASKS_SERVER], env: fullEnv },
+      dir,
+      log,
+      stop: async () => cleanup(),
+    };
+  const child = spawn(process.execPath, [TASKS_SERVER, '--http'], {
+    cwd: ROOT,
+    env: { ...process.env, ...fullEnv },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      const found = /listening (\S+)/.exec(out)?.[1];
+      if (found) resolve(found);
+    });
+    child.once('exit', (code) => reject(new Error(`the fixture exited (${code})`)));
+  });
+  return {
+    config: { type: 'http', url },
+    dir,
+    log,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        const done = () => {
+          cleanup();
+          resolve();
+        };
+        if (child.exitCode !== null) return done();
+        child.once('exit', done);
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** The logged requests of `method` for `taskId`. */
+export function requestsFor(log: readonly LoggedRequest[], method: string, taskId: string): number {
+  return log.filter((r) => r.method === method && r.taskId === taskId).length;
+}
