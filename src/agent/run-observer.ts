@@ -17,6 +17,8 @@ export interface ObservedRun {
   readonly agentName?: string | undefined;
   /** The user's input text (none for a resumed run). */
   readonly input?: string | undefined;
+  /** The principal the run acts for (SPEC 15.4); none for the local user. */
+  readonly principal?: string | undefined;
 }
 
 /**

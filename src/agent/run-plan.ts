@@ -57,6 +57,7 @@ export async function planRun(
       provider: model.provider,
       agentName: runtime.agentName ?? toolName,
       input: resume ? undefined : request.input,
+      principal: request.principal,
     },
     request.traceContext,
   );

@@ -255,6 +255,23 @@ describe('OpenTelemetry spans', () => {
     await agent.close();
   });
 
+  it('names the principal a run acts for on its run span, and none for the local user', async () => {
+    const { exporter, tracer } = recorder();
+    const agent = createAgent({
+      model: scriptedModel([{ text: 'one' }, { text: 'two' }]),
+      modelName: 'scripted-1',
+      observability: { tracer },
+    });
+    await collect(agent.run({ input: 'hi', principal: 'alice@example.com' }));
+    await collect(agent.run({ input: 'hi' }));
+    const runs = exporter.getFinishedSpans().filter((s) => s.name === 'invoke_agent');
+    expect(runs.map((s) => s.attributes['muster.principal'])).toEqual([
+      'alice@example.com',
+      undefined,
+    ]);
+    await agent.close();
+  });
+
   it('marks a failed run and its model turn with the error code', async () => {
     const { exporter, tracer } = recorder();
     const agent = createAgent({

@@ -77,6 +77,8 @@ export class RunTrace implements RunObserver {
           'gen_ai.agent.name': run.agentName,
           'gen_ai.conversation.id': run.sessionId,
           'muster.run.id': run.runId,
+          // who the run acts for (SPEC 15.4): an id the host chose, never a credential
+          'muster.principal': run.principal,
           'gen_ai.input.messages':
             setup.content && run.input !== undefined
               ? contentAttribute([{ role: 'user', parts: [{ type: 'text', content: run.input }] }])
