@@ -81,3 +81,27 @@ describe('item-05: RunPrinter separates the text of successive model turns', () 
     expect(shown().stdout).toBe('Only this.\n');
   });
 });
+
+describe('RunPrinter and calls that became tasks (SPEC 15.3)', () => {
+  it('prints each status a task reports, with its id and the server message', () => {
+    const { p, shown } = printer(false);
+    const task = (status: string, statusMessage?: string): AgentEvent => ({
+      ...base,
+      type: 'tool.task',
+      callId: 'c0',
+      toolName: 'mcp__jobs__build',
+      server: 'jobs',
+      taskId: 'task-7',
+      status,
+      ...(statusMessage ? { statusMessage } : {}),
+    });
+    p.show(task('working', 'compiling'));
+    p.show(task('completed'));
+    const { stdout, stderr } = shown();
+    const lines = (stdout + stderr).split('\n').filter((l) => l.includes('task-7'));
+    expect(lines).toEqual([
+      '  … mcp__jobs__build task task-7: working compiling',
+      '  … mcp__jobs__build task task-7: completed',
+    ]);
+  });
+});

@@ -103,6 +103,17 @@ export class RunPrinter {
         );
         return;
       }
+      case 'tool.task': {
+        // a call the server made a task of (SPEC 15.3): its status as the server reports it
+        const message = event.statusMessage ? ` ${event.statusMessage}` : '';
+        this.#note(
+          this.out.paint(
+            'dim',
+            `  … ${event.toolName} task ${event.taskId}: ${event.status}${message}`,
+          ),
+        );
+        return;
+      }
       case 'tool.completed': {
         const head = event.isError
           ? `x ${event.toolName} [${event.errorCode ?? 'error'}]`
