@@ -315,8 +315,8 @@ export class AgentRun {
       stage: (event) => {
         const log = this.#log;
         if (!log?.hold(event)) return undefined;
-        this.#observe(event);
-        return () => log.drop(event);
+        // observed once its commit landed: a dropped event counts for nothing, as before
+        return { landed: () => this.#observe(event), forget: () => log.drop(event) };
       },
     });
     return runLoop(context, session.transcript);

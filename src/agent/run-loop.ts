@@ -85,11 +85,20 @@ export interface RunContext {
   /** Takes steering messages (SPEC 15.2) into the transcript, at each step boundary. */
   readonly steer?: ((transcript: ModelMessage[]) => Promise<void> | undefined) | undefined;
   /**
-   * Reports an event that the commit made next, at once, carries (SPEC 15.2): it is published
-   * once that commit succeeded. Returns the function that forgets it when the commit fails, or
-   * undefined when it could not be held (no log): then `emit` it after the commit.
+   * Holds an event for the commit the run makes next, at once (SPEC 15.2): it is published once
+   * that commit succeeded. Returns what to call when the commit is done (`landed`, which also
+   * reports it to the run's usage and observer) or failed (`forget`), or undefined when it could
+   * not be held (no log): then `emit` it after the commit.
    */
-  readonly stage?: ((event: AgentEvent) => (() => void) | undefined) | undefined;
+  readonly stage?: ((event: AgentEvent) => StagedEvent | undefined) | undefined;
+}
+
+/** An event held for the commit the run makes next (see `RunContext.stage`). */
+export interface StagedEvent {
+  /** The commit succeeded: the event counts for the run's usage and observer. */
+  landed(): void;
+  /** The commit failed: the event is forgotten, never published. */
+  forget(): void;
 }
 
 /**
@@ -142,7 +151,7 @@ export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Prom
     usage = addUsage(usage, turn.usage);
     // the turn's event rides the commit of its message (none for a turn that failed)
     const completed = turn.error ? undefined : modelCompleted(ctx, iteration, turn);
-    const forget = completed && ctx.stage?.(completed);
+    const staged = completed && ctx.stage?.(completed);
     if (turn.message) {
       try {
         await commit(ctx, transcript, [turn.message], {
@@ -150,12 +159,13 @@ export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Prom
           ...(turn.usage ? { addUsage: turn.usage } : {}),
         });
       } catch (err) {
-        forget?.();
+        staged?.forget();
         throw err;
       }
     }
     if (turn.error) throw turn.error;
-    if (!forget) ctx.emit(completed!);
+    if (staged) staged.landed();
+    else ctx.emit(completed!);
     if (turn.calls.length === 0) {
       if (!ctx.output) return { content: turn.text, iterations: iteration, usage };
       const reading = await ctx.output.read(turn.text);

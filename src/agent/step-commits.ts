@@ -10,18 +10,20 @@ import type { CallCommits } from './tool-scheduler.js';
  * reaches the store in one shape and the store's reads of it stay monomorphic (with a dozen
  * shapes they were a tenth of a one-turn run). A field left `undefined` changes nothing.
  */
-export const UNCHANGED: { readonly [K in keyof Required<SessionPatch>]: undefined } = {
-  status: undefined,
-  iteration: undefined,
-  finalContent: undefined,
-  finalOutput: undefined,
-  addUsage: undefined,
-  appendMessages: undefined,
-  appendArchiveRefs: undefined,
-  appendStartedCalls: undefined,
-  error: undefined,
-  appendEvents: undefined,
-};
+export const UNCHANGED: { readonly [K in keyof Required<SessionPatch>]: undefined } = Object.freeze(
+  {
+    status: undefined,
+    iteration: undefined,
+    finalContent: undefined,
+    finalOutput: undefined,
+    addUsage: undefined,
+    appendMessages: undefined,
+    appendArchiveRefs: undefined,
+    appendStartedCalls: undefined,
+    error: undefined,
+    appendEvents: undefined,
+  },
+);
 
 /** What committing needs of a run: its session and its (guarded, leased) store. */
 export interface CommitTarget {

@@ -194,9 +194,9 @@ class GuardedStore implements SessionStore {
 
 /**
  * `patch` carrying `events` (or none). The run builds each patch for one commit, in the shape
- * of `UNCHANGED` (step-commits.ts), so they go on it rather than on a copy, and the store's reads of its
- * patches stay monomorphic; a patch sent again after a failure gets the events held then, or
- * none. A patch that cannot be changed is copied.
+ * of `UNCHANGED` (step-commits.ts), so they go on it rather than on a copy, and the store's
+ * reads of its patches stay monomorphic; a patch sent again after a failure gets the events
+ * held then, or none. A patch that cannot be changed is copied.
  */
 function withEvents(
   patch: SessionPatch,

@@ -62,25 +62,25 @@ export interface SessionState {
  * hands every patch to the store with all fields present, in one order).
  */
 export interface SessionPatch {
-  readonly status?: SessionStatus;
-  readonly iteration?: number;
-  readonly finalContent?: string;
+  readonly status?: SessionStatus | undefined;
+  readonly iteration?: number | undefined;
+  readonly finalContent?: string | undefined;
   /** The typed final answer: `{ value }` (JSON) records it, `null` clears the previous run's. */
-  readonly finalOutput?: { readonly value: unknown } | null;
+  readonly finalOutput?: { readonly value: unknown } | null | undefined;
   /** Usage to add to the session's total. */
-  readonly addUsage?: Usage;
-  readonly appendMessages?: readonly ModelMessage[];
-  readonly appendArchiveRefs?: readonly string[];
+  readonly addUsage?: Usage | undefined;
+  readonly appendMessages?: readonly ModelMessage[] | undefined;
+  readonly appendArchiveRefs?: readonly string[] | undefined;
   /** Tool call ids whose execution starts now (see {@link SessionState.startedCalls}). */
-  readonly appendStartedCalls?: readonly string[];
+  readonly appendStartedCalls?: readonly string[] | undefined;
   /** `null` clears a previous error. */
-  readonly error?: SessionErrorRecord | null;
+  readonly error?: SessionErrorRecord | null | undefined;
   /**
    * Events to log in the same commit (SPEC 15.2), numbered by the store on from the session's
    * last `seq` within the commit (`SessionUpdateResult.firstEventSeq`); a store without a log
    * ignores them.
    */
-  readonly appendEvents?: readonly SessionLogEntry[];
+  readonly appendEvents?: readonly SessionLogEntry[] | undefined;
 }
 
 /** A short view of a session for listings. */

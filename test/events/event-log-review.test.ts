@@ -247,33 +247,79 @@ describe.each(backends)('event log review (%s)', (_name, open) => {
     const backend = open();
     const { store } = backend;
     let failOnce = true;
-    // the first step commit with events after the opening one is applied, then reported as
-    // failed (the opening commit carries session.started: failing it ends the run unopened)
+    let flushed: () => void = () => {};
+    const flush = new Promise<void>((resolve) => (flushed = resolve));
+    // a commit of the log's own (nothing but events: the tool's events while it runs) is
+    // applied, then reported as failed; its events ride the next commit again
     store.hooks.after = (patch) => {
-      const events = patch.appendEvents ?? [];
-      if (failOnce && events.length > 0 && !events.some((e) => e.type === 'session.started')) {
+      const onlyEvents = Object.entries(patch).every(
+        ([k, v]) => v === undefined || (k === 'appendEvents' && (v as unknown[]).length > 0),
+      );
+      if (!onlyEvents || patch.appendEvents === undefined) return;
+      flushed();
+      if (failOnce) {
         failOnce = false;
         throw new Error('connection reset after the commit');
       }
     };
+    // the tool runs until the log has committed its events on its own
+    const slow = tool({
+      name: 'slow',
+      description: 'Waits for the flush.',
+      input: z.object({}),
+      execute: async () => {
+        await flush;
+        return 'done';
+      },
+    });
     const agent = createAgent({
-      model: scriptedModel([
-        { toolCalls: [{ name: 'echo', arguments: { text: 'a' } }] },
-        { text: 'ok' },
-      ]),
-      tools: [echo],
+      model: scriptedModel([{ toolCalls: [{ name: 'slow', arguments: {} }] }, { text: 'ok' }]),
+      tools: [slow],
       sessionStore: store,
-      policy: { allow: ['echo'] },
+      policy: { allow: ['slow'] },
     });
     try {
-      await collect(agent.run({ input: 'go', sessionId: 'r1b', stream: false })).catch(() => {});
+      const events = await collect(agent.run({ input: 'go', sessionId: 'r1b', stream: false }));
+      expect(failOnce).toBe(false);
+      expect(events.at(-1)?.type).toBe('session.completed');
       const log = await logOf(store, 'r1b');
       expect(log.map((e) => e.seq)).toEqual(log.map((_, i) => i + 1));
       expect(log.map((e) => e.body.seq)).toEqual(log.map((e) => e.seq));
-      // the run's end was recorded: the store never refused a number it had given
-      const state = await store.get('r1b');
-      expect(['completed', 'failed']).toContain(state?.status);
-      expect(['session.completed', 'session.failed']).toContain(log.at(-1)?.type);
+      // what the run published carries the numbers of the commit that was reported
+      const bySeq = new Map(log.map((e) => [e.seq, e.type]));
+      for (const e of events) expect(bySeq.get(e.seq!)).toBe(e.type);
+      expect((await store.get('r1b'))?.status).toBe('completed');
+      expect(log.at(-1)?.type).toBe('session.completed');
+    } finally {
+      await agent.close();
+      await backend.close();
+    }
+  });
+
+  it('a turn whose commit fails publishes no model.completed and counts no usage', async () => {
+    const backend = open();
+    const { store } = backend;
+    store.hooks.before = async (_id, patch) => {
+      if (patch.appendMessages?.some((m) => m.role === 'assistant'))
+        throw new Error('the store went away');
+    };
+    const agent = createAgent({
+      model: scriptedModel([
+        { text: 'ok', usage: { inputTokens: 5, outputTokens: 2, totalTokens: 7 } },
+      ]),
+      sessionStore: store,
+    });
+    try {
+      const events: AgentEvent[] = [];
+      await expect(
+        (async () => {
+          for await (const ev of agent.run({ input: 'go', sessionId: 'r1c', stream: false }))
+            events.push(ev);
+        })(),
+      ).rejects.toMatchObject({ code: 'SESSION_STORE_FAILED' });
+      expect(events.map((e) => e.type)).toEqual(['session.started', 'session.failed']);
+      expect(agent.usage.totalTokens).toBe(0);
+      expect((await logOf(store, 'r1c')).map((e) => e.type)).not.toContain('model.completed');
     } finally {
       await agent.close();
       await backend.close();
