@@ -1,5 +1,6 @@
 import type { AuthProvider, FetchLike } from '@modelcontextprotocol/client';
 import { MusterError } from '../errors/index.js';
+import type { SecretRegistry } from '../util/index.js';
 import { authError, sanitizeRemoteText } from './oauth-errors.js';
 import { Login } from './oauth-login.js';
 import type { McpAuthenticateResult } from './oauth-options.js';
@@ -33,6 +34,11 @@ export class OAuthSession {
   #undoWiden: (() => void) | undefined;
   /** The waiting login as every process sharing the token store sees it. */
   readonly #shared: SharedLogin;
+
+  /** What this session's credentials join: a principal's own registry, or the server's. */
+  get secrets(): SecretRegistry {
+    return this.#input.secrets;
+  }
 
   constructor(input: OAuthSessionInput) {
     this.server = input.server;
