@@ -70,6 +70,25 @@ export class OAuthSession {
     return this.#input.checked.options.authorize !== undefined;
   }
 
+  /**
+   * The issuer of the authorization server this session signs in with, when known: the
+   * discovery stored with its tokens, else `expectedIssuer`; undefined when neither is there
+   * (or the store cannot be read). Reads the token store; never signs in.
+   */
+  async knownIssuer(): Promise<string | undefined> {
+    const expected = this.#input.checked.options.expectedIssuer;
+    try {
+      const discovery = (await this.#input.store.get(this.#input.key))?.discovery;
+      return (
+        discovery?.authorizationServerMetadata?.issuer ??
+        discovery?.authorizationServerUrl ??
+        expected
+      );
+    } catch {
+      return expected;
+    }
+  }
+
   /** True when a login waits for `submitOAuthCallback()`. */
   get waiting(): boolean {
     return this.#login.pending;

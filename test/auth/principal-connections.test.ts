@@ -410,6 +410,10 @@ it('logout of one principal closes only its connection and removes only its toke
     const diagnostics = ofType(signedOut.events, 'mcp.diagnostic');
     expect(diagnostics.map((d) => d.code)).toEqual(['MCP_AUTH_REQUIRED']);
     expect(diagnostics[0]!.message).toContain("authenticate('w', { principal })");
+    // the store keeps waits: her run parks on her sign-in (see principal-auth-wait.test.ts)
+    expect(ofType(signedOut.events, 'session.parked')[0]?.waits).toMatchObject([
+      { kind: 'auth', server: 'w', principal: 'alice' },
+    ]);
     expect(perUser.stats().sessionsBy['alice']).toBe(sessions['alice']);
   } finally {
     await agent.close();
