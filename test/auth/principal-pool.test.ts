@@ -414,3 +414,35 @@ it("a session the server forgot: the principal's call is sent once more, on a fr
     await agent.close();
   }
 });
+
+// last in this file: it moves the world's clock forward
+it("a token the server refuses mid-connection (401) closes that principal's connection: the call fails for want of a sign-in, and the next run parks on the sign-in", async () => {
+  const store = memoryTokenStore();
+  await seed(store, 'alice', 'alice');
+  const agent = agentFor(store);
+  try {
+    await expect.poll(() => perUser.stats().openStreams).toBe(0);
+    const first = await collect(agent.run({ input: 'whoami', principal: 'alice' }));
+    expect(answers(first.events).map(subjectOf)).toEqual(['alice']);
+    await expect.poll(() => perUser.stats().openStreams).toBe(1);
+
+    // alice's token (no refresh token) is past its expiry at the server now
+    world.advanceClock(3600);
+    const refused = await collect(agent.run({ input: 'whoami', principal: 'alice' }));
+    expect(refused.error).toBeUndefined();
+    expect(answers(refused.events)).toEqual([
+      expect.stringMatching(
+        /no working sign-in for this principal.*authenticate\('w', \{ principal \}\)/,
+      ),
+    ]);
+    // her connection was closed, not kept for the next call
+    await expect.poll(() => perUser.stats().openStreams).toBe(0);
+
+    const next = await collect(agent.run({ input: 'whoami', principal: 'alice' }));
+    expect(ofType(next.events, 'session.parked')[0]?.waits).toMatchObject([
+      { kind: 'auth', server: 'w', principal: 'alice' },
+    ]);
+  } finally {
+    await agent.close();
+  }
+});
