@@ -3,7 +3,8 @@
  * protected MCP server on loopback (the test suite's OAuth world, in its per-user mode, where
  * alice sees one tool more). Each principal signs in on its own (pull mode: the host hands the
  * URL to that user, here a "browser" that logs in without a person); each run names the user it
- * acts for, and its calls go out on a connection opened with that user's token only.
+ * acts for, and its calls go out on a connection opened with that user's token only. A user
+ * who has not signed in yet parks the run until the sign-in is done.
  *
  *   npx tsx examples/principals.ts
  */
@@ -29,7 +30,7 @@ const turn = (request: ModelRequest) => {
 };
 
 const agent = createAgent({
-  model: scriptedModel(Array.from({ length: 8 }, () => turn)),
+  model: scriptedModel(Array.from({ length: 10 }, () => turn)),
   policy: { allow: ['mcp_connect:docs', 'mcp__docs__*'] },
   mcpServers: { docs: { type: 'http', url: world.mcpUrl } },
   mcp: {
@@ -69,6 +70,18 @@ try {
   await agent.mcp.logout('docs', { principal: 'alice' });
   const again = await agent.send('who am I?', { principal: 'bob' });
   console.log(`[bob, after alice signed out] ${again.text}`);
+
+  // a user who has not signed in yet: the run parks on an auth wait (no URL is stored) ...
+  const parked = await agent.send('who am I?', { principal: 'carol' });
+  const [wait] = parked.waits ?? [];
+  console.log(`[carol] ${parked.status}: ${wait?.kind} wait for '${wait?.server}'`);
+  // ... your app asks for a fresh URL (any process with the same stores may), the user signs
+  // in, and the callback decides the wait; resume() goes on where the run stopped
+  const { authUrl } = await agent.mcp.authenticate('docs', { principal: 'carol' });
+  const callback = await world.browse(authUrl!, { account: 'carol' });
+  await agent.mcp.submitOAuthCallback('docs', callback, { principal: 'carol' });
+  for await (const event of agent.resume(parked.sessionId, { principal: 'carol' }))
+    if (event.type === 'session.completed') console.log(`[carol, resumed] ${event.content}`);
 } finally {
   await agent.close();
   await world.close();

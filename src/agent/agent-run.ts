@@ -287,7 +287,20 @@ export class AgentRun {
     const runtime = this.#runtime;
     const session = this.#session!;
     const scope = this.#openScope(plan.limits, plan.request.principal);
+    const waits = this.#waits!;
+    // a resumed run's sign-ins: made (decided) go on, expired ones fail it (SPEC 15.1)
+    waits.takeUpSignIns();
     const tools = await prepareRunTools(runtime, scope, this.#store);
+    // a principal without a sign-in its catalog needs parks before the run's first model
+    // request, when the store can park and the run holds no other wait (see the decisions)
+    const signIns = scope.takeSignIns();
+    if (
+      signIns.length > 0 &&
+      waits.canPark &&
+      session.finalText === undefined &&
+      waits.found.every((w) => w.kind === 'auth')
+    )
+      throw new RunParked(await waits.parkSignIns(signIns));
     if (session.finalText !== undefined) {
       const committed = await readCommittedAnswer(session.finalText, plan.output);
       return { ...committed, iterations: session.iterationsDone, usage: ZERO_USAGE };

@@ -1,9 +1,11 @@
-import { MusterError } from '../errors/index.js';
+import { createHash } from 'node:crypto';
+import { McpError, MusterError } from '../errors/index.js';
 import type { ApprovalAnswer } from '../policy/index.js';
 import type { SessionStore, SessionWriteOptions, Wait } from '../session/index.js';
 import type {
   CallWaits,
   InputResumption,
+  SignInNeed,
   ToolCallOutcome,
   WaitedDecision,
 } from '../tools/index.js';
@@ -314,6 +316,79 @@ export class RunWaits implements CallWaits {
     return waits;
   }
 
+  /**
+   * Parks the run on one `auth` wait per sign-in its catalog found missing (SPEC 15.4), before
+   * its first model request: each names the server, the issuer when known and the run's
+   * principal, never a URL (a fresh one comes from `agent.mcp.authenticate(server,
+   * { principal })`). `submitOAuthCallback(server, url, { principal })` decides it.
+   */
+  async parkSignIns(needs: readonly SignInNeed[]): Promise<readonly Wait[]> {
+    const { sessionId, runId, store, principal } = this.#ctx;
+    if (!store.waits)
+      throw new MusterError(
+        'INVALID_CONFIGURATION',
+        'The session store keeps no waits (SessionStore.waits): the run cannot park.',
+      );
+    const now = Date.now();
+    const ttl = this.#ctx.options?.ttlMs ?? DEFAULT_WAIT_TTL_MS;
+    for (const need of needs) {
+      const wait: Wait = {
+        id: newId('wait'),
+        sessionId,
+        runId,
+        kind: 'auth',
+        server: need.server,
+        ...(need.issuer !== undefined ? { issuer: need.issuer } : {}),
+        ...(principal !== undefined ? { principal } : {}),
+        message: `Server '${need.server}' needs this principal to sign in: get a sign-in URL with agent.mcp.authenticate('${need.server}', { principal }), then submitOAuthCallback('${need.server}', callbackUrl, { principal }) and resume the session.`,
+        createdAt: new Date(now).toISOString(),
+        expiresAt: new Date(now + ttl).toISOString(),
+        fingerprint: signInFingerprint(need, principal),
+        status: 'pending',
+      };
+      await store.waits.put(wait, this.#ctx.writeOptions());
+      this.parked.push(wait);
+      this.#ctx.emit({ type: 'wait.created', timestamp: isoNow(), sessionId, runId, wait });
+    }
+    return [...this.parked];
+  }
+
+  /**
+   * Takes up the `auth` waits the resumed run found (SPEC 15.4): a decided one (signed in) is
+   * reported applied; one that expired undecided fails the run with `MCP_AUTH_REQUIRED`
+   * (SPEC 15.1: "auth waits fail the call"; before its first model request the run has no
+   * call, so the run fails).
+   *
+   * @throws McpError `MCP_AUTH_REQUIRED` (`details.reason: 'login-timeout'`) for an expired one.
+   */
+  takeUpSignIns(): void {
+    const now = Date.now();
+    for (const wait of this.found) {
+      if (wait.kind !== 'auth' || wait.callId !== undefined || this.#taken.has(wait.id)) continue;
+      this.#taken.add(wait.id);
+      const expired = wait.status === 'pending' && isExpired(wait, now);
+      const { sessionId, runId } = this.#ctx;
+      this.#ctx.emit({
+        type: 'wait.decided',
+        timestamp: isoNow(),
+        sessionId,
+        runId,
+        waitId: wait.id,
+        kind: wait.kind,
+        applied: true,
+        expired,
+        ...decisionOf(wait),
+      });
+      const server = wait.server ?? '';
+      if (expired)
+        throw new McpError(
+          'MCP_AUTH_REQUIRED',
+          `The sign-in to server '${server}' this run waited for was not made before its wait expired (waits.ttlMs): sign the principal in with agent.mcp.authenticate('${server}', { principal }) and run again.`,
+          { server, details: { server, reason: 'login-timeout', waitId: wait.id } },
+        );
+    }
+  }
+
   /** Forgets the waits this run took up: their calls have results (or fresh waits) by now. */
   settle(): void {
     for (const [callId, waits] of this.#byCall) {
@@ -332,4 +407,12 @@ export class RunWaits implements CallWaits {
 
 function decisionOf(wait: Wait): { decision?: NonNullable<Wait['decision']> } {
   return wait.decision ? { decision: shownDecision(wait.decision) } : {};
+}
+
+/** What an `auth` wait is bound to: the server, the issuer and the principal to sign in. */
+function signInFingerprint(need: SignInNeed, principal: string | undefined): string {
+  const bound = { kind: 'auth', server: need.server, issuer: need.issuer ?? null, principal };
+  return createHash('sha256')
+    .update(JSON.stringify({ ...bound, principal: principal ?? null }))
+    .digest('hex');
 }

@@ -16,6 +16,7 @@ import type { AgentScope } from './agent-scope.js';
 import { agentSampler } from './agent-sampler.js';
 import type { AgentEvent } from './events.js';
 import { DEFAULT_LIMITS, resolveLimits } from './limits.js';
+import { decideSignIns } from './sign-in-waits.js';
 import { AgentTracing } from './tracing/index.js';
 
 /** Everything a root agent is built from, assembled once from its options. */
@@ -97,6 +98,10 @@ export function buildRuntimeParts(options: AgentOptions, life: RuntimeLifecycle)
     {
       exclusive: (operation, fn) => life.exclusive(operation, fn),
       contextFor: (operation) => life.outsideRunContext(operation, (ev) => life.background(ev)),
+      // a principal's sign-in decides the auth waits of its parked runs (SPEC 15.4)
+      signedIn: async (server, principal) => {
+        await decideSignIns(store, server, principal);
+      },
     },
     (ev) => life.background(ev),
   );

@@ -133,7 +133,7 @@ export async function decideWait(
 }
 
 /** The `wait.decided` a decision logs: whether it applies is known when the run resumes. */
-function decidedEvent(wait: Wait): WaitDecidedEvent {
+export function decidedEvent(wait: Wait): WaitDecidedEvent {
   return {
     type: 'wait.decided',
     timestamp: wait.decidedAt ?? isoNow(),

@@ -1,5 +1,6 @@
 import type { AuthProvider, FetchLike } from '@modelcontextprotocol/client';
 import { MusterError } from '../errors/index.js';
+import type { SecretRegistry } from '../util/index.js';
 import { authError, sanitizeRemoteText } from './oauth-errors.js';
 import { Login } from './oauth-login.js';
 import type { McpAuthenticateResult } from './oauth-options.js';
@@ -34,6 +35,11 @@ export class OAuthSession {
   /** The waiting login as every process sharing the token store sees it. */
   readonly #shared: SharedLogin;
 
+  /** What this session's credentials join: a principal's own registry, or the server's. */
+  get secrets(): SecretRegistry {
+    return this.#input.secrets;
+  }
+
   constructor(input: OAuthSessionInput) {
     this.server = input.server;
     this.#input = input;
@@ -62,6 +68,25 @@ export class OAuthSession {
   /** True when logins are finished by the host's `authorize` (push mode). */
   get pushMode(): boolean {
     return this.#input.checked.options.authorize !== undefined;
+  }
+
+  /**
+   * The issuer of the authorization server this session signs in with, when known: the
+   * discovery stored with its tokens, else `expectedIssuer`; undefined when neither is there
+   * (or the store cannot be read). Reads the token store; never signs in.
+   */
+  async knownIssuer(): Promise<string | undefined> {
+    const expected = this.#input.checked.options.expectedIssuer;
+    try {
+      const discovery = (await this.#input.store.get(this.#input.key))?.discovery;
+      return (
+        discovery?.authorizationServerMetadata?.issuer ??
+        discovery?.authorizationServerUrl ??
+        expected
+      );
+    } catch {
+      return expected;
+    }
   }
 
   /** True when a login waits for `submitOAuthCallback()`. */

@@ -7,6 +7,7 @@ import type { SdkMcpServer } from './servers/sdk-server.js';
 import type { McpManager } from './operations/mcp-manager.js';
 import { McpOperations } from './operations/mcp-operations.js';
 import type { McpServerStatus } from './contracts/mcp-status.js';
+import type { McpConnectionSummary, McpSignInOptions } from './contracts/operation-types.js';
 import { unknownServerError } from './connection/server-registry.js';
 
 /** What the facade needs from its agent. */
@@ -20,6 +21,11 @@ export interface McpFacadeHost {
   contextFor(operation: string): ExecutorRunContext;
   /** Checks a runtime declaration (transports allowed, URL and headers). */
   check(declaration: ServerDeclaration): void;
+  /**
+   * A principal's sign-in to `server` was just stored (SPEC 15.4): the agent decides the
+   * `auth` waits of that principal's parked runs on that server.
+   */
+  signedIn?(server: string, principal: string): Promise<void>;
 }
 
 /**
@@ -34,6 +40,23 @@ export class McpFacade extends McpOperations {
     super(manager, (operation) => host.contextFor(operation));
     this.#manager = manager;
     this.host = host;
+  }
+
+  /**
+   * Finishes a pull-mode sign-in with the callback URL, then connects the server. With
+   * `{ principal }`, stores that principal's tokens (its connection opens on first use) and
+   * decides the `auth` waits of that principal's parked runs on this server (SPEC 15.4), in
+   * the agent's session store: `agent.resume(sessionId)` then continues each run.
+   */
+  override async submitOAuthCallback(
+    name: string,
+    callbackUrl: string | URL,
+    options?: McpSignInOptions,
+  ): Promise<McpConnectionSummary> {
+    const summary = await super.submitOAuthCallback(name, callbackUrl, options);
+    const principal = options?.principal;
+    if (principal !== undefined) await this.host.signedIn?.(name, principal);
+    return summary;
   }
 
   /** A local snapshot of every server: no I/O, no secrets. */

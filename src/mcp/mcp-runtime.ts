@@ -128,6 +128,7 @@ export function createMcpRuntime(
           resourceTools: new McpResourceToolExecutor(
             facade,
             manager.registry,
+            manager.principals,
             authorize,
             input.isVisible,
           ),

@@ -36,7 +36,9 @@ const ELICITATION_ACTIONS = new Set(['accept', 'decline', 'cancel']);
 /**
  * Checks that `decision` may decide `wait` at `options.now`: the wait exists and is pending,
  * has not expired, shows the fingerprint the host saw, and the decision has the shape of the
- * wait's kind (`INVALID_CONFIGURATION` otherwise, naming what is expected). Returns the
+ * wait's kind (`INVALID_CONFIGURATION` otherwise, naming what is expected): an approval's, a
+ * form's, or for an `auth` wait `{ decision: 'allow' }` (its principal signed in; SPEC 15.4);
+ * a task wait takes none. Returns the
  * decision as it is stored (plain data, only the known fields).
  */
 export function checkDecision(
@@ -89,6 +91,13 @@ function decisionShape(wait: Wait, decision: WaitDecision): WaitDecision {
         : {}),
       ...(reason !== undefined ? { reason } : {}),
     };
+  }
+  if (wait.kind === 'auth') {
+    // the principal signed in (submitOAuthCallback decides it so): nothing else is an answer
+    if (!d || d.decision !== 'allow')
+      throw shapeError(wait, "{ decision: 'allow', reason? } once the principal has signed in");
+    onlyKeys(d, ['decision', 'reason'], wait);
+    return { decision: 'allow', ...(reason !== undefined ? { reason } : {}) };
   }
   throw new MusterError(
     'INVALID_CONFIGURATION',

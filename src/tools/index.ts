@@ -49,6 +49,7 @@ export type {
 } from './tool-hooks.js';
 export { runToolCall } from './tool-call-pipeline.js';
 export { RunScope, CallScope, runScopeOf, callParkingOf } from './run-scope.js';
+export type { SignInNeed } from './run-scope.js';
 export { CallParkSignal } from './call-parking.js';
 export type { CallParking } from './call-parking.js';
 export { OWN_EXECUTOR_FACTS } from './executor-facts.js';

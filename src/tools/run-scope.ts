@@ -30,6 +30,17 @@ export interface RunScopeLimits {
   readonly maxToolResultBytes: number;
 }
 
+/**
+ * A sign-in a run's catalog found missing (SPEC 15.4): a server that signs each user in has no
+ * working sign-in for the run's principal. Names no URL: a fresh one comes from
+ * `agent.mcp.authenticate(server, { principal })`.
+ */
+export interface SignInNeed {
+  readonly server: string;
+  /** The authorization server's issuer, when known. */
+  readonly issuer?: string;
+}
+
 /** What a run's scope is opened with. */
 export interface RunScopeInit {
   readonly sessionId: string;
@@ -70,6 +81,7 @@ export class RunScope implements ExecutorRunContext {
   readonly policy: CallPolicy | undefined;
   #sink: RunSink | undefined;
   #usage: Usage = ZERO_USAGE;
+  readonly #signIns: SignInNeed[] = [];
 
   constructor(init: RunScopeInit) {
     this.sessionId = init.sessionId;
@@ -129,6 +141,20 @@ export class RunScope implements ExecutorRunContext {
     const usage = this.#usage;
     this.#usage = ZERO_USAGE;
     return usage.totalTokens + usage.inputTokens + usage.outputTokens > 0 ? usage : undefined;
+  }
+
+  /**
+   * Records that the run's principal has no working sign-in to a server its catalog needs
+   * (the run may park on it before its first model request); dropped once the run has ended.
+   */
+  needsSignIn(need: SignInNeed): void {
+    if (this.#sink && !this.#signIns.some((n) => n.server === need.server))
+      this.#signIns.push(need);
+  }
+
+  /** The sign-ins recorded by {@link needsSignIn}, taken (each is reported once). */
+  takeSignIns(): readonly SignInNeed[] {
+    return this.#signIns.splice(0);
   }
 
   /** The scope of one call of this run. */

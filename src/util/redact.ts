@@ -8,8 +8,19 @@ import { MIN_SECRET_LENGTH, redact } from '../errors/index.js';
 export class SecretRegistry {
   readonly #values = new Set<string>();
   #sorted: string[] | undefined;
+  /** The parent's list {@link #sorted} was built from (a parent that grew rebuilds it). */
+  #parentSeen: readonly string[] | undefined;
 
-  constructor(values: Iterable<string> = []) {
+  /**
+   * @param values the first values to scrub.
+   * @param parent a registry whose values this one scrubs too, as they are now and as they
+   *   grow; what is added here never reaches the parent (a principal's tokens stay in the
+   *   principal's registry, dropped with it, while the server's declared secrets still apply).
+   */
+  constructor(
+    values: Iterable<string> = [],
+    private readonly parent?: SecretRegistry,
+  ) {
     this.add(...values);
   }
 
@@ -24,7 +35,10 @@ export class SecretRegistry {
 
   /** The known values, longest first (so a secret that contains another is masked whole). */
   values(): readonly string[] {
-    this.#sorted ??= [...this.#values].sort((a, b) => b.length - a.length);
+    const inherited = this.parent?.values();
+    if (inherited !== this.#parentSeen) this.#sorted = undefined;
+    this.#parentSeen = inherited;
+    this.#sorted ??= [...this.#values, ...(inherited ?? [])].sort((a, b) => b.length - a.length);
     return this.#sorted;
   }
 

@@ -191,6 +191,9 @@ export function describeWaitContract(
       await waits.put(pendingWait('s', 'approve'));
       await waits.put(pendingWait('s', 'form', { kind: 'elicitation' }));
       await waits.put(pendingWait('s', 'task', { kind: 'task' }));
+      await waits.put(
+        pendingWait('s', 'sign-in', { kind: 'auth', server: 'gh', principal: 'ann' }),
+      );
       const wrong: [string, unknown][] = [
         ['approve', { action: 'accept', content: {} }],
         ['approve', { decision: 'redirect' }],
@@ -200,6 +203,9 @@ export function describeWaitContract(
         ['form', { decision: 'allow' }],
         ['form', { action: 'accept', content: ['not', 'an', 'object'] }],
         ['task', allow],
+        ['sign-in', { decision: 'deny' }],
+        ['sign-in', { action: 'accept' }],
+        ['sign-in', { decision: 'allow', message: 'x' }],
       ];
       for (const [id, decision] of wrong) {
         const before = await snapshot(waits, 's', id);
@@ -209,7 +215,16 @@ export function describeWaitContract(
         ).rejects.toMatchObject({ code: 'INVALID_CONFIGURATION' });
         expect(await snapshot(waits, 's', id)).toBe(before);
       }
-      expect((await waits.list({ status: 'pending' })).waits).toHaveLength(3);
+      expect((await waits.list({ status: 'pending' })).waits).toHaveLength(4);
+      // an auth wait takes the sign-in's decision only
+      const signedIn = await waits.decide('s', 'sign-in', {
+        decision: 'allow',
+        reason: 'signed in',
+      });
+      expect(signedIn).toMatchObject({
+        status: 'decided',
+        decision: { decision: 'allow', reason: 'signed in' },
+      });
     });
 
     it('put and remove are lease-guarded writes; decide needs no lease', async () => {

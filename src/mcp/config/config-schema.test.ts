@@ -123,6 +123,23 @@ describe('server declarations', () => {
     ).toContain("use 'stdio', 'http', 'sse' or 'sdk'");
   });
 
+  it('perPrincipal: false is leaving it out, on any server; true where it cannot apply is refused', () => {
+    const off = [
+      { command: 'node', perPrincipal: false },
+      { type: 'sse', url: 'https://e.com/sse', perPrincipal: false },
+      { type: 'http', url: 'https://e.com/mcp', perPrincipal: false },
+    ];
+    for (const config of off)
+      expect(parseServerConfig('srv', config, 'options', 'here')).toBe(config);
+    const inFile = { type: 'http', url: 'https://e.com/mcp', perPrincipal: false };
+    expect(parseServerConfig('srv', inFile, 'project', FILE)).toBe(inFile);
+    const on = refusal(() =>
+      parseServerConfig('srv', { command: 'node', perPrincipal: true }, 'options', 'here'),
+    );
+    expect(on.message).toContain("server 'srv' sets perPrincipal: true but is a stdio server");
+    expect(on.details).toMatchObject({ field: 'perPrincipal' });
+  });
+
   it('refuses a declaration that is not an object, and a bad server name', () => {
     expect(refusal(() => parseServerConfig('srv', 'node', 'options', 'here')).message).toContain(
       '(root): must be an object',

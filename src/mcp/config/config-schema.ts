@@ -239,7 +239,10 @@ export function parseServerConfig(
       { details: { server: name, source } },
     );
   }
-  const found = problems(schema, value);
+  // `perPrincipal: false` says what leaving it out says, on any server and in files too
+  const perPrincipalOff = (value as { perPrincipal?: unknown } | null)?.perPrincipal === false;
+  const { perPrincipal: _off, ...rest } = perPrincipalOff ? (value as Record<string, unknown>) : {};
+  const found = problems(schema, perPrincipalOff ? rest : value);
   if (found.length > 0) {
     const hint = !fromFile && mentionsSdkServer(type, value) ? ` ${SDK_SHAPE}` : '';
     throw new MusterError(
@@ -252,8 +255,9 @@ export function parseServerConfig(
 }
 
 /**
- * `perPrincipal` where it cannot apply: on a stdio, sse or in-process server (every principal
- * shares those), or in a config file (files hold no credentials).
+ * `perPrincipal` (anything but absent or `false`) where it cannot apply: on a stdio, sse or
+ * in-process server (every principal shares those), or in a config file (files hold no
+ * credentials).
  */
 function checkPerPrincipalPlace(
   name: string,
@@ -263,7 +267,10 @@ function checkPerPrincipalPlace(
   where: string,
   source: McpServerSource,
 ): void {
-  if (typeof value !== 'object' || value === null || !Object.hasOwn(value, 'perPrincipal')) return;
+  if (typeof value !== 'object' || value === null) return;
+  // `perPrincipal: false` says what leaving it out says: nothing to refuse
+  const set = (value as { perPrincipal?: unknown }).perPrincipal;
+  if (set === undefined || set === false) return;
   const fix = `mcp.oauth['${name}'].perPrincipal: true in the agent's options, or auth: { type: 'provider', provider: (principal) => ... } with perPrincipal: true on an http server the host declares`;
   let why: string | undefined;
   if (type !== 'http')
@@ -272,7 +279,7 @@ function checkPerPrincipalPlace(
   if (why === undefined) return;
   throw new MusterError(
     'INVALID_CONFIGURATION',
-    `${where}: server '${name}' has perPrincipal but ${why}: remove perPrincipal, or use ${fix}.`,
+    `${where}: server '${name}' sets perPrincipal: ${typeof set === 'boolean' ? String(set) : `a ${typeof set}`} but ${why}: remove perPrincipal, or use ${fix}.`,
     { details: { server: name, source, field: 'perPrincipal' } },
   );
 }

@@ -1,11 +1,13 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { authError, oauthReasonOf } from '../../auth/index.js';
-import { ToolError } from '../../errors/index.js';
+import { McpError, MusterError, ToolError } from '../../errors/index.js';
 import type { ExecutorRunContext, NamingMode } from '../../tools/index.js';
-import type { CallOptions } from '../client/mcp-connection.js';
+import type { CallOptions, McpConnection } from '../client/mcp-connection.js';
 import type { McpOptions } from '../contracts/config-types.js';
 import { MCP_DEFAULTS } from '../contracts/mcp-defaults.js';
 import { clientErrorOf, insufficientScopeOf } from '../failures/client-errors.js';
+import { classifyCallError, describeError } from '../failures/mcp-errors.js';
+import { SecretRegistry } from '../../util/index.js';
 import { findInCauseChain } from '../failures/cause-chain.js';
 import { sessionGone } from '../failures/session-loss.js';
 import { needsSignIn } from './auth-connect.js';
@@ -32,6 +34,8 @@ export interface PrincipalContext {
 /** The options of one call on a principal's connection. */
 export type PrincipalCallOptions = Pick<CallOptions, 'onProgress' | 'round'> & {
   readonly timeoutMs?: number;
+  /** The tool's model-facing name, for the call's errors. */
+  readonly toolName: string;
 };
 
 /**
@@ -68,7 +72,7 @@ export class PrincipalConnections {
     if (!lease.stale) return lease;
     try {
       const listed = await lease.connection.listTools(MCP_DEFAULTS.timeoutMs, ctx.signal);
-      lease.setTools(toDiscoveredTools(e.name, listed, this.naming));
+      lease.setTools(toDiscoveredTools(e.name, listed, this.naming, lease.connection.tasksOffered));
       return lease;
     } catch (err) {
       // a listing that cannot be refreshed must not stay: the next use opens anew
@@ -89,11 +93,45 @@ export class PrincipalConnections {
   }
 
   /**
+   * Runs one request (`what`: "Listing resources", say) on the principal's connection, bounded
+   * by `ctx.signal` and the default timeout. A request refused for its token closes that
+   * connection and fails `MCP_AUTH_REQUIRED`; other failures are `MCP_OPERATION_FAILED`,
+   * redacted with the principal's secrets and the server's.
+   */
+  async request<T>(
+    e: ServerEntry,
+    ctx: PrincipalContext,
+    what: string,
+    send: (
+      connection: McpConnection,
+      bounds: { signal: AbortSignal; timeout: number },
+    ) => Promise<T>,
+  ): Promise<T> {
+    const lease = await this.lease(e, ctx);
+    try {
+      return await send(lease.connection, { signal: ctx.signal, timeout: MCP_DEFAULTS.timeoutMs });
+    } catch (err) {
+      if (ctx.signal.aborted) throw err;
+      const refused = tokenRefused(err);
+      if (refused || lease.connection.closed) lease.discard();
+      if (refused) throw signInFailure(e, err);
+      if (MusterError.isInstance(err)) throw err;
+      const { message } = describeError(err, e.name, 'MCP_OPERATION_FAILED', lease.secrets);
+      throw new McpError('MCP_OPERATION_FAILED', `${what}: ${message}`, {
+        server: e.name,
+        details: { server: e.name },
+      });
+    } finally {
+      lease.release();
+    }
+  }
+
+  /**
    * Calls `tool` on the principal's connection. A call refused for its token (`401`, or a
    * refresh that cannot renew it) closes that connection and fails `MCP_AUTH_REQUIRED`; a
    * call the server refused because its HTTP session is gone (it never ran) is sent once more
-   * on a fresh connection of the same principal. Failures are the connection's own (the
-   * caller classifies them).
+   * on a fresh connection of the same principal. Failures are classified as the runner's
+   * (`classifyCallError`), redacted with the principal's own secrets and the server's.
    */
   async callTool(
     e: ServerEntry,
@@ -101,7 +139,8 @@ export class PrincipalConnections {
     tool: string,
     args: Record<string, unknown>,
     options: PrincipalCallOptions,
-  ): Promise<{ result: CallToolResult; timeoutMs: number }> {
+  ): Promise<CallToolResult> {
+    let secrets = e.secrets;
     const bounds = resolveBounds(
       e,
       {
@@ -110,15 +149,39 @@ export class PrincipalConnections {
       },
       this.options.operation,
     );
+    try {
+      return await this.#callOnLease(e, ctx, tool, args, options, bounds, (used) => {
+        secrets = used;
+      });
+    } catch (err) {
+      throw classifyCallError(err, {
+        toolName: options.toolName,
+        server: e.name,
+        signal: ctx.signal,
+        timeoutMs: bounds.timeoutMs,
+        secrets,
+      });
+    }
+  }
+
+  async #callOnLease(
+    e: ServerEntry,
+    ctx: PrincipalContext,
+    tool: string,
+    args: Record<string, unknown>,
+    options: PrincipalCallOptions,
+    bounds: ReturnType<typeof resolveBounds>,
+    using: (secrets: SecretRegistry) => void,
+  ): Promise<CallToolResult> {
     for (let attempt = 1; ; attempt++) {
       const lease = await this.lease(e, ctx);
+      using(lease.secrets);
       try {
-        const result = await lease.connection.callTool(tool, args, {
+        return await lease.connection.callTool(tool, args, {
           ...bounds,
           ...(options.onProgress ? { onProgress: options.onProgress } : {}),
           ...(options.round ? { round: options.round } : {}),
         });
-        return { result, timeoutMs: bounds.timeoutMs };
       } catch (err) {
         if (ctx.signal.aborted) throw err;
         const gone = e.type === 'http' && sessionGone(err);
@@ -167,14 +230,16 @@ export class PrincipalConnections {
   ): Promise<PrincipalOpened> {
     // an OAuth server: the principal's own session, held while its connection is open
     const held = e.perPrincipal?.kind === 'oauth' ? e.principals?.acquire(principal) : undefined;
+    // the principal's tokens join its own registry (its session's), dropped with it
+    const secrets = held ? held.session.secrets : new SecretRegistry([], e.secrets);
     try {
       const opened = await this.connector.openFor(
         e,
-        { principal, ...(held ? { oauth: held.session } : {}) },
+        { principal, secrets, ...(held ? { oauth: held.session } : {}) },
         signal,
         hooks,
       );
-      return { ...opened, release: () => held?.release() };
+      return { ...opened, secrets, release: () => held?.release() };
     } catch (err) {
       held?.release();
       throw err;

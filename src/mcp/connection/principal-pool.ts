@@ -6,11 +6,14 @@ import type { McpConnection } from '../client/mcp-connection.js';
 import { notSentError } from '../failures/connection-errors.js';
 import type { DiscoveredTool } from './mcp-discovery.js';
 import type { ServerEntry } from './server-entry.js';
+import type { SecretRegistry } from '../../util/index.js';
 
 /** What opening one principal's connection gives the pool. */
 export interface PrincipalOpened {
   readonly connection: McpConnection;
   readonly tools: DiscoveredTool[];
+  /** The principal's own secrets (its tokens), for the redaction of its calls' errors. */
+  readonly secrets: SecretRegistry;
   /** Lets go of what the connection held besides itself (the principal's OAuth session). */
   readonly release: () => void;
 }
@@ -32,6 +35,8 @@ export type PrincipalOpener = (
 /** A principal's connection lent to one operation; give it back with {@link release}. */
 export interface PrincipalLease {
   readonly connection: McpConnection;
+  /** See {@link PrincipalOpened.secrets}. */
+  readonly secrets: SecretRegistry;
   /** The tools the connection listed. */
   readonly tools: readonly DiscoveredTool[];
   /** True when the server said its tools changed since {@link tools} were listed. */
@@ -70,6 +75,8 @@ export interface PrincipalPoolOptions {
   readonly max: number;
   /** An unused connection is closed after this many ms. */
   readonly idleMs: number;
+  /** True while `e` is the registered entry of its server (not removed, not replaced). */
+  readonly isLive: (e: ServerEntry) => boolean;
 }
 
 /**
@@ -117,7 +124,8 @@ export class PrincipalPool {
    * pool is full of connections in use.
    *
    * @throws the open's error; `ABORTED` when `signal` aborts while waiting; a not-sent
-   *   `McpError` once the pool is closed.
+   *   `McpError` once the pool is closed or when `e` is no longer its server's entry
+   *   (unregistered or updated: nothing opens for it).
    */
   async acquire(
     e: ServerEntry,
@@ -128,12 +136,13 @@ export class PrincipalPool {
     const key = keyOf(e.name, principal);
     const what = `a connection of '${e.name}'`;
     for (;;) {
-      if (this.#closed) throw notSentError(e.name);
+      if (this.#closed || !this.options.isLive(e)) throw notSentError(e.name);
       if (signal.aborted) throw abortedError(what, signal.reason);
       const slot = this.#slots.get(key);
       if (slot && slot.entry !== e) {
-        // the server was registered again: its old connection goes
-        this.#drop(slot);
+        // `e` is live, so the slot's entry is not: the server was registered again, and only
+        // its old connection goes (a caller holding a replaced entry was refused above)
+        void this.#drop(slot);
         continue;
       }
       if (slot) {
@@ -234,6 +243,7 @@ export class PrincipalPool {
     let released = false;
     return {
       connection: opened.connection,
+      secrets: opened.secrets,
       get tools() {
         return slot.tools;
       },

@@ -1,5 +1,6 @@
 import type { OAuthSession } from '../../auth/index.js';
 import type { NamingMode } from '../../tools/index.js';
+import type { SecretRegistry } from '../../util/index.js';
 import type { ClientSetup } from '../handlers/client-setup.js';
 import { connectOptionsFor } from './connect-options.js';
 import type { McpOptions, McpServerConfig } from '../contracts/config-types.js';
@@ -18,8 +19,11 @@ export interface ServerOpenOptions {
     readonly capabilities?: Record<string, unknown>;
     readonly handlers?: readonly ClientRequestHandler[];
   };
-  /** Per-server client features (handlers, capabilities, notifications); wins over `client`. */
-  readonly clientFor?: (server: string) => ClientSetup;
+  /**
+   * Per-connection client features (handlers, capabilities, notifications); wins over
+   * `client`. `principal`: the setup of that principal's own connection.
+   */
+  readonly clientFor?: (server: string, principal?: string) => ClientSetup;
   readonly naming: NamingMode;
   /** The server said its tool list changed. */
   readonly onToolsChanged: () => void;
@@ -36,6 +40,11 @@ export interface OpenAs {
   readonly principal: string;
   /** The principal's own OAuth session (`mcp.oauth[name].perPrincipal`). */
   readonly oauth?: OAuthSession;
+  /**
+   * What to scrub from this connection's messages: the principal's own registry (its tokens
+   * join it, never the server's shared one).
+   */
+  readonly secrets: SecretRegistry;
 }
 
 /**
@@ -66,7 +75,7 @@ export async function openServer(
   const { options, client } = o;
   const oauth = as ? as.oauth : e.oauth;
   const config = configFor(e, as?.principal);
-  const setup = o.clientFor?.(e.name);
+  const setup = o.clientFor?.(e.name, as?.principal);
   const capabilities = setup?.capabilities ?? client?.capabilities;
   const handlers = setup?.handlers ?? client?.handlers;
   // set once open: errors of the handshake itself are not those of a live connection
@@ -81,15 +90,16 @@ export async function openServer(
       maxResponseBytes: options.maxResponseBytes ?? MCP_DEFAULTS.maxResponseBytes,
       ...(options.sandbox ? { sandbox: options.sandbox } : {}),
       stderrBytes: MCP_DEFAULTS.stderrBytes,
-      secrets: e.secrets,
+      secrets: as ? as.secrets : e.secrets,
       ...(oauth ? { oauth } : {}),
     },
     ...connectOptionsFor(e, options),
     signal,
     ...(capabilities ? { capabilities } : {}),
     ...(handlers ? { handlers } : {}),
-    // the Tasks extension (SPEC 15.3): declared where the transport captures task answers
-    tasks: true,
+    // the Tasks extension (SPEC 15.3): declared where the transport captures task answers, and
+    // not on a principal's connection, whose calls take no task yet (see the decisions)
+    tasks: !as,
     ...(setup ? { onNotification: setup.onNotification } : {}),
     onToolsChanged: o.onToolsChanged,
     onUnexpectedClose: o.onLost,

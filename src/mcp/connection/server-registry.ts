@@ -136,8 +136,18 @@ export class ServerRegistry {
   ): Pick<ServerEntry, 'oauth' | 'principals'> {
     const oauth = oauthSessionFor(d, type, secrets, this.#options, this.#stores);
     if (!oauth) return {};
+    // a principal's tokens join a registry of its own (the server's secrets still apply), which
+    // goes with its session: nothing of a principal piles up in the server's registry
     const principals = new PrincipalSessions(
-      (principal) => oauthSessionFor(d, type, secrets, this.#options, this.#stores, principal)!,
+      (principal) =>
+        oauthSessionFor(
+          d,
+          type,
+          new SecretRegistry([], secrets),
+          this.#options,
+          this.#stores,
+          principal,
+        )!,
     );
     return { oauth, principals };
   }

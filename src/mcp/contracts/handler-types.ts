@@ -13,6 +13,8 @@ export interface McpRoot {
 /** The run and call a server's request arrived during, when there is one. */
 export interface McpRequestOrigin {
   readonly server: string;
+  /** The principal whose own connection the request came on (SPEC 15.4); none: a shared one. */
+  readonly principal?: string;
   readonly signal: AbortSignal;
   readonly sessionId?: string;
   readonly runId?: string;
@@ -55,6 +57,8 @@ export type McpElicitationHandler = (
 /** A log message a server sent (`notifications/message`). */
 export interface McpLogMessage {
   readonly server: string;
+  /** The principal whose own connection the message came on (SPEC 15.4); none: a shared one. */
+  readonly principal?: string;
   readonly level: LoggingLevel;
   readonly logger?: string;
   readonly data: unknown;

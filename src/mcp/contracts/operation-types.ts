@@ -122,6 +122,8 @@ export interface McpConnectionInfo {
 /** A notification a `listen()` stream delivers. */
 export interface McpNotice {
   readonly server: string;
+  /** The principal whose own connection the notification came on (SPEC 15.4); none: a shared one. */
+  readonly principal?: string;
   /** `notifications/tools/list_changed`, `notifications/resources/updated`, … */
   readonly method: string;
   readonly params?: Readonly<Record<string, unknown>>;

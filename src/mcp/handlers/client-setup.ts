@@ -53,16 +53,21 @@ export interface ClientSetup {
 /**
  * Builds what a connection to `server` declares and installs: capabilities derived from the
  * handlers given, one request handler per feature (each attributed to the call in flight on
- * that server, if any), and the notifications routed to `listen()`, logging and events.
+ * that connection, if any), and the notifications routed to `listen()`, logging and events.
+ * With `principal`, the setup of that principal's own connection (SPEC 15.4): its requests
+ * are attributed among that principal's calls only, and its requests and notifications name
+ * the principal.
  */
-export function clientSetup(server: string, f: ClientFeatures): ClientSetup {
+export function clientSetup(server: string, f: ClientFeatures, principal?: string): ClientSetup {
   const h = f.handlers ?? {};
   const timeoutMs = f.handlerTimeoutMs ?? HANDLER_DEFAULTS.handlerTimeoutMs;
+  const who = principal === undefined ? {} : { principal };
   const attribution = (signal?: AbortSignal) => {
-    const call = f.inFlight.attributed(server);
+    const call = f.inFlight.attributed(server, principal);
     const signals = [f.lifetime, ...(call ? [call.signal] : []), ...(signal ? [signal] : [])];
     const origin: McpRequestOrigin = {
       server,
+      ...who,
       signal: AbortSignal.any(signals),
       ...(call ? { sessionId: call.sessionId, runId: call.runId, callId: call.callId } : {}),
     };
@@ -120,12 +125,14 @@ export function clientSetup(server: string, f: ClientFeatures): ClientSetup {
     onNotification: (method, params) => {
       f.hub.publish({
         server,
+        ...who,
         method,
         ...(params && typeof params === 'object'
           ? { params: params as Record<string, unknown> }
           : {}),
       });
-      if (method === 'notifications/message' && h.logging) deliverLog(server, h.logging, params);
+      if (method === 'notifications/message' && h.logging)
+        deliverLog(server, h.logging, params, principal);
       if (method === 'notifications/elicitation/complete') {
         const id = (params as { elicitationId?: unknown } | undefined)?.elicitationId;
         attribution().emit(

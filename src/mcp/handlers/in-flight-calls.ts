@@ -30,39 +30,51 @@ export interface InFlightCall {
 }
 
 /**
- * Which tool calls are in flight on which server, so that a request the server makes of the
- * client (sampling, elicitation, roots) is attributed to the session, run and call it arrived
- * during: its events go to that run, its approval names that call. A server's request names
- * no call on the wire, so attribution fails closed: a request is attributed only when every
- * call in flight on that server belongs to one session (then to that session's most recent
- * call); with calls of several sessions in flight, or none, it belongs to no run. Calls whose
- * signal aborted (their run ended by abort) are not counted.
+ * Which tool calls are in flight on which connection, so that a request the server makes of
+ * the client (sampling, elicitation, roots) is attributed to the session, run and call it
+ * arrived during: its events go to that run, its approval names that call. A connection is a
+ * server's shared one (`principal` undefined) or one principal's own (SPEC 15.4): a request
+ * that arrives on a principal's connection is only ever attributed to that principal's calls
+ * on it, never to another principal's or the local user's. A server's request names no call
+ * on the wire, so attribution fails closed: a request is attributed only when every call in
+ * flight on that connection belongs to one session (then to that session's most recent call);
+ * with calls of several sessions in flight, or none, it belongs to no run. Calls whose signal
+ * aborted (their run ended by abort) are not counted.
  */
 export class InFlightCalls {
-  readonly #byServer = new Map<string, InFlightCall[]>();
+  readonly #byConnection = new Map<string, InFlightCall[]>();
 
-  /** Records a call as in flight; the returned function ends it. */
-  begin(server: string, call: InFlightCall): () => void {
-    const calls = this.#byServer.get(server) ?? [];
+  /** Records a call on `server` (for `principal`, on its own connection); the returned function ends it. */
+  begin(server: string, call: InFlightCall, principal?: string): () => void {
+    const key = connectionKey(server, principal);
+    const calls = this.#byConnection.get(key) ?? [];
     calls.push(call);
-    this.#byServer.set(server, calls);
+    this.#byConnection.set(key, calls);
     return () => {
-      const list = this.#byServer.get(server);
+      const list = this.#byConnection.get(key);
       const at = list?.indexOf(call) ?? -1;
       if (list && at >= 0) list.splice(at, 1);
-      if (list?.length === 0) this.#byServer.delete(server);
+      if (list?.length === 0) this.#byConnection.delete(key);
     };
   }
 
   /**
-   * The call a request of `server` is attributed to: the most recent call in flight on that
-   * server when all of them belong to one session, else none (the request goes to no run).
+   * The call a request on the connection of `server` (`principal`'s own, when given) is
+   * attributed to: the most recent call in flight on that connection when all of them belong
+   * to one session, else none (the request goes to no run).
    */
-  attributed(server: string): InFlightCall | undefined {
+  attributed(server: string, principal?: string): InFlightCall | undefined {
     // a call whose run was aborted (or whose agent closed) belongs to no live run any more
-    const calls = this.#byServer.get(server)?.filter((c) => !c.signal.aborted);
+    const calls = this.#byConnection
+      .get(connectionKey(server, principal))
+      ?.filter((c) => !c.signal.aborted);
     const last = calls?.at(-1);
     if (!calls || !last) return undefined;
     return calls.every((c) => c.sessionId === last.sessionId) ? last : undefined;
   }
+}
+
+/** The key of one connection: the server's shared one, or `principal`'s (`\u0000` is in neither name). */
+function connectionKey(server: string, principal: string | undefined): string {
+  return principal === undefined ? server : `${server}\u0000${principal}`;
 }

@@ -69,6 +69,8 @@ export async function answerSampling(
     sessionId: origin.sessionId ?? '',
     runId: origin.runId ?? '',
     ...(origin.callId !== undefined ? { callId: origin.callId } : {}),
+    // outside a run too, a request on a principal's own connection is that principal's
+    ...(origin.principal !== undefined ? { principal: origin.principal } : {}),
   });
   if (decision.decision !== 'allow')
     throw new McpError(

@@ -48,7 +48,7 @@ export class McpManager {
   readonly #background: Emit;
   readonly #lifetime = new AbortController();
   /** The request handlers a connection to a server installs (none for a bare manager). */
-  readonly #handlersOf: (server: string) => readonly ClientRequestHandler[];
+  readonly #handlersOf: (server: string, principal?: string) => readonly ClientRequestHandler[];
   /** `mcp.maxResponseBytes`, as configured. */
   readonly maxResponseBytes: number | undefined;
 
@@ -62,15 +62,19 @@ export class McpManager {
   ) {
     this.#background = background as Emit;
     this.maxResponseBytes = options.maxResponseBytes;
-    this.#handlersOf = (server) =>
+    this.#handlersOf = (server, principal) =>
       features
-        ? clientSetup(server, {
-            ...features,
-            inFlight: this.inFlight,
-            hub: this.hub,
-            background: this.#background,
-            lifetime: this.#lifetime.signal,
-          }).handlers
+        ? clientSetup(
+            server,
+            {
+              ...features,
+              inFlight: this.inFlight,
+              hub: this.hub,
+              background: this.#background,
+              lifetime: this.#lifetime.signal,
+            },
+            principal,
+          ).handlers
         : (client?.handlers ?? []);
     this.registry = new ServerRegistry(declarations, options);
     this.index = new ToolIndex(options.names ?? 'safe');
@@ -86,14 +90,18 @@ export class McpManager {
       ...(client ? { client } : {}),
       ...(features
         ? {
-            clientFor: (server: string) =>
-              clientSetup(server, {
-                ...features,
-                inFlight: this.inFlight,
-                hub: this.hub,
-                background: this.#background,
-                lifetime: this.#lifetime.signal,
-              }),
+            clientFor: (server: string, principal?: string) =>
+              clientSetup(
+                server,
+                {
+                  ...features,
+                  inFlight: this.inFlight,
+                  hub: this.hub,
+                  background: this.#background,
+                  lifetime: this.#lifetime.signal,
+                },
+                principal,
+              ),
           }
         : {}),
     });
@@ -118,6 +126,7 @@ export class McpManager {
     this.pool = new PrincipalPool({
       max: options.maxPrincipalConnections ?? MCP_DEFAULTS.maxPrincipalConnections,
       idleMs: options.principalIdleMs ?? MCP_DEFAULTS.principalIdleMs,
+      isLive: (e) => this.registry.isLive(e),
     });
     this.principals = new PrincipalConnections(
       this.connector,
@@ -129,10 +138,11 @@ export class McpManager {
 
   /**
    * The request handlers of `server`'s connections (elicitation, sampling, roots), for the
-   * input requests of an `input_required` round Muster answers itself.
+   * input requests of an `input_required` round Muster answers itself; with `principal`, of
+   * that principal's own connection.
    */
-  inputHandlers(server: string): readonly ClientRequestHandler[] {
-    return this.#handlersOf(server);
+  inputHandlers(server: string, principal?: string): readonly ClientRequestHandler[] {
+    return this.#handlersOf(server, principal);
   }
 
   /** Aborts when this manager closes (bounds work that outlives a run, like pull logins). */

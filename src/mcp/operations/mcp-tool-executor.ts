@@ -11,7 +11,6 @@ import type { RunViewSource } from '../../tools/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import type { ToolCallOptions } from '../connection/operation-runner.js';
 import type { ToolAddress } from '../connection/tool-index.js';
-import { classifyCallError } from '../failures/mcp-errors.js';
 import { principalContextOf, principalTarget } from './principal-address.js';
 import type { PrincipalTarget } from './principal-address.js';
 import { PrincipalToolView } from './principal-tool-view.js';
@@ -125,21 +124,39 @@ export class McpToolExecutor implements ToolExecutor, OwnExecutor, RunViewSource
         { toolName: name, details: { reason: 'not-sent' } },
       );
     }
+    // a principal's call never goes to the shared connection of a server that signs each user
+    // in (the address may have changed hands while it was found)
+    if (
+      !target &&
+      principal !== undefined &&
+      this.manager.registry.get(address.server)?.perPrincipal
+    )
+      throw new ToolError(
+        'TOOL_EXECUTION_FAILED',
+        `Server '${address.server}' signs each user in, and '${name}' was not found on this principal's own connection; the call was not sent.`,
+        { toolName: name, details: { server: address.server, reason: 'not-sent' } },
+      );
     const runner = this.manager.runner;
     const send: Send = target
       ? (options) => this.#callAs(target, name, input, options)
       : (options) => runner.callTool(address.server, address.originalName, input, options);
     // a call made outside a run (a host calling execute itself) reports to the background
     const run = runScopeOf(ctx);
-    const end = this.manager.inFlight.begin(address.server, {
-      sessionId: ctx.sessionId,
-      runId: ctx.runId,
-      callId: ctx.callId,
-      signal: ctx.signal,
-      ...(run ? { run } : {}),
-    });
+    // a principal's own connection: its server's requests are attributed among its calls only
+    const on = target?.ctx.principal;
+    const end = this.manager.inFlight.begin(
+      address.server,
+      {
+        sessionId: ctx.sessionId,
+        runId: ctx.runId,
+        callId: ctx.callId,
+        signal: ctx.signal,
+        ...(run ? { run } : {}),
+      },
+      on,
+    );
     try {
-      return await this.#call(address.server, name, send, ctx);
+      return await this.#call(address.server, name, send, ctx, on);
     } catch (err) {
       const urls = urlElicitationsOf(err);
       if (!urls || !this.onUrlElicitation) throw err;
@@ -155,35 +172,17 @@ export class McpToolExecutor implements ToolExecutor, OwnExecutor, RunViewSource
   }
 
   /** One call on a principal's own connection, its failures classified as the runner's. */
-  async #callAs(
+  #callAs(
     target: PrincipalTarget,
     name: string,
     input: Record<string, unknown>,
     options: SendOptions,
   ): Promise<CallToolResult> {
-    let timeoutMs: number = MCP_DEFAULTS.timeoutMs;
-    try {
-      const called = await this.manager.principals.callTool(
-        target.entry,
-        target.ctx,
-        target.originalName,
-        input,
-        {
-          ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-          ...(options.round ? { round: options.round } : {}),
-        },
-      );
-      timeoutMs = called.timeoutMs;
-      return called.result;
-    } catch (err) {
-      throw classifyCallError(err, {
-        toolName: name,
-        server: target.entry.name,
-        signal: options.signal,
-        timeoutMs,
-        secrets: target.entry.secrets,
-      });
-    }
+    return this.manager.principals.callTool(target.entry, target.ctx, target.originalName, input, {
+      toolName: name,
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      ...(options.round ? { round: options.round } : {}),
+    });
   }
 
   async #call(
@@ -191,6 +190,7 @@ export class McpToolExecutor implements ToolExecutor, OwnExecutor, RunViewSource
     name: string,
     send: Send,
     ctx: ToolExecutionContext,
+    principal: string | undefined,
   ): Promise<ToolReturn> {
     const run = runScopeOf(ctx);
     const emit = run ? run.emit : this.background;
@@ -230,7 +230,7 @@ export class McpToolExecutor implements ToolExecutor, OwnExecutor, RunViewSource
               server,
               toolName: name,
               send: (round) => send({ ...options, round }),
-              handlers: () => this.manager.inputHandlers(server),
+              handlers: () => this.manager.inputHandlers(server, principal),
               signal: ctx.signal,
               maxStateBytes: this.manager.maxResponseBytes ?? MCP_DEFAULTS.maxResponseBytes,
             },

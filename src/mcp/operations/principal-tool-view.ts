@@ -8,7 +8,9 @@ import type {
   ToolInfo,
   ToolReturn,
 } from '../../tools/index.js';
-import { OWN_EXECUTOR_FACTS } from '../../tools/index.js';
+import { OWN_EXECUTOR_FACTS, RunScope } from '../../tools/index.js';
+import { needsSignIn } from '../connection/auth-connect.js';
+import type { ServerEntry } from '../connection/server-entry.js';
 import type { PrincipalContext } from '../connection/principal-connections.js';
 import { emitDiagnostic } from '../connection/server-events.js';
 import type { ToolAddress } from '../connection/tool-index.js';
@@ -65,6 +67,7 @@ export class PrincipalToolView implements ToolExecutor, OwnExecutor {
         } catch (err) {
           if (this.run.signal.aborted) throw err;
           emitDiagnostic(e, err, this.run.emit);
+          await this.#signInMissing(e, err);
           return { e, tools: [] };
         }
       }),
@@ -78,6 +81,22 @@ export class PrincipalToolView implements ToolExecutor, OwnExecutor {
       }
     }
     return definitions;
+  }
+
+  /**
+   * Tells the run that its principal has no working sign-in to `e` (SPEC 15.4), when Muster
+   * signs the principal in there (`mcp.oauth[name].perPrincipal`) and `err` is for want of a
+   * sign-in: the run may park on an `auth` wait (see `RunScope.needsSignIn`). A host provider's
+   * server is not named: no sign-in of Muster's can fix it.
+   */
+  async #signInMissing(e: ServerEntry, err: unknown): Promise<void> {
+    const scope = this.run instanceof RunScope ? this.run : undefined;
+    if (!scope || e.perPrincipal?.kind !== 'oauth' || !e.principals || !needsSignIn(err)) return;
+    const principal = this.#ctx.principal;
+    const issuer = await e.principals
+      .use(principal, (session) => session.knownIssuer())
+      .catch(() => undefined);
+    scope.needsSignIn({ server: e.name, ...(issuer !== undefined ? { issuer } : {}) });
   }
 
   /** Safe facts about one tool (its server and name there). */

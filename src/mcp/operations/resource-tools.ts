@@ -14,6 +14,9 @@ import type {
 import { mcpTextOf } from '../contracts/content-text.js';
 import type { McpOperations } from './mcp-operations.js';
 import type { ServerRegistry } from '../connection/server-registry.js';
+import type { PrincipalConnections } from '../connection/principal-connections.js';
+import type { ServerEntry } from '../connection/server-entry.js';
+import { principalContextOf } from './principal-address.js';
 
 /** The model-facing names of the resource tools (`mcp.exposeResources: true`). */
 export const RESOURCE_TOOL_NAMES = Object.freeze({
@@ -60,6 +63,7 @@ export class McpResourceToolExecutor implements ToolExecutor {
   constructor(
     private readonly ops: McpOperations,
     private readonly registry: ServerRegistry,
+    private readonly principals: PrincipalConnections,
     private readonly authorize: (request: AuthorizationRequest) => Promise<AuthorizationDecision>,
     private readonly isVisible: (subject: PolicySubject) => boolean = () => true,
   ) {}
@@ -84,21 +88,36 @@ export class McpResourceToolExecutor implements ToolExecutor {
     if (name === RESOURCE_TOOL_NAMES.list) {
       const servers = this.registry
         .entries()
-        .filter(
-          (e) => e.connection && (input['server'] === undefined || e.name === input['server']),
-        )
-        .filter((e) => e.connection?.serverCapabilities?.['resources'] !== undefined);
+        .filter((e) => input['server'] === undefined || e.name === input['server'])
+        .filter((e) =>
+          this.#own(e, ctx) ? !e.blocked : hasResources(e.connection?.serverCapabilities),
+        );
       const rows: unknown[] = [];
       for (const e of servers) {
         if (!(await this.#reachable(e.name, name, ctx))) continue;
-        const { resources } = await this.ops.listResources(e.name, options);
+        const { resources } = this.#own(e, ctx)
+          ? await this.principals.request(
+              e,
+              principalContextOf(ctx.principal!, ctx),
+              'Listing resources',
+              (c, request) =>
+                hasResources(c.serverCapabilities)
+                  ? c.request((client) =>
+                      client.listResources(undefined, { ...request, cacheMode: 'refresh' }),
+                    )
+                  : Promise.resolve({ resources: [] }),
+            )
+          : await this.ops.listResources(e.name, options);
         for (const r of resources)
           rows.push({ server: e.name, uri: r.uri, name: r.name, mimeType: r.mimeType });
       }
       return JSON.stringify(rows);
     }
     const server = String(input['server']);
-    if (!this.registry.get(server)?.connection)
+    const e = this.registry.get(server);
+    // a principal's run reads a server that signs each user in on its own connection only
+    const own = e !== undefined && this.#own(e, ctx);
+    if (!e || (!own && !e.connection) || e.blocked)
       throw new ToolError(
         'TOOL_EXECUTION_FAILED',
         `No connected MCP server is named '${server}'.`,
@@ -112,7 +131,18 @@ export class McpResourceToolExecutor implements ToolExecutor {
         `The policy does not let the model reach server '${server}': its resources cannot be read.`,
         { toolName: name, details: { server } },
       );
-    const read = await this.ops.readResource(server, String(input['uri']), options);
+    const uri = String(input['uri']);
+    const read = own
+      ? await this.principals.request(
+          e,
+          principalContextOf(ctx.principal!, ctx),
+          `Reading '${uri}'`,
+          (c, request) =>
+            c.request((client) =>
+              client.readResource({ uri }, { ...request, cacheMode: 'bypass' }),
+            ),
+        )
+      : await this.ops.readResource(server, uri, options);
     return {
       content: read.contents.map((c) => {
         const text = mcpTextOf(c);
@@ -121,6 +151,14 @@ export class McpResourceToolExecutor implements ToolExecutor {
           : { type: 'resource', resource: { ...c } };
       }),
     };
+  }
+
+  /**
+   * True when the call is a principal's and `e` signs each user in (SPEC 15.4): the server is
+   * then listed and read on that principal's own connection, never the shared one.
+   */
+  #own(e: ServerEntry, ctx: ToolExecutionContext): boolean {
+    return ctx.principal !== undefined && e.perPrincipal !== undefined;
   }
 
   /**
@@ -152,4 +190,9 @@ export class McpResourceToolExecutor implements ToolExecutor {
       : await this.authorize(request);
     return decision.decision === 'allow';
   }
+}
+
+/** True when a server declared the resources capability. */
+function hasResources(capabilities: Readonly<Record<string, unknown>> | undefined): boolean {
+  return capabilities?.['resources'] !== undefined;
 }
