@@ -1,5 +1,5 @@
 import type PgBoss from 'pg-boss';
-import type { SessionJobOutcome } from './session-jobs.js';
+import type { ResumeReason, SessionJobOutcome } from './session-jobs.js';
 import { SWEEP_SECONDS } from './worker-boss.js';
 import type { WorkerBoss } from './worker-boss.js';
 
@@ -16,7 +16,7 @@ export interface JobLoopParts {
   readonly session: (data: unknown, signal: AbortSignal) => Promise<SessionJobOutcome>;
   readonly sweep: () => Promise<unknown>;
   /** Queues the session's resume (at `startAfter`, or now). */
-  readonly resumeLater: (sessionId: string, startAfter?: Date) => Promise<void>;
+  readonly resumeLater: (sessionId: string, why: ResumeReason, startAfter?: Date) => Promise<void>;
 }
 
 interface ActiveJob {
@@ -129,13 +129,13 @@ export class JobLoop {
     try {
       // queued before the job completes: a crash in between leaves the sweep a running session
       if (outcome.kind === 'interrupted' && typeof sessionId === 'string')
-        await this.#parts.resumeLater(sessionId);
+        await this.#parts.resumeLater(sessionId, 'interrupted');
       if (
         outcome.kind === 'parked' &&
         outcome.expiresAt !== undefined &&
         typeof sessionId === 'string'
       )
-        await this.#parts.resumeLater(sessionId, new Date(outcome.expiresAt + 1000));
+        await this.#parts.resumeLater(sessionId, 'expires', new Date(outcome.expiresAt + 1000));
     } finally {
       await boss.boss.complete(boss.queue, job.id).catch(() => undefined);
     }

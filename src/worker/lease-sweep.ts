@@ -26,7 +26,7 @@ export async function sweepOrphans(boss: WorkerBoss, store: DispatchableStore): 
     const active = rows.filter((r) => r.state === 'active').map((r) => r.id);
     if (active.length > 0) await boss.boss.cancel(boss.queue, active);
     if (rows.some((r) => r.state !== 'active')) continue;
-    const data: SessionJobData = { kind: 'resume', sessionId };
+    const data: SessionJobData = { kind: 'resume', sessionId, why: 'orphaned' };
     if ((await boss.boss.send(boss.queue, data, { singletonKey: sessionId })) !== null) queued++;
   }
   return queued;

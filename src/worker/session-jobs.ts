@@ -6,7 +6,13 @@ import type { EnqueueRequest } from './worker-options.js';
 /** The data of a job on the session queue (JSON). */
 export type SessionJobData =
   | { readonly kind: 'start'; readonly sessionId: string; readonly request: EnqueueRequest }
-  | { readonly kind: 'resume'; readonly sessionId: string };
+  | { readonly kind: 'resume'; readonly sessionId: string; readonly why: ResumeReason };
+
+/**
+ * Why a resume job was queued: its waits were all `decided`, one of them `expires` (a delayed
+ * job), its owner died (`orphaned`, the sweep) or a draining worker `interrupted` its run.
+ */
+export type ResumeReason = 'decided' | 'expires' | 'orphaned' | 'interrupted';
 
 /**
  * How a session job ended: the run ended (`completed`, `parked` with the earliest expiry of its

@@ -14,7 +14,7 @@ import type { WorkerBoss } from './worker-boss.js';
 import { assertEnqueueRequest, resolveWorkerOptions } from './worker-options.js';
 import type { EnqueueRequest, ResolvedWorkerOptions, WorkerOptions } from './worker-options.js';
 import { runSessionJob } from './session-jobs.js';
-import type { SessionJobData } from './session-jobs.js';
+import type { ResumeReason, SessionJobData } from './session-jobs.js';
 import { sweepOrphans } from './lease-sweep.js';
 import { JobLoop } from './job-loop.js';
 
@@ -80,7 +80,8 @@ export class Worker {
       session: (data, signal) =>
         runSessionJob(this.#options.agent, this.#store, data as SessionJobData, signal),
       sweep: () => sweepOrphans(boss, this.#store),
-      resumeLater: (sessionId, startAfter) => this.#sendResume(boss, sessionId, startAfter),
+      resumeLater: (sessionId, why, startAfter) =>
+        this.#sendResume(boss, sessionId, why, startAfter),
     });
     // the first sweep; a second queued one is dropped by the queue's policy
     await boss.boss.send(boss.sweepQueue, {}, { singletonKey: 'sweep', startAfter: SWEEP_SECONDS });
@@ -140,16 +141,17 @@ export class Worker {
   /** In the decision's transaction: once no wait is pending, the resume job commits with it. */
   async #onDecided(boss: WorkerBoss, decided: WaitDecidedInTransaction): Promise<void> {
     if (decided.pending > 0) return;
-    await this.#sendResume(boss, decided.sessionId, undefined, decided.query);
+    await this.#sendResume(boss, decided.sessionId, 'decided', undefined, decided.query);
   }
 
   async #sendResume(
     boss: WorkerBoss,
     sessionId: string,
+    why: ResumeReason,
     startAfter: Date | undefined,
     query?: DecisionQuery,
   ): Promise<void> {
-    const data: SessionJobData = { kind: 'resume', sessionId };
+    const data: SessionJobData = { kind: 'resume', sessionId, why };
     const id = await boss.boss.send(boss.queue, data, {
       singletonKey: sessionId,
       ...(startAfter !== undefined ? { startAfter } : {}),
