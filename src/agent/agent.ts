@@ -27,10 +27,8 @@ import type { DecideOptions, SessionStore, Wait, WaitDecision } from '../session
  */
 const ADOPT = Symbol('muster.agent.adopt');
 
-/** Reads an agent's session store; set once, by the class's static block below. */
-let readStore: (agent: Agent) => SessionStore = () => {
-  throw new Error('unreachable: the Agent class sets readStore when it is defined');
-};
+/** Reads an agent's session store: filled once, by the class's static block below. */
+const storeReader: { read?: (agent: Agent) => SessionStore } = {};
 
 /** The options `child()` constructs a child agent with. */
 interface AdoptingOptions extends AgentOptions {
@@ -50,7 +48,7 @@ interface AdoptingOptions extends AgentOptions {
  */
 export class Agent {
   static {
-    readStore = (agent) => agent.#runtime.store;
+    storeReader.read = (agent) => agent.#runtime.store;
   }
 
   readonly #runtime: AgentScope;
@@ -222,7 +220,7 @@ export class Agent {
  * (workers, SPEC 15.5); not public API.
  */
 export function agentSessionStore(agent: Agent): SessionStore {
-  return readStore(agent);
+  return storeReader.read!(agent);
 }
 
 /** Creates an agent; the same as `new Agent(options)`. */

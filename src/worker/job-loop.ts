@@ -93,13 +93,13 @@ export class JobLoop {
   /** Resolves after `ms` (when given), or as soon as a job ends or the loop is drained. */
   #idle(ms: number | undefined): Promise<void> {
     return new Promise((resolve) => {
-      const timer = ms === undefined ? undefined : setTimeout(done, ms);
-      const self = this;
-      function done() {
+      let timer: NodeJS.Timeout | undefined;
+      const done = () => {
         clearTimeout(timer);
-        if (self.#wake === done) self.#wake = undefined;
+        if (this.#wake === done) this.#wake = undefined;
         resolve();
-      }
+      };
+      if (ms !== undefined) timer = setTimeout(done, ms);
       this.#wake = done;
     });
   }

@@ -15,13 +15,11 @@ export async function sweepOrphans(boss: WorkerBoss, store: DispatchableStore): 
   const orphans = await store.orphans(SWEEP_BATCH);
   let queued = 0;
   for (const sessionId of orphans) {
-    const jobs = await boss.boss
-      .getDb()
-      .executeSql(
-        `SELECT id, state FROM ${boss.quotedSchema}.job
+    const jobs = await boss.boss.getDb().executeSql(
+      `SELECT id, state FROM ${boss.quotedSchema}.job
          WHERE name = $1 AND singleton_key = $2 AND state < 'completed'`,
-        [boss.queue, sessionId],
-      );
+      [boss.queue, sessionId],
+    );
     const rows = jobs.rows as { id: string; state: string }[];
     const active = rows.filter((r) => r.state === 'active').map((r) => r.id);
     if (active.length > 0) await boss.boss.cancel(boss.queue, active);

@@ -65,9 +65,10 @@ describe.skipIf(!url)('worker configuration and enqueue input', () => {
     expect((await codeOf(() => createWorker({ ...base, concurrency: 0 }))).message).toMatch(
       /concurrency: must be a whole number from 1 to 1000, not 0/,
     );
-    expect((await codeOf(() => createWorker({ ...base, concurency: 2 } as WorkerOptions))).message).toMatch(
-      /did you mean concurrency/,
-    );
+    expect(
+      (await codeOf(() => createWorker({ ...base, concurency: 2 } as unknown as WorkerOptions)))
+        .message,
+    ).toMatch(/did you mean concurrency/);
   });
 
   it('an agent whose store has no leases, or is not the PostgreSQL store, is refused', async () => {

@@ -50,7 +50,12 @@ describe.skipIf(!url)('a fleet of worker processes', () => {
       // no message lost: user, the tool call, its result, the answer, all under a lease
       for (const id of ids) {
         const state = await store.get(id);
-        expect(state?.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+        expect(state?.messages.map((m) => m.role)).toEqual([
+          'user',
+          'assistant',
+          'tool',
+          'assistant',
+        ]);
         expect(state?.finalContent).toBe(`done ${id}`);
       }
       const unfenced = await db.query<{ n: string }>(

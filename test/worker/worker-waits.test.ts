@@ -41,7 +41,9 @@ describe.skipIf(!url)('parked runs decided, resumed by workers', () => {
     try {
       await Promise.all(children.map((c) => c.line('READY')));
       const ids = Array.from({ length: SESSIONS }, (_, i) => `s-${i}`);
-      await Promise.all(ids.map((id) => producer.enqueue({ input: `Count "${id}".`, sessionId: id })));
+      await Promise.all(
+        ids.map((id) => producer.enqueue({ input: `Count "${id}".`, sessionId: id })),
+      );
       await vi.waitFor(
         async () => {
           const page = await store.list({ status: 'parked', limit: 1000 });
@@ -55,12 +57,17 @@ describe.skipIf(!url)('parked runs decided, resumed by workers', () => {
 
       // a decision whose transaction rolls back (its event cannot be built) queues nothing
       const first = waits.find((w) => w.sessionId === 's-0')!;
-      const failed = await store
-        .waits.decide('s-0', first.id, { decision: 'allow' }, {
-          event: () => {
-            throw new MusterError('INTERNAL_ERROR', 'the event failed');
+      const failed = await store.waits
+        .decide(
+          's-0',
+          first.id,
+          { decision: 'allow' },
+          {
+            event: () => {
+              throw new MusterError('INTERNAL_ERROR', 'the event failed');
+            },
           },
-        })
+        )
         .catch((err: unknown) => err);
       expect(MusterError.isInstance(failed) && failed.code).toBe('INTERNAL_ERROR');
       expect(await resumeJobs('s-0')).toBe(0);
@@ -107,7 +114,12 @@ describe.skipIf(!url)('parked runs decided, resumed by workers', () => {
       expect(owners.filter((o) => o.before !== '1' || o.after !== '1')).toEqual([]);
       for (const id of ids) {
         const state = await store.get(id);
-        expect(state?.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+        expect(state?.messages.map((m) => m.role)).toEqual([
+          'user',
+          'assistant',
+          'tool',
+          'assistant',
+        ]);
       }
 
       for (const c of children) c.child.kill('SIGTERM');
