@@ -67,6 +67,21 @@ describe.skipIf(!url)('a fleet of worker processes', () => {
       );
       expect(jobs).toEqual([{ state: 'completed', n: String(SESSIONS) }]);
 
+      // a start job for a session that has run is idempotent: nothing runs twice
+      const again = await producer.enqueue({ input: 'Count "s-0".', sessionId: 's-0' });
+      await vi.waitFor(
+        async () => {
+          const [job] = await db.query<{ state: string }>(
+            `SELECT state FROM "${db.bossSchema}".job WHERE id = $1`,
+            [again.jobId],
+          );
+          expect(job?.state).toBe('completed');
+        },
+        { timeout: 20_000, interval: 100 },
+      );
+      expect(db.calls()).toHaveLength(SESSIONS);
+      expect((await store.get('s-0'))?.messages).toHaveLength(4);
+
       for (const c of children) c.child.kill('SIGTERM');
       for (const c of children) {
         expect(await c.line('LEASES')).toBe('0');
