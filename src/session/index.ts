@@ -36,7 +36,6 @@ export { waitStaleError } from './wait-rules.js';
 export { MemorySessionStore } from './memory-session-store.js';
 export type { MemorySessionStoreOptions } from './memory-session-store.js';
 export type {
-  DecisionHook,
   DecisionQuery,
   DispatchableStore,
   WaitDecidedInTransaction,

@@ -41,8 +41,9 @@ export interface DispatchableStore {
    */
   onWaitDecided(hook: DecisionHook): () => void;
   /**
-   * Ids of sessions whose run died: status `running` with no live lease (at most `limit`,
-   * those idle longest first).
+   * Ids of sessions no process will continue by itself: `running` with no live lease (the run
+   * died), or `parked` with no wait pending and unexpired (at most `limit`, those idle longest
+   * first).
    */
   orphans(limit: number): Promise<readonly string[]>;
 }

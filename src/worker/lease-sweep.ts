@@ -7,7 +7,8 @@ const SWEEP_BATCH = 100;
 
 /**
  * The lease sweep (SPEC 15.5): finds sessions whose run died (status `running`, no live
- * lease), cancels the job a killed worker left `active` (it would hold the session's other
+ * lease) or that wait for no decision any more (`parked`, every wait decided where no worker
+ * was open, or expired), cancels the job a killed worker left `active` (it would hold the session's other
  * jobs back until it expires; `fail` would re-deliver it) and queues the session's resume,
  * unless one is already queued. Returns how many resumes it queued.
  */

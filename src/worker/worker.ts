@@ -129,7 +129,13 @@ export class Worker {
   #open(): Promise<WorkerBoss> {
     this.#opening ??= (async () => {
       const boss = await openWorkerBoss(this.#options);
-      this.#unhook = this.#store.onWaitDecided((decided) => this.#onDecided(boss, decided));
+      try {
+        this.#unhook = this.#store.onWaitDecided((decided) => this.#onDecided(boss, decided));
+      } catch (err) {
+        if (boss.owned)
+          await boss.boss.stop({ graceful: false, wait: true }).catch(() => undefined);
+        throw err;
+      }
       return boss;
     })().catch((err: unknown) => {
       this.#opening = undefined;

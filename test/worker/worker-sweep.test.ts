@@ -9,6 +9,17 @@ import { resolveWorkerOptions } from '../../src/worker/worker-options.js';
 import { databaseUrl } from '../support/database.js';
 import { sessionState } from '../support/session-state.js';
 import { workerDb } from './worker-db.js';
+import type { Wait } from '../../src/index.js';
+
+const waitOf = (sessionId: string, id: string): Wait => ({
+  id,
+  sessionId,
+  runId: 'run_1',
+  kind: 'approval',
+  createdAt: new Date().toISOString(),
+  fingerprint: 'f'.repeat(64),
+  status: 'pending',
+});
 
 // SPEC 15.5: the lease sweep resumes a run whose owner died. A killed worker's job stays
 // `active` (for expireInSeconds) and would hold the session's other jobs back: the sweep
@@ -41,7 +52,7 @@ describe.skipIf(!url)('the lease sweep', () => {
       [sessionId],
     );
 
-  it('cancels the dead worker’s active job and queues one resume; live, completed and parked sessions are left alone', async () => {
+  it('cancels the dead worker’s active job and queues one resume, resumes a session decided without a worker; live, completed and waiting sessions are left alone', async () => {
     // a run that died: running, its lease expired; its job was fetched (active) by the dead worker
     const dead = await store.acquire('dead', 'run_dead', 60_000);
     await store.create(sessionState('dead'), { lease: dead! });
@@ -52,12 +63,20 @@ describe.skipIf(!url)('the lease sweep', () => {
     await store.create(sessionState('live'), { lease: live! });
     await store.create(sessionState('done', { status: 'completed' }));
     await store.create(sessionState('parked', { status: 'parked' }));
+    await store.waits.put(waitOf('parked', 'w1'));
+    // a parked session whose wait was decided where no worker was open
+    await store.create(sessionState('decided', { status: 'parked' }));
+    await store.waits.put(waitOf('decided', 'w1'));
+    await store.waits.decide('decided', 'w1', { decision: 'allow' });
     await db.query(
       `UPDATE "${db.schema}".muster_leases SET expires_at = now() - interval '1 second' WHERE session_id = 'dead'`,
     );
 
-    expect(await store.orphans(10)).toEqual(['dead']);
-    expect(await sweepOrphans(wb, store)).toBe(1);
+    expect(await store.orphans(10)).toEqual(['dead', 'decided']);
+    expect(await sweepOrphans(wb, store)).toBe(2);
+    expect(await jobsOf('decided')).toEqual([
+      { kind: 'resume', why: 'orphaned', state: 'created' },
+    ]);
     expect(await jobsOf('dead')).toEqual([
       { kind: 'start', why: null, state: 'cancelled' },
       { kind: 'resume', why: 'orphaned', state: 'created' },
@@ -65,6 +84,7 @@ describe.skipIf(!url)('the lease sweep', () => {
     // a second sweep before the resume ran queues nothing more
     expect(await sweepOrphans(wb, store)).toBe(0);
     expect(await jobsOf('dead')).toHaveLength(2);
+    expect(await jobsOf('decided')).toHaveLength(1);
     for (const id of ['live', 'done', 'parked']) expect(await jobsOf(id)).toEqual([]);
     // nothing holds the resume back: the next fetch takes it
     const [next] = await boss.fetch<{ kind: string; sessionId: string }>('muster', {
