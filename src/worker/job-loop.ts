@@ -137,7 +137,14 @@ export class JobLoop {
       )
         await this.#parts.resumeLater(sessionId, 'expires', new Date(outcome.expiresAt + 1000));
     } finally {
-      await boss.boss.complete(boss.queue, job.id).catch(() => undefined);
+      // the outcome stays on the job (its `output`): a run refused before it stored anything
+      // (an invalid request) shows only there
+      await boss.boss
+        .complete(boss.queue, job.id, {
+          outcome: outcome.kind,
+          ...(outcome.kind === 'failed' ? { code: outcome.code } : {}),
+        })
+        .catch(() => undefined);
     }
   }
 

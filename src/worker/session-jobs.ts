@@ -20,7 +20,8 @@ export type ResumeReason = 'decided' | 'expires' | 'orphaned' | 'interrupted';
  * holds the session, or it is gone or done), or the worker stopped it (`interrupted`).
  */
 export type SessionJobOutcome =
-  | { readonly kind: 'completed' | 'failed' | 'noop' | 'interrupted' }
+  | { readonly kind: 'completed' | 'noop' | 'interrupted' }
+  | { readonly kind: 'failed'; readonly code: string }
   | { readonly kind: 'parked'; readonly expiresAt: number | undefined };
 
 /**
@@ -59,7 +60,7 @@ export async function runSessionJob(
     // a completed or idle session (raced with another job): nothing to continue
     if (MusterError.isInstance(err) && err.code === 'INVALID_CONFIGURATION' && state !== undefined)
       return { kind: 'noop' };
-    return { kind: 'failed' };
+    return { kind: 'failed', code: MusterError.isInstance(err) ? err.code : 'INTERNAL_ERROR' };
   }
   if (parked === undefined) return { kind: 'completed' };
   const expiries = parked

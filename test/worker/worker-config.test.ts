@@ -1,5 +1,5 @@
 import PgBoss from 'pg-boss';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAgent, MemorySessionStore, MusterError } from '../../src/index.js';
 import type { SessionStore } from '../../src/index.js';
 import { PostgresSessionStore } from '../../src/session/postgres.js';
@@ -28,12 +28,13 @@ describe.skipIf(!url)('worker configuration and enqueue input', () => {
   const store = new PostgresSessionStore({ connectionString: url ?? '', schema: db.schema });
   const agent = createAgent({ sessionStore: store });
   const boss = new PgBoss({ connectionString: url ?? '', schema: db.bossSchema, schedule: false });
-  /** Jobs on session queues (the sweep queues hold the sweep that start() schedules). */
-  const jobs = async () =>
+  /** Jobs on a session queue (its sweep queue holds the sweep that start() schedules). */
+  const jobs = async (queue: string) =>
     Number(
       (
         await db.query<{ n: string }>(
-          `SELECT count(*) AS n FROM "${db.bossSchema}".job WHERE name NOT LIKE '%-sweep'`,
+          `SELECT count(*) AS n FROM "${db.bossSchema}".job WHERE name = $1`,
+          [queue],
         )
       )[0]!.n,
     );
@@ -117,7 +118,34 @@ describe.skipIf(!url)('worker configuration and enqueue input', () => {
         (await codeOf(() => worker.enqueue({ input: 'hi', sesionId: 's' } as EnqueueRequest)))
           .message,
       ).toMatch(/did you mean sessionId/);
-      expect(await jobs()).toBe(0);
+      expect(await jobs('muster')).toBe(0);
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it('a run the agent refuses before it stores anything leaves its reason on the job', async () => {
+    const worker = createWorker({ agent, boss, schema: db.bossSchema, queue: 'refused' });
+    try {
+      await worker.start();
+      const { jobId, sessionId } = await worker.enqueue({
+        input: 'hi',
+        limits: { maxIterations: -1 },
+      });
+      await vi.waitFor(
+        async () => {
+          const [job] = await db.query<{ state: string; output: unknown }>(
+            `SELECT state, output FROM "${db.bossSchema}".job WHERE id = $1`,
+            [jobId],
+          );
+          expect(job).toEqual({
+            state: 'completed',
+            output: { outcome: 'failed', code: 'INVALID_CONFIGURATION' },
+          });
+        },
+        { timeout: 20_000, interval: 50 },
+      );
+      expect(await store.get(sessionId)).toBeUndefined();
     } finally {
       await worker.stop();
     }
@@ -131,7 +159,7 @@ describe.skipIf(!url)('worker configuration and enqueue input', () => {
       const got = await codeOf(() => worker.enqueue({ input: 'hi', sessionId: 'lost' }));
       expect(got).toMatchObject({ code: 'INVALID_CONFIGURATION' });
       expect(got.message).toMatch(/send answered null/);
-      expect(await jobs()).toBe(0);
+      expect(await jobs('gone')).toBe(0);
     } finally {
       await worker.stop();
     }
