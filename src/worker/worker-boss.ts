@@ -27,13 +27,21 @@ export interface WorkerBoss {
 /** The schema version of the installed pg-boss (24 for 10.3 and 10.4). */
 export function installedBossSchemaVersion(): number {
   const require = createRequire(import.meta.url);
-  const found = require('pg-boss/package.json') as { version: string };
-  // pg-boss keeps its schema version beside its package.json
-  const version = (require('pg-boss/version.json') as { schema: number } | undefined)?.schema;
+  let version: unknown;
+  try {
+    // pg-boss keeps its schema version beside its package.json
+    version = (require('pg-boss/version.json') as { schema?: unknown }).schema;
+  } catch (err) {
+    throw new MusterError(
+      'INVALID_CONFIGURATION',
+      'muster-agent/worker needs pg-boss 10, an optional peer dependency: npm install pg-boss@10.',
+      { cause: err },
+    );
+  }
   if (typeof version !== 'number')
     throw new MusterError(
       'INVALID_CONFIGURATION',
-      `pg-boss ${found.version} names no schema version: install pg-boss 10 (npm install pg-boss@10).`,
+      'The installed pg-boss names no schema version (version.json): install pg-boss 10 (npm install pg-boss@10).',
     );
   return version;
 }
