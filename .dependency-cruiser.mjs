@@ -77,6 +77,15 @@ const config = {
     onlyImports('providers', ['model', 'errors', 'util']),
     onlyImports('session', ['model', 'errors', 'util']),
     onlyImports('auth', ['errors', 'util']),
+    onlyImports('worker', ['agent', 'session', 'errors', 'util']),
+    {
+      name: 'worker-only-from-its-entry',
+      comment:
+        'src/worker (muster-agent/worker, on the optional peer pg-boss) is reached only by its subpath: nothing else in src imports it; the agent and the session stores never know a worker (a store calls a hook the worker registers).',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/worker/', ...NOT_TESTS] },
+      to: { path: '^src/worker/' },
+    },
     onlyImports('query', ['agent', 'mcp', 'tools', 'policy', 'model', 'errors', 'util']),
     onlyImports('studio', [
       'agent',
@@ -154,7 +163,7 @@ const config = {
     {
       name: 'agent-only-from-root',
       comment:
-        'Only the package root (src/index.ts), the query() facade (src/query), the studio (src/studio) and the muster command (src/cli), clients of the agent, import the agent.',
+        'Only the package root (src/index.ts), the query() facade (src/query), the studio (src/studio), the workers (src/worker) and the muster command (src/cli), clients of the agent, import the agent.',
       severity: 'error',
       from: {
         path: '^src/',
@@ -163,6 +172,7 @@ const config = {
           '^src/query/',
           '^src/studio/',
           '^src/cli/',
+          '^src/worker/',
           '^src/index\\.ts$',
           ...NOT_TESTS,
         ],

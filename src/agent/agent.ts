@@ -19,13 +19,16 @@ import type { ChildAgentOptions } from './child-options.js';
 import { validateAgentOptions, validateSendOptions } from './validate-options.js';
 import { decideWait } from './wait-decisions.js';
 import { steerSession } from './steering.js';
-import type { DecideOptions, Wait, WaitDecision } from '../session/index.js';
+import type { DecideOptions, SessionStore, Wait, WaitDecision } from '../session/index.js';
 
 /**
  * The key under which `child()` hands a child agent its runtime: a child is an `Agent` over a
  * runtime of its own. Not exported, so no caller's options can carry one.
  */
 const ADOPT = Symbol('muster.agent.adopt');
+
+/** Reads an agent's session store: filled once, by the class's static block below. */
+const storeReader: { read?: (agent: Agent) => SessionStore } = {};
 
 /** The options `child()` constructs a child agent with. */
 interface AdoptingOptions extends AgentOptions {
@@ -44,6 +47,10 @@ interface AdoptingOptions extends AgentOptions {
  * ```
  */
 export class Agent {
+  static {
+    storeReader.read = (agent) => agent.#runtime.store;
+  }
+
   readonly #runtime: AgentScope;
   /** Read access to sessions. */
   readonly sessions: AgentSessions;
@@ -206,6 +213,14 @@ export class Agent {
     };
     return new AgentRun(this.#runtime, request, ids).events();
   }
+}
+
+/**
+ * The session store an agent runs on, for code of this package that drives an agent's runs
+ * (workers, SPEC 15.5); not public API.
+ */
+export function agentSessionStore(agent: Agent): SessionStore {
+  return storeReader.read!(agent);
 }
 
 /** Creates an agent; the same as `new Agent(options)`. */

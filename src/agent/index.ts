@@ -1,4 +1,4 @@
-export { Agent, createAgent } from './agent.js';
+export { Agent, agentSessionStore, createAgent } from './agent.js';
 export type { AgentSessions } from './agent-sessions.js';
 export type {
   ArchivedItemSummary,

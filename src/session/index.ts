@@ -35,3 +35,9 @@ export { DEFAULT_EVENT_LOG_MAX, MAX_EVENT_PAGE, STABLE_LOG_ENTRY } from './sessi
 export { waitStaleError } from './wait-rules.js';
 export { MemorySessionStore } from './memory-session-store.js';
 export type { MemorySessionStoreOptions } from './memory-session-store.js';
+export type {
+  DecisionQuery,
+  DispatchableStore,
+  WaitDecidedInTransaction,
+} from './session-dispatch.js';
+export { isDispatchable } from './session-dispatch.js';

@@ -33,6 +33,7 @@ import type {
   SteeringTake,
 } from './session-event-log.js';
 import { rowToState, rowToSummary, sessionRowValues } from './stored-rows.js';
+import type { DecisionHook, DispatchableStore } from './session-dispatch.js';
 import type { SessionRow } from './stored-rows.js';
 
 /**
@@ -109,13 +110,14 @@ const OPTION_KEYS = shape({
  * await store.close();
  * ```
  */
-export class PostgresSessionStore implements SessionStore {
+export class PostgresSessionStore implements SessionStore, DispatchableStore {
   readonly #db: PostgresConnection;
   readonly #s: string;
   readonly #transact: Transact;
   readonly #log: PostgresEventLog;
   readonly #step: PostgresStepCommit;
   readonly #leases: PostgresLeases;
+  #decisionHook: DecisionHook | undefined;
   /** The archive of large tool results, in the same database. */
   readonly archive: SessionArchive;
   /** The waits of parked runs (SPEC 15.1), in the same database. */
@@ -154,6 +156,7 @@ export class PostgresSessionStore implements SessionStore {
       this.#transact,
       (sessionId, writeOptions, body) => leases.write(sessionId, writeOptions, body),
       (c, sessionId, body) => log.appendNext(c, sessionId, body),
+      () => this.#decisionHook,
     );
   }
 
@@ -330,6 +333,46 @@ export class PostgresSessionStore implements SessionStore {
     ttlMs: number,
   ): Promise<SessionLease | undefined> {
     return this.#leases.acquire(sessionId, owner, ttlMs);
+  }
+
+  /**
+   * Registers the hook a decision's transaction runs (a worker's, SPEC 15.5: the decision and
+   * the session's resume job commit together); returns the function that removes it. One
+   * hook per store: a second is `INVALID_CONFIGURATION`.
+   */
+  onWaitDecided(hook: DecisionHook): () => void {
+    if (this.#decisionHook !== undefined)
+      throw new MusterError(
+        'INVALID_CONFIGURATION',
+        'This PostgresSessionStore already has a decision hook (a worker is started on it): stop that worker first, or give the second worker a store of its own.',
+      );
+    this.#decisionHook = hook;
+    return () => {
+      if (this.#decisionHook === hook) this.#decisionHook = undefined;
+    };
+  }
+
+  /**
+   * Ids of sessions no process will continue by itself (at most `limit`, those updated longest
+   * ago first): `running` with no live lease (the run died), or `parked` with no wait pending
+   * and unexpired (decided where no worker was open, or expired).
+   */
+  async orphans(limit: number): Promise<readonly string[]> {
+    const found = await this.#transact((c) =>
+      c.query<{ id: string }>(
+        `SELECT s.id FROM ${this.#s}.muster_sessions s
+         LEFT JOIN ${this.#s}.muster_leases l ON l.session_id = s.id
+         WHERE (s.status = 'running'
+             AND (l.session_id IS NULL OR l.owner IS NULL OR l.expires_at <= now()))
+           OR (s.status = 'parked' AND NOT EXISTS (
+             SELECT 1 FROM ${this.#s}.muster_waits w WHERE w.session_id = s.id
+               AND w.status = 'pending'
+               AND (w.expires_at IS NULL OR w.expires_at::timestamptz > now())))
+         ORDER BY s.updated_at LIMIT $1`,
+        [limit],
+      ),
+    );
+    return found.rows.map((r) => r.id);
   }
 
   /** Ends the pool when the store made it (a pool passed in stays the host's). Idempotent. */

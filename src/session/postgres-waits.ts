@@ -12,6 +12,7 @@ import { pageSize } from './session-rules.js';
 import { checkDecision } from './wait-rules.js';
 import type { Transact } from './postgres-archive.js';
 import { waitCursor, waitListWhere, waitRowValues } from './stored-rows.js';
+import type { DecisionHook } from './session-dispatch.js';
 
 /**
  * Runs `body` in one transaction of the store after the write's lease check
@@ -40,15 +41,21 @@ export class PostgresWaits implements SessionWaits {
   readonly #transact: Transact;
   readonly #write: PostgresLeasedWrite;
   readonly #log: PostgresDecisionLog | undefined;
+  readonly #hook: (() => DecisionHook | undefined) | undefined;
 
-  /** `log` logs a decision's event in the decision's transaction (the store's event log). */
+  /**
+   * `log` logs a decision's event in the decision's transaction (the store's event log);
+   * `hook` returns the hook a decision's transaction runs, if one is registered (a worker's).
+   */
   constructor(
     quotedSchema: string,
     transact: Transact,
     write: PostgresLeasedWrite,
     log?: PostgresDecisionLog,
+    hook?: () => DecisionHook | undefined,
   ) {
     this.#log = log;
+    this.#hook = hook;
     this.#s = quotedSchema;
     this.#transact = transact;
     this.#write = write;
@@ -116,6 +123,21 @@ export class PostgresWaits implements SessionWaits {
          WHERE session_id = $1 AND id = $2`,
         [sessionId, waitId, JSON.stringify(decided)],
       );
+      const hook = this.#hook?.();
+      if (hook) {
+        // a wait past its expiry counts as decided: the resume applies `waits.onExpiry`
+        const left = await c.query<{ n: string }>(
+          `SELECT count(*) AS n FROM ${this.#s}.muster_waits WHERE session_id = $1
+             AND status = 'pending' AND (expires_at IS NULL OR expires_at::timestamptz > $2::timestamptz)`,
+          [sessionId, new Date(now).toISOString()],
+        );
+        await hook({
+          sessionId,
+          wait: decided,
+          pending: Number(left.rows[0]!.n),
+          query: (text, values) => c.query(text, values === undefined ? undefined : [...values]),
+        });
+      }
       if (options?.event && this.#log) await this.#log(c, sessionId, options.event(decided));
       return decided;
     });

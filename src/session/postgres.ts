@@ -9,3 +9,9 @@
 export { PostgresSessionStore } from './postgres-session-store.js';
 export type { PostgresSessionStoreOptions } from './postgres-session-store.js';
 export { POSTGRES_SCHEMA_VERSION } from './postgres-schema.js';
+export type {
+  DecisionHook,
+  DecisionQuery,
+  DispatchableStore,
+  WaitDecidedInTransaction,
+} from './session-dispatch.js';

@@ -44,6 +44,7 @@ const PAGE_ORDER = [
   'sessions.md',
   'waits.md',
   'watching.md',
+  'deployment.md',
   'context.md',
   'children.md',
   'tool-search.md',

@@ -54,7 +54,8 @@ export type StdioFixture =
   | 'apps-tools-server.mjs'
   | 'sibling-sampling-server.mjs'
   | 'input-parking-server.mjs'
-  | 'scripted-stdio-server.mjs';
+  | 'scripted-stdio-server.mjs'
+  | 'call-log-server.mjs';
 
 /** Every file name under `test/fixtures/mcp/` (any other string is accepted too). */
 export type FixtureFile =

@@ -1,0 +1,55 @@
+import type { Wait } from './session-waits.js';
+
+/**
+ * SQL run inside a decision's transaction, on the store's own connection (the shape pg-boss's
+ * `db.executeSql` takes): whatever a hook writes commits or rolls back with the decision.
+ */
+export type DecisionQuery = (
+  text: string,
+  values?: readonly unknown[],
+) => Promise<{ readonly rows: readonly unknown[] }>;
+
+/** What a store tells a {@link DecisionHook} about a decision, inside its transaction. */
+export interface WaitDecidedInTransaction {
+  readonly sessionId: string;
+  /** The wait as decided. */
+  readonly wait: Wait;
+  /**
+   * Waits of the session still pending and not expired after this decision: 0 means a resume
+   * would continue the run.
+   */
+  readonly pending: number;
+  /** Runs SQL in the decision's transaction. */
+  readonly query: DecisionQuery;
+}
+
+/**
+ * Called by a store inside the transaction that records a decision, before it commits; a hook
+ * that throws rolls the decision back. A worker registers one to enqueue the session's resume
+ * with the decision (SPEC 15.5).
+ */
+export type DecisionHook = (decided: WaitDecidedInTransaction) => Promise<void>;
+
+/**
+ * A store that workers can dispatch runs over (SPEC 15.5): the PostgreSQL store. Workers reach
+ * it through this face only, so the store never depends on them.
+ */
+export interface DispatchableStore {
+  /**
+   * Registers the hook a decision's transaction runs (one per store); returns the function
+   * that removes it. A second hook while one is registered is `INVALID_CONFIGURATION`.
+   */
+  onWaitDecided(hook: DecisionHook): () => void;
+  /**
+   * Ids of sessions no process will continue by itself: `running` with no live lease (the run
+   * died), or `parked` with no wait pending and unexpired (at most `limit`, those idle longest
+   * first).
+   */
+  orphans(limit: number): Promise<readonly string[]>;
+}
+
+/** True when `store` is a {@link DispatchableStore}. */
+export function isDispatchable(store: object): store is DispatchableStore {
+  const s = store as Partial<DispatchableStore>;
+  return typeof s.onWaitDecided === 'function' && typeof s.orphans === 'function';
+}

@@ -1,0 +1,194 @@
+import type PgBoss from 'pg-boss';
+import { agentSessionStore } from '../agent/index.js';
+import { MusterError } from '../errors/index.js';
+import { isDispatchable } from '../session/index.js';
+import type {
+  DecisionQuery,
+  DispatchableStore,
+  SessionStore,
+  WaitDecidedInTransaction,
+} from '../session/index.js';
+import { newId } from '../util/index.js';
+import { openWorkerBoss, SWEEP_SECONDS } from './worker-boss.js';
+import type { WorkerBoss } from './worker-boss.js';
+import { assertEnqueueRequest, resolveWorkerOptions } from './worker-options.js';
+import type { EnqueueRequest, ResolvedWorkerOptions, WorkerOptions } from './worker-options.js';
+import { runSessionJob } from './session-jobs.js';
+import type { ResumeReason, SessionJobData } from './session-jobs.js';
+import { sweepOrphans } from './lease-sweep.js';
+import { JobLoop } from './job-loop.js';
+
+/** What {@link Worker.enqueue} returns: the session the run goes to and its job's id. */
+export interface EnqueuedRun {
+  readonly sessionId: string;
+  readonly jobId: string;
+}
+
+/** A store a worker can use: leases and the decision hook (the PostgreSQL store). */
+type WorkerStore = SessionStore & DispatchableStore;
+
+/**
+ * Runs an agent's sessions as pg-boss jobs (SPEC 15.5): several processes share one
+ * PostgreSQL database, the session store stays the truth, and every job is idempotent.
+ *
+ * @example
+ * ```ts
+ * import { createWorker } from 'muster-agent/worker';
+ * const worker = createWorker({ agent, connectionString: process.env.DATABASE_URL! });
+ * await worker.start();
+ * process.once('SIGTERM', async () => {
+ *   await worker.drain();
+ *   await worker.stop();
+ * });
+ * ```
+ */
+export class Worker {
+  readonly #options: ResolvedWorkerOptions;
+  readonly #store: WorkerStore;
+  #opening: Promise<WorkerBoss> | undefined;
+  #unhook: (() => void) | undefined;
+  #loop: JobLoop | undefined;
+  #stopped = false;
+
+  constructor(options: WorkerOptions) {
+    this.#options = resolveWorkerOptions(options);
+    const store = agentSessionStore(this.#options.agent);
+    if (typeof store.acquire !== 'function')
+      throw new MusterError(
+        'INVALID_CONFIGURATION',
+        "The agent's session store has no leases (SessionStore.acquire): a worker needs the PostgreSQL store (muster-agent/postgres), so one process at a time runs a session.",
+      );
+    if (!isDispatchable(store))
+      throw new MusterError(
+        'INVALID_CONFIGURATION',
+        "The agent's session store cannot dispatch runs (no decision hook, no orphan query): a worker needs PostgresSessionStore (muster-agent/postgres) on the database pg-boss uses.",
+      );
+    this.#store = store;
+  }
+
+  /**
+   * Connects pg-boss (checking its schema version and creating the queues), registers the
+   * store's decision hook and starts taking jobs: at most `concurrency` runs at once.
+   */
+  async start(): Promise<void> {
+    this.#assertOpen('start');
+    const boss = await this.#open();
+    if (this.#loop) return;
+    this.#loop = new JobLoop({
+      boss,
+      concurrency: this.#options.concurrency,
+      session: (data, signal) =>
+        runSessionJob(this.#options.agent, this.#store, data as SessionJobData, signal),
+      sweep: () => sweepOrphans(boss, this.#store),
+      resumeLater: (sessionId, why, startAfter) =>
+        this.#sendResume(boss, sessionId, why, startAfter),
+    });
+    // the first sweep; a second queued one is dropped by the queue's policy
+    await boss.boss.send(boss.sweepQueue, {}, { singletonKey: 'sweep', startAfter: SWEEP_SECONDS });
+    this.#loop.start();
+  }
+
+  /**
+   * Queues a run of `request` (checked first: nothing is queued when it is refused) and
+   * returns its session id. Connects pg-boss on first use without taking jobs, so a process
+   * can enqueue without `start()`.
+   */
+  async enqueue(request: EnqueueRequest): Promise<EnqueuedRun> {
+    this.#assertOpen('enqueue');
+    assertEnqueueRequest(request);
+    const boss = await this.#open();
+    const sessionId = request.sessionId ?? newId('session');
+    const data: SessionJobData = { kind: 'start', sessionId, request: { ...request, sessionId } };
+    const jobId = await boss.boss.send(boss.queue, data, { singletonKey: sessionId });
+    return { sessionId, jobId: sentId(jobId, boss.queue) };
+  }
+
+  /**
+   * Takes no new job, lets the current runs finish or park for up to `drainMs`, then stops
+   * those still going on (each gets a resume job, so another worker continues it) and waits
+   * until their leases are released.
+   */
+  async drain(): Promise<void> {
+    await this.#loop?.drain(this.#options.drainMs);
+  }
+
+  /**
+   * Drains at once (`drainMs` 0: current runs are stopped and queued for resume, their leases
+   * released), removes the decision hook and stops a pg-boss the worker made. Idempotent.
+   */
+  async stop(): Promise<void> {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    await this.#loop?.drain(0);
+    this.#unhook?.();
+    this.#unhook = undefined;
+    const opened = await this.#opening?.catch(() => undefined);
+    if (opened?.owned) await opened.boss.stop({ graceful: false, wait: true, close: true });
+  }
+
+  #open(): Promise<WorkerBoss> {
+    this.#opening ??= (async () => {
+      const boss = await openWorkerBoss(this.#options);
+      try {
+        this.#unhook = this.#store.onWaitDecided((decided) => this.#onDecided(boss, decided));
+      } catch (err) {
+        if (boss.owned)
+          await boss.boss.stop({ graceful: false, wait: true }).catch(() => undefined);
+        throw err;
+      }
+      return boss;
+    })().catch((err: unknown) => {
+      this.#opening = undefined;
+      throw err;
+    });
+    return this.#opening;
+  }
+
+  /** In the decision's transaction: once no wait is pending, the resume job commits with it. */
+  async #onDecided(boss: WorkerBoss, decided: WaitDecidedInTransaction): Promise<void> {
+    if (decided.pending > 0) return;
+    await this.#sendResume(boss, decided.sessionId, 'decided', undefined, decided.query);
+  }
+
+  async #sendResume(
+    boss: WorkerBoss,
+    sessionId: string,
+    why: ResumeReason,
+    startAfter: Date | undefined,
+    query?: DecisionQuery,
+  ): Promise<void> {
+    const data: SessionJobData = { kind: 'resume', sessionId, why };
+    const id = await boss.boss.send(boss.queue, data, {
+      singletonKey: sessionId,
+      ...(startAfter !== undefined ? { startAfter } : {}),
+      ...(query !== undefined
+        ? { db: { executeSql: (text, values) => query(text, values) as Promise<{ rows: [] }> } }
+        : {}),
+    } satisfies PgBoss.SendOptions);
+    sentId(id, boss.queue);
+  }
+
+  #assertOpen(what: string): void {
+    if (this.#stopped)
+      throw new MusterError(
+        'INVALID_CONFIGURATION',
+        `This worker was stopped: it cannot ${what}. Create a new worker (createWorker).`,
+      );
+  }
+}
+
+/** Creates a worker; the same as `new Worker(options)`. */
+export function createWorker(options: WorkerOptions): Worker {
+  return new Worker(options);
+}
+
+/** A job id pg-boss answered; `null` (an unknown queue, or a dropped job) is an error here. */
+function sentId(id: string | null, queue: string): string {
+  if (id === null)
+    throw new MusterError(
+      'INVALID_CONFIGURATION',
+      `pg-boss queued nothing on '${queue}' (send answered null: the queue is unknown to its schema, or was deleted): restart the worker so it creates the queue, and check that every process uses the same pg-boss schema.`,
+      { details: { queue } },
+    );
+  return id;
+}

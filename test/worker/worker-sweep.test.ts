@@ -1,0 +1,95 @@
+import PgBoss from 'pg-boss';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAgent } from '../../src/index.js';
+import { PostgresSessionStore } from '../../src/session/postgres.js';
+import { sweepOrphans } from '../../src/worker/lease-sweep.js';
+import { openWorkerBoss } from '../../src/worker/worker-boss.js';
+import type { WorkerBoss } from '../../src/worker/worker-boss.js';
+import { resolveWorkerOptions } from '../../src/worker/worker-options.js';
+import { databaseUrl } from '../support/database.js';
+import { sessionState } from '../support/session-state.js';
+import { workerDb } from './worker-db.js';
+import type { Wait } from '../../src/index.js';
+
+const waitOf = (sessionId: string, id: string): Wait => ({
+  id,
+  sessionId,
+  runId: 'run_1',
+  kind: 'approval',
+  createdAt: new Date().toISOString(),
+  fingerprint: 'f'.repeat(64),
+  status: 'pending',
+});
+
+// SPEC 15.5: the lease sweep resumes a run whose owner died. A killed worker's job stays
+// `active` (for expireInSeconds) and would hold the session's other jobs back: the sweep
+// cancels it, then queues the resume, once.
+
+const url = databaseUrl();
+
+describe.skipIf(!url)('the lease sweep', () => {
+  const db = workerDb(url ?? '', 'sweep');
+  const store = new PostgresSessionStore({ connectionString: url ?? '', schema: db.schema });
+  const agent = createAgent({ sessionStore: store });
+  const boss = new PgBoss({ connectionString: url ?? '', schema: db.bossSchema, schedule: false });
+  let wb: WorkerBoss;
+  beforeAll(async () => {
+    boss.on('error', () => undefined);
+    await boss.start();
+    wb = await openWorkerBoss(resolveWorkerOptions({ agent, boss, schema: db.bossSchema }));
+  });
+  afterAll(async () => {
+    await boss.stop({ graceful: false, wait: true });
+    await agent.close();
+    await store.close();
+    await db.drop();
+  });
+
+  const jobsOf = (sessionId: string) =>
+    db.query<{ kind: string; why: string | null; state: string }>(
+      `SELECT data->>'kind' AS kind, data->>'why' AS why, state FROM "${db.bossSchema}".job
+       WHERE name = 'muster' AND singleton_key = $1 ORDER BY created_on`,
+      [sessionId],
+    );
+
+  it('cancels the dead worker’s active job and queues one resume, resumes a session decided without a worker; live, completed and waiting sessions are left alone', async () => {
+    // a run that died: running, its lease expired; its job was fetched (active) by the dead worker
+    const dead = await store.acquire('dead', 'run_dead', 60_000);
+    await store.create(sessionState('dead'), { lease: dead! });
+    await boss.send('muster', { kind: 'start', sessionId: 'dead' }, { singletonKey: 'dead' });
+    expect(await boss.fetch('muster', { batchSize: 10 })).toHaveLength(1);
+    // a run going on elsewhere, a completed one, a parked one
+    const live = await store.acquire('live', 'run_live', 60_000);
+    await store.create(sessionState('live'), { lease: live! });
+    await store.create(sessionState('done', { status: 'completed' }));
+    await store.create(sessionState('parked', { status: 'parked' }));
+    await store.waits.put(waitOf('parked', 'w1'));
+    // a parked session whose wait was decided where no worker was open
+    await store.create(sessionState('decided', { status: 'parked' }));
+    await store.waits.put(waitOf('decided', 'w1'));
+    await store.waits.decide('decided', 'w1', { decision: 'allow' });
+    await db.query(
+      `UPDATE "${db.schema}".muster_leases SET expires_at = now() - interval '1 second' WHERE session_id = 'dead'`,
+    );
+
+    expect(await store.orphans(10)).toEqual(['dead', 'decided']);
+    expect(await sweepOrphans(wb, store)).toBe(2);
+    expect(await jobsOf('decided')).toEqual([
+      { kind: 'resume', why: 'orphaned', state: 'created' },
+    ]);
+    expect(await jobsOf('dead')).toEqual([
+      { kind: 'start', why: null, state: 'cancelled' },
+      { kind: 'resume', why: 'orphaned', state: 'created' },
+    ]);
+    // a second sweep before the resume ran queues nothing more
+    expect(await sweepOrphans(wb, store)).toBe(0);
+    expect(await jobsOf('dead')).toHaveLength(2);
+    expect(await jobsOf('decided')).toHaveLength(1);
+    for (const id of ['live', 'done', 'parked']) expect(await jobsOf(id)).toEqual([]);
+    // nothing holds the resume back: the next fetch takes it
+    const [next] = await boss.fetch<{ kind: string; sessionId: string }>('muster', {
+      batchSize: 1,
+    });
+    expect(next?.data).toMatchObject({ kind: 'resume', sessionId: 'dead' });
+  });
+});
