@@ -112,6 +112,9 @@ export async function executeCall(
       };
     }
     if (env.signal.aborted) {
+      // an executor's own unknown outcome says more (a call that became a task names it)
+      if (MusterError.isInstance(err) && err.code === 'TOOL_OUTCOME_UNKNOWN')
+        return refuse('TOOL_OUTCOME_UNKNOWN', err.message, true);
       return refuse(
         'TOOL_OUTCOME_UNKNOWN',
         `The call to '${entry.name}' was interrupted by an abort; it may or may not have taken effect. It was not retried.`,

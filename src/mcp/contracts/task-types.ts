@@ -24,7 +24,18 @@ export interface CapturedTask {
 /** A `tools/call` answered with `resultType: "task"`: the task, or why it was no task. */
 export type CapturedTaskAnswer =
   | { readonly kind: 'task'; readonly task: CapturedTask }
-  | { readonly kind: 'malformed'; readonly requestId: number | string; readonly problem: string };
+  | {
+      readonly kind: 'malformed';
+      readonly requestId: number | string;
+      readonly problem: string;
+      /** Its task id, when it had a usable one: the task may exist, and is cancelled. */
+      readonly taskId?: string;
+    };
+
+/** What a late task answer (one for a call given up) hands its caller: the task to cancel. */
+export interface LateTask {
+  readonly taskId: string;
+}
 
 /**
  * Marks one `tools/call` as watched for a task answer. It travels to the transport as the
@@ -45,10 +56,11 @@ export interface TaskAnswerCapture {
   /**
    * The task answer captured for `tag`, if one came; forgets it and the call. With `onLate`
    * (a call given up before its answer came: an abort, a timeout), a task answer that still
-   * comes for it within a short grace goes to `onLate` (whoever gave up cancels it), so no
-   * task a server created is left behind unknown.
+   * comes for it within a short grace goes to `onLate` (whoever gave up cancels it; a
+   * malformed one too, when it has a task id), so no task a server created is left behind
+   * unknown.
    */
-  take(tag: TaskCallTag, onLate?: (task: CapturedTask) => void): CapturedTaskAnswer | undefined;
+  take(tag: TaskCallTag, onLate?: (task: LateTask) => void): CapturedTaskAnswer | undefined;
 }
 
 /** What `McpConnection.callToolOrTask` gives: the tool's result, or the task the server made. */

@@ -189,7 +189,8 @@ export class McpManager {
   /** Closes every connection. Idempotent. */
   async close(): Promise<void> {
     if (this.registry.closed) return;
-    // cancels of given-up tasks already sent may finish (each is bounded); none is started
+    // cancels of given-up tasks already sent may finish, for at most a short bound (a slow
+    // server never holds a close up for long); none is started: a close never cancels
     await this.runner.tasks.settle();
     if (this.registry.closed) return;
     this.registry.close();

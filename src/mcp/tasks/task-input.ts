@@ -1,6 +1,7 @@
 import { ToolError } from '../../errors/index.js';
 import type { InputRequestContext } from '../handlers/client-setup.js';
 import type { ClientRequestHandler } from '../contracts/connection-types.js';
+import { MCP_DEFAULTS } from '../contracts/mcp-defaults.js';
 import type { TaskInputAnswerer } from './task-poller.js';
 
 /** What answering one task's input requests needs. */
@@ -12,6 +13,12 @@ export interface TaskInputDeps {
    * ones a request the server sent directly would reach; built only when a task asks.
    */
   readonly handlers: () => readonly ClientRequestHandler[];
+  /** The task, named in errors. */
+  readonly taskId?: string;
+  /** Masks the server's secrets in text it wrote (a method name quoted in an error). */
+  readonly redact?: (text: string) => string;
+  /** Rounds of new input requests answered before the call gives up (default 10). */
+  readonly maxRounds?: number;
 }
 
 /**
@@ -21,14 +28,29 @@ export interface TaskInputDeps {
  * through roots. Keys are unique over a task's life, and a server repeats the outstanding
  * ones on every poll until its `tasks/update` is seen: each key is answered once (a person
  * is asked once), later polls that still carry it send nothing for it. Requests of one poll
- * are answered together. A method no handler answers fails the call (`no-input-handler`).
- * Parking on a task's input is not offered here (a later part of SPEC 15.3).
+ * are answered together. A method no handler answers fails the call (`no-input-handler`); a
+ * task that still asks something new after `maxRounds` rounds fails it too
+ * (`input-rounds-exceeded`, as a call's own rounds). Parking on a task's input is not offered
+ * here (a later part of SPEC 15.3).
  */
 export function taskInputAnswerer(deps: TaskInputDeps): TaskInputAnswerer {
   const asked = new Set<string>();
+  const redact = deps.redact ?? ((text: string) => text);
+  const maxRounds = deps.maxRounds ?? MCP_DEFAULTS.maxInputRounds;
+  const facts = {
+    server: deps.server,
+    ...(deps.taskId !== undefined ? { taskId: deps.taskId } : {}),
+  };
+  let rounds = 0;
   return async (inputRequests, signal) => {
     const fresh = Object.entries(inputRequests).filter(([key]) => !asked.has(key));
     if (fresh.length === 0) return {};
+    if (++rounds > maxRounds)
+      throw new ToolError(
+        'TOOL_EXECUTION_FAILED',
+        `The task of '${redact(deps.toolName)}' on server '${deps.server}' still asked for input after ${maxRounds} rounds.`,
+        { toolName: deps.toolName, details: { ...facts, reason: 'input-rounds-exceeded' } },
+      );
     const handlers = deps.handlers();
     const ctx: InputRequestContext = { mcpReq: { signal }, canPark: false };
     for (const [key] of fresh) asked.add(key);
@@ -39,11 +61,8 @@ export function taskInputAnswerer(deps: TaskInputDeps): TaskInputAnswerer {
         if (typeof method !== 'string' || !handler)
           throw new ToolError(
             'TOOL_EXECUTION_FAILED',
-            `The task of '${deps.toolName}' on server '${deps.server}' asked for input Muster has no handler for ('${String(method)}'): give mcp.handlers the matching handler.`,
-            {
-              toolName: deps.toolName,
-              details: { server: deps.server, reason: 'no-input-handler' },
-            },
+            `The task of '${redact(deps.toolName)}' on server '${deps.server}' asked for input Muster has no handler for ('${redact(String(method))}'): give mcp.handlers the matching handler.`,
+            { toolName: deps.toolName, details: { ...facts, reason: 'no-input-handler' } },
           );
         const params = (entry as { params?: unknown }).params;
         return [key, await handler({ method, ...(params ? { params } : {}) }, ctx)] as const;

@@ -21,6 +21,8 @@ export interface LoggedRequest {
   readonly tool?: string;
   /** On `task-created`: whether the request declared the extension (false: forced). */
   readonly declared?: boolean;
+  /** On `tasks/get`: the status answered (`not-found`: -32602; `http-<n>`: refused). */
+  readonly status?: string;
 }
 
 /** A fixture's state folder and, over HTTP, its process. */
