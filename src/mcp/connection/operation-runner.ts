@@ -62,7 +62,7 @@ export function resolveBounds(
 
 /** The options of one tool call on a server. */
 export type ToolCallOptions = Omit<CallOptions, 'timeoutMs' | 'onLateTask'> &
-  Pick<FollowOptions, 'onTask' | 'answerInput'> & {
+  Pick<FollowOptions, 'onTask' | 'answerInput' | 'park' | 'onAccepted'> & {
     readonly toolName?: string;
     readonly timeoutMs?: number;
   };

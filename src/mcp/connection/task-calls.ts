@@ -5,6 +5,7 @@ import type { McpConnection } from '../client/mcp-connection.js';
 import type { McpOptions } from '../contracts/config-types.js';
 import type { ClientRequestHandler } from '../contracts/connection-types.js';
 import { MCP_DEFAULTS } from '../contracts/mcp-defaults.js';
+import { TaskStillRunning } from '../contracts/task-types.js';
 import type { CapturedTask } from '../contracts/task-types.js';
 import { classifyCallError } from '../failures/mcp-errors.js';
 import { clientErrorOf } from '../failures/client-errors.js';
@@ -44,10 +45,43 @@ export interface FollowOptions {
   /** Answers the task's input requests; default: the server's handlers. */
   readonly answerInput?: TaskInputAnswerer;
   /**
+   * Where the call may park on its task (a run whose store keeps waits, SPEC 15.3): a task
+   * still `working` `afterMs` after polling began, or an abort whose reason `onAbort` accepts
+   * (an agent's close), ends the poll with `TaskStillRunning`, nothing cancelled.
+   */
+  readonly park?: {
+    readonly afterMs?: number;
+    readonly onAbort?: (reason: unknown) => boolean;
+  };
+  /**
+   * Awaited before the first poll with the task and when its answer was read: commits the
+   * handle (a `task` wait). A failure ends the call and cancels the task.
+   */
+  readonly onAccepted?: (task: CapturedTask, acceptedAt: number) => Promise<void>;
+  /**
+   * A task resumed from its wait: polled at once, its ttl counted from `acceptedAt` (ms since
+   * the epoch); with `lastPoll` (the wait expired), polled once only.
+   */
+  readonly resumed?: { readonly acceptedAt: number; readonly lastPoll: boolean };
+  /**
    * Whether an abort sends `tasks/cancel` (default: every abort but an agent's close, which
    * never cancels; false for a host's handle, which cancels itself).
    */
   readonly cancelOnAbort?: boolean;
+}
+
+/** A task's handle as its wait stored it, to poll on (see {@link TaskCalls.resume}). */
+export interface ResumedTask {
+  readonly taskId: string;
+  readonly status: string;
+  readonly statusMessage?: string;
+  readonly createdAt: string;
+  readonly ttlMs: number | null;
+  readonly pollIntervalMs?: number;
+  /** ISO 8601: when the task answer was read (the ttl's anchor). */
+  readonly acceptedAt: string;
+  /** Its wait passed `waits.ttlMs`: one last poll. */
+  readonly expired: boolean;
 }
 
 /** What the task side of the runner is built with. */
@@ -92,14 +126,15 @@ export class TaskCalls {
 
   /**
    * Polls the task of `tool`'s call on `server` to its end (see `pollTask`) and gives its
-   * result as the call's, checked against the tool's output schema on `connection` as a
-   * direct answer would be. Failures are tool errors naming the task (`details.taskId`).
+   * result as the call's, checked against the tool's output schema on `connection` (the live
+   * one when undefined: a resumed task) as a direct answer would be. Failures are tool errors
+   * naming the task (`details.taskId`); a park ends with `TaskStillRunning`.
    */
   async follow(
     server: string,
     tool: string,
     task: CapturedTask,
-    connection: McpConnection,
+    connection: McpConnection | undefined,
     options: FollowOptions,
   ): Promise<CallToolResult> {
     const toolName = options.toolName ?? tool;
@@ -112,6 +147,7 @@ export class TaskCalls {
     // the connection the last poll went out on: a server that forgets the task after a
     // session renewal is told apart from one that purged it
     let polledOn = connection;
+    const { park, resumed, onAccepted } = options;
     try {
       const { pollTask, taskInputAnswerer } = await loadTasks();
       const result = await pollTask(
@@ -132,6 +168,18 @@ export class TaskCalls {
             ? { total: { at: (options.startedAt ?? Date.now()) + maxTotal, limitMs: maxTotal } }
             : {}),
           ...(options.onTask ? { onStatus: options.onTask } : {}),
+          ...(park
+            ? {
+                park: {
+                  ...(park.afterMs !== undefined ? { at: Date.now() + park.afterMs } : {}),
+                  ...(park.onAbort ? { onAbort: park.onAbort } : {}),
+                },
+              }
+            : {}),
+          ...(resumed
+            ? { acceptedAt: resumed.acceptedAt, pollFirst: true, lastPoll: resumed.lastPoll }
+            : {}),
+          ...(onAccepted ? { onAccepted: (at: number) => onAccepted(task, at) } : {}),
           ...(options.answerInput
             ? { answerInput: options.answerInput }
             : handlersOf
@@ -147,11 +195,47 @@ export class TaskCalls {
               : {}),
         },
       );
-      await connection.checkTaskResult(tool, result);
+      if (connection) await connection.checkTaskResult(tool, result);
+      else
+        await this.deps.withConnection(server, (c) => c.checkTaskResult(tool, result), {
+          signal: options.signal,
+          ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+        });
       return result;
     } catch (err) {
-      throw this.#outcome(err, server, toolName, task.taskId, options, polledOn !== connection);
+      if (err instanceof TaskStillRunning) throw err;
+      const other = connection !== undefined && polledOn !== connection;
+      throw this.#outcome(err, server, toolName, task.taskId, options, other);
     }
+  }
+
+  /**
+   * Follows a task a call became in an earlier run (its `task` wait, SPEC 15.3): the call is
+   * not sent again; the task is polled at once, then on (once only when its wait expired).
+   */
+  resume(
+    server: string,
+    tool: string,
+    stored: ResumedTask,
+    options: Omit<FollowOptions, 'resumed' | 'onAccepted'>,
+  ): Promise<CallToolResult> {
+    const acceptedAt = Date.parse(stored.acceptedAt);
+    const seed: CapturedTask = {
+      requestId: 0,
+      taskId: stored.taskId,
+      status: stored.status,
+      ...(stored.statusMessage !== undefined ? { statusMessage: stored.statusMessage } : {}),
+      createdAt: stored.createdAt,
+      ttlMs: stored.ttlMs,
+      ...(stored.pollIntervalMs !== undefined ? { pollIntervalMs: stored.pollIntervalMs } : {}),
+    };
+    return this.follow(server, tool, seed, undefined, {
+      ...options,
+      resumed: {
+        acceptedAt: Number.isNaN(acceptedAt) ? Date.now() : acceptedAt,
+        lastPoll: stored.expired,
+      },
+    });
   }
 
   /**

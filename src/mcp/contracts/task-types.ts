@@ -63,6 +63,19 @@ export interface TaskAnswerCapture {
   take(tag: TaskCallTag, onLate?: (task: LateTask) => void): CapturedTaskAnswer | undefined;
 }
 
+/**
+ * Polling stopped with the task still running, where the call may park on it (SPEC 15.3):
+ * `mcp.tasks.parkAfterMs` passed with the task `working`, or the agent closed. Carries the
+ * task's latest state and when its answer was read (ms since the epoch). Not a failure: the
+ * executor parks the call on a `task` wait; nothing was cancelled.
+ */
+export class TaskStillRunning {
+  constructor(
+    readonly task: CapturedTask,
+    readonly acceptedAt: number,
+  ) {}
+}
+
 /** What `McpConnection.callToolOrTask` gives: the tool's result, or the task the server made. */
 export type McpToolAnswer =
   | { readonly kind: 'result'; readonly result: CallToolResult }

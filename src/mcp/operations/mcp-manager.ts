@@ -51,6 +51,8 @@ export class McpManager {
   readonly #handlersOf: (server: string) => readonly ClientRequestHandler[];
   /** `mcp.maxResponseBytes`, as configured. */
   readonly maxResponseBytes: number | undefined;
+  /** `mcp.tasks.parkAfterMs`, default applied: how long a run polls a task before it parks. */
+  readonly parkAfterMs: number;
 
   constructor(
     declarations: readonly ServerDeclaration[],
@@ -62,6 +64,7 @@ export class McpManager {
   ) {
     this.#background = background as Emit;
     this.maxResponseBytes = options.maxResponseBytes;
+    this.parkAfterMs = options.tasks?.parkAfterMs ?? MCP_DEFAULTS.tasks.parkAfterMs;
     this.#handlersOf = (server) =>
       features
         ? clientSetup(server, {

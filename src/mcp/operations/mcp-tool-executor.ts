@@ -20,7 +20,11 @@ import { callAddress } from './call-address.js';
 import { callWithInputRounds } from './input-rounds.js';
 import type { OwnExecutor, OwnExecutorFacts, ToolTaskEvent } from '../../tools/index.js';
 import type { TaskStatusReport } from '../tasks/index.js';
-import { ToolError } from '../../errors/index.js';
+import { ToolError, isAgentClosed } from '../../errors/index.js';
+import { CallParkSignal } from '../../tools/index.js';
+import type { ParkedTask, TaskResumption } from '../../tools/index.js';
+import { TaskStillRunning } from '../contracts/task-types.js';
+import type { CapturedTask } from '../contracts/task-types.js';
 import { raceAbort } from '../../util/index.js';
 import type { Emit } from '../contracts/mcp-defaults.js';
 import type { McpManager } from './mcp-manager.js';
@@ -28,13 +32,33 @@ import { urlElicitationsOf } from '../handlers/url-elicitation.js';
 import type { UrlElicitationResponder } from '../handlers/url-elicitation.js';
 
 /** The options of one send of a call (a round of it, with input requests answered). */
-type SendOptions = Pick<ToolCallOptions, 'onProgress' | 'round' | 'onTask'> & {
+type SendOptions = Pick<
+  ToolCallOptions,
+  'onProgress' | 'round' | 'onTask' | 'park' | 'onAccepted'
+> & {
   readonly toolName: string;
   readonly signal: AbortSignal;
 };
 
 /** Sends one call (one round of it). */
 type Send = (options: SendOptions) => Promise<CallToolResult>;
+
+/** Polls on the task a call became in an earlier run, instead of sending it (SPEC 15.3). */
+type ResumeTask = (task: TaskResumption, options: SendOptions) => Promise<CallToolResult>;
+
+/** A task's handle as its `task` wait stores it. */
+function parkedTaskOf(server: string, task: CapturedTask, acceptedAt: number): ParkedTask {
+  return {
+    server,
+    taskId: task.taskId,
+    status: task.status,
+    ...(task.statusMessage !== undefined ? { statusMessage: task.statusMessage } : {}),
+    createdAt: task.createdAt,
+    ttlMs: task.ttlMs,
+    ...(task.pollIntervalMs !== undefined ? { pollIntervalMs: task.pollIntervalMs } : {}),
+    acceptedAt: new Date(acceptedAt).toISOString(),
+  };
+}
 
 /**
  * MCP as a tool source: the tools of connected servers, each executed on its server under its
@@ -138,8 +162,12 @@ export class McpToolExecutor implements ToolExecutor, OwnExecutor, RunViewSource
       signal: ctx.signal,
       ...(run ? { run } : {}),
     });
+    const resumeTask: ResumeTask | undefined = target
+      ? undefined
+      : ({ task, expired }, options) =>
+          runner.tasks.resume(address.server, address.originalName, { ...task, expired }, options);
     try {
-      return await this.#call(address.server, name, send, ctx);
+      return await this.#call(address.server, name, send, ctx, resumeTask);
     } catch (err) {
       const urls = urlElicitationsOf(err);
       if (!urls || !this.onUrlElicitation) throw err;
@@ -191,10 +219,24 @@ export class McpToolExecutor implements ToolExecutor, OwnExecutor, RunViewSource
     name: string,
     send: Send,
     ctx: ToolExecutionContext,
+    resumeTask: ResumeTask | undefined,
   ): Promise<ToolReturn> {
     const run = runScopeOf(ctx);
     const emit = run ? run.emit : this.background;
+    const parking = callParkingOf(ctx);
+    // a run whose store keeps waits parks on a task that runs long, or when its agent closes
+    // (which never cancels); its handle is committed before the first poll
+    const holdTask = parking?.canPark === true ? parking.holdTask : undefined;
     const options: SendOptions = {
+      ...(parking?.canPark === true
+        ? { park: { afterMs: this.manager.parkAfterMs, onAbort: isAgentClosed } }
+        : {}),
+      ...(holdTask
+        ? {
+            onAccepted: (task: CapturedTask, acceptedAt: number) =>
+              holdTask(parkedTaskOf(server, task, acceptedAt)),
+          }
+        : {}),
       toolName: name,
       signal: ctx.signal,
       // a call the server made a task of: its statuses as `tool.task` events of the call
@@ -220,24 +262,33 @@ export class McpToolExecutor implements ToolExecutor, OwnExecutor, RunViewSource
           ...(p.message !== undefined ? { message: p.message } : {}),
         }),
     };
-    const parking = callParkingOf(ctx);
-    // a run that can park answers a server's input requests itself (a person may answer
-    // later); elsewhere the official client answers them in process
-    const result =
-      parking && (parking.canPark || parking.resumption)
-        ? await callWithInputRounds(
-            {
-              server,
-              toolName: name,
-              send: (round) => send({ ...options, round }),
-              handlers: () => this.manager.inputHandlers(server),
-              signal: ctx.signal,
-              maxStateBytes: this.manager.maxResponseBytes ?? MCP_DEFAULTS.maxResponseBytes,
-            },
-            parking,
-          )
-        : await send(options);
-    return result as unknown as ToolReturn;
+    try {
+      // the task this call became before it parked: polled on, never sent again
+      if (parking?.task && resumeTask)
+        return (await resumeTask(parking.task, options)) as unknown as ToolReturn;
+      // a run that can park answers a server's input requests itself (a person may answer
+      // later); elsewhere the official client answers them in process
+      const result =
+        parking && (parking.canPark || parking.resumption)
+          ? await callWithInputRounds(
+              {
+                server,
+                toolName: name,
+                send: (round) => send({ ...options, round }),
+                handlers: () => this.manager.inputHandlers(server),
+                signal: ctx.signal,
+                maxStateBytes: this.manager.maxResponseBytes ?? MCP_DEFAULTS.maxResponseBytes,
+              },
+              parking,
+            )
+          : await send(options);
+      return result as unknown as ToolReturn;
+    } catch (err) {
+      // still running where the call may park: a task wait holds its handle
+      if (err instanceof TaskStillRunning)
+        throw new CallParkSignal({ task: parkedTaskOf(server, err.task, err.acceptedAt) });
+      throw err;
+    }
   }
 
   /** Releases what the executor holds. Must be idempotent. */

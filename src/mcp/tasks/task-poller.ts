@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { ToolError, abortedError } from '../../errors/index.js';
 import { sleepUnlessAborted } from '../../util/index.js';
+import { TaskStillRunning } from '../contracts/task-types.js';
 import type { CapturedTask } from '../contracts/task-types.js';
 import { clientErrorOf } from '../failures/client-errors.js';
 import { invalidResponseError } from '../failures/connection-errors.js';
@@ -80,6 +81,27 @@ export interface TaskPollOptions {
    * is counted from here, on this clock (the server's `createdAt` comes from another one).
    */
   readonly acceptedAt?: number;
+  /**
+   * Where the call may park on its task (SPEC 15.3): a `working` task polled past `at` (in
+   * `now()` time), or an abort whose reason `onAbort` accepts (an agent's close), ends the
+   * poll with {@link TaskStillRunning}, nothing cancelled.
+   */
+  readonly park?: {
+    readonly at?: number;
+    readonly onAbort?: (reason: unknown) => boolean;
+  };
+  /** Polls at once, before the first interval (a task resumed from its wait). */
+  readonly pollFirst?: boolean;
+  /**
+   * One poll only (a task wait past `waits.ttlMs`): a task not done by then ends the call
+   * (`TOOL_OUTCOME_UNKNOWN`, reason `task-expired`, `details.waitExpired`) and is cancelled.
+   */
+  readonly lastPoll?: boolean;
+  /**
+   * Awaited before the first poll: commits the task's handle (a `task` wait). A failure ends
+   * the call and cancels the task (nobody could follow it).
+   */
+  readonly onAccepted?: (acceptedAt: number) => Promise<void>;
   /** Masks the server's secrets in text the server wrote (status messages, error messages). */
   readonly redact?: (text: string) => string;
   /** The copy of a failure kept as an error's cause (the server's secrets masked). */
@@ -156,7 +178,14 @@ export async function pollTask(
   let interval = seed.pollIntervalMs;
   let ttlMs = seed.ttlMs;
   let failures = 0;
+  let first = options.pollFirst === true;
+  // the task as it stands, for a park: the latest status, message, ttl and interval
+  let latest: CapturedTask =
+    seed.statusMessage === undefined
+      ? seed
+      : { ...seed, statusMessage: redact(seed.statusMessage) };
   try {
+    await options.onAccepted?.(acceptedAt);
     report(seed);
     for (;;) {
       const total = options.total;
@@ -178,7 +207,9 @@ export async function pollTask(
       // after a failed poll the wait doubles (within the maximum)
       const backedOff =
         failures === 0 ? clamped : Math.min(options.maxPollIntervalMs, clamped * 2 ** failures);
-      const waitMs = total ? Math.min(backedOff, Math.max(0, total.at - now())) : backedOff;
+      const planned = first ? 0 : backedOff;
+      first = false;
+      const waitMs = total ? Math.min(planned, Math.max(0, total.at - now())) : planned;
       if (!(await sleepUnlessAborted(waitMs, signal))) throw aborted(signal, ids);
       let task: DetailedTask;
       try {
@@ -199,6 +230,15 @@ export async function pollTask(
       report(task);
       interval = task.pollIntervalMs ?? interval;
       ttlMs = task.ttlMs;
+      latest = {
+        requestId: seed.requestId,
+        taskId,
+        createdAt: seed.createdAt,
+        status: task.status,
+        ttlMs: task.ttlMs,
+        ...(task.statusMessage !== undefined ? { statusMessage: redact(task.statusMessage) } : {}),
+        ...(interval !== undefined ? { pollIntervalMs: interval } : {}),
+      };
       switch (task.status) {
         case 'completed': {
           const parsed = TaskToolResultSchema.safeParse(task.result);
@@ -240,8 +280,26 @@ export async function pollTask(
           ),
           true,
         );
+      if (options.lastPoll)
+        // its wait expired: given up after this one last poll (cancelled once)
+        throw new TaskEnd(
+          unknownOutcome(
+            ids,
+            'task-expired',
+            `was still ${task.status} at its last poll: its wait passed waits.ttlMs`,
+            { waitExpired: true },
+          ),
+          true,
+        );
+      const parkAt = options.park?.at;
+      if (parkAt !== undefined && task.status === 'working' && now() >= parkAt)
+        throw new TaskStillRunning(latest, acceptedAt);
     }
   } catch (err) {
+    if (err instanceof TaskStillRunning) throw err;
+    // an abort that is no cancel (an agent's close) parks the call where it may
+    if (signal.aborted && options.park?.onAbort?.(signal.reason) === true)
+      throw new TaskStillRunning(latest, acceptedAt);
     const end = signal.aborted
       ? new TaskEnd(aborted(signal, ids), cancelsOn(options.cancelOnAbort, signal.reason))
       : err instanceof TaskEnd

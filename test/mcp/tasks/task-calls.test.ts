@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent, McpError, scriptedModel, ToolError } from '../../../src/index.js';
-import type { Agent, AgentEvent, McpElicitationRequest } from '../../../src/index.js';
+import {
+  createAgent,
+  McpError,
+  MemorySessionStore,
+  scriptedModel,
+  ToolError,
+} from '../../../src/index.js';
+import type { Agent, AgentEvent, McpElicitationRequest, SessionStore } from '../../../src/index.js';
 import { McpClientManager } from '../../../src/mcp/mcp-entry.js';
 import type { McpTaskHandle } from '../../../src/mcp/mcp-entry.js';
 import { collect, ofType } from '../../support/run-helpers.js';
@@ -14,6 +20,21 @@ import type { LoggedRequest, TasksFixture } from './tasks-fixture.js';
 // per transport; fixture tasks take tens of milliseconds and are polled every 25 to 100.
 
 const TASK_POLLING = { minPollIntervalMs: 25, maxPollIntervalMs: 100 };
+
+/**
+ * A memory store without `waits`: a store a run cannot park on (a custom store of a host),
+ * so a call whose agent closes is not parked (test/mcp/tasks/task-parking.test.ts parks it).
+ */
+function storeWithoutWaits(): SessionStore {
+  const store = new MemorySessionStore();
+  return new Proxy(store, {
+    get: (target, key) => {
+      if (key === 'waits') return undefined;
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
+    },
+  });
+}
 
 /** The tasks the fixture created during `fn`, and what it logged meanwhile. */
 async function during<T>(
@@ -329,8 +350,9 @@ describe.each(['stdio', 'http'] as const)('calls that become tasks over %s', (tr
       expect(await settledCount(fixture, roundTrip, 'tasks/cancel', created[0]!)).toBe(1);
     });
 
-  it("the agent's close() while a task is polled sends no tasks/cancel: the call is TOOL_OUTCOME_UNKNOWN naming the task, the run ABORTED", async () => {
+  it("the agent's close() while a task is polled sends no tasks/cancel: on a store that cannot park, the call is TOOL_OUTCOME_UNKNOWN naming the task, the run ABORTED", async () => {
     const closing = createAgent({
+      sessionStore: storeWithoutWaits(),
       model: scriptedModel([
         { toolCalls: [{ name: 'mcp__t__finish', arguments: { ms: 60_000 } }] },
       ]),

@@ -1,7 +1,7 @@
 // The Tasks extension's fixture server (test/fixtures/tasks/tasks-server.ts) as the task
 // tests start and read it: its state folder, its request log, its HTTP process.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,6 +32,8 @@ export interface TasksFixture {
   readonly dir: string;
   /** Every logged request so far. */
   log(): LoggedRequest[];
+  /** Marks the work of task `taskId` done now (its state on disk): its next poll completes. */
+  finish(taskId: string): void;
   stop(): Promise<void>;
 }
 
@@ -55,11 +57,17 @@ export async function startTasksFixture(
       .map((line) => JSON.parse(line) as LoggedRequest);
   };
   const cleanup = () => rmSync(dir, { recursive: true, force: true });
+  const finish = (taskId: string) => {
+    const file = join(dir, `${taskId.replace(/[^\w-]/g, '_')}.json`);
+    const task = JSON.parse(readFileSync(file, 'utf8')) as { readyAt: number | null };
+    writeFileSync(file, JSON.stringify({ ...task, readyAt: Date.now() }));
+  };
   if (transport === 'stdio')
     return {
       config: { command: process.execPath, args: [TASKS_SERVER], env: fullEnv },
       dir,
       log,
+      finish,
       stop: async () => cleanup(),
     };
   const child = spawn(process.execPath, [TASKS_SERVER, '--http'], {
@@ -80,6 +88,7 @@ export async function startTasksFixture(
     config: { type: 'http', url },
     dir,
     log,
+    finish,
     stop: () =>
       new Promise<void>((resolve) => {
         const done = () => {
