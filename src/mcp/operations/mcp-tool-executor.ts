@@ -264,8 +264,18 @@ export class McpToolExecutor implements ToolExecutor, OwnExecutor, RunViewSource
     };
     try {
       // the task this call became before it parked: polled on, never sent again
-      if (parking?.task && resumeTask)
-        return (await resumeTask(parking.task, options)) as unknown as ToolReturn;
+      if (parking?.task) {
+        if (resumeTask) return (await resumeTask(parking.task, options)) as unknown as ToolReturn;
+        // a principal's own connection takes no tasks: a stored one is not followed there
+        throw new ToolError(
+          'TOOL_OUTCOME_UNKNOWN',
+          `The call to '${name}' became task ${parking.task.task.taskId} on server '${server}', which this run cannot poll (the call now goes to a principal's own connection). The call may or may not have taken effect; it was not sent again.`,
+          {
+            toolName: name,
+            details: { server, taskId: parking.task.task.taskId, reason: 'unknown' },
+          },
+        );
+      }
       // a run that can park answers a server's input requests itself (a person may answer
       // later); elsewhere the official client answers them in process
       const result =

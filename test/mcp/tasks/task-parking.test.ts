@@ -218,6 +218,50 @@ describe('a task parked within a process (memory store)', () => {
     expect(fixture.log().filter((r) => r.method === 'tools/call')).toHaveLength(callsBefore + 1);
   });
 
+  it('a task wait needs no decision (decide refuses it); a resume whose task still works parks again on the same wait, and the one after it finishes', async () => {
+    const store = new MemorySessionStore();
+    const sessionId = 'task-park-again';
+    const callsBefore = fixture.log().filter((r) => r.method === 'tools/call').length;
+    const first = agentOn(store, { parkAfterMs: 1 });
+    let wait: Wait;
+    try {
+      const sent = await first.send('Do the work.', { sessionId });
+      expect(sent.status).toBe('parked');
+      wait = sent.waits![0]!;
+      await expect(first.decide(sessionId, wait.id, { decision: 'allow' })).rejects.toMatchObject({
+        code: 'INVALID_CONFIGURATION',
+      });
+    } finally {
+      await first.close();
+    }
+    const taskId = wait.task!.taskId;
+
+    const second = agentOn(store, { parkAfterMs: 1 });
+    try {
+      const { events, error } = await collect(second.resume(sessionId));
+      expect(error).toBeUndefined();
+      expect(ofType(events, 'session.parked')[0]!.waits).toMatchObject([
+        { id: wait.id, kind: 'task', task: { taskId, status: 'working' } },
+      ]);
+      expect(ofType(events, 'tool.completed')).toEqual([]);
+    } finally {
+      await second.close();
+    }
+
+    fixture.finish(taskId);
+    const third = agentOn(store);
+    try {
+      const { events, error } = await collect(third.resume(sessionId));
+      expect(error).toBeUndefined();
+      expect(ofType(events, 'session.completed')[0]).toMatchObject({ content: 'got: done' });
+      expect((await store.waits.list({ sessionId })).waits).toEqual([]);
+    } finally {
+      await third.close();
+    }
+    expect(fixture.log().filter((r) => r.method === 'tools/call')).toHaveLength(callsBefore + 1);
+    expect(requestsFor(fixture.log(), 'tasks/cancel', taskId)).toBe(0);
+  });
+
   it('a task wait past waits.ttlMs gets one last poll, then the call is TOOL_OUTCOME_UNKNOWN (and the task cancelled once)', async () => {
     const store = new MemorySessionStore();
     const sessionId = 'task-expired-wait';
