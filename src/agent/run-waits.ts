@@ -381,9 +381,23 @@ export class RunWaits implements CallWaits {
     };
     const input = parked.input;
     const child = parked.child;
+    // one elicitation wait per request of a server's input a person answers later
+    const inputWaits = (inputs: NonNullable<typeof input>): Wait[] =>
+      inputs.requests.map((r) => ({
+        id: newId('wait'),
+        kind: 'elicitation' as const,
+        ...base,
+        message: r.message,
+        ...(r.requestedSchema !== undefined ? { requestedSchema: r.requestedSchema } : {}),
+        ...(r.url !== undefined ? { url: r.url } : {}),
+        ...(inputs.requestState !== undefined ? { requestState: inputs.requestState } : {}),
+        inputKey: r.key,
+        inputResponses: inputs.answered,
+      }));
     const waits: Wait[] = parked.task
       ? [
-          // the call's held wait (same id) now with the task's latest state
+          // the call's held wait (same id) now with the task's latest state, and the
+          // questions of its input a person answers
           this.#taskWait(
             outcome.callId,
             outcome.toolName,
@@ -391,6 +405,7 @@ export class RunWaits implements CallWaits {
             parked.task,
             parked.approvedBy,
           ),
+          ...(input ? inputWaits(input) : []),
         ]
       : child
         ? child.waits.map((cw) => ({
@@ -408,17 +423,7 @@ export class RunWaits implements CallWaits {
             child: { sessionId: child.sessionId, waitId: cw.id },
           }))
         : input
-          ? input.requests.map((r) => ({
-              id: newId('wait'),
-              kind: 'elicitation' as const,
-              ...base,
-              message: r.message,
-              ...(r.requestedSchema !== undefined ? { requestedSchema: r.requestedSchema } : {}),
-              ...(r.url !== undefined ? { url: r.url } : {}),
-              ...(input.requestState !== undefined ? { requestState: input.requestState } : {}),
-              inputKey: r.key,
-              inputResponses: input.answered,
-            }))
+          ? inputWaits(input)
           : [
               {
                 id: newId('wait'),

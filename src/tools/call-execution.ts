@@ -121,7 +121,7 @@ export async function executeCall(
           fingerprint: fingerprintOf(),
           arguments: args,
           ...(entry.info.server !== undefined ? { server: entry.info.server } : {}),
-          ...(input ? { input } : child ? { child } : { task: task! }),
+          ...(task ? { task, ...(input ? { input } : {}) } : input ? { input } : { child }),
         },
       };
     }

@@ -110,7 +110,12 @@ export interface CallParking {
 export type CallParkReason =
   | { readonly input: ParkedInputs; readonly child?: never; readonly task?: never }
   | { readonly child: ParkedChild; readonly input?: never; readonly task?: never }
-  | { readonly task: ParkedTask; readonly input?: never; readonly child?: never };
+  | {
+      readonly task: ParkedTask;
+      /** The task's input requests a person answers later (elicitation waits beside it). */
+      readonly input?: ParkedInputs;
+      readonly child?: never;
+    };
 
 /**
  * Thrown by an executor of Muster's own when the call waits for a person: its server asked

@@ -50,7 +50,7 @@ export type {
 export { runToolCall } from './tool-call-pipeline.js';
 export { RunScope, CallScope, runScopeOf, callParkingOf } from './run-scope.js';
 export { CallParkSignal } from './call-parking.js';
-export type { CallParking, ParkedTask, TaskResumption } from './call-parking.js';
+export type { CallParking, ParkedInputs, ParkedTask, TaskResumption } from './call-parking.js';
 export { OWN_EXECUTOR_FACTS } from './executor-facts.js';
 export type { OwnExecutor, OwnExecutorFacts } from './executor-facts.js';
 export { OWN_RUN_VIEW, executorForRun } from './run-view.js';

@@ -62,7 +62,12 @@ export interface FollowOptions {
    * A task resumed from its wait: polled at once, its ttl counted from `acceptedAt` (ms since
    * the epoch); with `lastPoll` (the wait expired), polled once only.
    */
-  readonly resumed?: { readonly acceptedAt: number; readonly lastPoll: boolean };
+  readonly resumed?: {
+    readonly acceptedAt: number;
+    readonly lastPoll: boolean;
+    /** Answers to the task's input requests given while parked: sent before the first poll. */
+    readonly answers?: Readonly<Record<string, unknown>>;
+  };
   /**
    * Whether an abort sends `tasks/cancel` (default: every abort but an agent's close, which
    * never cancels; false for a host's handle, which cancels itself).
@@ -177,7 +182,12 @@ export class TaskCalls {
               }
             : {}),
           ...(resumed
-            ? { acceptedAt: resumed.acceptedAt, pollFirst: true, lastPoll: resumed.lastPoll }
+            ? {
+                acceptedAt: resumed.acceptedAt,
+                pollFirst: true,
+                lastPoll: resumed.lastPoll,
+                ...(resumed.answers ? { initialAnswers: resumed.answers } : {}),
+              }
             : {}),
           ...(onAccepted ? { onAccepted: (at: number) => onAccepted(task, at) } : {}),
           ...(options.answerInput
@@ -190,6 +200,9 @@ export class TaskCalls {
                     taskId: task.taskId,
                     redact,
                     handlers: () => handlersOf(server),
+                    // a person may answer later where the run can park
+                    canPark: park !== undefined,
+                    ...(resumed?.answers ? { answered: Object.keys(resumed.answers) } : {}),
                   }),
                 }
               : {}),
@@ -218,6 +231,7 @@ export class TaskCalls {
     tool: string,
     stored: ResumedTask,
     options: Omit<FollowOptions, 'resumed' | 'onAccepted'>,
+    answers?: Readonly<Record<string, unknown>>,
   ): Promise<CallToolResult> {
     const acceptedAt = Date.parse(stored.acceptedAt);
     const seed: CapturedTask = {
@@ -234,6 +248,7 @@ export class TaskCalls {
       resumed: {
         acceptedAt: Number.isNaN(acceptedAt) ? Date.now() : acceptedAt,
         lastPoll: stored.expired,
+        ...(answers ? { answers } : {}),
       },
     });
   }

@@ -1,5 +1,6 @@
 // The Tasks extension's handle as the transport layer captures it (see transports/task-capture.ts).
 import type { CallToolResult } from '@modelcontextprotocol/client';
+import type { ParkedInputs } from '../../tools/index.js';
 
 /**
  * The task a server created instead of answering a `tools/call` (SEP-2663's
@@ -65,14 +66,17 @@ export interface TaskAnswerCapture {
 
 /**
  * Polling stopped with the task still running, where the call may park on it (SPEC 15.3):
- * `mcp.tasks.parkAfterMs` passed with the task `working`, or the agent closed. Carries the
- * task's latest state and when its answer was read (ms since the epoch). Not a failure: the
- * executor parks the call on a `task` wait; nothing was cancelled.
+ * `mcp.tasks.parkAfterMs` passed with the task `working`, the agent closed, or an
+ * elicitation of the task's `input_required` was answered `park` (`input`: the requests a
+ * person answers later, and the answers given at once to the others, sent back together on
+ * resume). Carries the task's latest state and when its answer was read (ms since the
+ * epoch). Not a failure: the executor parks the call; nothing was cancelled.
  */
 export class TaskStillRunning {
   constructor(
     readonly task: CapturedTask,
     readonly acceptedAt: number,
+    readonly input?: ParkedInputs,
   ) {}
 }
 

@@ -44,7 +44,11 @@ type SendOptions = Pick<
 type Send = (options: SendOptions) => Promise<CallToolResult>;
 
 /** Polls on the task a call became in an earlier run, instead of sending it (SPEC 15.3). */
-type ResumeTask = (task: TaskResumption, options: SendOptions) => Promise<CallToolResult>;
+type ResumeTask = (
+  task: TaskResumption,
+  options: SendOptions,
+  answers: Readonly<Record<string, unknown>> | undefined,
+) => Promise<CallToolResult>;
 
 /** A task's handle as its `task` wait stores it. */
 function parkedTaskOf(server: string, task: CapturedTask, acceptedAt: number): ParkedTask {
@@ -164,8 +168,14 @@ export class McpToolExecutor implements ToolExecutor, OwnExecutor, RunViewSource
     });
     const resumeTask: ResumeTask | undefined = target
       ? undefined
-      : ({ task, expired }, options) =>
-          runner.tasks.resume(address.server, address.originalName, { ...task, expired }, options);
+      : ({ task, expired }, options, answers) =>
+          runner.tasks.resume(
+            address.server,
+            address.originalName,
+            { ...task, expired },
+            options,
+            answers,
+          );
     try {
       return await this.#call(address.server, name, send, ctx, resumeTask);
     } catch (err) {
@@ -265,7 +275,10 @@ export class McpToolExecutor implements ToolExecutor, OwnExecutor, RunViewSource
     try {
       // the task this call became before it parked: polled on, never sent again
       if (parking?.task) {
-        if (resumeTask) return (await resumeTask(parking.task, options)) as unknown as ToolReturn;
+        // with the answers a person gave to its input requests meanwhile, sent back first
+        const answers = parking.resumption?.inputResponses;
+        if (resumeTask)
+          return (await resumeTask(parking.task, options, answers)) as unknown as ToolReturn;
         // a principal's own connection takes no tasks: a stored one is not followed there
         throw new ToolError(
           'TOOL_OUTCOME_UNKNOWN',
@@ -296,7 +309,10 @@ export class McpToolExecutor implements ToolExecutor, OwnExecutor, RunViewSource
     } catch (err) {
       // still running where the call may park: a task wait holds its handle
       if (err instanceof TaskStillRunning)
-        throw new CallParkSignal({ task: parkedTaskOf(server, err.task, err.acceptedAt) });
+        throw new CallParkSignal({
+          task: parkedTaskOf(server, err.task, err.acceptedAt),
+          ...(err.input ? { input: err.input } : {}),
+        });
       throw err;
     }
   }

@@ -1,7 +1,10 @@
 import { ToolError } from '../../errors/index.js';
+import { toElicitationRequest } from '../handlers/client-setup.js';
 import type { InputRequestContext } from '../handlers/client-setup.js';
+import type { ParkedInput } from '../../tools/index.js';
 import type { ClientRequestHandler } from '../contracts/connection-types.js';
 import { MCP_DEFAULTS } from '../contracts/mcp-defaults.js';
+import { TaskInputParked } from './task-poller.js';
 import type { TaskInputAnswerer } from './task-poller.js';
 
 /** What answering one task's input requests needs. */
@@ -19,6 +22,13 @@ export interface TaskInputDeps {
   readonly redact?: (text: string) => string;
   /** Rounds of new input requests answered before the call gives up (default 10). */
   readonly maxRounds?: number;
+  /**
+   * True where the run can park (its store keeps waits): an elicitation answered `park`
+   * ends the round with {@link TaskInputParked}, the call parks on it.
+   */
+  readonly canPark?: boolean;
+  /** Keys answered before (sent back by a resumed call): never asked again. */
+  readonly answered?: readonly string[];
 }
 
 /**
@@ -30,11 +40,12 @@ export interface TaskInputDeps {
  * is asked once), later polls that still carry it send nothing for it. Requests of one poll
  * are answered together. A method no handler answers fails the call (`no-input-handler`); a
  * task that still asks something new after `maxRounds` rounds fails it too
- * (`input-rounds-exceeded`, as a call's own rounds). Parking on a task's input is not offered
- * here (a later part of SPEC 15.3).
+ * (`input-rounds-exceeded`, as a call's own rounds). With `canPark` (a run whose store keeps
+ * waits) an elicitation answered `park` ends the round with {@link TaskInputParked}: the
+ * call parks, and its resume sends the person's answer with the others.
  */
 export function taskInputAnswerer(deps: TaskInputDeps): TaskInputAnswerer {
-  const asked = new Set<string>();
+  const asked = new Set<string>(deps.answered ?? []);
   const redact = deps.redact ?? ((text: string) => text);
   const maxRounds = deps.maxRounds ?? MCP_DEFAULTS.maxInputRounds;
   const facts = {
@@ -52,7 +63,7 @@ export function taskInputAnswerer(deps: TaskInputDeps): TaskInputAnswerer {
         { toolName: deps.toolName, details: { ...facts, reason: 'input-rounds-exceeded' } },
       );
     const handlers = deps.handlers();
-    const ctx: InputRequestContext = { mcpReq: { signal }, canPark: false };
+    const ctx: InputRequestContext = { mcpReq: { signal }, canPark: deps.canPark === true };
     for (const [key] of fresh) asked.add(key);
     const answers = await Promise.all(
       fresh.map(async ([key, entry]) => {
@@ -68,6 +79,26 @@ export function taskInputAnswerer(deps: TaskInputDeps): TaskInputAnswerer {
         return [key, await handler({ method, ...(params ? { params } : {}) }, ctx)] as const;
       }),
     );
+    const waiting: ParkedInput[] = [];
+    for (const [key, answer] of answers) {
+      if ((answer as { action?: unknown } | undefined)?.action !== 'park') continue;
+      const entry = inputRequests[key] as { params?: Record<string, unknown> } | undefined;
+      const request = toElicitationRequest(deps.server, entry?.params ?? {});
+      waiting.push({
+        key,
+        mode: request.mode,
+        message: request.message,
+        ...(request.requestedSchema ? { requestedSchema: request.requestedSchema } : {}),
+        ...(request.url !== undefined ? { url: request.url } : {}),
+      });
+    }
+    if (waiting.length > 0) {
+      const parked = new Set(waiting.map((w) => w.key));
+      throw new TaskInputParked({
+        requests: waiting,
+        answered: Object.fromEntries(answers.filter(([key]) => !parked.has(key))),
+      });
+    }
     return Object.fromEntries(answers);
   };
 }

@@ -7,6 +7,7 @@ import { clientErrorOf } from '../failures/client-errors.js';
 import { invalidResponseError } from '../failures/connection-errors.js';
 import { TaskToolResultSchema } from './task-schemas.js';
 import type { DetailedTask } from './task-schemas.js';
+import type { ParkedInputs } from '../../tools/index.js';
 
 /**
  * How a poller reaches the server of a task: each request on whatever connection is live
@@ -44,6 +45,15 @@ export type TaskInputAnswerer = (
   inputRequests: Readonly<Record<string, unknown>>,
   signal: AbortSignal,
 ) => Promise<Readonly<Record<string, unknown>>>;
+
+/**
+ * A round of a task's input requests in which an elicitation was answered `park`: the
+ * requests a person answers later, and the answers given at once to the round's others
+ * (sent back with them when the run resumes). Not a failure: the call parks.
+ */
+export class TaskInputParked {
+  constructor(readonly input: ParkedInputs) {}
+}
 
 /** What following one task needs besides the channel. */
 export interface TaskPollOptions {
@@ -92,6 +102,11 @@ export interface TaskPollOptions {
   };
   /** Polls at once, before the first interval (a task resumed from its wait). */
   readonly pollFirst?: boolean;
+  /**
+   * Answers a person gave while the call was parked on the task's input requests (with the
+   * ones given at once), sent with one `tasks/update` before the first poll.
+   */
+  readonly initialAnswers?: Readonly<Record<string, unknown>>;
   /**
    * One poll only (a task wait past `waits.ttlMs`): a task not done by then ends the call
    * (`TOOL_OUTCOME_UNKNOWN`, reason `task-expired`, `details.waitExpired`) and is cancelled.
@@ -187,6 +202,9 @@ export async function pollTask(
   try {
     await options.onAccepted?.(acceptedAt);
     report(seed);
+    const initial = options.initialAnswers;
+    if (initial && Object.keys(initial).length > 0)
+      await ended(channel.update(taskId, initial, signal), signal, ids, options, false);
     for (;;) {
       const total = options.total;
       if (total && now() >= total.at)
@@ -297,6 +315,9 @@ export async function pollTask(
     }
   } catch (err) {
     if (err instanceof TaskStillRunning) throw err;
+    // a person answers the task's input later: the call parks, nothing cancelled
+    if (err instanceof TaskInputParked && !signal.aborted)
+      throw new TaskStillRunning(latest, acceptedAt, err.input);
     // an abort that is no cancel (an agent's close) parks the call where it may
     if (signal.aborted && options.park?.onAbort?.(signal.reason) === true)
       throw new TaskStillRunning(latest, acceptedAt);

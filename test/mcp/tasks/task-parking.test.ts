@@ -150,25 +150,32 @@ describe('a task parked within a process (memory store)', () => {
     await fixture?.stop();
   });
 
-  /** The model calls `finish` once, then answers with what the tool gave. */
-  const turn = (request: ModelRequest) => {
-    const result = request.messages.findLast((m): m is ToolResultMessage => m.role === 'tool');
-    if (!result)
-      return {
-        toolCalls: [{ name: 'mcp__t__finish', arguments: { ms: 60_000 }, id: 'call_task' }],
-      };
-    return { text: `got: ${result.content}` };
-  };
-
   function agentOn(
     store: MemorySessionStore,
-    options: { parkAfterMs?: number; waitTtlMs?: number; onTask?: (agent: Agent) => void } = {},
+    options: {
+      parkAfterMs?: number;
+      waitTtlMs?: number;
+      onTask?: (agent: Agent) => void;
+      /** The model's call (default: `finish` of 60 s). */
+      call?: { name: string; arguments: object };
+      /** The elicitation handler parks (a person answers later). */
+      parkInput?: boolean;
+    } = {},
   ): Agent {
+    const call = options.call ?? { name: 'mcp__t__finish', arguments: { ms: 60_000 } };
+    const turn = (request: ModelRequest) => {
+      const result = request.messages.findLast((m): m is ToolResultMessage => m.role === 'tool');
+      if (!result) return { toolCalls: [{ ...call, id: 'call_task' }] };
+      return { text: `got: ${result.content}` };
+    };
     const agent: Agent = createAgent({
       model: scriptedModel(Array.from({ length: 5 }, () => turn)),
       mcpServers: { t: fixture.config },
       mcp: {
         strictConfig: true,
+        ...(options.parkInput
+          ? { handlers: { elicitation: async () => ({ action: 'park' as const }) } }
+          : {}),
         tasks: {
           minPollIntervalMs: 25,
           maxPollIntervalMs: 100,
@@ -260,6 +267,49 @@ describe('a task parked within a process (memory store)', () => {
     }
     expect(fixture.log().filter((r) => r.method === 'tools/call')).toHaveLength(callsBefore + 1);
     expect(requestsFor(fixture.log(), 'tasks/cancel', taskId)).toBe(0);
+  });
+
+  it("a task's input request answered `park` parks the run on an elicitation wait beside its task wait; decided, the resume sends the answer with one tasks/update and polls on", async () => {
+    const store = new MemorySessionStore();
+    const sessionId = 'task-input-park';
+    const ask = { name: 'mcp__t__ask', arguments: { ms: 10 } };
+    const first = agentOn(store, { call: ask, parkInput: true });
+    let waits: readonly Wait[];
+    try {
+      const sent = await first.send('Do the work.', { sessionId });
+      expect(sent.status).toBe('parked');
+      waits = sent.waits!;
+      expect(waits.map((w) => w.kind).sort()).toEqual(['elicitation', 'task']);
+      expect(waits.find((w) => w.kind === 'elicitation')).toMatchObject({
+        callId: 'call_task',
+        message: 'Go on?',
+      });
+      // undecided: a resume stops at the form, writing nothing
+      const early = await collect(first.resume(sessionId));
+      expect(ofType(early.events, 'session.parked')).toHaveLength(1);
+      const form = waits.find((w) => w.kind === 'elicitation')!;
+      await first.decide(sessionId, form.id, { action: 'accept', content: { ok: true } });
+    } finally {
+      await first.close();
+    }
+    const taskId = waits.find((w) => w.kind === 'task')!.task!.taskId;
+    expect(requestsFor(fixture.log(), 'tasks/update', taskId)).toBe(0);
+
+    const second = agentOn(store, { call: ask });
+    try {
+      const { events, error } = await collect(second.resume(sessionId));
+      expect(error).toBeUndefined();
+      expect(ofType(events, 'session.completed')[0]).toMatchObject({
+        content: 'got: confirmed {"ok":true}',
+      });
+    } finally {
+      await second.close();
+    }
+    expect(requestsFor(fixture.log(), 'tasks/update', taskId)).toBe(1);
+    expect(requestsFor(fixture.log(), 'tasks/cancel', taskId)).toBe(0);
+    expect(fixture.log().filter((r) => r.method === 'tools/call' && r.tool === 'ask')).toHaveLength(
+      1,
+    );
   });
 
   it('a task wait past waits.ttlMs gets one last poll, then the call is TOOL_OUTCOME_UNKNOWN (and the task cancelled once)', async () => {
