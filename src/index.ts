@@ -238,6 +238,7 @@ export type {
   SessionArchiveItem,
   Wait,
   WaitKind,
+  TaskWaitHandle,
   WaitDecision,
   ApprovalWaitDecision,
   ElicitationWaitDecision,

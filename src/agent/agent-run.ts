@@ -274,8 +274,9 @@ export class AgentRun {
       if (!held) this.#log?.emit(event);
     }
     // the waits found are used (resume) or void (a new run repairs their calls): either way
-    // they leave the store now, before any call runs
-    await this.#waits.takeUp();
+    // they leave the store now, before any call runs; the task waits of the calls a resume
+    // polls on stay until their results are committed (SPEC 15.3)
+    await this.#waits.takeUp(new Set((session.pendingCalls ?? []).map((c) => c.callId)));
     this.#session = session;
   }
 

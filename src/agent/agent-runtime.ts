@@ -1,4 +1,4 @@
-import { MusterError, abortedError } from '../errors/index.js';
+import { MusterError, abortedError, agentClosedError } from '../errors/index.js';
 import type { ToolPolicy } from '../policy/index.js';
 import type { SessionStore } from '../session/index.js';
 import type { ExecutorEvent, ExecutorRunContext, ToolExecutor } from '../tools/index.js';
@@ -169,7 +169,7 @@ export class AgentRuntime implements AgentScope, RuntimeLifecycle {
   /** Cancels every run and releases every tool source. Idempotent. */
   close(): Promise<void> {
     this.#closing ??= (async () => {
-      this.#closeController.abort(abortedError('The agent', new Error('the agent was closed')));
+      this.#closeController.abort(agentClosedError('The agent'));
       await Promise.allSettled([...this.running.values(), ...this.#idle.activities]);
       await Promise.allSettled(this.executors.map((e) => e.close?.()));
     })();

@@ -1,4 +1,4 @@
-import { MusterError, abortedError } from '../errors/index.js';
+import { MusterError, abortedError, agentClosedError } from '../errors/index.js';
 import type { McpFacade } from '../mcp/index.js';
 import { LayeredPolicy, ToolPolicy } from '../policy/index.js';
 import type {
@@ -158,9 +158,7 @@ export class ChildRuntime implements AgentScope {
   /** Cancels this child's runs (and its children's); the borrowed sources stay open. */
   close(): Promise<void> {
     this.#closing ??= (async () => {
-      this.#closeController.abort(
-        abortedError('The agent', new Error('the child agent was closed')),
-      );
+      this.#closeController.abort(agentClosedError('The child agent'));
       const runs = [...this.#mine].flatMap((id) => {
         const p = this.running.get(id);
         return p ? [p] : [];

@@ -66,9 +66,12 @@ export async function liveWaits(
   );
 }
 
-/** The waits that still hold a session: pending and not expired. */
+/**
+ * The waits that still hold a session: pending and not expired. A `task` wait never holds
+ * it: it needs no decision, a resume polls the task again (SPEC 15.3).
+ */
 export function openWaits(waits: readonly Wait[], now: number): Wait[] {
-  return waits.filter((w) => w.status === 'pending' && !isExpired(w, now));
+  return waits.filter((w) => w.status === 'pending' && w.kind !== 'task' && !isExpired(w, now));
 }
 
 /**

@@ -260,6 +260,8 @@ async function runCalls(
     stepCommits(waits ? { ...ctx, park: (outcome) => waits.park(outcome) } : ctx, transcript),
   );
   waits?.settle();
+  // the calls that became tasks and ended have their results committed: their handles go
+  await waits?.releaseTasks(outcomes);
   // a turn that parks has calls still to answer: a user note now would split its results
   // (the redirected calls' results carry their instruction)
   if (waits && waits.parked.length > 0) throw new RunParked([...waits.parked]);

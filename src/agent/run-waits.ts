@@ -6,6 +6,8 @@ import type {
   CallWaits,
   InputResumption,
   SignInNeed,
+  ParkedTask,
+  TaskResumption,
   ToolCallOutcome,
   WaitedDecision,
 } from '../tools/index.js';
@@ -54,6 +56,11 @@ export class RunWaits implements CallWaits {
   /** The waits found when the run started, by the call they hold. */
   readonly #byCall = new Map<string, Wait[]>();
   readonly #taken = new Set<string>();
+  /**
+   * The `task` wait in the store for each call that became an MCP task (found, or held by
+   * this run before its first poll): it stays until the call's result is committed.
+   */
+  readonly #tasks = new Map<string, Wait>();
 
   /** The waits the session held when the run opened it. */
   readonly found: readonly Wait[];
@@ -64,24 +71,132 @@ export class RunWaits implements CallWaits {
     this.store = ctx.origin;
     this.found = found;
     for (const wait of found)
-      if (wait.callId !== undefined)
+      if (wait.callId !== undefined) {
         this.#byCall.set(wait.callId, [...(this.#byCall.get(wait.callId) ?? []), wait]);
+        if (wait.kind === 'task' && wait.task) this.#tasks.set(wait.callId, wait);
+      }
   }
 
   /**
    * Removes the waits the run found from the store (under its lease), before the calls they
    * hold run again; their decisions stay with this run. A call whose wait is gone and whose
    * result was never committed is then an unknown outcome for a later resume, never a second
-   * run of an approved call.
+   * run of an approved call. The `task` waits of the calls in `pending` (those the resumed run
+   * polls on) stay until their results are committed: a process that dies while polling
+   * leaves them for the next resume, which polls again, never sending the call twice.
    */
-  async takeUp(): Promise<void> {
+  async takeUp(pending: ReadonlySet<string> = new Set()): Promise<void> {
     const waits = this.#ctx.store.waits;
     if (!waits || this.found.length === 0) return;
+    const gone = this.found.filter(
+      (w) => w.kind !== 'task' || w.callId === undefined || !pending.has(w.callId),
+    );
+    for (const w of gone)
+      if (w.callId !== undefined && w.kind === 'task') this.#tasks.delete(w.callId);
+    if (gone.length === 0) return;
     await waits.remove(
       this.#ctx.sessionId,
-      this.found.map((w) => w.id),
+      gone.map((w) => w.id),
       this.#ctx.writeOptions(),
     );
+  }
+
+  /**
+   * The task `callId` became in an earlier run, from its `task` wait (SPEC 15.3): polled on,
+   * never sent again, whatever the call hashes to now (it was sent). `expired` once the wait
+   * passed `waits.ttlMs`: one last poll, then the outcome is unknown.
+   */
+  taskFor(callId: string): TaskResumption | undefined {
+    const wait = this.#tasks.get(callId);
+    if (!wait?.task || wait.server === undefined || this.#taken.has(wait.id)) return undefined;
+    this.#taken.add(wait.id);
+    const { task } = wait;
+    return {
+      task: {
+        server: wait.server,
+        taskId: task.taskId,
+        status: task.status,
+        ...(task.statusMessage !== undefined ? { statusMessage: task.statusMessage } : {}),
+        createdAt: task.createdAt,
+        ttlMs: task.ttlMs,
+        ...(task.pollIntervalMs !== undefined ? { pollIntervalMs: task.pollIntervalMs } : {}),
+        acceptedAt: task.acceptedAt,
+      },
+      expired: isExpired(wait, Date.now()),
+    };
+  }
+
+  /**
+   * Commits the handle of the task `callId` just became (a pending `task` wait, under the
+   * run's lease) before it is polled: a process that dies now leaves it for the next resume.
+   * Not an event: the run goes on; `wait.created` comes if it parks on it.
+   */
+  async holdTask(
+    callId: string,
+    toolName: string,
+    fingerprint: string,
+    task: ParkedTask,
+  ): Promise<void> {
+    const wait = this.#taskWait(callId, toolName, fingerprint, task, undefined);
+    await this.#ctx.store.waits!.put(wait, this.#ctx.writeOptions());
+    this.#tasks.set(callId, wait);
+  }
+
+  /**
+   * Removes the `task` waits of the calls of `outcomes` that ended (their results are
+   * committed by now); those that parked keep theirs.
+   */
+  async releaseTasks(outcomes: readonly ToolCallOutcome[]): Promise<void> {
+    const waits = this.#ctx.store.waits;
+    if (!waits || this.#tasks.size === 0) return;
+    const done = outcomes.flatMap((o) => {
+      const wait = o.parked ? undefined : this.#tasks.get(o.callId);
+      return wait ? [wait] : [];
+    });
+    if (done.length === 0) return;
+    await waits.remove(
+      this.#ctx.sessionId,
+      done.map((w) => w.id),
+      this.#ctx.writeOptions(),
+    );
+    for (const wait of done) this.#tasks.delete(wait.callId!);
+  }
+
+  /** A `task` wait of `callId` holding `task` (the call's held wait's id when it has one). */
+  #taskWait(
+    callId: string,
+    toolName: string,
+    fingerprint: string,
+    task: ParkedTask,
+    approvedBy: Wait['approvedBy'],
+  ): Wait {
+    const { sessionId, runId, principal } = this.#ctx;
+    const now = Date.now();
+    const ttl = this.#ctx.options?.ttlMs ?? DEFAULT_WAIT_TTL_MS;
+    return {
+      id: this.#tasks.get(callId)?.id ?? newId('wait'),
+      sessionId,
+      runId,
+      kind: 'task',
+      callId,
+      toolName,
+      server: task.server,
+      createdAt: new Date(now).toISOString(),
+      expiresAt: new Date(now + ttl).toISOString(),
+      fingerprint,
+      status: 'pending',
+      task: {
+        taskId: task.taskId,
+        status: task.status,
+        ...(task.statusMessage !== undefined ? { statusMessage: task.statusMessage } : {}),
+        createdAt: task.createdAt,
+        ttlMs: task.ttlMs,
+        ...(task.pollIntervalMs !== undefined ? { pollIntervalMs: task.pollIntervalMs } : {}),
+        acceptedAt: task.acceptedAt,
+      },
+      ...(approvedBy ? { approvedBy } : {}),
+      ...(principal !== undefined ? { principal } : {}),
+    };
   }
 
   /** The waits of a run: those its session holds (a resumed run takes them up). */
@@ -268,47 +383,64 @@ export class RunWaits implements CallWaits {
     };
     const input = parked.input;
     const child = parked.child;
-    const waits: Wait[] = child
-      ? child.waits.map((cw) => ({
-          ...base,
-          id: newId('wait'),
-          kind: cw.kind,
-          // what the person is asked is the delegated run's: its tool, arguments and form
-          ...(cw.toolName !== undefined ? { toolName: cw.toolName } : {}),
-          ...(cw.server !== undefined ? { server: cw.server } : {}),
-          ...(cw.arguments !== undefined ? { arguments: cw.arguments } : {}),
-          ...(cw.message !== undefined ? { message: cw.message } : {}),
-          ...(cw.requestedSchema !== undefined ? { requestedSchema: cw.requestedSchema } : {}),
-          ...(cw.url !== undefined ? { url: cw.url } : {}),
-          ...(cw.expiresAt !== undefined ? { expiresAt: cw.expiresAt } : {}),
-          child: { sessionId: child.sessionId, waitId: cw.id },
-        }))
-      : input
-        ? input.requests.map((r) => ({
-            id: newId('wait'),
-            kind: 'elicitation' as const,
+    // one elicitation wait per request of a server's input a person answers later
+    const inputWaits = (inputs: NonNullable<typeof input>): Wait[] =>
+      inputs.requests.map((r) => ({
+        id: newId('wait'),
+        kind: 'elicitation' as const,
+        ...base,
+        message: r.message,
+        ...(r.requestedSchema !== undefined ? { requestedSchema: r.requestedSchema } : {}),
+        ...(r.url !== undefined ? { url: r.url } : {}),
+        ...(inputs.requestState !== undefined ? { requestState: inputs.requestState } : {}),
+        inputKey: r.key,
+        inputResponses: inputs.answered,
+      }));
+    const waits: Wait[] = parked.task
+      ? [
+          // the call's held wait (same id) now with the task's latest state, and the
+          // questions of its input a person answers
+          this.#taskWait(
+            outcome.callId,
+            outcome.toolName,
+            parked.fingerprint,
+            parked.task,
+            parked.approvedBy,
+          ),
+          ...(input ? inputWaits(input) : []),
+        ]
+      : child
+        ? child.waits.map((cw) => ({
             ...base,
-            message: r.message,
-            ...(r.requestedSchema !== undefined ? { requestedSchema: r.requestedSchema } : {}),
-            ...(r.url !== undefined ? { url: r.url } : {}),
-            ...(input.requestState !== undefined ? { requestState: input.requestState } : {}),
-            inputKey: r.key,
-            inputResponses: input.answered,
+            id: newId('wait'),
+            kind: cw.kind,
+            // what the person is asked is the delegated run's: its tool, arguments and form
+            ...(cw.toolName !== undefined ? { toolName: cw.toolName } : {}),
+            ...(cw.server !== undefined ? { server: cw.server } : {}),
+            ...(cw.arguments !== undefined ? { arguments: cw.arguments } : {}),
+            ...(cw.message !== undefined ? { message: cw.message } : {}),
+            ...(cw.requestedSchema !== undefined ? { requestedSchema: cw.requestedSchema } : {}),
+            ...(cw.url !== undefined ? { url: cw.url } : {}),
+            ...(cw.expiresAt !== undefined ? { expiresAt: cw.expiresAt } : {}),
+            child: { sessionId: child.sessionId, waitId: cw.id },
           }))
-        : [
-            {
-              id: newId('wait'),
-              kind: 'approval',
-              ...base,
-              ...(parked.reason !== undefined ? { message: parked.reason } : {}),
-            },
-          ];
+        : input
+          ? inputWaits(input)
+          : [
+              {
+                id: newId('wait'),
+                kind: 'approval',
+                ...base,
+                ...(parked.reason !== undefined ? { message: parked.reason } : {}),
+              },
+            ];
     // the call's waits this run found but did not use (it parked again before reaching them)
     // go back: their answers still hold for its next resume
     for (const unused of this.#byCall.get(outcome.callId) ?? [])
       if (!this.#taken.has(unused.id)) await store.waits.put(unused, this.#ctx.writeOptions());
     for (const wait of waits) {
       await store.waits.put(wait, this.#ctx.writeOptions());
+      if (wait.kind === 'task') this.#tasks.set(outcome.callId, wait);
       const shown = publicWait(wait);
       this.parked.push(shown);
       this.#ctx.emit({ type: 'wait.created', timestamp: isoNow(), sessionId, runId, wait: shown });

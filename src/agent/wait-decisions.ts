@@ -82,6 +82,12 @@ export async function decideWait(
     const [live] = await liveWaits(guardedStore(runtime.store), [stored]);
     return publicWait({ ...live!, status: linked.status });
   }
+  if (stored?.kind === 'task')
+    throw new MusterError(
+      'INVALID_CONFIGURATION',
+      `Wait '${waitId}' is a task wait: it needs no decision. Resume session '${sessionId}' (agent.resume) and the task is polled again.`,
+      { details: { sessionId, waitId } },
+    );
   if (decision !== null && typeof decision === 'object' && 'action' in decision) {
     const wait = stored;
     // a wait that cannot be decided any more is refused by the store, with its own reason

@@ -224,7 +224,9 @@ export type DriverFailureReason = (typeof DRIVER_FAILURE_REASONS)[number];
  *   whose JSON the output schema refuses, after every repair turn (`OUTPUT_INVALID`,
  *   `details.issues` lists what is wrong);
  * - `wait-unknown`, `wait-decided`, `wait-expired`: `WAIT_NOT_FOUND` for a wait that does not
- *   exist, was already decided, or expired.
+ *   exist, was already decided, or expired;
+ * - `agent-closed`: `ABORTED` because the agent (or a child agent) was closed, not because a
+ *   caller gave up: a call that became an MCP task is not cancelled for it (SPEC 15.3).
  */
 export const RUNTIME_FAILURE_REASONS = [
   ...DRIVER_FAILURE_REASONS,
@@ -233,6 +235,7 @@ export const RUNTIME_FAILURE_REASONS = [
   'wait-unknown',
   'wait-decided',
   'wait-expired',
+  'agent-closed',
   'token-file-corrupt',
   'minimum-over-limit',
   'summarizer-failed',

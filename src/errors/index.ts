@@ -9,7 +9,7 @@ export type {
 } from './error-codes.js';
 export { MusterError, ToolError, McpError, ModelError, SessionError } from './muster-error.js';
 export type { MusterErrorDetails, MusterErrorOptions } from './muster-error.js';
-export { toMusterError, abortedError } from './to-muster-error.js';
+export { toMusterError, abortedError, agentClosedError, isAgentClosed } from './to-muster-error.js';
 export { redact, MIN_SECRET_LENGTH } from './redact-text.js';
 export { redactedCause } from './redacted-cause.js';
 // Failure reasons: internal to the package (the root exports none of them)

@@ -15,6 +15,7 @@ export type { SessionArchive, SessionArchiveItem } from './session-archive.js';
 export type {
   Wait,
   WaitKind,
+  TaskWaitHandle,
   WaitDecision,
   ApprovalWaitDecision,
   ElicitationWaitDecision,

@@ -23,6 +23,24 @@ export interface ElicitationWaitDecision {
 export type WaitDecision = ApprovalWaitDecision | ElicitationWaitDecision;
 
 /**
+ * The handle of the MCP task a `task` wait holds (SPEC 15.3): what any process needs to poll
+ * the task on. No secret: the server's name, the task's id and the times it gave.
+ */
+export interface TaskWaitHandle {
+  readonly taskId: string;
+  /** The last status seen. */
+  readonly status: string;
+  readonly statusMessage?: string;
+  /** The server's `createdAt` (ISO 8601). */
+  readonly createdAt: string;
+  /** The last `ttlMs` the server gave (`null`: no limit), counted from `acceptedAt`. */
+  readonly ttlMs: number | null;
+  readonly pollIntervalMs?: number;
+  /** When the task answer was read (ISO 8601). */
+  readonly acceptedAt: string;
+}
+
+/**
  * One thing a parked run waits for. JSON-serializable; never holds a secret or an
  * authorization URL (an `auth` wait names server, issuer and principal only).
  */
@@ -79,6 +97,11 @@ export interface Wait {
    * wait's.
    */
   readonly child?: { readonly sessionId: string; readonly waitId: string };
+  /**
+   * Task waits: the handle of the task the call became. A task wait needs no decision: a
+   * resume polls the task again (its server is `server`).
+   */
+  readonly task?: TaskWaitHandle;
   /** `pending` until decided; `decided` once a decision is stored. */
   readonly status: 'pending' | 'decided';
   readonly decision?: WaitDecision;

@@ -1,4 +1,4 @@
-import { MusterError } from '../errors/index.js';
+import { MusterError, isAgentClosed } from '../errors/index.js';
 import type { ToolErrorCode } from '../errors/index.js';
 import { raceAbort } from '../util/index.js';
 import type { CallArguments } from './call-arguments.js';
@@ -13,7 +13,7 @@ import type {
   ToolCallRequest,
 } from './tool-call-types.js';
 import { CallParkSignal } from './call-parking.js';
-import type { CallParking } from './call-parking.js';
+import type { CallParking, ParkedTask } from './call-parking.js';
 import { callFingerprint } from './call-fingerprint.js';
 import { normalizeToolReturn } from './tool-result.js';
 import type { NormalizedToolResult } from './tool-result.js';
@@ -74,11 +74,19 @@ export async function executeCall(
     ? (() => {
         const resumption = waits.inputFor(call.callId, fingerprintOf);
         const childSessionId = waits.childFor(call.callId, fingerprintOf);
+        const task = waits.taskFor(call.callId);
         return {
           canPark: waits.canPark,
           store: waits.store,
           ...(resumption ? { resumption } : {}),
           ...(childSessionId !== undefined ? { childSessionId } : {}),
+          ...(task ? { task } : {}),
+          ...(waits.canPark
+            ? {
+                holdTask: (held: ParkedTask) =>
+                  waits.holdTask(call.callId, entry.name, fingerprintOf(), held),
+              }
+            : {}),
         };
       })()
     : undefined;
@@ -100,18 +108,27 @@ export async function executeCall(
     const done = pass(normalizeToolReturn(returned, entry.name));
     return decidedBy ? { ...done, decidedBy } : done;
   } catch (err) {
-    if (err instanceof CallParkSignal && parking?.canPark && !env.signal.aborted) {
+    // a task parks on an agent's close too (a close never cancels it: SPEC 15.3)
+    if (
+      err instanceof CallParkSignal &&
+      parking?.canPark &&
+      (!env.signal.aborted || (err.reason.task !== undefined && isAgentClosed(env.signal.reason)))
+    ) {
+      const { input, child, task } = err.reason;
       return {
         ok: 'parked',
         parked: {
           fingerprint: fingerprintOf(),
           arguments: args,
           ...(entry.info.server !== undefined ? { server: entry.info.server } : {}),
-          ...(err.reason.input ? { input: err.reason.input } : { child: err.reason.child }),
+          ...(task ? { task, ...(input ? { input } : {}) } : input ? { input } : { child }),
         },
       };
     }
     if (env.signal.aborted) {
+      // an executor's own unknown outcome says more (a call that became a task names it)
+      if (MusterError.isInstance(err) && err.code === 'TOOL_OUTCOME_UNKNOWN')
+        return refuse('TOOL_OUTCOME_UNKNOWN', err.message, true);
       return refuse(
         'TOOL_OUTCOME_UNKNOWN',
         `The call to '${entry.name}' was interrupted by an abort; it may or may not have taken effect. It was not retried.`,

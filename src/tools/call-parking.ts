@@ -58,29 +58,71 @@ export interface DecidedBy {
 }
 
 /**
+ * The handle of the MCP task a call became (SPEC 15.3), as a `task` wait stores it: enough
+ * for any process to poll it on (never a second `tools/call`).
+ */
+export interface ParkedTask {
+  readonly server: string;
+  readonly taskId: string;
+  /** The last status seen (`working`, `input_required`). */
+  readonly status: string;
+  readonly statusMessage?: string;
+  /** The server's `createdAt` (ISO 8601), shown only. */
+  readonly createdAt: string;
+  /** The last `ttlMs` the server gave (`null`: no limit), counted from `acceptedAt`. */
+  readonly ttlMs: number | null;
+  /** The last `pollIntervalMs` the server asked for. */
+  readonly pollIntervalMs?: number;
+  /** When the task answer was read (ISO 8601): the ttl's anchor. */
+  readonly acceptedAt: string;
+}
+
+/** The task a resumed call follows instead of being sent again. */
+export interface TaskResumption {
+  readonly task: ParkedTask;
+  /** True when its wait passed `waits.ttlMs`: one last poll, then `TOOL_OUTCOME_UNKNOWN`. */
+  readonly expired: boolean;
+}
+
+/**
  * How one call of a run meets parking, as Muster's own executors see it: whether it may park
- * on a server's input requests, and the answers it resumes with.
+ * on a server's input requests or a task, and what it resumes with.
  */
 export interface CallParking {
   /** True when the run's store keeps waits: input a person gives later may park the run. */
   readonly canPark: boolean;
   /** The decided answers to the input requests this call parked on, to send back. */
   readonly resumption?: InputResumption;
+  /** The task this call became before it parked (or its process died): polled, not sent. */
+  readonly task?: TaskResumption;
+  /**
+   * Commits the handle of the task the call just became to the session (a `task` wait), so
+   * that a process that dies while polling loses nothing; only where the run can park.
+   */
+  readonly holdTask?: (task: ParkedTask) => Promise<void>;
   /** The parked session of the delegated run this call resumes (`asTool`). */
   readonly childSessionId?: string;
   /** The run's session store (its identity): a delegated run on another store cannot park it. */
   readonly store?: object;
 }
 
-/** Why a call parks: a server's input requests, or its delegated run's waits. */
+/** Why a call parks: a server's input requests, its delegated run's waits, or its task. */
 export type CallParkReason =
-  | { readonly input: ParkedInputs; readonly child?: never }
-  | { readonly child: ParkedChild; readonly input?: never };
+  | { readonly input: ParkedInputs; readonly child?: never; readonly task?: never }
+  | { readonly child: ParkedChild; readonly input?: never; readonly task?: never }
+  | {
+      readonly task: ParkedTask;
+      /** The task's input requests a person answers later (elicitation waits beside it). */
+      readonly input?: ParkedInputs;
+      readonly child?: never;
+    };
 
 /**
  * Thrown by an executor of Muster's own when the call waits for a person: its server asked
  * for input answered `park` (one elicitation wait per request), or its delegated run parked
- * (one link per wait of that run). The pipeline turns it into a parked outcome. Not a failure.
+ * (one link per wait of that run); or for its server: its task still runs after
+ * `mcp.tasks.parkAfterMs`, or the agent closed while it was polled (one `task` wait). The
+ * pipeline turns it into a parked outcome. Not a failure.
  */
 export class CallParkSignal extends Error {
   constructor(readonly reason: CallParkReason) {

@@ -6,7 +6,14 @@ import type { AfterToolHook, BeforeToolHook } from './tool-hooks.js';
 import type { ToolResult } from './tool-types.js';
 import type { RunScope } from './run-scope.js';
 import type { TraceContext } from '../util/index.js';
-import type { DecidedBy, InputResumption, ParkedChild, ParkedInputs } from './call-parking.js';
+import type {
+  DecidedBy,
+  InputResumption,
+  ParkedChild,
+  ParkedInputs,
+  ParkedTask,
+  TaskResumption,
+} from './call-parking.js';
 
 export type {
   ChildWait,
@@ -100,6 +107,13 @@ export interface CallWaits {
    * resumes that run instead of starting another.
    */
   childFor(callId: string, fingerprint: () => string): string | undefined;
+  /**
+   * The task this call became in an earlier run (its `task` wait): the call polls it on, and
+   * is not sent again. Whatever the call's fingerprint now: the call was sent.
+   */
+  taskFor(callId: string): TaskResumption | undefined;
+  /** Stores the handle of the task `callId` just became (a `task` wait), before it is polled. */
+  holdTask(callId: string, toolName: string, fingerprint: string, task: ParkedTask): Promise<void>;
   /** The run's session store (its identity): a delegated run parks the root only on the same one. */
   readonly store: object;
 }
@@ -119,6 +133,8 @@ export interface ParkedCall {
   readonly input?: ParkedInputs;
   /** Set when the call's delegated run parked (`asTool`): the root parks on links to its waits. */
   readonly child?: ParkedChild;
+  /** Set when the call became an MCP task that still runs: one `task` wait holds its handle. */
+  readonly task?: ParkedTask;
   /** The decided approval wait that let the call run before it parked on input or a child. */
   readonly approvedBy?: DecidedBy;
 }

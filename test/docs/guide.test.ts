@@ -43,6 +43,7 @@ const PAGE_ORDER = [
   'direct-calls.md',
   'sessions.md',
   'waits.md',
+  'tasks.md',
   'watching.md',
   'deployment.md',
   'context.md',

@@ -180,6 +180,8 @@ function runtimeAdvice(err: MusterError<RuntimeErrorCode>): string {
     case 'wait-decided':
     case 'wait-expired':
       return 'list the waits again';
+    case 'agent-closed':
+      return 'resume the session on an open agent';
     default: {
       const _exhaustive: never = reason;
       return _exhaustive;

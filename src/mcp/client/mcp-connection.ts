@@ -21,7 +21,7 @@ import {
 import { PendingRequests, watchTransport } from './pending-requests.js';
 import type { ProcessExit } from '../failures/exit-status.js';
 import type {
-  CapturedTask,
+  LateTask,
   McpToolAnswer,
   TaskAnswerCapture,
   TaskCallTag,
@@ -358,12 +358,18 @@ export class McpConnection {
    */
   #taskAnswer(
     tag: TaskCallTag | undefined,
-    onLate?: (task: CapturedTask) => void,
+    onLate?: (task: LateTask) => void,
   ): McpToolAnswer | undefined {
     const answer = tag && this.#capture?.take(tag, onLate);
     if (!answer) return undefined;
     if (answer.kind === 'malformed')
-      throw invalidResponseError(this.server, 'tools/call', `a task with ${answer.problem}`);
+      // where tasks are taken, its id (if usable) goes with it: the caller cancels the task
+      throw invalidResponseError(
+        this.server,
+        'tools/call',
+        `a task with ${answer.problem}`,
+        answer.taskId !== undefined && this.tasksOffered ? { taskId: answer.taskId } : {},
+      );
     if (!this.tasksOffered)
       throw invalidResponseError(
         this.server,

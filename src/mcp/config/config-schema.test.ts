@@ -204,7 +204,7 @@ describe('mcp options', () => {
         },
         b: { serverUrl: 'https://b.com/mcp', allowedOrigins: [], store: 'keychain' },
       },
-      tasks: { minPollIntervalMs: 1, maxPollIntervalMs: 86_400_000 },
+      tasks: { minPollIntervalMs: 1, maxPollIntervalMs: 86_400_000, parkAfterMs: 30_000 },
     };
     expect(parseMcpOptions(options)).toBe(options);
     expect(
@@ -270,6 +270,8 @@ describe('mcp options', () => {
       'tasks.maxPollIntervalMs: must be a whole number from 1',
     ],
     [{ tasks: { parkAfter: 1 } }, 'tasks: unknown key(s) parkAfter'],
+    [{ tasks: { parkAfterMs: 0 } }, 'tasks.parkAfterMs: must be a whole number from 1'],
+    [{ tasks: { parkAfterMs: '30s' } }, 'tasks.parkAfterMs: must be a whole number from 1'],
     [
       { tasks: { minPollIntervalMs: 6_000 } },
       'mcp.tasks.minPollIntervalMs (6000) is over mcp.tasks.maxPollIntervalMs (5000)',

@@ -185,7 +185,9 @@ const options = object({
   toolSearch: optional(anyOf([boolean, oneOf(['auto'])], "'auto', true or false")),
   toolSearchBudgetTokens: optional(integer(1)),
   alwaysLoad: optional(arrayOf(policyPattern)),
-  tasks: optional(object({ minPollIntervalMs: timer(), maxPollIntervalMs: timer() })),
+  tasks: optional(
+    object({ minPollIntervalMs: timer(), maxPollIntervalMs: timer(), parkAfterMs: timer() }),
+  ),
 });
 
 const file = object({

@@ -16,7 +16,7 @@ import type { ServerEntry } from './server-entry.js';
 import type { ServerRegistry } from './server-registry.js';
 import { sessionGone } from '../failures/session-loss.js';
 import { notSentError } from '../failures/connection-errors.js';
-import { abortedError } from '../../errors/index.js';
+import { abortedError, isAgentClosed } from '../../errors/index.js';
 import type { ClientRequestHandler } from '../contracts/connection-types.js';
 import type { McpToolAnswer } from '../contracts/task-types.js';
 import { TaskCalls } from './task-calls.js';
@@ -62,16 +62,21 @@ export function resolveBounds(
 
 /** The options of one tool call on a server. */
 export type ToolCallOptions = Omit<CallOptions, 'timeoutMs' | 'onLateTask'> &
-  Pick<FollowOptions, 'onTask' | 'answerInput'> & {
+  Pick<FollowOptions, 'onTask' | 'answerInput' | 'park' | 'onAccepted'> & {
     readonly toolName?: string;
     readonly timeoutMs?: number;
   };
 
-/** A call sent and answered: its result or task, the connection it came on, its timeout. */
+/**
+ * A call sent and answered: its result or task, the connection it came on, its bounds and
+ * when it was sent (ms since the epoch: its total deadline counts from there).
+ */
 export interface StartedCall {
   readonly answer: McpToolAnswer;
   readonly connection: McpConnection;
   readonly timeoutMs: number;
+  readonly maxTotalTimeoutMs?: number;
+  readonly startedAt: number;
 }
 
 /** One request on a connection, with its bounds. */
@@ -246,14 +251,20 @@ export class OperationRunner {
     return this.tasks.follow(server, tool, started.answer.task, started.connection, {
       ...options,
       timeoutMs: started.timeoutMs,
+      startedAt: started.startedAt,
+      ...(started.maxTotalTimeoutMs !== undefined
+        ? { maxTotalTimeoutMs: started.maxTotalTimeoutMs }
+        : {}),
     });
   }
 
   /**
    * Sends a `tools/call` and gives its answer: the result, or the task the server made of it
-   * (not followed), with the connection it came on and the call's per-request timeout. A task
-   * answered after the call was given up (an abort, a timeout) is cancelled. Tool-level
-   * failures throw `ToolError`s.
+   * (not followed), with the connection it came on and the call's bounds. A task answered
+   * as the call was given up (an abort, a timeout) is cancelled, except on an agent's close
+   * (which never cancels: the task is the caller's to follow or record). A task answer that
+   * carries a task id but is otherwise malformed is cancelled too, and the call's outcome is
+   * unknown. Tool-level failures throw `ToolError`s.
    */
   async startCall(
     server: string,
@@ -262,13 +273,16 @@ export class OperationRunner {
     options: ToolCallOptions,
   ): Promise<StartedCall> {
     let timeoutMs: number = MCP_DEFAULTS.timeoutMs;
+    let maxTotalTimeoutMs: number | undefined;
     let answer: McpToolAnswer;
     let on: McpConnection | undefined;
+    const startedAt = Date.now();
     try {
       answer = await this.withConnection(
         server,
         (c, bounds) => {
           timeoutMs = bounds.timeoutMs;
+          maxTotalTimeoutMs = bounds.maxTotalTimeoutMs;
           on = c;
           return c.callToolOrTask(tool, args, {
             ...bounds,
@@ -280,6 +294,10 @@ export class OperationRunner {
         options,
       );
     } catch (err) {
+      // a task the server created, answered in a shape no revision defines: nobody can follow
+      // it, so it is cancelled once (on any abort too), the call's outcome unknown
+      const malformed = this.tasks.malformed(err, server, options.toolName ?? tool, timeoutMs);
+      if (malformed) throw malformed;
       throw classifyCallError(err, {
         toolName: options.toolName ?? tool,
         server,
@@ -288,8 +306,9 @@ export class OperationRunner {
         secrets: this.registry.get(server)?.secrets ?? NO_SECRETS,
       });
     }
-    if (answer.kind === 'task' && options.signal.aborted) {
-      // answered with a task as the caller gave up: cancelled once, the outcome unknown
+    if (answer.kind === 'task' && options.signal.aborted && !isAgentClosed(options.signal.reason)) {
+      // answered with a task as the caller gave up: cancelled once, the outcome unknown (an
+      // agent's close cancels nothing: the task goes to the caller, whose poll ends at once)
       void this.tasks.cancel(server, answer.task.taskId, timeoutMs);
       throw classifyCallError(abortedError(`The call to '${tool}'`, options.signal.reason), {
         toolName: options.toolName ?? tool,
@@ -299,7 +318,13 @@ export class OperationRunner {
         secrets: this.registry.get(server)?.secrets ?? NO_SECRETS,
       });
     }
-    return { answer, connection: on!, timeoutMs };
+    return {
+      answer,
+      connection: on!,
+      timeoutMs,
+      startedAt,
+      ...(maxTotalTimeoutMs !== undefined ? { maxTotalTimeoutMs } : {}),
+    };
   }
 
   /**

@@ -1,12 +1,15 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import { ToolError } from '../../errors/index.js';
+import { McpError, ToolError, isAgentClosed, redactedCause } from '../../errors/index.js';
 import type { SecretRegistry } from '../../util/index.js';
 import type { McpConnection } from '../client/mcp-connection.js';
 import type { McpOptions } from '../contracts/config-types.js';
 import type { ClientRequestHandler } from '../contracts/connection-types.js';
 import { MCP_DEFAULTS } from '../contracts/mcp-defaults.js';
+import { TaskStillRunning } from '../contracts/task-types.js';
 import type { CapturedTask } from '../contracts/task-types.js';
 import { classifyCallError } from '../failures/mcp-errors.js';
+import { clientErrorOf } from '../failures/client-errors.js';
+import { timeoutOf, wasNotSent } from '../failures/failure-reasons.js';
 import type { TaskChannel, TaskInputAnswerer, TaskStatusReport } from '../tasks/index.js';
 import type * as TasksRoom from '../tasks/index.js';
 
@@ -33,12 +36,57 @@ export interface FollowOptions {
   readonly signal: AbortSignal;
   /** The per-request bound of each `tasks/*` request (the call's `timeoutMs`). */
   readonly timeoutMs?: number;
+  /** The call's total deadline, counted from `startedAt`: polling ends at it. */
+  readonly maxTotalTimeoutMs?: number;
+  /** When the call was sent (ms since the epoch; default now). */
+  readonly startedAt?: number;
   /** Told of the task's seed status and of every change (a `tool.task` event). */
   readonly onTask?: (report: TaskStatusReport) => void;
   /** Answers the task's input requests; default: the server's handlers. */
   readonly answerInput?: TaskInputAnswerer;
-  /** Whether an abort sends `tasks/cancel` (default true; a host's handle cancels itself). */
+  /**
+   * Where the call may park on its task (a run whose store keeps waits, SPEC 15.3): a task
+   * still `working` `afterMs` after polling began, or an abort whose reason `onAbort` accepts
+   * (an agent's close), ends the poll with `TaskStillRunning`, nothing cancelled.
+   */
+  readonly park?: {
+    readonly afterMs?: number;
+    readonly onAbort?: (reason: unknown) => boolean;
+  };
+  /**
+   * Awaited before the first poll with the task and when its answer was read: commits the
+   * handle (a `task` wait). A failure ends the call and cancels the task.
+   */
+  readonly onAccepted?: (task: CapturedTask, acceptedAt: number) => Promise<void>;
+  /**
+   * A task resumed from its wait: polled at once, its ttl counted from `acceptedAt` (ms since
+   * the epoch); with `lastPoll` (the wait expired), polled once only.
+   */
+  readonly resumed?: {
+    readonly acceptedAt: number;
+    readonly lastPoll: boolean;
+    /** Answers to the task's input requests given while parked: sent before the first poll. */
+    readonly answers?: Readonly<Record<string, unknown>>;
+  };
+  /**
+   * Whether an abort sends `tasks/cancel` (default: every abort but an agent's close, which
+   * never cancels; false for a host's handle, which cancels itself).
+   */
   readonly cancelOnAbort?: boolean;
+}
+
+/** A task's handle as its wait stored it, to poll on (see {@link TaskCalls.resume}). */
+export interface ResumedTask {
+  readonly taskId: string;
+  readonly status: string;
+  readonly statusMessage?: string;
+  readonly createdAt: string;
+  readonly ttlMs: number | null;
+  readonly pollIntervalMs?: number;
+  /** ISO 8601: when the task answer was read (the ttl's anchor). */
+  readonly acceptedAt: string;
+  /** Its wait passed `waits.ttlMs`: one last poll. */
+  readonly expired: boolean;
 }
 
 /** What the task side of the runner is built with. */
@@ -52,13 +100,28 @@ export interface TaskCallsDeps {
   readonly lifetime: AbortSignal;
 }
 
+/** How long closing waits for the `tasks/cancel` requests already sent. */
+export const CANCEL_SETTLE_MS = 2_000;
+
+/**
+ * True for a failed `tasks/get` worth another poll, on typed facts: it was not sent, it timed
+ * out, or the HTTP server answered 5xx. A refusal (401, 403, a JSON-RPC error) is not.
+ */
+export function transientPollFailure(err: unknown): boolean {
+  if (wasNotSent(err) || timeoutOf(err) !== undefined) return true;
+  const fact = clientErrorOf(err);
+  if (fact?.kind !== 'sdk') return false;
+  return fact.code === 'REQUEST_TIMEOUT' || (fact.status !== undefined && fact.status >= 500);
+}
+
 /**
  * The calls that became tasks (SPEC 15.3): each followed to its end through the server's
  * live connection (a task outlives the connection that created it, so every `tasks/*`
  * request finds the current one, reconnects and renewed sessions included), and each given
- * up while it may still run cancelled once, in the background. Polling failures are the
- * call's: a `tasks/get` that was not sent, or that the server refused, cannot make the call
- * "not sent" or "refused" (the task exists): its outcome is unknown.
+ * up while it may still run cancelled once, in the background (never for an agent's close).
+ * Polling failures are the call's: whatever ends the poll that is not the poller's own
+ * verdict on the task (a lost connection, a refused or invalid `tasks/get`) cannot make the
+ * call "not sent" or "refused": the task exists, so its outcome is unknown.
  */
 export class TaskCalls {
   /** `tasks/cancel` requests in flight, so that closing lets them finish. */
@@ -68,14 +131,15 @@ export class TaskCalls {
 
   /**
    * Polls the task of `tool`'s call on `server` to its end (see `pollTask`) and gives its
-   * result as the call's, checked against the tool's output schema on `connection` as a
-   * direct answer would be. Failures are tool errors, classified like the call's.
+   * result as the call's, checked against the tool's output schema on `connection` (the live
+   * one when undefined: a resumed task) as a direct answer would be. Failures are tool errors
+   * naming the task (`details.taskId`); a park ends with `TaskStillRunning`.
    */
   async follow(
     server: string,
     tool: string,
     task: CapturedTask,
-    connection: McpConnection,
+    connection: McpConnection | undefined,
     options: FollowOptions,
   ): Promise<CallToolResult> {
     const toolName = options.toolName ?? tool;
@@ -83,66 +147,241 @@ export class TaskCalls {
     const handlersOf = this.deps.handlersOf;
     const bounds = this.deps.options.tasks;
     const timeoutMs = options.timeoutMs ?? this.deps.options.operation?.timeoutMs;
+    const maxTotal = options.maxTotalTimeoutMs;
+    const redact = (text: string) => secrets.redact(text);
+    // the connection the last poll went out on: a server that forgets the task after a
+    // session renewal is told apart from one that purged it
+    let polledOn = connection;
+    const { park, resumed, onAccepted } = options;
     try {
       const { pollTask, taskInputAnswerer } = await loadTasks();
-      const result = await pollTask(this.channel(server, timeoutMs), task, {
-        server,
-        toolName,
-        minPollIntervalMs: bounds?.minPollIntervalMs ?? MCP_DEFAULTS.tasks.minPollIntervalMs,
-        maxPollIntervalMs: bounds?.maxPollIntervalMs ?? MCP_DEFAULTS.tasks.maxPollIntervalMs,
-        signal: options.signal,
-        redact: (text) => secrets.redact(text),
-        ...(options.cancelOnAbort === false ? { cancelOnAbort: false } : {}),
-        ...(options.onTask ? { onStatus: options.onTask } : {}),
-        ...(options.answerInput
-          ? { answerInput: options.answerInput }
-          : handlersOf
+      const result = await pollTask(
+        this.channel(server, timeoutMs, (c) => (polledOn = c)),
+        task,
+        {
+          server,
+          toolName,
+          minPollIntervalMs: bounds?.minPollIntervalMs ?? MCP_DEFAULTS.tasks.minPollIntervalMs,
+          maxPollIntervalMs: bounds?.maxPollIntervalMs ?? MCP_DEFAULTS.tasks.maxPollIntervalMs,
+          signal: options.signal,
+          redact,
+          redactCause: (err) => redactedCause(err, secrets.values()),
+          transient: transientPollFailure,
+          cancelOnAbort:
+            options.cancelOnAbort === false ? false : (reason) => !isAgentClosed(reason),
+          ...(maxTotal !== undefined
+            ? { total: { at: (options.startedAt ?? Date.now()) + maxTotal, limitMs: maxTotal } }
+            : {}),
+          ...(options.onTask ? { onStatus: options.onTask } : {}),
+          ...(park
             ? {
-                answerInput: taskInputAnswerer({
-                  server,
-                  toolName,
-                  handlers: () => handlersOf(server),
-                }),
+                park: {
+                  ...(park.afterMs !== undefined ? { at: Date.now() + park.afterMs } : {}),
+                  ...(park.onAbort ? { onAbort: park.onAbort } : {}),
+                },
               }
             : {}),
-      });
-      await connection.checkTaskResult(tool, result);
-      return result;
-    } catch (err) {
-      const decided = classifyCallError(err, {
-        toolName,
-        server,
-        signal: options.signal,
-        timeoutMs: timeoutMs ?? MCP_DEFAULTS.timeoutMs,
-        secrets,
-      });
-      // the poller's and the output check's own verdicts stand; the rest happened to a
-      // request about a task that exists: the call's outcome is unknown
-      if (ToolError.isInstance(err) || decided.code !== 'TOOL_EXECUTION_FAILED') throw decided;
-      throw new ToolError(
-        'TOOL_OUTCOME_UNKNOWN',
-        `Following the task of '${toolName}' on server '${server}' (${task.taskId}) failed: ${decided.message} The call may or may not have taken effect; it was not retried.`,
-        {
-          toolName,
-          cause: decided,
-          details: {
-            server,
-            taskId: task.taskId,
-            reason: decided.details.reason === 'not-sent' ? 'disconnected' : 'unknown',
-          },
+          ...(resumed
+            ? {
+                acceptedAt: resumed.acceptedAt,
+                pollFirst: true,
+                lastPoll: resumed.lastPoll,
+                ...(resumed.answers ? { initialAnswers: resumed.answers } : {}),
+              }
+            : {}),
+          ...(onAccepted ? { onAccepted: (at: number) => onAccepted(task, at) } : {}),
+          ...(options.answerInput
+            ? { answerInput: options.answerInput }
+            : handlersOf
+              ? {
+                  answerInput: taskInputAnswerer({
+                    server,
+                    toolName,
+                    taskId: task.taskId,
+                    redact,
+                    handlers: () => handlersOf(server),
+                    // a person may answer later where the run can park
+                    canPark: park !== undefined,
+                    ...(resumed?.answers ? { answered: Object.keys(resumed.answers) } : {}),
+                  }),
+                }
+              : {}),
         },
       );
+      if (connection) await connection.checkTaskResult(tool, result);
+      else
+        await this.deps.withConnection(server, (c) => c.checkTaskResult(tool, result), {
+          signal: options.signal,
+          ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+        });
+      return result;
+    } catch (err) {
+      if (err instanceof TaskStillRunning) throw err;
+      const other = connection !== undefined && polledOn !== connection;
+      throw this.#outcome(err, server, toolName, task.taskId, options, other);
     }
   }
 
-  /** The `tasks/*` requests of `server`, each on its live connection. */
-  channel(server: string, timeoutMs: number | undefined): TaskChannel {
+  /**
+   * Follows a task a call became in an earlier run (its `task` wait, SPEC 15.3): the call is
+   * not sent again; the task is polled at once, then on (once only when its wait expired).
+   */
+  resume(
+    server: string,
+    tool: string,
+    stored: ResumedTask,
+    options: Omit<FollowOptions, 'resumed' | 'onAccepted'>,
+    answers?: Readonly<Record<string, unknown>>,
+  ): Promise<CallToolResult> {
+    const acceptedAt = Date.parse(stored.acceptedAt);
+    const seed: CapturedTask = {
+      requestId: 0,
+      taskId: stored.taskId,
+      status: stored.status,
+      ...(stored.statusMessage !== undefined ? { statusMessage: stored.statusMessage } : {}),
+      createdAt: stored.createdAt,
+      ttlMs: stored.ttlMs,
+      ...(stored.pollIntervalMs !== undefined ? { pollIntervalMs: stored.pollIntervalMs } : {}),
+    };
+    return this.follow(server, tool, seed, undefined, {
+      ...options,
+      resumed: {
+        acceptedAt: Number.isNaN(acceptedAt) ? Date.now() : acceptedAt,
+        lastPoll: stored.expired,
+        ...(answers ? { answers } : {}),
+      },
+    });
+  }
+
+  /**
+   * The error a followed call ends with: the poller's and the output check's own verdicts
+   * stand (one of an unknown task polled on another connection than the one that created it
+   * says the session may have changed); an abort is an unknown outcome (its task cancelled,
+   * or left running on an agent's close); anything else happened to a request about a task
+   * that exists: `TOOL_OUTCOME_UNKNOWN`, with the original failure as its cause.
+   */
+  #outcome(
+    err: unknown,
+    server: string,
+    toolName: string,
+    taskId: string,
+    options: FollowOptions,
+    otherConnection: boolean,
+  ): ToolError {
+    const secrets = this.deps.secretsOf(server);
+    const name = secrets.redact(toolName);
+    const unknown = (
+      reason: 'aborted' | 'disconnected' | 'timeout' | 'unknown' | 'task-not-found',
+      text: string,
+      more: Readonly<Record<string, unknown>> = {},
+    ) =>
+      new ToolError(
+        'TOOL_OUTCOME_UNKNOWN',
+        `${text} The call may or may not have taken effect; it was not retried.`,
+        {
+          toolName,
+          cause: redactedCause(err, secrets.values()),
+          details: { server, taskId, reason, ...more },
+        },
+      );
+    if (ToolError.isInstance(err) && err.details.reason !== 'not-sent') {
+      if (err.details.reason === 'task-not-found' && otherConnection)
+        return unknown(
+          'task-not-found',
+          `Server '${server}' no longer knows the task of '${name}' (${taskId}; it answered -32602). Its connection was renewed since the task was created: a server that keeps tasks per session lost it then; else it expired or was purged.`,
+          { sessionChanged: true },
+        );
+      return err;
+    }
+    if (options.signal.aborted) {
+      const closed = options.cancelOnAbort !== false && isAgentClosed(options.signal.reason);
+      return unknown(
+        'aborted',
+        closed
+          ? `The call to '${name}' was interrupted by the agent's close; its task (${taskId}) was left running on server '${server}', not cancelled.`
+          : `The call to '${name}' was cancelled by an abort (its task ${taskId}).`,
+        { taskCancelled: !closed && options.cancelOnAbort !== false },
+      );
+    }
+    const decided = classifyCallError(err, {
+      toolName,
+      server,
+      signal: options.signal,
+      timeoutMs:
+        options.timeoutMs ?? this.deps.options.operation?.timeoutMs ?? MCP_DEFAULTS.timeoutMs,
+      secrets,
+    });
+    if (decided.code === 'TOOL_OUTCOME_UNKNOWN') {
+      const { reason, ...more } = decided.details;
+      return new ToolError('TOOL_OUTCOME_UNKNOWN', decided.message, {
+        toolName,
+        cause: redactedCause(err, secrets.values()),
+        details: { ...more, server, taskId, reason: reason ?? 'unknown' },
+      });
+    }
+    const failure = decided.details.reason;
+    return unknown(
+      failure === 'not-sent' ? 'disconnected' : 'unknown',
+      `Following the task of '${name}' on server '${server}' (${taskId}) failed: ${decided.message}`,
+      { failure: { code: decided.code, ...(failure !== undefined ? { reason: failure } : {}) } },
+    );
+  }
+
+  /**
+   * For a call answered with a malformed task that carries its id (`invalid-response` on
+   * `tools/call` with `details.taskId`, typed facts): sends its `tasks/cancel` once and
+   * gives the call's error, `TOOL_OUTCOME_UNKNOWN` with the invalid response as its cause.
+   * Undefined for any other failure.
+   */
+  malformed(
+    err: unknown,
+    server: string,
+    toolName: string,
+    timeoutMs: number | undefined,
+  ): ToolError | undefined {
+    if (!McpError.isInstance(err) || err.details.reason !== 'invalid-response') return undefined;
+    const { method, taskId } = err.details;
+    if (method !== 'tools/call' || typeof taskId !== 'string') return undefined;
+    void this.cancel(server, taskId, timeoutMs);
+    const secrets = this.deps.secretsOf(server);
+    return new ToolError(
+      'TOOL_OUTCOME_UNKNOWN',
+      `Server '${server}' made a task of the call to '${secrets.redact(toolName)}' (${taskId}) but answered it in a shape the Tasks extension does not define; the task was cancelled. The call may or may not have taken effect; it was not retried.`,
+      {
+        toolName,
+        cause: redactedCause(err, secrets.values()),
+        details: {
+          server,
+          taskId,
+          reason: 'unknown',
+          failure: { code: err.code, reason: 'invalid-response' },
+        },
+      },
+    );
+  }
+
+  /**
+   * The `tasks/*` requests of `server`, each on its live connection (`onConnection` is told
+   * which one each `tasks/get` went out on).
+   */
+  channel(
+    server: string,
+    timeoutMs: number | undefined,
+    onConnection?: (connection: McpConnection) => void,
+  ): TaskChannel {
     const { withConnection } = this.deps;
     const bound = timeoutMs !== undefined ? { timeoutMs } : {};
     return {
       get: async (taskId, signal) => {
         const { getTask } = await loadTasks();
-        return withConnection(server, (c, b) => getTask(c, taskId, b), { signal, ...bound });
+        return withConnection(
+          server,
+          (c, b) => {
+            onConnection?.(c);
+            return getTask(c, taskId, b);
+          },
+          { signal, ...bound },
+        );
       },
       update: async (taskId, responses, signal) => {
         const { updateTask } = await loadTasks();
@@ -174,8 +413,21 @@ export class TaskCalls {
     return sent;
   }
 
-  /** Waits for the `tasks/cancel` requests in flight (each bounded by its timeout). */
-  async settle(): Promise<void> {
-    await Promise.allSettled([...this.#cancels]);
+  /**
+   * Waits for the `tasks/cancel` requests in flight, at most `boundMs` (default
+   * {@link CANCEL_SETTLE_MS}): closing is never held up by a slow server for long.
+   */
+  async settle(boundMs = CANCEL_SETTLE_MS): Promise<void> {
+    if (this.#cancels.size === 0) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const bound = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, boundMs);
+      timer.unref?.();
+    });
+    try {
+      await Promise.race([Promise.allSettled([...this.#cancels]), bound]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }

@@ -157,6 +157,13 @@ export interface McpTasksOptions {
    * `minPollIntervalMs`.
    */
   readonly maxPollIntervalMs?: number;
+  /**
+   * How long a run polls a task before it parks (SPEC 15.3): a call still a `working` task
+   * after this parks the run with a `task` wait that stores the task's handle; `resume()`, on
+   * any process with the same store, polls it again. Only where the session store keeps
+   * waits (elsewhere the run polls on). Default 30 000.
+   */
+  readonly parkAfterMs?: number;
 }
 
 /** MCP options of an agent (SPEC section 7). */

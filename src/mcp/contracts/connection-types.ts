@@ -3,7 +3,7 @@ import type { Client, ClientCapabilities, Transport } from '@modelcontextprotoco
 import type { McpServerConfig } from './config-types.js';
 import type { ProcessExit } from '../failures/exit-status.js';
 import type { TransportContext } from './transport-types.js';
-import type { CapturedTask, TaskAnswerCapture } from './task-types.js';
+import type { LateTask, TaskAnswerCapture } from './task-types.js';
 
 /** How Muster names itself to servers. */
 export const CLIENT_INFO = { name: 'muster', version: '0.1.0' };
@@ -107,7 +107,7 @@ export interface CallOptions {
    * A task answered for the call after it was given up (aborted, timed out: see
    * `TaskCapture`), on a connection that takes tasks: the caller cancels it.
    */
-  readonly onLateTask?: (task: CapturedTask) => void;
+  readonly onLateTask?: (task: LateTask) => void;
 }
 
 /** The answers and state one round of a call sends back (`input_required`, 2026-07-28). */

@@ -18,7 +18,9 @@ export const MCP_DEFAULTS = Object.freeze({
   /** `mcp.principalIdleMs`: an unused per-principal connection is closed after this. */
   principalIdleMs: 300_000,
   /** `mcp.tasks`: the bounds of the wait between two polls of a task (SPEC 15.3). */
-  tasks: Object.freeze({ minPollIntervalMs: 250, maxPollIntervalMs: 5_000 }),
+  tasks: Object.freeze({ minPollIntervalMs: 250, maxPollIntervalMs: 5_000, parkAfterMs: 30_000 }),
+  /** Rounds of a server's input requests one call answers before giving up (the client's 10). */
+  maxInputRounds: 10,
   /** `mcp.reconnect` (health checks only with `healthCheckIntervalMs`). */
   reconnect: Object.freeze({
     enabled: false,

@@ -1,5 +1,6 @@
 // The Tasks extension's handle as the transport layer captures it (see transports/task-capture.ts).
 import type { CallToolResult } from '@modelcontextprotocol/client';
+import type { ParkedInputs } from '../../tools/index.js';
 
 /**
  * The task a server created instead of answering a `tools/call` (SEP-2663's
@@ -24,7 +25,18 @@ export interface CapturedTask {
 /** A `tools/call` answered with `resultType: "task"`: the task, or why it was no task. */
 export type CapturedTaskAnswer =
   | { readonly kind: 'task'; readonly task: CapturedTask }
-  | { readonly kind: 'malformed'; readonly requestId: number | string; readonly problem: string };
+  | {
+      readonly kind: 'malformed';
+      readonly requestId: number | string;
+      readonly problem: string;
+      /** Its task id, when it had a usable one: the task may exist, and is cancelled. */
+      readonly taskId?: string;
+    };
+
+/** What a late task answer (one for a call given up) hands its caller: the task to cancel. */
+export interface LateTask {
+  readonly taskId: string;
+}
 
 /**
  * Marks one `tools/call` as watched for a task answer. It travels to the transport as the
@@ -45,10 +57,27 @@ export interface TaskAnswerCapture {
   /**
    * The task answer captured for `tag`, if one came; forgets it and the call. With `onLate`
    * (a call given up before its answer came: an abort, a timeout), a task answer that still
-   * comes for it within a short grace goes to `onLate` (whoever gave up cancels it), so no
-   * task a server created is left behind unknown.
+   * comes for it within a short grace goes to `onLate` (whoever gave up cancels it; a
+   * malformed one too, when it has a task id), so no task a server created is left behind
+   * unknown.
    */
-  take(tag: TaskCallTag, onLate?: (task: CapturedTask) => void): CapturedTaskAnswer | undefined;
+  take(tag: TaskCallTag, onLate?: (task: LateTask) => void): CapturedTaskAnswer | undefined;
+}
+
+/**
+ * Polling stopped with the task still running, where the call may park on it (SPEC 15.3):
+ * `mcp.tasks.parkAfterMs` passed with the task `working`, the agent closed, or an
+ * elicitation of the task's `input_required` was answered `park` (`input`: the requests a
+ * person answers later, and the answers given at once to the others, sent back together on
+ * resume). Carries the task's latest state and when its answer was read (ms since the
+ * epoch). Not a failure: the executor parks the call; nothing was cancelled.
+ */
+export class TaskStillRunning {
+  constructor(
+    readonly task: CapturedTask,
+    readonly acceptedAt: number,
+    readonly input?: ParkedInputs,
+  ) {}
 }
 
 /** What `McpConnection.callToolOrTask` gives: the tool's result, or the task the server made. */

@@ -84,10 +84,15 @@ export function closedByClient(err: unknown): boolean {
  * the Tasks extension (SEP-2663 says the client treats it so), or a task answer without the
  * fields of one.
  */
-export function invalidResponseError(server: string, method: string, problem: string): McpError {
+export function invalidResponseError(
+  server: string,
+  method: string,
+  problem: string,
+  more: { readonly taskId?: string } = {},
+): McpError {
   return new McpError(
     'MCP_OPERATION_FAILED',
     `Server '${server}' answered ${method} with an invalid response: ${problem}.`,
-    { server, details: { server, method, reason: 'invalid-response' } },
+    { server, details: { server, method, ...more, reason: 'invalid-response' } },
   );
 }

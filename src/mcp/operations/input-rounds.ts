@@ -4,6 +4,7 @@ import { CallParkSignal } from '../../tools/index.js';
 import type { CallParking, ParkedInput } from '../../tools/index.js';
 import { toElicitationRequest } from '../handlers/client-setup.js';
 import type { InputRequestContext } from '../handlers/client-setup.js';
+import { MCP_DEFAULTS } from '../contracts/mcp-defaults.js';
 import type {
   CallRound,
   ClientRequestHandler,
@@ -11,7 +12,7 @@ import type {
 } from '../contracts/connection-types.js';
 
 /** Rounds of one call before Muster gives up, as the official client's driver (10). */
-export const MAX_INPUT_ROUNDS = 10;
+export const MAX_INPUT_ROUNDS = MCP_DEFAULTS.maxInputRounds;
 
 /** What answering a call's `input_required` rounds needs. */
 export interface InputRoundsDeps {

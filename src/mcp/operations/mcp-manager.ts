@@ -51,6 +51,8 @@ export class McpManager {
   readonly #handlersOf: (server: string, principal?: string) => readonly ClientRequestHandler[];
   /** `mcp.maxResponseBytes`, as configured. */
   readonly maxResponseBytes: number | undefined;
+  /** `mcp.tasks.parkAfterMs`, default applied: how long a run polls a task before it parks. */
+  readonly parkAfterMs: number;
 
   constructor(
     declarations: readonly ServerDeclaration[],
@@ -62,6 +64,7 @@ export class McpManager {
   ) {
     this.#background = background as Emit;
     this.maxResponseBytes = options.maxResponseBytes;
+    this.parkAfterMs = options.tasks?.parkAfterMs ?? MCP_DEFAULTS.tasks.parkAfterMs;
     this.#handlersOf = (server, principal) =>
       features
         ? clientSetup(
@@ -199,7 +202,8 @@ export class McpManager {
   /** Closes every connection. Idempotent. */
   async close(): Promise<void> {
     if (this.registry.closed) return;
-    // cancels of given-up tasks already sent may finish (each is bounded); none is started
+    // cancels of given-up tasks already sent may finish, for at most a short bound (a slow
+    // server never holds a close up for long); none is started: a close never cancels
     await this.runner.tasks.settle();
     if (this.registry.closed) return;
     this.registry.close();

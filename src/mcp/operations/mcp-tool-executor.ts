@@ -19,7 +19,11 @@ import { callAddress } from './call-address.js';
 import { callWithInputRounds } from './input-rounds.js';
 import type { OwnExecutor, OwnExecutorFacts, ToolTaskEvent } from '../../tools/index.js';
 import type { TaskStatusReport } from '../tasks/index.js';
-import { ToolError } from '../../errors/index.js';
+import { ToolError, isAgentClosed } from '../../errors/index.js';
+import { CallParkSignal } from '../../tools/index.js';
+import type { ParkedTask, TaskResumption } from '../../tools/index.js';
+import { TaskStillRunning } from '../contracts/task-types.js';
+import type { CapturedTask } from '../contracts/task-types.js';
 import { raceAbort } from '../../util/index.js';
 import type { Emit } from '../contracts/mcp-defaults.js';
 import type { McpManager } from './mcp-manager.js';
@@ -27,13 +31,37 @@ import { urlElicitationsOf } from '../handlers/url-elicitation.js';
 import type { UrlElicitationResponder } from '../handlers/url-elicitation.js';
 
 /** The options of one send of a call (a round of it, with input requests answered). */
-type SendOptions = Pick<ToolCallOptions, 'onProgress' | 'round' | 'onTask'> & {
+type SendOptions = Pick<
+  ToolCallOptions,
+  'onProgress' | 'round' | 'onTask' | 'park' | 'onAccepted'
+> & {
   readonly toolName: string;
   readonly signal: AbortSignal;
 };
 
 /** Sends one call (one round of it). */
 type Send = (options: SendOptions) => Promise<CallToolResult>;
+
+/** Polls on the task a call became in an earlier run, instead of sending it (SPEC 15.3). */
+type ResumeTask = (
+  task: TaskResumption,
+  options: SendOptions,
+  answers: Readonly<Record<string, unknown>> | undefined,
+) => Promise<CallToolResult>;
+
+/** A task's handle as its `task` wait stores it. */
+function parkedTaskOf(server: string, task: CapturedTask, acceptedAt: number): ParkedTask {
+  return {
+    server,
+    taskId: task.taskId,
+    status: task.status,
+    ...(task.statusMessage !== undefined ? { statusMessage: task.statusMessage } : {}),
+    createdAt: task.createdAt,
+    ttlMs: task.ttlMs,
+    ...(task.pollIntervalMs !== undefined ? { pollIntervalMs: task.pollIntervalMs } : {}),
+    acceptedAt: new Date(acceptedAt).toISOString(),
+  };
+}
 
 /**
  * MCP as a tool source: the tools of connected servers, each executed on its server under its
@@ -155,8 +183,18 @@ export class McpToolExecutor implements ToolExecutor, OwnExecutor, RunViewSource
       },
       on,
     );
+    const resumeTask: ResumeTask | undefined = target
+      ? undefined
+      : ({ task, expired }, options, answers) =>
+          runner.tasks.resume(
+            address.server,
+            address.originalName,
+            { ...task, expired },
+            options,
+            answers,
+          );
     try {
-      return await this.#call(address.server, name, send, ctx, on);
+      return await this.#call(address.server, name, send, ctx, on, resumeTask);
     } catch (err) {
       const urls = urlElicitationsOf(err);
       if (!urls || !this.onUrlElicitation) throw err;
@@ -191,10 +229,24 @@ export class McpToolExecutor implements ToolExecutor, OwnExecutor, RunViewSource
     send: Send,
     ctx: ToolExecutionContext,
     principal: string | undefined,
+    resumeTask: ResumeTask | undefined,
   ): Promise<ToolReturn> {
     const run = runScopeOf(ctx);
     const emit = run ? run.emit : this.background;
+    const parking = callParkingOf(ctx);
+    // a run whose store keeps waits parks on a task that runs long, or when its agent closes
+    // (which never cancels); its handle is committed before the first poll
+    const holdTask = parking?.canPark === true ? parking.holdTask : undefined;
     const options: SendOptions = {
+      ...(parking?.canPark === true
+        ? { park: { afterMs: this.manager.parkAfterMs, onAbort: isAgentClosed } }
+        : {}),
+      ...(holdTask
+        ? {
+            onAccepted: (task: CapturedTask, acceptedAt: number) =>
+              holdTask(parkedTaskOf(server, task, acceptedAt)),
+          }
+        : {}),
       toolName: name,
       signal: ctx.signal,
       // a call the server made a task of: its statuses as `tool.task` events of the call
@@ -220,24 +272,49 @@ export class McpToolExecutor implements ToolExecutor, OwnExecutor, RunViewSource
           ...(p.message !== undefined ? { message: p.message } : {}),
         }),
     };
-    const parking = callParkingOf(ctx);
-    // a run that can park answers a server's input requests itself (a person may answer
-    // later); elsewhere the official client answers them in process
-    const result =
-      parking && (parking.canPark || parking.resumption)
-        ? await callWithInputRounds(
-            {
-              server,
-              toolName: name,
-              send: (round) => send({ ...options, round }),
-              handlers: () => this.manager.inputHandlers(server, principal),
-              signal: ctx.signal,
-              maxStateBytes: this.manager.maxResponseBytes ?? MCP_DEFAULTS.maxResponseBytes,
-            },
-            parking,
-          )
-        : await send(options);
-    return result as unknown as ToolReturn;
+    try {
+      // the task this call became before it parked: polled on, never sent again
+      if (parking?.task) {
+        // with the answers a person gave to its input requests meanwhile, sent back first
+        const answers = parking.resumption?.inputResponses;
+        if (resumeTask)
+          return (await resumeTask(parking.task, options, answers)) as unknown as ToolReturn;
+        // a principal's own connection takes no tasks: a stored one is not followed there
+        throw new ToolError(
+          'TOOL_OUTCOME_UNKNOWN',
+          `The call to '${name}' became task ${parking.task.task.taskId} on server '${server}', which this run cannot poll (the call now goes to a principal's own connection). The call may or may not have taken effect; it was not sent again.`,
+          {
+            toolName: name,
+            details: { server, taskId: parking.task.task.taskId, reason: 'unknown' },
+          },
+        );
+      }
+      // a run that can park answers a server's input requests itself (a person may answer
+      // later); elsewhere the official client answers them in process
+      const result =
+        parking && (parking.canPark || parking.resumption)
+          ? await callWithInputRounds(
+              {
+                server,
+                toolName: name,
+                send: (round) => send({ ...options, round }),
+                handlers: () => this.manager.inputHandlers(server, principal),
+                signal: ctx.signal,
+                maxStateBytes: this.manager.maxResponseBytes ?? MCP_DEFAULTS.maxResponseBytes,
+              },
+              parking,
+            )
+          : await send(options);
+      return result as unknown as ToolReturn;
+    } catch (err) {
+      // still running where the call may park: a task wait holds its handle
+      if (err instanceof TaskStillRunning)
+        throw new CallParkSignal({
+          task: parkedTaskOf(server, err.task, err.acceptedAt),
+          ...(err.input ? { input: err.input } : {}),
+        });
+      throw err;
+    }
   }
 
   /** Releases what the executor holds. Must be idempotent. */

@@ -26,10 +26,15 @@ export interface TaskHandleInit {
   readonly signal?: AbortSignal;
 }
 
+/** The statuses after which a task changes no more. */
+const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+
 /**
  * The handle of a call a server made a task of (`callTool(..., { task: true })`, SPEC 15.3):
  * `result()` follows the task once (however often it is called), `status()` asks the server,
- * `cancel()` (or an abort of the call's signal) sends `tasks/cancel` once.
+ * `cancel()` (or an abort of the call's signal, already aborted included) sends
+ * `tasks/cancel` once. The abort listener holds the handle weakly (a host's long-lived signal
+ * does not keep a forgotten handle), and is removed once the task ended.
  */
 export class TaskHandle implements McpTaskHandle {
   readonly taskId: string;
@@ -39,8 +44,11 @@ export class TaskHandle implements McpTaskHandle {
   #result: Promise<CallToolResult> | undefined;
   #cancelled: Promise<void> | undefined;
   #last: McpTaskState;
+  /** The task reached a terminal status: nothing to ask the server any more. */
   #ended = false;
-  readonly #onAbort = () => void this.cancel();
+  /** `result()` settled: its poll is over (the task may still run after a failed one). */
+  #settled = false;
+  readonly #onAbort: () => void;
 
   constructor(init: TaskHandleInit) {
     this.#init = init;
@@ -52,23 +60,31 @@ export class TaskHandle implements McpTaskHandle {
         ? { statusMessage: init.secrets.redact(task.statusMessage) }
         : {}),
     };
-    init.signal?.addEventListener('abort', this.#onAbort, { once: true });
+    const self = new WeakRef(this);
+    this.#onAbort = () => void self.deref()?.cancel();
+    if (init.signal?.aborted) void this.cancel();
+    else init.signal?.addEventListener('abort', this.#onAbort, { once: true });
   }
 
-  /** The task's status now (one `tasks/get`), or its last known one once it ended. */
+  /**
+   * The task's status now (one `tasks/get`, also after `cancel()`: cancellation is
+   * cooperative), or its last known one once it ended.
+   */
   async status(): Promise<McpTaskState> {
-    if (this.#ended || this.#cancelled) return this.#last;
+    if (this.#ended) return this.#last;
     const { runner, server, started, secrets } = this.#init;
     try {
+      // its own signal: a cancelled handle still asks the server
       const task = await runner.tasks
         .channel(server, started.timeoutMs)
-        .get(this.taskId, this.#stop.signal);
+        .get(this.taskId, new AbortController().signal);
       this.#last = {
         status: task.status,
         ...(task.statusMessage !== undefined
           ? { statusMessage: secrets.redact(task.statusMessage) }
           : {}),
       };
+      if (TERMINAL.has(task.status)) this.#unlisten();
       return this.#last;
     } catch (err) {
       throw operationFailure(server, `Reading task ${this.taskId}`, err, secrets);
@@ -82,6 +98,10 @@ export class TaskHandle implements McpTaskHandle {
       .follow(server, tool, started.answer.task, started.connection, {
         signal: this.#stop.signal,
         timeoutMs: started.timeoutMs,
+        startedAt: started.startedAt,
+        ...(started.maxTotalTimeoutMs !== undefined
+          ? { maxTotalTimeoutMs: started.maxTotalTimeoutMs }
+          : {}),
         cancelOnAbort: false,
         onTask: (report) => {
           this.#last = {
@@ -91,22 +111,30 @@ export class TaskHandle implements McpTaskHandle {
         },
       })
       .finally(() => {
-        this.#ended = true;
-        this.#init.signal?.removeEventListener('abort', this.#onAbort);
+        this.#settled = true;
+        if (TERMINAL.has(this.#last.status)) this.#ended = true;
+        this.#unlisten();
       });
     return this.#result;
   }
 
-  /** Sends `tasks/cancel` once; resolves when the server acknowledged it (or gave up). */
+  /**
+   * Sends `tasks/cancel` once; resolves when the server acknowledged it (or gave up). Nothing
+   * once the poll of `result()` is over (it ended, or cancelled the task it gave up).
+   */
   cancel(): Promise<void> {
-    if (this.#ended) return Promise.resolve();
+    if (this.#ended || this.#settled) return Promise.resolve();
     this.#cancelled ??= (() => {
-      this.#init.signal?.removeEventListener('abort', this.#onAbort);
+      this.#unlisten();
       const { runner, server, started } = this.#init;
       const sent = runner.tasks.cancel(server, this.taskId, started.timeoutMs);
       this.#stop.abort();
       return sent;
     })();
     return this.#cancelled;
+  }
+
+  #unlisten(): void {
+    this.#init.signal?.removeEventListener('abort', this.#onAbort);
   }
 }

@@ -1,8 +1,8 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { interceptIncoming } from './incoming-messages.js';
 import type {
-  CapturedTask,
   CapturedTaskAnswer,
+  LateTask,
   TaskAnswerCapture,
   TaskCallTag,
 } from '../contracts/task-types.js';
@@ -13,12 +13,15 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 /** The task of a `CreateTaskResult`, or the first thing wrong with it. */
 function taskOf(requestId: number | string, result: Record<string, unknown>): CapturedTaskAnswer {
   const { taskId, status, statusMessage, createdAt, lastUpdatedAt, ttlMs, pollIntervalMs } = result;
+  if (typeof taskId !== 'string' || taskId === '')
+    return { kind: 'malformed', requestId, problem: 'no taskId' };
+  // the task may exist: its id goes with the problem, so the task is cancelled
   const malformed = (problem: string): CapturedTaskAnswer => ({
     kind: 'malformed',
     requestId,
     problem,
+    taskId,
   });
-  if (typeof taskId !== 'string' || taskId === '') return malformed('no taskId');
   if (typeof status !== 'string') return malformed('no status');
   if (typeof createdAt !== 'string') return malformed('no createdAt');
   if (ttlMs !== null && !(typeof ttlMs === 'number' && ttlMs >= 0))
@@ -57,7 +60,7 @@ interface HeldStream {
 
 /** A call given up before its answer came: a task answer still coming goes to `onLate`. */
 interface LateWatch {
-  readonly onLate: (task: CapturedTask) => void;
+  readonly onLate: (task: LateTask) => void;
   readonly timer: ReturnType<typeof setTimeout>;
 }
 
@@ -103,7 +106,7 @@ export class TaskCapture implements TaskAnswerCapture {
    * and no answer yet, a task answer for the call within {@link LATE_ANSWER_GRACE_MS} goes to
    * `onLate`.
    */
-  take(tag: TaskCallTag, onLate?: (task: CapturedTask) => void): CapturedTaskAnswer | undefined {
+  take(tag: TaskCallTag, onLate?: (task: LateTask) => void): CapturedTaskAnswer | undefined {
     const answer = this.#captured.get(tag);
     this.#captured.delete(tag);
     const id = this.#issued.get(tag)?.id;
@@ -197,10 +200,11 @@ export class TaskCapture implements TaskAnswerCapture {
     const result = (message as { result?: unknown }).result;
     if (!isObject(result) || result['resultType'] !== 'task') return id;
     const answer = taskOf(id, result);
+    const lateId = answer.kind === 'task' ? answer.task.taskId : answer.taskId;
     if (!late) this.#captured.set(tag, answer);
-    else if (answer.kind === 'task') {
+    else if (lateId !== undefined) {
       try {
-        late.onLate(answer.task);
+        late.onLate({ taskId: lateId });
       } catch {
         // whoever gave up reports its own failures; the transport goes on
       }

@@ -1,7 +1,7 @@
 // The Tasks extension's fixture server (test/fixtures/tasks/tasks-server.ts) as the task
 // tests start and read it: its state folder, its request log, its HTTP process.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +21,8 @@ export interface LoggedRequest {
   readonly tool?: string;
   /** On `task-created`: whether the request declared the extension (false: forced). */
   readonly declared?: boolean;
+  /** On `tasks/get`: the status answered (`not-found`: -32602; `http-<n>`: refused). */
+  readonly status?: string;
 }
 
 /** A fixture's state folder and, over HTTP, its process. */
@@ -30,6 +32,8 @@ export interface TasksFixture {
   readonly dir: string;
   /** Every logged request so far. */
   log(): LoggedRequest[];
+  /** Marks the work of task `taskId` done now (its state on disk): its next poll completes. */
+  finish(taskId: string): void;
   stop(): Promise<void>;
 }
 
@@ -53,11 +57,17 @@ export async function startTasksFixture(
       .map((line) => JSON.parse(line) as LoggedRequest);
   };
   const cleanup = () => rmSync(dir, { recursive: true, force: true });
+  const finish = (taskId: string) => {
+    const file = join(dir, `${taskId.replace(/[^\w-]/g, '_')}.json`);
+    const task = JSON.parse(readFileSync(file, 'utf8')) as { readyAt: number | null };
+    writeFileSync(file, JSON.stringify({ ...task, readyAt: Date.now() }));
+  };
   if (transport === 'stdio')
     return {
       config: { command: process.execPath, args: [TASKS_SERVER], env: fullEnv },
       dir,
       log,
+      finish,
       stop: async () => cleanup(),
     };
   const child = spawn(process.execPath, [TASKS_SERVER, '--http'], {
@@ -78,6 +88,7 @@ export async function startTasksFixture(
     config: { type: 'http', url },
     dir,
     log,
+    finish,
     stop: () =>
       new Promise<void>((resolve) => {
         const done = () => {
