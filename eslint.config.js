@@ -103,6 +103,7 @@ export default tseslint.config(
       'vitest.browser.config.ts',
       'vitest.replicas.config.ts',
       'vitest.faults.config.ts',
+      'vitest.fleet.config.ts',
       'vitest.install.config.ts',
       'studio-ui/vite.config.ts',
       '.dependency-cruiser.mjs',

@@ -6,10 +6,11 @@ export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'studio-ui/src/**/*.test.ts'],
     // slow suites with their own scripts: npm run test:replicas, npm run test:faults,
-    // npm run test:browser, npm run test:install
+    // npm run test:browser, npm run test:install, npm run test:fleet
     exclude: [
       ...configDefaults.exclude,
       'test/replicas/**',
+      'test/fleet/**',
       'test/faults/**',
       'test/browser/**',
       'test/package/install.test.ts',

@@ -7,6 +7,7 @@ Examples:
   $ muster run "Summarize README.md" --model openai:gpt-5-mini
   $ muster sessions list --json
   $ muster run "Deploy it" --park && muster sessions waits
+  $ MUSTER_STORE=postgres://muster@db/muster muster worker --concurrency 4
   $ muster studio --open
 
 Exit codes: 0 ok, 1 internal, 2 usage/config, 3 MCP, 4 sign-in needed, 5 refused by the policy,

@@ -13,6 +13,7 @@ import { runGroup } from './run-group.js';
 import { sessionsGroup } from './sessions-group.js';
 import { studioGroup } from './studio-command.js';
 import { CLI_VERSION } from './version.js';
+import { workerGroup } from './worker-command.js';
 
 /** A group of commands: adds itself to the program. */
 export type CommandGroup = (program: Command, ctx: CliContext) => void;
@@ -24,6 +25,7 @@ const GROUPS: readonly CommandGroup[] = [
   runGroup,
   sessionsGroup,
   decideCommand,
+  workerGroup,
   studioGroup,
 ];
 

@@ -360,15 +360,21 @@ export class PostgresSessionStore implements SessionStore, DispatchableStore {
   async orphans(limit: number): Promise<readonly string[]> {
     const found = await this.#transact((c) =>
       c.query<{ id: string }>(
-        `SELECT s.id FROM ${this.#s}.muster_sessions s
-         LEFT JOIN ${this.#s}.muster_leases l ON l.session_id = s.id
-         WHERE (s.status = 'running'
-             AND (l.session_id IS NULL OR l.owner IS NULL OR l.expires_at <= now()))
-           OR (s.status = 'parked' AND NOT EXISTS (
-             SELECT 1 FROM ${this.#s}.muster_waits w WHERE w.session_id = s.id
-               AND w.status = 'pending'
-               AND (w.expires_at IS NULL OR w.expires_at::timestamptz > now())))
-         ORDER BY s.updated_at LIMIT $1`,
+        `SELECT id FROM (
+           SELECT s.id, s.updated_at::timestamptz AS at FROM ${this.#s}.muster_sessions s
+           LEFT JOIN ${this.#s}.muster_leases l ON l.session_id = s.id
+           WHERE (s.status = 'running'
+               AND (l.session_id IS NULL OR l.owner IS NULL OR l.expires_at <= now()))
+             OR (s.status = 'parked' AND NOT EXISTS (
+               SELECT 1 FROM ${this.#s}.muster_waits w WHERE w.session_id = s.id
+                 AND w.status = 'pending'
+                 AND (w.expires_at IS NULL OR w.expires_at::timestamptz > now())))
+           UNION ALL
+           -- a run that died after taking its lease, before it stored the session
+           SELECT l.session_id, l.expires_at FROM ${this.#s}.muster_leases l
+           WHERE l.owner IS NOT NULL AND l.expires_at <= now() AND NOT EXISTS (
+             SELECT 1 FROM ${this.#s}.muster_sessions s WHERE s.id = l.session_id)
+         ) o ORDER BY at LIMIT $1`,
         [limit],
       ),
     );

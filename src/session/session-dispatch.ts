@@ -42,8 +42,9 @@ export interface DispatchableStore {
   onWaitDecided(hook: DecisionHook): () => void;
   /**
    * Ids of sessions no process will continue by itself: `running` with no live lease (the run
-   * died), or `parked` with no wait pending and unexpired (at most `limit`, those idle longest
-   * first).
+   * died), `parked` with no wait pending and unexpired, or not stored at all under a lease that
+   * expired with an owner (a run that died before it stored its session), at most `limit`,
+   * those idle longest first.
    */
   orphans(limit: number): Promise<readonly string[]>;
 }

@@ -1,6 +1,5 @@
 import type PgBoss from 'pg-boss';
 import type { ResumeReason, SessionJobOutcome } from './session-jobs.js';
-import { SWEEP_SECONDS } from './worker-boss.js';
 import type { WorkerBoss } from './worker-boss.js';
 
 /** How long the loop waits before asking again when a fetch found no job, in ms. */
@@ -13,6 +12,8 @@ const SWEEP_FETCH_MS = 1000;
 export interface JobLoopParts {
   readonly boss: WorkerBoss;
   readonly concurrency: number;
+  /** How often a sweep is due, in seconds. */
+  readonly sweepSeconds: number;
   readonly session: (data: unknown, signal: AbortSignal) => Promise<SessionJobOutcome>;
   readonly sweep: () => Promise<unknown>;
   /** Queues the session's resume (at `startAfter`, or now). */
@@ -150,12 +151,12 @@ export class JobLoop {
 
   /** Runs a sweep job when one is due (one at a time), and keeps one queued. */
   #maybeSweep(): void {
-    const { boss } = this.#parts;
-    if (Date.now() - this.#lastSweepSent >= SWEEP_SECONDS * 1000) {
+    const { boss, sweepSeconds } = this.#parts;
+    if (Date.now() - this.#lastSweepSent >= sweepSeconds * 1000) {
       this.#lastSweepSent = Date.now();
       // dropped (null) while one is queued: that is the point
       void boss.boss
-        .send(boss.sweepQueue, {}, { singletonKey: 'sweep', startAfter: SWEEP_SECONDS })
+        .send(boss.sweepQueue, {}, { singletonKey: 'sweep', startAfter: sweepSeconds })
         .catch(() => undefined);
     }
     if (this.#sweeping || Date.now() - this.#lastSweepFetch < SWEEP_FETCH_MS) return;
@@ -168,7 +169,7 @@ export class JobLoop {
       } finally {
         // the next sweep: this one is active, so the queue takes it
         await boss.boss
-          .send(boss.sweepQueue, {}, { singletonKey: 'sweep', startAfter: SWEEP_SECONDS })
+          .send(boss.sweepQueue, {}, { singletonKey: 'sweep', startAfter: sweepSeconds })
           .catch(() => undefined);
         await boss.boss.complete(boss.sweepQueue, job.id).catch(() => undefined);
       }

@@ -11,9 +11,6 @@ import type { ResolvedWorkerOptions } from './worker-options.js';
  */
 export const SESSION_JOB_EXPIRE_SECONDS = 900;
 
-/** How often the lease sweep runs, in seconds (SPEC 15.5: it resumes runs whose owner died). */
-export const SWEEP_SECONDS = 30;
-
 /** The pg-boss side of a worker: the boss, its queues, and whether the worker owns it. */
 export interface WorkerBoss {
   readonly boss: PgBoss;
@@ -107,7 +104,7 @@ export async function openWorkerBoss(options: ResolvedWorkerOptions): Promise<Wo
     await ensureQueue(boss, {
       name: sweepQueue,
       policy: 'stately',
-      expireInSeconds: SWEEP_SECONDS * 2,
+      expireInSeconds: options.sweepSeconds * 2,
       retryLimit: 0,
     });
     const policies = await boss

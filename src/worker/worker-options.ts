@@ -14,6 +14,9 @@ import {
 } from '../util/index.js';
 import type { Check } from '../util/index.js';
 
+/** How often the lease sweep runs by default, in seconds (SPEC 15.5: it resumes runs whose owner died). */
+export const SWEEP_SECONDS = 30;
+
 /**
  * Options of {@link createWorker}: the agent whose runs the worker takes (on a
  * `PostgresSessionStore`), and pg-boss by connection string (the worker makes, installs and
@@ -39,6 +42,11 @@ export type WorkerOptions = (
    * with: the worker checks that its queue is found there.
    */
   readonly schema?: string;
+  /**
+   * How often the lease sweep runs, in seconds (default 30, 1 to 3600): with the agent's
+   * `sessionLeaseMs`, it bounds how long a run whose worker died waits for another worker.
+   */
+  readonly sweepSeconds?: number;
 };
 
 /**
@@ -77,6 +85,7 @@ export interface ResolvedWorkerOptions {
   readonly queue: string;
   readonly drainMs: number;
   readonly schema: string;
+  readonly sweepSeconds: number;
 }
 
 const NAME = /^[A-Za-z0-9_-]{1,50}$/;
@@ -97,6 +106,7 @@ const optionChecks = shape({
   queue: optional(isString(NAME, "1-50 of letters, digits, '_' or '-'")),
   drainMs: optional(integerIn(0, 86_400_000)),
   schema: optional(isString(SCHEMA, 'a lowercase PostgreSQL identifier')),
+  sweepSeconds: optional(integerIn(1, 3600)),
 } satisfies Record<keyof WorkerOptions, Check>);
 
 /**
@@ -130,6 +140,7 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
     queue: options.queue ?? 'muster',
     drainMs: options.drainMs ?? 30_000,
     schema: options.schema ?? 'pgboss',
+    sweepSeconds: options.sweepSeconds ?? SWEEP_SECONDS,
   };
 }
 

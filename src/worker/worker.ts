@@ -9,7 +9,7 @@ import type {
   WaitDecidedInTransaction,
 } from '../session/index.js';
 import { newId } from '../util/index.js';
-import { openWorkerBoss, SWEEP_SECONDS } from './worker-boss.js';
+import { openWorkerBoss } from './worker-boss.js';
 import type { WorkerBoss } from './worker-boss.js';
 import { assertEnqueueRequest, resolveWorkerOptions } from './worker-options.js';
 import type { EnqueueRequest, ResolvedWorkerOptions, WorkerOptions } from './worker-options.js';
@@ -77,6 +77,7 @@ export class Worker {
     this.#loop = new JobLoop({
       boss,
       concurrency: this.#options.concurrency,
+      sweepSeconds: this.#options.sweepSeconds,
       session: (data, signal) =>
         runSessionJob(this.#options.agent, this.#store, data as SessionJobData, signal),
       sweep: () => sweepOrphans(boss, this.#store),
@@ -84,7 +85,11 @@ export class Worker {
         this.#sendResume(boss, sessionId, why, startAfter),
     });
     // the first sweep; a second queued one is dropped by the queue's policy
-    await boss.boss.send(boss.sweepQueue, {}, { singletonKey: 'sweep', startAfter: SWEEP_SECONDS });
+    await boss.boss.send(
+      boss.sweepQueue,
+      {},
+      { singletonKey: 'sweep', startAfter: this.#options.sweepSeconds },
+    );
     this.#loop.start();
   }
 

@@ -14,6 +14,8 @@ export interface ChildRun {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Everything the child wrote to stderr so far (for failure messages). */
   stderr(): string;
+  /** The stdout lines the child wrote so far, joined with newlines. */
+  stdout(): string;
 }
 
 /** How {@link startChild} starts the fixture, beyond its environment. */
@@ -56,6 +58,7 @@ export function startChild(
     child,
     exited,
     stderr: () => err,
+    stdout: () => lines.join('\n'),
     line: (prefix) => {
       const seen = lines.find((l) => l.startsWith(`${prefix} `));
       if (seen !== undefined) return Promise.resolve(seen.slice(prefix.length + 1));

@@ -56,6 +56,8 @@ describe.skipIf(!url)('worker configuration and enqueue input', () => {
       { ...base, concurrency: 2.5 },
       { ...base, queue: 'no spaces' },
       { ...base, drainMs: -1 },
+      { ...base, sweepSeconds: 0 },
+      { ...base, sweepSeconds: 0.5 },
       { ...base, concurency: 2 },
       { agent },
       { agent, boss, connectionString: url },

@@ -47,6 +47,11 @@ describe.skipIf(!url)('a fleet of worker processes', () => {
       // each call ran exactly once, server-side
       const calls = db.calls().map((l) => l.split(' ')[0]);
       expect(calls.sort()).toEqual([...ids].sort());
+      // every call carries its idempotency key, <sessionId>:<callId> (SPEC 15.5)
+      for (const line of db.calls()) {
+        const [id, , key] = line.split(' ');
+        expect(key, line).toBe(`${id}:call_tally`);
+      }
       // no message lost: user, the tool call, its result, the answer, all under a lease
       for (const id of ids) {
         const state = await store.get(id);

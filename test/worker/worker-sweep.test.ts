@@ -92,4 +92,29 @@ describe.skipIf(!url)('the lease sweep', () => {
     });
     expect(next?.data).toMatchObject({ kind: 'resume', sessionId: 'dead' });
   });
+  it('a run that died after taking its lease, before it stored the session: its start job is queued again', async () => {
+    await store.acquire('unborn', 'run_unborn', 60_000);
+    const request = { input: 'Hello', sessionId: 'unborn' };
+    await boss.send(
+      'muster',
+      { kind: 'start', sessionId: 'unborn', request },
+      { singletonKey: 'unborn' },
+    );
+    const fetched = await boss.fetch<{ sessionId: string }>('muster', { batchSize: 10 });
+    expect(fetched.map((j) => j.data.sessionId)).toContain('unborn');
+    expect(await store.orphans(10)).not.toContain('unborn');
+    await db.query(
+      `UPDATE "${db.schema}".muster_leases SET expires_at = now() - interval '1 second' WHERE session_id = 'unborn'`,
+    );
+    expect(await store.orphans(10)).toContain('unborn');
+    expect(await sweepOrphans(wb, store)).toBeGreaterThanOrEqual(1);
+    expect(await jobsOf('unborn')).toEqual([
+      { kind: 'start', why: null, state: 'cancelled' },
+      { kind: 'start', why: null, state: 'created' },
+    ]);
+    const [again] = await db.query<{ data: unknown }>(
+      `SELECT data FROM "${db.bossSchema}".job WHERE singleton_key = 'unborn' AND state = 'created'`,
+    );
+    expect(again?.data).toEqual({ kind: 'start', sessionId: 'unborn', request });
+  });
 });

@@ -32,16 +32,25 @@ export function callRequest(
   };
 }
 
-/** The params of one `tools/call`: a round's retry carries its answers and the server's state. */
+/** The `_meta` key of a call's idempotency key (SPEC 15.5). */
+export const IDEMPOTENCY_KEY_META = 'io.muster/idempotency-key';
+
+/**
+ * The params of one `tools/call`: a round's retry carries its answers and the server's state;
+ * a call made in a session carries its idempotency key in `_meta`.
+ */
 export function callParams(
   name: string,
   args: Record<string, unknown>,
   round: CallRound | undefined,
+  idempotencyKey?: string,
 ): Record<string, unknown> {
-  if (!round) return { name, arguments: args };
+  const meta = idempotencyKey ? { _meta: { [IDEMPOTENCY_KEY_META]: idempotencyKey } } : {};
+  if (!round) return { name, arguments: args, ...meta };
   return {
     name,
     arguments: args,
+    ...meta,
     ...(round.inputResponses ? { inputResponses: round.inputResponses } : {}),
     ...(round.requestState !== undefined ? { requestState: round.requestState } : {}),
   };

@@ -319,7 +319,7 @@ export class McpConnection {
       ...(tag ? { onresumptiontoken: tag } : {}),
     };
     try {
-      const params = callParams(name, args, round);
+      const params = callParams(name, args, round, options.idempotencyKey);
       let result: CallToolResult;
       try {
         result = (await this.#track(

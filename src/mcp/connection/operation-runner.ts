@@ -288,6 +288,7 @@ export class OperationRunner {
             ...bounds,
             ...(options.onProgress ? { onProgress: options.onProgress } : {}),
             ...(options.round ? { round: options.round } : {}),
+            ...(options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}),
             onLateTask: (task) => void this.tasks.cancel(server, task.taskId, bounds.timeoutMs),
           });
         },

@@ -32,7 +32,7 @@ export interface PrincipalContext {
 }
 
 /** The options of one call on a principal's connection. */
-export type PrincipalCallOptions = Pick<CallOptions, 'onProgress' | 'round'> & {
+export type PrincipalCallOptions = Pick<CallOptions, 'onProgress' | 'round' | 'idempotencyKey'> & {
   readonly timeoutMs?: number;
   /** The tool's model-facing name, for the call's errors. */
   readonly toolName: string;
@@ -181,6 +181,7 @@ export class PrincipalConnections {
           ...bounds,
           ...(options.onProgress ? { onProgress: options.onProgress } : {}),
           ...(options.round ? { round: options.round } : {}),
+          ...(options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}),
         });
       } catch (err) {
         if (ctx.signal.aborted) throw err;

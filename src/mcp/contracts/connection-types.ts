@@ -108,6 +108,11 @@ export interface CallOptions {
    * `TaskCapture`), on a connection that takes tasks: the caller cancels it.
    */
   readonly onLateTask?: (task: LateTask) => void;
+  /**
+   * Sent as `_meta["io.muster/idempotency-key"]` of the `tools/call` (SPEC 15.5): the call's
+   * `<sessionId>:<callId>`, the same on every send of it, so a server can deduplicate.
+   */
+  readonly idempotencyKey?: string;
 }
 
 /** The answers and state one round of a call sends back (`input_required`, 2026-07-28). */

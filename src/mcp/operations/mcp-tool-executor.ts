@@ -33,7 +33,7 @@ import type { UrlElicitationResponder } from '../handlers/url-elicitation.js';
 /** The options of one send of a call (a round of it, with input requests answered). */
 type SendOptions = Pick<
   ToolCallOptions,
-  'onProgress' | 'round' | 'onTask' | 'park' | 'onAccepted'
+  'onProgress' | 'round' | 'onTask' | 'park' | 'onAccepted' | 'idempotencyKey'
 > & {
   readonly toolName: string;
   readonly signal: AbortSignal;
@@ -220,6 +220,7 @@ export class McpToolExecutor implements ToolExecutor, OwnExecutor, RunViewSource
       toolName: name,
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       ...(options.round ? { round: options.round } : {}),
+      ...(options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}),
     });
   }
 
@@ -249,6 +250,8 @@ export class McpToolExecutor implements ToolExecutor, OwnExecutor, RunViewSource
         : {}),
       toolName: name,
       signal: ctx.signal,
+      // the same on every send of the call, so a server can deduplicate (SPEC 15.5)
+      ...(ctx.sessionId && ctx.callId ? { idempotencyKey: `${ctx.sessionId}:${ctx.callId}` } : {}),
       // a call the server made a task of: its statuses as `tool.task` events of the call
       onTask: (report: TaskStatusReport) => {
         const event: ToolTaskEvent = {
