@@ -8,23 +8,25 @@ const SWEEP_BATCH = 100;
 /**
  * The lease sweep (SPEC 15.5): finds sessions whose run died (status `running`, no live
  * lease) or that wait for no decision any more (`parked`, every wait decided where no worker
- * was open, or expired), cancels the job a killed worker left `active` (it would hold the session's other
- * jobs back until it expires; `fail` would re-deliver it) and queues the session's resume,
- * unless one is already queued. Returns how many resumes it queued.
+ * was open, or expired), cancels the job a killed worker left `active` (it would hold the
+ * session's other jobs back until it expires; `fail` would re-deliver it) and queues the
+ * session's resume, unless one is already queued and due (a delayed job, such as the
+ * `expires` resume of a parked run, does not count). Returns how many resumes it queued.
  */
 export async function sweepOrphans(boss: WorkerBoss, store: DispatchableStore): Promise<number> {
   const orphans = await store.orphans(SWEEP_BATCH);
   let queued = 0;
   for (const sessionId of orphans) {
     const jobs = await boss.boss.getDb().executeSql(
-      `SELECT id, state FROM ${boss.quotedSchema}.job
+      `SELECT id, state, start_after <= now() AS due FROM ${boss.quotedSchema}.job
          WHERE name = $1 AND singleton_key = $2 AND state < 'completed'`,
       [boss.queue, sessionId],
     );
-    const rows = jobs.rows as { id: string; state: string }[];
+    const rows = jobs.rows as { id: string; state: string; due: boolean }[];
     const active = rows.filter((r) => r.state === 'active').map((r) => r.id);
     if (active.length > 0) await boss.boss.cancel(boss.queue, active);
-    if (rows.some((r) => r.state !== 'active')) continue;
+    // a job due later (a parked run's `expires` resume) does not count: the session is resumable now
+    if (rows.some((r) => r.state !== 'active' && r.due)) continue;
     const data: SessionJobData = { kind: 'resume', sessionId, why: 'orphaned' };
     if ((await boss.boss.send(boss.queue, data, { singletonKey: sessionId })) !== null) queued++;
   }

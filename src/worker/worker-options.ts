@@ -39,6 +39,11 @@ export type WorkerOptions = (
    * with: the worker checks that its queue is found there.
    */
   readonly schema?: string;
+  /**
+   * Told about failures that change no run but need an operator (default: none): a resume
+   * that could not be queued, repeated failed fetches or sweeps. Its own failures are dropped.
+   */
+  readonly onError?: (error: unknown) => unknown;
 };
 
 /**
@@ -77,6 +82,7 @@ export interface ResolvedWorkerOptions {
   readonly queue: string;
   readonly drainMs: number;
   readonly schema: string;
+  readonly onError: ((error: unknown) => unknown) | undefined;
 }
 
 const NAME = /^[A-Za-z0-9_-]{1,50}$/;
@@ -97,6 +103,7 @@ const optionChecks = shape({
   queue: optional(isString(NAME, "1-50 of letters, digits, '_' or '-'")),
   drainMs: optional(integerIn(0, 86_400_000)),
   schema: optional(isString(SCHEMA, 'a lowercase PostgreSQL identifier')),
+  onError: optional((v) => (typeof v === 'function' ? undefined : 'must be a function')),
 } satisfies Record<keyof WorkerOptions, Check>);
 
 /**
@@ -130,6 +137,7 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
     queue: options.queue ?? 'muster',
     drainMs: options.drainMs ?? 30_000,
     schema: options.schema ?? 'pgboss',
+    onError: options.onError,
   };
 }
 
