@@ -375,6 +375,17 @@ export class PostgresSessionStore implements SessionStore, DispatchableStore {
     return found.rows.map((r) => r.id);
   }
 
+  /**
+   * True when `relation` (a schema-qualified table name, quoted as SQL needs) is found in the
+   * store's database (`to_regclass`).
+   */
+  async hasRelation(relation: string): Promise<boolean> {
+    const found = await this.#transact((c) =>
+      c.query<{ found: boolean }>(`SELECT to_regclass($1) IS NOT NULL AS found`, [relation]),
+    );
+    return found.rows[0]?.found === true;
+  }
+
   /** Ends the pool when the store made it (a pool passed in stays the host's). Idempotent. */
   async close(): Promise<void> {
     await this.#log.close();

@@ -46,10 +46,20 @@ export interface DispatchableStore {
    * first).
    */
   orphans(limit: number): Promise<readonly string[]>;
+  /**
+   * True when `relation` (a schema-qualified table name, quoted as SQL needs) is found in the
+   * store's database: a worker checks there that pg-boss's job table shares the store's
+   * database (a decision queues its resume in the decision's own transaction).
+   */
+  hasRelation(relation: string): Promise<boolean>;
 }
 
 /** True when `store` is a {@link DispatchableStore}. */
 export function isDispatchable(store: object): store is DispatchableStore {
   const s = store as Partial<DispatchableStore>;
-  return typeof s.onWaitDecided === 'function' && typeof s.orphans === 'function';
+  return (
+    typeof s.onWaitDecided === 'function' &&
+    typeof s.orphans === 'function' &&
+    typeof s.hasRelation === 'function'
+  );
 }

@@ -140,6 +140,12 @@ export class Worker {
     this.#opening ??= (async () => {
       const boss = await openWorkerBoss(this.#options);
       try {
+        // a decision queues its resume in its own transaction, on the store's connection
+        if (!(await this.#store.hasRelation(`${boss.quotedSchema}.job`)))
+          throw new MusterError(
+            'INVALID_CONFIGURATION',
+            `The session store's database has no pg-boss schema '${this.#options.schema}': the store and pg-boss must use the same PostgreSQL database (a decision queues its resume in its own transaction). Give both the same connection.`,
+          );
         this.#unhook = this.#store.onWaitDecided((decided) => this.#onDecided(boss, decided));
       } catch (err) {
         if (boss.owned)
