@@ -355,21 +355,24 @@ export class PostgresSessionStore implements SessionStore, DispatchableStore {
   /**
    * Ids of sessions no process will continue by itself (at most `limit`, those updated longest
    * ago first): `running` with no live lease (the run died), or `parked` with no wait pending
-   * and unexpired (decided where no worker was open, or expired).
+   * and unexpired (decided where no worker was open, or expired). `after` (an id this returned)
+   * pages on: those that come after it in the same order.
    */
-  async orphans(limit: number): Promise<readonly string[]> {
+  async orphans(limit: number, after?: string): Promise<readonly string[]> {
     const found = await this.#transact((c) =>
       c.query<{ id: string }>(
         `SELECT s.id FROM ${this.#s}.muster_sessions s
          LEFT JOIN ${this.#s}.muster_leases l ON l.session_id = s.id
-         WHERE (s.status = 'running'
+         WHERE ($2::text IS NULL OR (s.updated_at, s.id) > (COALESCE((SELECT a.updated_at
+             FROM ${this.#s}.muster_sessions a WHERE a.id = $2), ''), $2))
+           AND ((s.status = 'running'
              AND (l.session_id IS NULL OR l.owner IS NULL OR l.expires_at <= now()))
            OR (s.status = 'parked' AND NOT EXISTS (
              SELECT 1 FROM ${this.#s}.muster_waits w WHERE w.session_id = s.id
                AND w.status = 'pending'
-               AND (w.expires_at IS NULL OR w.expires_at::timestamptz > now())))
-         ORDER BY s.updated_at LIMIT $1`,
-        [limit],
+               AND (w.expires_at IS NULL OR w.expires_at::timestamptz > now()))))
+         ORDER BY s.updated_at, s.id LIMIT $1`,
+        [limit, after ?? null],
       ),
     );
     return found.rows.map((r) => r.id);

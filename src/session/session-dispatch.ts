@@ -43,9 +43,9 @@ export interface DispatchableStore {
   /**
    * Ids of sessions no process will continue by itself: `running` with no live lease (the run
    * died), or `parked` with no wait pending and unexpired (at most `limit`, those idle longest
-   * first).
+   * first). `after` (an id it returned) asks for the next page.
    */
-  orphans(limit: number): Promise<readonly string[]>;
+  orphans(limit: number, after?: string): Promise<readonly string[]>;
   /**
    * True when `relation` (a schema-qualified table name, quoted as SQL needs) is found in the
    * store's database: a worker checks there that pg-boss's job table shares the store's

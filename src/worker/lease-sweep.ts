@@ -2,8 +2,14 @@ import type { SessionJobData } from './session-jobs.js';
 import type { WorkerBoss } from './worker-boss.js';
 import type { DispatchableStore } from '../session/index.js';
 
-/** Orphans looked at per sweep; the next sweep takes the rest. */
+/** Orphans read at once. */
 const SWEEP_BATCH = 100;
+
+/**
+ * Pages of orphans one sweep looks at: sessions that stay orphans while their resume is queued
+ * (or does nothing) come first every time and must not hide the others.
+ */
+const SWEEP_PAGES = 10;
 
 /**
  * The lease sweep (SPEC 15.5): finds sessions whose run died (status `running`, no live
@@ -14,21 +20,29 @@ const SWEEP_BATCH = 100;
  * `expires` resume of a parked run, does not count). Returns how many resumes it queued.
  */
 export async function sweepOrphans(boss: WorkerBoss, store: DispatchableStore): Promise<number> {
-  const orphans = await store.orphans(SWEEP_BATCH);
   let queued = 0;
-  for (const sessionId of orphans) {
-    const jobs = await boss.boss.getDb().executeSql(
-      `SELECT id, state, start_after <= now() AS due FROM ${boss.quotedSchema}.job
-         WHERE name = $1 AND singleton_key = $2 AND state < 'completed'`,
-      [boss.queue, sessionId],
-    );
-    const rows = jobs.rows as { id: string; state: string; due: boolean }[];
-    const active = rows.filter((r) => r.state === 'active').map((r) => r.id);
-    if (active.length > 0) await boss.boss.cancel(boss.queue, active);
-    // a job due later (a parked run's `expires` resume) does not count: the session is resumable now
-    if (rows.some((r) => r.state !== 'active' && r.due)) continue;
-    const data: SessionJobData = { kind: 'resume', sessionId, why: 'orphaned' };
-    if ((await boss.boss.send(boss.queue, data, { singletonKey: sessionId })) !== null) queued++;
+  let after: string | undefined;
+  for (let page = 0; page < SWEEP_PAGES; page++) {
+    const orphans = await store.orphans(SWEEP_BATCH, after);
+    for (const sessionId of orphans) queued += await sweepOne(boss, sessionId);
+    if (orphans.length < SWEEP_BATCH) break;
+    after = orphans.at(-1);
   }
   return queued;
+}
+
+/** Cancels the session's dead active job and queues its resume unless one is due; 1 if queued. */
+async function sweepOne(boss: WorkerBoss, sessionId: string): Promise<number> {
+  const jobs = await boss.boss.getDb().executeSql(
+    `SELECT id, state, start_after <= now() AS due FROM ${boss.quotedSchema}.job
+         WHERE name = $1 AND singleton_key = $2 AND state < 'completed'`,
+    [boss.queue, sessionId],
+  );
+  const rows = jobs.rows as { id: string; state: string; due: boolean }[];
+  const active = rows.filter((r) => r.state === 'active').map((r) => r.id);
+  if (active.length > 0) await boss.boss.cancel(boss.queue, active);
+  // a job due later (a parked run's `expires` resume) does not count: the session is resumable now
+  if (rows.some((r) => r.state !== 'active' && r.due)) return 0;
+  const data: SessionJobData = { kind: 'resume', sessionId, why: 'orphaned' };
+  return (await boss.boss.send(boss.queue, data, { singletonKey: sessionId })) !== null ? 1 : 0;
 }

@@ -73,6 +73,9 @@ describe.skipIf(!url)('the lease sweep', () => {
     );
 
     expect(await store.orphans(10)).toEqual(['dead', 'decided']);
+    // paged: the next after the given one
+    expect(await store.orphans(1)).toEqual(['dead']);
+    expect(await store.orphans(1, 'dead')).toEqual(['decided']);
     expect(await sweepOrphans(wb, store)).toBe(2);
     expect(await jobsOf('decided')).toEqual([
       { kind: 'resume', why: 'orphaned', state: 'created' },
@@ -125,5 +128,22 @@ describe.skipIf(!url)('the lease sweep', () => {
       ]);
     // the resume now due counts: a second sweep queues nothing more
     expect(await sweepOrphans(wb, store)).toBe(0);
+  });
+
+  it('orphans that stay orphans while their resume waits in the queue do not hide a newer one', async () => {
+    // 150 dead runs, each with its resume queued and due (no worker has taken them yet)
+    const stuck = Array.from({ length: 150 }, (_, i) => `stuck-${String(i).padStart(3, '0')}`);
+    for (const id of stuck) await store.create(sessionState(id));
+    await boss.insert(
+      stuck.map((id) => ({
+        name: 'muster',
+        data: { kind: 'resume', sessionId: id, why: 'orphaned' },
+        singletonKey: id,
+      })),
+    );
+    // then one more run dies, with nothing queued
+    await store.create(sessionState('fresh'));
+    expect(await sweepOrphans(wb, store)).toBe(1);
+    expect(await jobsOf('fresh')).toEqual([{ kind: 'resume', why: 'orphaned', state: 'created' }]);
   });
 });
