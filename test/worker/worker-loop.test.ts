@@ -51,7 +51,7 @@ describe.skipIf(!url)('the job loop', () => {
   ) =>
     new JobLoop({
       boss: wb,
-      concurrency: 4,
+      concurrency: parts.concurrency ?? 4,
       session: (data, signal) => session(data as Data, signal),
       sweep: () => Promise.resolve(0),
       resumeLater: async (sessionId, why) => {
@@ -155,5 +155,34 @@ describe.skipIf(!url)('the job loop', () => {
       await expect(loop.drain(5000)).resolves.toBeUndefined();
     }
     expect(reported).toEqual([new Error('the queue is down')]);
+  });
+
+  it('a sweep falls due while every slot is busy: it still runs', async () => {
+    const wb = await queueOf('busy');
+    await boss.send('busy', { kind: 'start', sessionId: 'k7' }, { singletonKey: 'k7' });
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let swept = 0;
+    const loop = loopOf(
+      wb,
+      async () => {
+        started();
+        await held;
+        return { kind: 'completed' };
+      },
+      { concurrency: 1, sweep: () => Promise.resolve(++swept) },
+    );
+    loop.start();
+    try {
+      await running;
+      // the one slot is taken; then a sweep falls due
+      await boss.send(wb.sweepQueue, {}, { singletonKey: 'sweep' });
+      await vi.waitFor(() => expect(swept).toBe(1), { timeout: 10_000, interval: 50 });
+    } finally {
+      release();
+      await loop.drain(5000);
+    }
   });
 });
