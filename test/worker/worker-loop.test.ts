@@ -185,4 +185,22 @@ describe.skipIf(!url)('the job loop', () => {
       await loop.drain(5000);
     }
   });
+
+  it('fetches that keep failing are reported', async () => {
+    const wb = await queueOf('failing');
+    const reported: unknown[] = [];
+    // every fetch fails: its job table is looked for in a schema that does not exist
+    const reporting = loopOf(
+      { ...wb, quotedSchema: '"no_such_schema"' },
+      () => Promise.resolve({ kind: 'completed' }),
+      { concurrency: 1, report: (err) => reported.push(err) },
+    );
+    reporting.start();
+    try {
+      await vi.waitFor(() => expect(reported).toHaveLength(1), { timeout: 10_000, interval: 50 });
+      expect(String(reported[0])).toMatch(/no_such_schema/);
+    } finally {
+      await reporting.drain(1000);
+    }
+  });
 });
