@@ -355,9 +355,10 @@ export class PostgresSessionStore implements SessionStore, DispatchableStore {
   /**
    * Ids of sessions no process will continue by itself (at most `limit`, those updated longest
    * ago first): `running` with no live lease (the run died), or `parked` with no wait pending
-   * and unexpired (decided where no worker was open, or expired).
+   * and unexpired (decided where no worker was open, or expired). `after` (an id this returned)
+   * pages on: those that come after it in the same order.
    */
-  async orphans(limit: number): Promise<readonly string[]> {
+  async orphans(limit: number, after?: string): Promise<readonly string[]> {
     const found = await this.#transact((c) =>
       c.query<{ id: string }>(
         `SELECT id FROM (
@@ -374,11 +375,27 @@ export class PostgresSessionStore implements SessionStore, DispatchableStore {
            SELECT l.session_id, l.expires_at FROM ${this.#s}.muster_leases l
            WHERE l.owner IS NOT NULL AND l.expires_at <= now() AND NOT EXISTS (
              SELECT 1 FROM ${this.#s}.muster_sessions s WHERE s.id = l.session_id)
-         ) o ORDER BY at LIMIT $1`,
-        [limit],
+         ) o
+         WHERE $2::text IS NULL OR (o.at, o.id) > (COALESCE(
+             (SELECT a.updated_at::timestamptz FROM ${this.#s}.muster_sessions a WHERE a.id = $2),
+             (SELECT b.expires_at FROM ${this.#s}.muster_leases b WHERE b.session_id = $2),
+             '-infinity'::timestamptz), $2)
+         ORDER BY o.at, o.id LIMIT $1`,
+        [limit, after ?? null],
       ),
     );
     return found.rows.map((r) => r.id);
+  }
+
+  /**
+   * True when `relation` (a schema-qualified table name, quoted as SQL needs) is found in the
+   * store's database (`to_regclass`).
+   */
+  async hasRelation(relation: string): Promise<boolean> {
+    const found = await this.#transact((c) =>
+      c.query<{ found: boolean }>(`SELECT to_regclass($1) IS NOT NULL AS found`, [relation]),
+    );
+    return found.rows[0]?.found === true;
   }
 
   /** Ends the pool when the store made it (a pool passed in stays the host's). Idempotent. */

@@ -32,9 +32,11 @@ export type PostgresDecisionLog = (
 ) => Promise<void>;
 
 /**
- * The waits of a `PostgresSessionStore`, in the same database. A decision locks the wait's
- * row (`SELECT ... FOR UPDATE`) before it reads it: a concurrent decision, from any replica,
- * waits for the first to commit and then reads the decided row, so exactly one wins.
+ * The waits of a `PostgresSessionStore`, in the same database. A decision takes a transaction
+ * lock on its session (an advisory lock) and locks the wait's row (`SELECT ... FOR UPDATE`)
+ * before it reads it: a concurrent decision, from any replica, waits for the first to commit
+ * and then reads the decided row, so exactly one wins; and decisions on two waits of one
+ * session see each other, so the one that leaves none pending queues the resume.
  */
 export class PostgresWaits implements SessionWaits {
   readonly #s: string;
@@ -110,6 +112,11 @@ export class PostgresWaits implements SessionWaits {
   ): Promise<Wait> {
     const now = options?.now ?? Date.now();
     return this.#transact(async (c) => {
+      // decisions on one session take turns (before any row lock, so always in this order):
+      // each then counts the pending waits after the others committed, so the last one sees 0
+      await c.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
+        `${this.#s}.muster_waits:${sessionId}`,
+      ]);
       const wait = await this.#read(c, sessionId, waitId, 'FOR UPDATE');
       const checked = checkDecision(sessionId, waitId, wait, decision, { ...options, now });
       const decided: Wait = {

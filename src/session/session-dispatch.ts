@@ -44,13 +44,23 @@ export interface DispatchableStore {
    * Ids of sessions no process will continue by itself: `running` with no live lease (the run
    * died), `parked` with no wait pending and unexpired, or not stored at all under a lease that
    * expired with an owner (a run that died before it stored its session), at most `limit`,
-   * those idle longest first.
+   * those idle longest first. `after` (an id it returned) asks for the next page.
    */
-  orphans(limit: number): Promise<readonly string[]>;
+  orphans(limit: number, after?: string): Promise<readonly string[]>;
+  /**
+   * True when `relation` (a schema-qualified table name, quoted as SQL needs) is found in the
+   * store's database: a worker checks there that pg-boss's job table shares the store's
+   * database (a decision queues its resume in the decision's own transaction).
+   */
+  hasRelation(relation: string): Promise<boolean>;
 }
 
 /** True when `store` is a {@link DispatchableStore}. */
 export function isDispatchable(store: object): store is DispatchableStore {
   const s = store as Partial<DispatchableStore>;
-  return typeof s.onWaitDecided === 'function' && typeof s.orphans === 'function';
+  return (
+    typeof s.onWaitDecided === 'function' &&
+    typeof s.orphans === 'function' &&
+    typeof s.hasRelation === 'function'
+  );
 }

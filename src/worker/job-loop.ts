@@ -1,9 +1,16 @@
-import type PgBoss from 'pg-boss';
+import { fetchSessionJobs } from './session-fetch.js';
+import type { FetchedJob } from './session-fetch.js';
 import type { ResumeReason, SessionJobOutcome } from './session-jobs.js';
 import type { WorkerBoss } from './worker-boss.js';
 
-/** How long the loop waits before asking again when a fetch found no job, in ms. */
+/** How long the loop waits after a fetch found no job, in ms: doubled after each empty one. */
 const IDLE_POLL_MS = 100;
+
+/** The longest wait between fetches of an idle loop, in ms. */
+const IDLE_POLL_MAX_MS = 2000;
+
+/** Failed fetches in a row before the loop reports them (then every 100th). */
+const FETCH_FAILURES_REPORTED = 3;
 
 /** How often the loop asks whether a sweep is due, in ms. */
 const SWEEP_FETCH_MS = 1000;
@@ -18,17 +25,29 @@ export interface JobLoopParts {
   readonly sweep: () => Promise<unknown>;
   /** Queues the session's resume (at `startAfter`, or now). */
   readonly resumeLater: (sessionId: string, why: ResumeReason, startAfter?: Date) => Promise<void>;
+  /**
+   * Queues a job's work again before the loop stops its run: a start job's own data (its
+   * session may not exist yet), or the session's resume.
+   */
+  readonly requeue: (data: unknown) => Promise<void>;
+  /** Told about a failure no caller sees (a resume not queued, fetches or sweeps failing). */
+  readonly report: (err: unknown) => void;
 }
 
 interface ActiveJob {
+  readonly job: FetchedJob;
   readonly controller: AbortController;
-  readonly done: Promise<void>;
+  done: Promise<void>;
+  /** Its work was queued again (before its run was stopped). */
+  requeued: boolean;
 }
 
 /**
  * Muster's own fetch/complete loop over pg-boss (not `work()`, whose pollers wait at least
- * 0.5 s between fetches): it fetches as many session jobs as it has free slots, asks again as
- * soon as one ends, and completes, fails or re-queues each itself.
+ * 0.5 s between fetches): it fetches as many session jobs as it has free slots (skipping
+ * sessions with a job active), asks again as soon as one ends, backs off while the queue is
+ * empty, and completes, fails or re-queues each job itself. Its promises never reject:
+ * failures go to `report`.
  */
 export class JobLoop {
   readonly #parts: JobLoopParts;
@@ -39,6 +58,8 @@ export class JobLoop {
   #wake: (() => void) | undefined;
   #lastSweepSent = Date.now();
   #lastSweepFetch = 0;
+  #idleMs = IDLE_POLL_MS;
+  #fetchFailures = 0;
 
   constructor(parts: JobLoopParts) {
     this.#parts = parts;
@@ -52,8 +73,9 @@ export class JobLoop {
   }
 
   /**
-   * Takes no new job, waits up to `ms` for the current ones, then stops those still going on
-   * and waits for them to end (their runs release their leases as they end).
+   * Takes no new job, waits up to `ms` for the current ones, then queues the work of those
+   * still going on again (so a crash from here on loses none of it), stops them and waits for
+   * them to end (their runs release their leases as they end).
    */
   async drain(ms: number): Promise<void> {
     this.#taking = false;
@@ -66,77 +88,114 @@ export class JobLoop {
     });
     const first = await Promise.race([all(), timedOut]);
     clearTimeout(timer);
-    if (first === 'timeout') for (const job of this.#active.values()) job.controller.abort();
+    if (first === 'timeout')
+      for (const active of [...this.#active.values()]) {
+        await this.#requeue(active);
+        active.controller.abort();
+      }
     await all();
     await this.#sweeping;
   }
 
   async #loop(): Promise<void> {
-    const { boss, concurrency } = this.#parts;
+    const { concurrency } = this.#parts;
     while (this.#taking) {
       const free = concurrency - this.#active.size;
       let fetched = 0;
       if (free > 0) {
-        // a fetch that fails (a singleton key already active in the batch) finds nothing
-        const jobs = await boss.boss
-          .fetch<unknown>(boss.queue, { batchSize: free })
-          .catch(() => [] as PgBoss.Job<unknown>[]);
+        const jobs = await this.#fetch(free);
         // taken even when drained meanwhile: the drain waits for them like any other
         for (const job of jobs) this.#take(job);
         fetched = jobs.length;
+        this.#idleMs = fetched > 0 ? IDLE_POLL_MS : Math.min(this.#idleMs * 2, IDLE_POLL_MAX_MS);
       }
       this.#maybeSweep();
-      if (fetched === 0 || this.#active.size >= concurrency)
-        await this.#idle(fetched === 0 ? IDLE_POLL_MS : undefined);
+      // with every slot busy, still woken in time for the sweep
+      if (this.#active.size >= concurrency) await this.#idle(SWEEP_FETCH_MS);
+      else if (fetched === 0) await this.#idle(this.#idleMs);
     }
   }
 
-  /** Resolves after `ms` (when given), or as soon as a job ends or the loop is drained. */
-  #idle(ms: number | undefined): Promise<void> {
+  async #fetch(batchSize: number): Promise<FetchedJob[]> {
+    try {
+      const jobs = await fetchSessionJobs(this.#parts.boss, batchSize);
+      this.#fetchFailures = 0;
+      return jobs;
+    } catch (err) {
+      // two workers racing for one session's jobs: the one that lost finds nothing this time
+      this.#fetchFailures++;
+      if (this.#fetchFailures === FETCH_FAILURES_REPORTED || this.#fetchFailures % 100 === 0)
+        this.#parts.report(err);
+      return [];
+    }
+  }
+
+  /** Resolves after `ms`, or as soon as a job ends or the loop is drained. */
+  #idle(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      let timer: NodeJS.Timeout | undefined;
       const done = () => {
         clearTimeout(timer);
         if (this.#wake === done) this.#wake = undefined;
         resolve();
       };
-      if (ms !== undefined) timer = setTimeout(done, ms);
+      const timer = setTimeout(done, ms);
       this.#wake = done;
     });
   }
 
-  #take(job: PgBoss.Job<unknown>): void {
+  #take(job: FetchedJob): void {
     const controller = new AbortController();
-    const done = this.#handle(job, controller.signal).finally(() => {
-      this.#active.delete(job.id);
-      this.#wake?.();
-    });
-    this.#active.set(job.id, { controller, done });
+    const active: ActiveJob = {
+      job,
+      controller,
+      requeued: false,
+      done: Promise.resolve(),
+    };
+    active.done = this.#handle(active)
+      .catch((err: unknown) => this.#parts.report(err))
+      .finally(() => {
+        this.#active.delete(job.id);
+        this.#wake?.();
+      });
+    this.#active.set(job.id, active);
   }
 
-  async #handle(job: PgBoss.Job<unknown>, signal: AbortSignal): Promise<void> {
+  /** Queues the job's work again, once; a failure is reported (the sweep is the fallback). */
+  async #requeue(active: ActiveJob): Promise<void> {
+    if (active.requeued) return;
+    try {
+      await this.#parts.requeue(active.job.data);
+      active.requeued = true;
+    } catch (err) {
+      this.#parts.report(err);
+    }
+  }
+
+  async #handle(active: ActiveJob): Promise<void> {
     const { boss } = this.#parts;
+    const { job, controller } = active;
     const sessionId = (job.data as { sessionId?: unknown } | null)?.sessionId;
     let outcome: SessionJobOutcome;
     try {
-      outcome = await this.#parts.session(job.data, signal);
+      outcome = await this.#parts.session(job.data, controller.signal);
     } catch (err) {
       // the store or the queue failed: pg-boss re-delivers it (retryLimit, default 2)
       await boss.boss
         .fail(boss.queue, job.id, { message: err instanceof Error ? err.message : String(err) })
-        .catch(() => undefined);
+        .catch((e: unknown) => this.#parts.report(e));
       return;
     }
     try {
-      // queued before the job completes: a crash in between leaves the sweep a running session
-      if (outcome.kind === 'interrupted' && typeof sessionId === 'string')
-        await this.#parts.resumeLater(sessionId, 'interrupted');
+      // queued before the run was stopped; tried again here when that failed
+      if (outcome.kind === 'interrupted') await this.#requeue(active);
       if (
         outcome.kind === 'parked' &&
         outcome.expiresAt !== undefined &&
         typeof sessionId === 'string'
       )
-        await this.#parts.resumeLater(sessionId, 'expires', new Date(outcome.expiresAt + 1000));
+        await this.#parts
+          .resumeLater(sessionId, 'expires', new Date(outcome.expiresAt + 1000))
+          .catch((err: unknown) => this.#parts.report(err));
     } finally {
       // the outcome stays on the job (its `output`): a run refused before it stored anything
       // (an invalid request) shows only there
@@ -145,19 +204,19 @@ export class JobLoop {
           outcome: outcome.kind,
           ...(outcome.kind === 'failed' ? { code: outcome.code } : {}),
         })
-        .catch(() => undefined);
+        .catch((err: unknown) => this.#parts.report(err));
     }
   }
 
   /** Runs a sweep job when one is due (one at a time), and keeps one queued. */
   #maybeSweep(): void {
-    const { boss, sweepSeconds } = this.#parts;
+    const { boss, report, sweepSeconds } = this.#parts;
     if (Date.now() - this.#lastSweepSent >= sweepSeconds * 1000) {
       this.#lastSweepSent = Date.now();
       // dropped (null) while one is queued: that is the point
       void boss.boss
         .send(boss.sweepQueue, {}, { singletonKey: 'sweep', startAfter: sweepSeconds })
-        .catch(() => undefined);
+        .catch((err: unknown) => report(err));
     }
     if (this.#sweeping || Date.now() - this.#lastSweepFetch < SWEEP_FETCH_MS) return;
     this.#lastSweepFetch = Date.now();
@@ -170,11 +229,11 @@ export class JobLoop {
         // the next sweep: this one is active, so the queue takes it
         await boss.boss
           .send(boss.sweepQueue, {}, { singletonKey: 'sweep', startAfter: sweepSeconds })
-          .catch(() => undefined);
-        await boss.boss.complete(boss.sweepQueue, job.id).catch(() => undefined);
+          .catch((err: unknown) => report(err));
+        await boss.boss.complete(boss.sweepQueue, job.id).catch((err: unknown) => report(err));
       }
     })()
-      .catch(() => undefined)
+      .catch((err: unknown) => report(err))
       .finally(() => {
         this.#sweeping = undefined;
       });

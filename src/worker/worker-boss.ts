@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type PgBoss from 'pg-boss';
-import { MusterError } from '../errors/index.js';
+import { MusterError, redact, redactedCause } from '../errors/index.js';
 import type { ResolvedWorkerOptions } from './worker-options.js';
 
 /**
@@ -67,10 +67,11 @@ export async function openWorkerBoss(options: ResolvedWorkerOptions): Promise<Wo
       await boss.start();
     } catch (err) {
       await boss.stop({ graceful: false, wait: true }).catch(() => undefined);
+      const secrets = connectionSecrets(options.connectionString!);
       throw new MusterError(
         'INVALID_CONFIGURATION',
-        `pg-boss could not start on schema '${options.schema}': ${errorText(err)}. Check the connection string and that the schema holds pg-boss ${expected === 24 ? '10.3/10.4' : '10'} tables.`,
-        { cause: err },
+        `pg-boss could not start on schema '${options.schema}': ${redact(errorText(err), secrets)}. Check the connection string and that the schema holds pg-boss ${expected === 24 ? '10.3/10.4' : '10'} tables.`,
+        { cause: redactedCause(err, secrets) },
       );
     }
   }
@@ -94,6 +95,13 @@ export async function openWorkerBoss(options: ResolvedWorkerOptions): Promise<Wo
       );
     const queue = options.queue;
     const sweepQueue = `${queue}-sweep`;
+    // checked before any queue is created (a host's boss would create them in its own schema)
+    const schemaFound = await boss
+      .getDb()
+      .executeSql(`SELECT to_regclass($1) IS NOT NULL AS found`, [`${quotedSchema}.queue`])
+      .then((r) => (r.rows as { found: boolean }[])[0]?.found === true)
+      .catch(() => false);
+    if (!schemaFound) throw queuesNotFound(queue, sweepQueue, options.schema);
     // one active job per session (singletonKey = session id); see docs/decisions.md
     await ensureQueue(boss, {
       name: queue,
@@ -116,11 +124,7 @@ export async function openWorkerBoss(options: ResolvedWorkerOptions): Promise<Wo
     const policyOf = new Map(
       (policies.rows as { name: string; policy: string }[]).map((r) => [r.name, r.policy]),
     );
-    if (policyOf.size !== 2)
-      throw new MusterError(
-        'INVALID_CONFIGURATION',
-        `The queues '${queue}' and '${sweepQueue}' are not in the pg-boss schema '${options.schema}': pass \`schema\` as the schema your boss was made with.`,
-      );
+    if (policyOf.size !== 2) throw queuesNotFound(queue, sweepQueue, options.schema);
     if (policyOf.get(queue) !== 'singleton' || policyOf.get(sweepQueue) !== 'stately')
       throw new MusterError(
         'INVALID_CONFIGURATION',
@@ -161,6 +165,30 @@ async function loadPgBoss(): Promise<{ default: typeof PgBoss }> {
       { cause: err },
     );
   }
+}
+
+/** The password of a connection string (as written and decoded) and `PGPASSWORD`: masked in errors. */
+function connectionSecrets(connectionString: string): string[] {
+  const found: (string | undefined)[] = [process.env['PGPASSWORD']];
+  try {
+    const url = new URL(connectionString);
+    found.push(url.password, url.searchParams.get('password') ?? undefined);
+    try {
+      found.push(decodeURIComponent(url.password));
+    } catch {
+      // not percent-encoded as written: the raw form is masked
+    }
+  } catch {
+    found.push(/^[a-z]+:\/\/[^:@/]*:([^@]*)@/i.exec(connectionString)?.[1]);
+  }
+  return [...new Set(found.filter((s): s is string => typeof s === 'string' && s !== ''))];
+}
+
+function queuesNotFound(queue: string, sweepQueue: string, schema: string): MusterError {
+  return new MusterError(
+    'INVALID_CONFIGURATION',
+    `The queues '${queue}' and '${sweepQueue}' are not in the pg-boss schema '${schema}': pass \`schema\` as the schema your boss was made with.`,
+  );
 }
 
 function errorText(err: unknown): string {

@@ -47,6 +47,11 @@ export type WorkerOptions = (
    * `sessionLeaseMs`, it bounds how long a run whose worker died waits for another worker.
    */
   readonly sweepSeconds?: number;
+  /**
+   * Told about failures that change no run but need an operator (default: none): a resume
+   * that could not be queued, repeated failed fetches or sweeps. Its own failures are dropped.
+   */
+  readonly onError?: (error: unknown) => unknown;
 };
 
 /**
@@ -86,6 +91,7 @@ export interface ResolvedWorkerOptions {
   readonly drainMs: number;
   readonly schema: string;
   readonly sweepSeconds: number;
+  readonly onError: ((error: unknown) => unknown) | undefined;
 }
 
 const NAME = /^[A-Za-z0-9_-]{1,50}$/;
@@ -107,6 +113,7 @@ const optionChecks = shape({
   drainMs: optional(integerIn(0, 86_400_000)),
   schema: optional(isString(SCHEMA, 'a lowercase PostgreSQL identifier')),
   sweepSeconds: optional(integerIn(1, 3600)),
+  onError: optional((v) => (typeof v === 'function' ? undefined : 'must be a function')),
 } satisfies Record<keyof WorkerOptions, Check>);
 
 /**
@@ -141,6 +148,7 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
     drainMs: options.drainMs ?? 30_000,
     schema: options.schema ?? 'pgboss',
     sweepSeconds: options.sweepSeconds ?? SWEEP_SECONDS,
+    onError: options.onError,
   };
 }
 

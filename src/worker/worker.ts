@@ -49,6 +49,7 @@ export class Worker {
   #unhook: (() => void) | undefined;
   #loop: JobLoop | undefined;
   #stopped = false;
+  #drained = false;
 
   constructor(options: WorkerOptions) {
     this.#options = resolveWorkerOptions(options);
@@ -72,6 +73,11 @@ export class Worker {
    */
   async start(): Promise<void> {
     this.#assertOpen('start');
+    if (this.#drained)
+      throw new MusterError(
+        'INVALID_CONFIGURATION',
+        'This worker was drained: it takes no more jobs (enqueue() still works). Create a new worker (createWorker) to take jobs again.',
+      );
     const boss = await this.#open();
     if (this.#loop) return;
     this.#loop = new JobLoop({
@@ -83,6 +89,8 @@ export class Worker {
       sweep: () => sweepOrphans(boss, this.#store),
       resumeLater: (sessionId, why, startAfter) =>
         this.#sendResume(boss, sessionId, why, startAfter),
+      requeue: (data) => this.#requeue(boss, data as SessionJobData),
+      report: (err) => this.#report(err),
     });
     // the first sweep; a second queued one is dropped by the queue's policy
     await boss.boss.send(
@@ -114,6 +122,7 @@ export class Worker {
    * until their leases are released.
    */
   async drain(): Promise<void> {
+    this.#drained = true;
     await this.#loop?.drain(this.#options.drainMs);
   }
 
@@ -125,9 +134,10 @@ export class Worker {
     if (this.#stopped) return;
     this.#stopped = true;
     await this.#loop?.drain(0);
+    // an open still under way registers the hook when it ends: wait for it, then remove it
+    const opened = await this.#opening?.catch(() => undefined);
     this.#unhook?.();
     this.#unhook = undefined;
-    const opened = await this.#opening?.catch(() => undefined);
     if (opened?.owned) await opened.boss.stop({ graceful: false, wait: true, close: true });
   }
 
@@ -135,6 +145,12 @@ export class Worker {
     this.#opening ??= (async () => {
       const boss = await openWorkerBoss(this.#options);
       try {
+        // a decision queues its resume in its own transaction, on the store's connection
+        if (!(await this.#store.hasRelation(`${boss.quotedSchema}.job`)))
+          throw new MusterError(
+            'INVALID_CONFIGURATION',
+            `The session store's database has no pg-boss schema '${this.#options.schema}': the store and pg-boss must use the same PostgreSQL database (a decision queues its resume in its own transaction). Give both the same connection.`,
+          );
         this.#unhook = this.#store.onWaitDecided((decided) => this.#onDecided(boss, decided));
       } catch (err) {
         if (boss.owned)
@@ -171,6 +187,29 @@ export class Worker {
         : {}),
     } satisfies PgBoss.SendOptions);
     sentId(id, boss.queue);
+  }
+
+  /**
+   * Queues a stopped job's work again: the session's resume, or a start job's own data while
+   * its session does not exist (a run stopped before it opened its session wrote nothing; a
+   * start job for a session that exists by the time it runs continues it).
+   */
+  async #requeue(boss: WorkerBoss, data: SessionJobData): Promise<void> {
+    if (data.kind === 'start' && (await this.#store.get(data.sessionId)) === undefined) {
+      sentId(await boss.boss.send(boss.queue, data, { singletonKey: data.sessionId }), boss.queue);
+      return;
+    }
+    await this.#sendResume(boss, data.sessionId, 'interrupted', undefined);
+  }
+
+  #report(err: unknown): void {
+    const onError = this.#options.onError;
+    if (!onError) return;
+    try {
+      void Promise.resolve(onError(err)).catch(() => undefined);
+    } catch {
+      // the reporter's own failure is dropped
+    }
   }
 
   #assertOpen(what: string): void {

@@ -200,4 +200,68 @@ describe.skipIf(!url)('worker configuration and enqueue input', () => {
       await other.drop();
     }
   });
+
+  it('a store on another database than pg-boss is refused at start, before any hook or job', async () => {
+    // the same server, its default database `postgres`: pg-boss's schema is not there
+    const elsewhere = new URL(url!);
+    elsewhere.pathname = '/postgres';
+    const other = workerDb(elsewhere.toString(), 'elsewhere');
+    const apart = new PostgresSessionStore({
+      connectionString: elsewhere.toString(),
+      schema: other.schema,
+    });
+    const apartAgent = createAgent({ sessionStore: apart });
+    try {
+      const worker = createWorker({
+        agent: apartAgent,
+        boss,
+        schema: db.bossSchema,
+        queue: 'apart',
+      });
+      const got = await codeOf(() => worker.start());
+      expect(got).toMatchObject({ code: 'INVALID_CONFIGURATION' });
+      expect(got.message).toMatch(/must use the same PostgreSQL database/);
+      await worker.stop();
+      // no hook was left on the store
+      apart.onWaitDecided(() => Promise.resolve())();
+      expect(await jobs('apart')).toBe(0);
+    } finally {
+      await apartAgent.close();
+      await apart.close();
+      await other.drop();
+    }
+  });
+
+  it('a host’s boss with a schema that is not its own is refused before any queue is created', async () => {
+    const worker = createWorker({ agent, boss, schema: 'pgboss_not_there', queue: 'stray' });
+    const got = await codeOf(() => worker.start());
+    expect(got).toMatchObject({ code: 'INVALID_CONFIGURATION' });
+    expect(got.message).toMatch(/not in the pg-boss schema 'pgboss_not_there'/);
+    await worker.stop();
+    expect(await boss.getQueue('stray')).toBeNull();
+  });
+
+  it('stop() while the first enqueue still connects leaves no decision hook behind', async () => {
+    const worker = createWorker({ agent, boss, schema: db.bossSchema });
+    const enqueued = worker.enqueue({ input: 'hi', sessionId: 'early' });
+    await worker.stop();
+    await enqueued;
+    // a second worker (its hook) can use the store
+    store.onWaitDecided(() => Promise.resolve())();
+  });
+
+  it('a drained worker refuses start() and says so; enqueue() still works', async () => {
+    const worker = createWorker({ agent, boss, schema: db.bossSchema, queue: 'drained' });
+    try {
+      await worker.start();
+      await worker.drain();
+      const got = await codeOf(() => worker.start());
+      expect(got).toMatchObject({ code: 'INVALID_CONFIGURATION' });
+      expect(got.message).toMatch(/was drained/);
+      await worker.enqueue({ input: 'hi', sessionId: 'after-drain' });
+      expect(await jobs('drained')).toBe(1);
+    } finally {
+      await worker.stop();
+    }
+  });
 });

@@ -73,6 +73,9 @@ describe.skipIf(!url)('the lease sweep', () => {
     );
 
     expect(await store.orphans(10)).toEqual(['dead', 'decided']);
+    // paged: the next after the given one
+    expect(await store.orphans(1)).toEqual(['dead']);
+    expect(await store.orphans(1, 'dead')).toEqual(['decided']);
     expect(await sweepOrphans(wb, store)).toBe(2);
     expect(await jobsOf('decided')).toEqual([
       { kind: 'resume', why: 'orphaned', state: 'created' },
@@ -116,5 +119,56 @@ describe.skipIf(!url)('the lease sweep', () => {
       `SELECT data FROM "${db.bossSchema}".job WHERE singleton_key = 'unborn' AND state = 'created'`,
     );
     expect(again?.data).toEqual({ kind: 'start', sessionId: 'unborn', request });
+  });
+
+  it('a resume due later (a parked run’s expires job) does not count as queued: the dead run and the decided session are resumed now', async () => {
+    // the first test's dead run ended meanwhile
+    await db.query(
+      `UPDATE "${db.schema}".muster_sessions SET status = 'completed' WHERE id = 'dead'`,
+    );
+    // both parked once: each has its delayed `expires` resume, due in a week
+    const inAWeek = new Date(Date.now() + 7 * 86_400_000);
+    for (const id of ['dead2', 'decided2'])
+      await boss.send(
+        'muster',
+        { kind: 'resume', sessionId: id, why: 'expires' },
+        { singletonKey: id, startAfter: inAWeek },
+      );
+    // then one was resumed, and its worker was killed mid-run
+    const lease = await store.acquire('dead2', 'run_dead2', 60_000);
+    await store.create(sessionState('dead2'), { lease: lease! });
+    await db.query(
+      `UPDATE "${db.schema}".muster_leases SET expires_at = now() - interval '1 second' WHERE session_id = 'dead2'`,
+    );
+    // the other’s wait was decided where no worker was open
+    await store.create(sessionState('decided2', { status: 'parked' }));
+    await store.waits.put(waitOf('decided2', 'w1'));
+    await store.waits.decide('decided2', 'w1', { decision: 'allow' });
+
+    expect(await sweepOrphans(wb, store)).toBe(2);
+    for (const id of ['dead2', 'decided2'])
+      expect(await jobsOf(id)).toEqual([
+        { kind: 'resume', why: 'expires', state: 'created' },
+        { kind: 'resume', why: 'orphaned', state: 'created' },
+      ]);
+    // the resume now due counts: a second sweep queues nothing more
+    expect(await sweepOrphans(wb, store)).toBe(0);
+  });
+
+  it('orphans that stay orphans while their resume waits in the queue do not hide a newer one', async () => {
+    // 150 dead runs, each with its resume queued and due (no worker has taken them yet)
+    const stuck = Array.from({ length: 150 }, (_, i) => `stuck-${String(i).padStart(3, '0')}`);
+    for (const id of stuck) await store.create(sessionState(id));
+    await boss.insert(
+      stuck.map((id) => ({
+        name: 'muster',
+        data: { kind: 'resume', sessionId: id, why: 'orphaned' },
+        singletonKey: id,
+      })),
+    );
+    // then one more run dies, with nothing queued
+    await store.create(sessionState('fresh'));
+    expect(await sweepOrphans(wb, store)).toBe(1);
+    expect(await jobsOf('fresh')).toEqual([{ kind: 'resume', why: 'orphaned', state: 'created' }]);
   });
 });
