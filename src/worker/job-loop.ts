@@ -15,6 +15,9 @@ const FETCH_FAILURES_REPORTED = 3;
 /** How often the loop asks whether a sweep is due, in ms. */
 const SWEEP_FETCH_MS = 1000;
 
+/** The least time a sweep job must have been active to be taken as left by a dead worker. */
+const DEAD_SWEEP_MIN_S = 10;
+
 /** What the loop runs: the session jobs, the sweep, and the resume of a run it stops. */
 export interface JobLoopParts {
   readonly boss: WorkerBoss;
@@ -58,6 +61,7 @@ export class JobLoop {
   #wake: (() => void) | undefined;
   #lastSweepSent = Date.now();
   #lastSweepFetch = 0;
+  #lastDeadSweepCheck = 0;
   #idleMs = IDLE_POLL_MS;
   #fetchFailures = 0;
 
@@ -208,6 +212,26 @@ export class JobLoop {
     }
   }
 
+  /**
+   * Cancels a sweep job a worker left `active` when it died mid-sweep: the `stately` sweep
+   * queue activates no other until pg-boss's maintenance expires it (every 120 s by default),
+   * so every sweep would wait that long. A sweep takes milliseconds; one active for longer than
+   * twice the interval (at least {@link DEAD_SWEEP_MIN_S} s) is taken as dead. A live one
+   * cancelled by mistake only loses its own `complete` (reported): sweeps are idempotent.
+   */
+  async #releaseDeadSweep(): Promise<void> {
+    const { boss, sweepSeconds } = this.#parts;
+    if (Date.now() - this.#lastDeadSweepCheck < sweepSeconds * 1000) return;
+    this.#lastDeadSweepCheck = Date.now();
+    const stale = await boss.boss.getDb().executeSql(
+      `SELECT id FROM ${boss.quotedSchema}.job WHERE name = $1 AND state = 'active'
+         AND started_on < now() - make_interval(secs => $2)`,
+      [boss.sweepQueue, Math.max(2 * sweepSeconds, DEAD_SWEEP_MIN_S)],
+    );
+    const ids = (stale.rows as { id: string }[]).map((r) => r.id);
+    if (ids.length > 0) await boss.boss.cancel(boss.sweepQueue, ids);
+  }
+
   /** Runs a sweep job when one is due (one at a time), and keeps one queued. */
   #maybeSweep(): void {
     const { boss, report, sweepSeconds } = this.#parts;
@@ -222,7 +246,7 @@ export class JobLoop {
     this.#lastSweepFetch = Date.now();
     this.#sweeping = (async () => {
       const [job] = await boss.boss.fetch<unknown>(boss.sweepQueue, { batchSize: 1 });
-      if (job === undefined) return;
+      if (job === undefined) return void (await this.#releaseDeadSweep());
       try {
         await this.#parts.sweep();
       } finally {

@@ -187,6 +187,37 @@ describe.skipIf(!url)('the job loop', () => {
     }
   });
 
+  it('a sweep job left active by a worker that died mid-sweep is cancelled: the next sweep runs', async () => {
+    const wb = await queueOf('deadsweep');
+    // a worker took a sweep job and died: it stays active (pg-boss expires it only at its
+    // maintenance, every 120 s by default)
+    await boss.send(wb.sweepQueue, {}, { singletonKey: 'sweep' });
+    const [dead] = await boss.fetch(wb.sweepQueue, { batchSize: 1 });
+    expect(dead).toBeDefined();
+    await db.query(
+      `UPDATE "${db.bossSchema}".job SET started_on = now() - interval '1 hour' WHERE id = $1`,
+      [dead!.id],
+    );
+    // the next one is queued behind it (stately: one queued, one active)
+    await boss.send(wb.sweepQueue, {}, { singletonKey: 'sweep' });
+    let swept = 0;
+    const loop = loopOf(wb, () => Promise.resolve({ kind: 'completed' }), {
+      sweepSeconds: 1,
+      sweep: () => Promise.resolve(++swept),
+    });
+    loop.start();
+    try {
+      await vi.waitFor(() => expect(swept).toBe(1), { timeout: 15_000, interval: 50 });
+    } finally {
+      await loop.drain(5000);
+    }
+    const [state] = await db.query<{ state: string }>(
+      `SELECT state FROM "${db.bossSchema}".job WHERE id = $1`,
+      [dead!.id],
+    );
+    expect(state?.state).toBe('cancelled');
+  });
+
   it('fetches that keep failing are reported', async () => {
     const wb = await queueOf('failing');
     const reported: unknown[] = [];
