@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { McpError, MusterError } from '../errors/index.js';
 import type { ApprovalAnswer } from '../policy/index.js';
-import type { SessionStore, SessionWriteOptions, Wait } from '../session/index.js';
+import type { SessionStore, SessionWaits, SessionWriteOptions, Wait } from '../session/index.js';
 import type {
   CallWaits,
   InputResumption,
@@ -162,6 +162,31 @@ export class RunWaits implements CallWaits {
     for (const wait of done) this.#tasks.delete(wait.callId!);
   }
 
+  /** When a wait made now was created and when it expires (`waits.ttlMs`), ISO 8601. */
+  #lifetime(): { createdAt: string; expiresAt: string } {
+    const now = Date.now();
+    const ttl = this.#ctx.options?.ttlMs ?? DEFAULT_WAIT_TTL_MS;
+    return {
+      createdAt: new Date(now).toISOString(),
+      expiresAt: new Date(now + ttl).toISOString(),
+    };
+  }
+
+  /** Where waits made now go, and their lifetime; a store that keeps none cannot park `what`. */
+  #newWaits(what: 'call' | 'run'): {
+    into: SessionWaits;
+    createdAt: string;
+    expiresAt: string;
+  } {
+    const into = this.#ctx.store.waits;
+    if (!into)
+      throw new MusterError(
+        'INVALID_CONFIGURATION',
+        `The session store keeps no waits (SessionStore.waits): the ${what} cannot park.`,
+      );
+    return { into, ...this.#lifetime() };
+  }
+
   /** A `task` wait of `callId` holding `task` (the call's held wait's id when it has one). */
   #taskWait(
     callId: string,
@@ -171,8 +196,7 @@ export class RunWaits implements CallWaits {
     approvedBy: Wait['approvedBy'],
   ): Wait {
     const { sessionId, runId, principal } = this.#ctx;
-    const now = Date.now();
-    const ttl = this.#ctx.options?.ttlMs ?? DEFAULT_WAIT_TTL_MS;
+    const { createdAt, expiresAt } = this.#lifetime();
     return {
       id: this.#tasks.get(callId)?.id ?? newId('wait'),
       sessionId,
@@ -181,8 +205,8 @@ export class RunWaits implements CallWaits {
       callId,
       toolName,
       server: task.server,
-      createdAt: new Date(now).toISOString(),
-      expiresAt: new Date(now + ttl).toISOString(),
+      createdAt,
+      expiresAt,
       fingerprint,
       status: 'pending',
       task: {
@@ -359,14 +383,8 @@ export class RunWaits implements CallWaits {
    */
   async park(outcome: ToolCallOutcome): Promise<readonly Wait[]> {
     const parked = outcome.parked!;
-    const { sessionId, runId, store, principal } = this.#ctx;
-    if (!store.waits)
-      throw new MusterError(
-        'INVALID_CONFIGURATION',
-        'The session store keeps no waits (SessionStore.waits): the call cannot park.',
-      );
-    const now = Date.now();
-    const ttl = this.#ctx.options?.ttlMs ?? DEFAULT_WAIT_TTL_MS;
+    const { sessionId, runId, principal } = this.#ctx;
+    const { into, createdAt, expiresAt } = this.#newWaits('call');
     const base = {
       sessionId,
       runId,
@@ -374,8 +392,8 @@ export class RunWaits implements CallWaits {
       toolName: outcome.toolName,
       ...(parked.server !== undefined ? { server: parked.server } : {}),
       arguments: parked.arguments,
-      createdAt: new Date(now).toISOString(),
-      expiresAt: new Date(now + ttl).toISOString(),
+      createdAt,
+      expiresAt,
       fingerprint: parked.fingerprint,
       status: 'pending' as const,
       ...(parked.approvedBy ? { approvedBy: parked.approvedBy } : {}),
@@ -437,9 +455,9 @@ export class RunWaits implements CallWaits {
     // the call's waits this run found but did not use (it parked again before reaching them)
     // go back: their answers still hold for its next resume
     for (const unused of this.#byCall.get(outcome.callId) ?? [])
-      if (!this.#taken.has(unused.id)) await store.waits.put(unused, this.#ctx.writeOptions());
+      if (!this.#taken.has(unused.id)) await into.put(unused, this.#ctx.writeOptions());
     for (const wait of waits) {
-      await store.waits.put(wait, this.#ctx.writeOptions());
+      await into.put(wait, this.#ctx.writeOptions());
       if (wait.kind === 'task') this.#tasks.set(outcome.callId, wait);
       const shown = publicWait(wait);
       this.parked.push(shown);
@@ -455,14 +473,8 @@ export class RunWaits implements CallWaits {
    * { principal })`). `submitOAuthCallback(server, url, { principal })` decides it.
    */
   async parkSignIns(needs: readonly SignInNeed[]): Promise<readonly Wait[]> {
-    const { sessionId, runId, store, principal } = this.#ctx;
-    if (!store.waits)
-      throw new MusterError(
-        'INVALID_CONFIGURATION',
-        'The session store keeps no waits (SessionStore.waits): the run cannot park.',
-      );
-    const now = Date.now();
-    const ttl = this.#ctx.options?.ttlMs ?? DEFAULT_WAIT_TTL_MS;
+    const { sessionId, runId, principal } = this.#ctx;
+    const { into, createdAt, expiresAt } = this.#newWaits('run');
     for (const need of needs) {
       const wait: Wait = {
         id: newId('wait'),
@@ -473,12 +485,12 @@ export class RunWaits implements CallWaits {
         ...(need.issuer !== undefined ? { issuer: need.issuer } : {}),
         ...(principal !== undefined ? { principal } : {}),
         message: `Server '${need.server}' needs this principal to sign in: get a sign-in URL with agent.mcp.authenticate('${need.server}', { principal }), then submitOAuthCallback('${need.server}', callbackUrl, { principal }) and resume the session.`,
-        createdAt: new Date(now).toISOString(),
-        expiresAt: new Date(now + ttl).toISOString(),
+        createdAt,
+        expiresAt,
         fingerprint: signInFingerprint(need, principal),
         status: 'pending',
       };
-      await store.waits.put(wait, this.#ctx.writeOptions());
+      await into.put(wait, this.#ctx.writeOptions());
       this.parked.push(wait);
       this.#ctx.emit({ type: 'wait.created', timestamp: isoNow(), sessionId, runId, wait });
     }
