@@ -3,9 +3,10 @@ import { setMaxListeners } from 'node:events';
 import { abortedError, toMusterError } from '../errors/index.js';
 import type { MusterError } from '../errors/index.js';
 import { ZERO_USAGE } from '../model/index.js';
-import type { ModelMessage } from '../model/index.js';
+import type { ModelMessage, ToolCallPart } from '../model/index.js';
 import type { SessionStore } from '../session/index.js';
 import { RunScope } from '../tools/index.js';
+import type { ToolCallRequest, ToolCatalog } from '../tools/index.js';
 import { callIsolated, followAbort, isoNow, raceAbort } from '../util/index.js';
 import type { RunRequest } from './agent-options.js';
 import type { AgentScope } from './agent-scope.js';
@@ -22,7 +23,8 @@ import { claimSession } from './session-claim.js';
 import type { SessionClaim } from './session-claim.js';
 import { openSessionRun, resumeSessionRun } from './session-run.js';
 import type { SessionOpening, SessionRun } from './session-run.js';
-import { repairedCallEvent } from './transcript-repair.js';
+import { repairedCallEvent, unansweredCallResults } from './transcript-repair.js';
+import { isReplayable } from './call-replay.js';
 import { guardedStore } from './store-guard.js';
 import { readCommittedAnswer } from './output/index.js';
 import { RunWaits } from './run-waits.js';
@@ -261,6 +263,7 @@ export class AgentRun {
             this.#waits.waitingCalls,
             principal,
             onOpening,
+            runtime.options.mcp?.replay === 'idempotent',
           )
         : await openSessionRun(this.#store, sessionId, plan.request, onOpening);
     } catch (err) {
@@ -306,6 +309,7 @@ export class AgentRun {
       const committed = await readCommittedAnswer(session.finalText, plan.output);
       return { ...committed, iterations: session.iterationsDone, usage: ZERO_USAGE };
     }
+    const { pendingCalls, replaying } = await this.#sortInFlight(tools.catalog);
     const { sessionId, runId } = this.#ids;
     const context = await loopContext(runtime, plan.request, {
       sessionId,
@@ -322,7 +326,8 @@ export class AgentRun {
       observer: this.#observer,
       output: plan.output,
       waits: this.#waits,
-      pendingCalls: session.pendingCalls,
+      pendingCalls,
+      replaying,
       // nothing built or awaited at a step boundary unless steering may wait
       steer: (transcript) =>
         this.#log?.steeringMaybe === false ? undefined : this.#takeSteering(transcript),
@@ -334,6 +339,44 @@ export class AgentRun {
       },
     });
     return runLoop(context, session.transcript);
+  }
+
+  /**
+   * The calls a resumed run found in flight (`mcp.replay: 'idempotent'`, SPEC 15.5), decided
+   * from the run's catalog: those of MCP tools annotated `idempotentHint` or `readOnlyHint`
+   * stay with the calls to run (sent again, once); the others are repaired now, as
+   * `TOOL_OUTCOME_UNKNOWN` results committed before any call runs.
+   */
+  async #sortInFlight(
+    catalog: ToolCatalog,
+  ): Promise<{ pendingCalls?: readonly ToolCallRequest[]; replaying?: ReadonlySet<string> }> {
+    const session = this.#session!;
+    const inFlight = session.inFlight;
+    if (!inFlight || inFlight.size === 0) return { pendingCalls: session.pendingCalls };
+    const calls = session.pendingCalls ?? [];
+    const unknown = calls.filter(
+      (c) => inFlight.has(c.callId) && !isReplayable(catalog.get(c.name)),
+    );
+    const replaying = new Set(
+      calls.filter((c) => inFlight.has(c.callId) && !unknown.includes(c)).map((c) => c.callId),
+    );
+    if (unknown.length > 0) {
+      const repairs = unansweredCallResults(
+        [{ role: 'assistant', content: unknown.map(toolCallPart) }],
+        undefined,
+      );
+      await this.#store.update(this.#ids.sessionId, {
+        ...UNCHANGED,
+        appendMessages: repairs.map((r) => r.message),
+      });
+      session.transcript.push(...repairs.map((r) => r.message));
+      for (const repaired of repairs) this.#emit(repairedCallEvent(this.#ids, repaired));
+    }
+    const pendingCalls = calls.filter((c) => !unknown.includes(c));
+    return {
+      ...(pendingCalls.length > 0 ? { pendingCalls } : {}),
+      ...(replaying.size > 0 ? { replaying } : {}),
+    };
   }
 
   /** Takes the steering waiting for the session, if its store takes steering (SPEC 15.2). */
@@ -438,4 +481,9 @@ export class AgentRun {
 /** A resume that found, under its lease, waits still open: it stops having written nothing. */
 class StillWaiting {
   constructor(readonly waits: readonly Wait[]) {}
+}
+
+/** The transcript part of a call a resumed run found (to repair it like the others). */
+function toolCallPart(call: ToolCallRequest): ToolCallPart {
+  return { type: 'tool-call', callId: call.callId, name: call.name, arguments: call.arguments };
 }

@@ -77,7 +77,9 @@ export class Agent {
   /**
    * Continues a session whose run died (its process crashed or lost its lease; status
    * `running`), on any replica sharing the store: calls that were in flight are reported to
-   * the model as `TOOL_OUTCOME_UNKNOWN` (never replayed) and the run goes on. Yields events
+   * the model as `TOOL_OUTCOME_UNKNOWN` (never replayed, unless `mcp.replay: 'idempotent'` and
+   * the call's MCP tool is annotated idempotent or read-only: then it is sent once more) and
+   * the run goes on. Yields events
    * with the same failure rules as `run()`; fails with `SESSION_ALREADY_RUNNING` while the
    * session's lease is live.
    */

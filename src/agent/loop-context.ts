@@ -61,6 +61,8 @@ export interface LoopRun extends RunIdentity {
   readonly waits?: RunWaits | undefined;
   /** Calls that parked, run again before the next turn (a resumed run). */
   readonly pendingCalls?: readonly ToolCallRequest[] | undefined;
+  /** The calls among `pendingCalls` sent again after a crash (`mcp.replay`, SPEC 15.5). */
+  readonly replaying?: ReadonlySet<string> | undefined;
   /** Takes steering at each step boundary (SPEC 15.2). */
   readonly steer?: ((transcript: ModelMessage[]) => Promise<void> | undefined) | undefined;
   /** Holds an event for the commit made next (see `RunContext.stage`). */
@@ -110,6 +112,7 @@ export async function loopContext(
   if (run.tools.view) ctx.toolView = run.tools.view;
   if (run.waits) ctx.waits = run.waits;
   if (run.pendingCalls) ctx.pendingCalls = run.pendingCalls;
+  if (run.replaying) ctx.replaying = run.replaying;
   if (run.steer) ctx.steer = run.steer;
   if (run.stage) ctx.stage = run.stage;
   if (run.output) {

@@ -31,7 +31,8 @@ import { runTurnCalls } from './tool-scheduler.js';
 import type { RunObserver } from './run-observer.js';
 import { turnTools } from './run-tool-view.js';
 import type { RunToolView } from './run-tool-view.js';
-import { commitMessages as commit, stepCommits, toolMessage } from './step-commits.js';
+import { UNCHANGED, commitMessages as commit, stepCommits, toolMessage } from './step-commits.js';
+import { replayCommits, replayMark, replayedEvent } from './call-replay.js';
 import { outputInvalidError, repairInstruction } from './output/index.js';
 import type { OutputSpec } from './output/index.js';
 import type { RunWaits } from './run-waits.js';
@@ -82,6 +83,12 @@ export interface RunContext {
   readonly waits?: RunWaits | undefined;
   /** Calls of the last turn that parked, run again (with their decisions) before the next turn. */
   readonly pendingCalls?: readonly ToolCallRequest[] | undefined;
+  /**
+   * The calls among `pendingCalls` that were in flight when the previous run died and are sent
+   * again (`mcp.replay: 'idempotent'`, SPEC 15.5): each start records the replay, and one the
+   * pipeline does not send stays `TOOL_OUTCOME_UNKNOWN`.
+   */
+  readonly replaying?: ReadonlySet<string> | undefined;
   /** Takes steering messages (SPEC 15.2) into the transcript, at each step boundary. */
   readonly steer?: ((transcript: ModelMessage[]) => Promise<void> | undefined) | undefined;
   /**
@@ -135,7 +142,7 @@ export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Prom
   let usage = ZERO_USAGE;
   let repairs = 0;
   if (ctx.pendingCalls && ctx.pendingCalls.length > 0)
-    await runCalls(ctx, transcript, ctx.pendingCalls);
+    await runCalls(ctx, transcript, ctx.pendingCalls, ctx.replaying);
   for (let iteration = (ctx.iterationsDone ?? 0) + 1; ; iteration++) {
     if (iteration > ctx.limits.maxIterations) {
       throw new MusterError(
@@ -235,8 +242,14 @@ async function runCalls(
   ctx: RunContext,
   transcript: ModelMessage[],
   calls: readonly ToolCallRequest[],
+  replaying?: ReadonlySet<string>,
 ): Promise<void> {
   const waits = ctx.waits;
+  const commits = stepCommits(
+    waits ? { ...ctx, park: (outcome) => waits.park(outcome) } : ctx,
+    transcript,
+  );
+  const emit = ctx.emit as (event: ToolEvent) => void;
   const outcomes = await runTurnCalls(
     calls,
     {
@@ -250,14 +263,21 @@ async function runCalls(
       maxToolArgumentBytes: ctx.limits.maxToolArgumentBytes,
       maxToolArgumentDepth: ctx.limits.maxToolArgumentDepth,
       maxToolResultBytes: ctx.limits.maxToolResultBytes,
-      emit: ctx.emit as (event: ToolEvent) => void,
+      emit: replaying ? (event) => emit(replayedEvent(event, replaying)) : emit,
       onObserverError: ctx.onObserverError,
       ...(ctx.finishResult ? { finishResult: ctx.finishResult } : {}),
       scope: ctx.scope,
       ...(waits ? { waits } : {}),
     },
     ctx.observer,
-    stepCommits(waits ? { ...ctx, park: (outcome) => waits.park(outcome) } : ctx, transcript),
+    replaying
+      ? replayCommits(commits, replaying, (callId) =>
+          ctx.store.update(ctx.sessionId, {
+            ...UNCHANGED,
+            appendStartedCalls: [replayMark(callId)],
+          }),
+        )
+      : commits,
   );
   waits?.settle();
   // the calls that became tasks and ended have their results committed: their handles go

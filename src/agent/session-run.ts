@@ -9,6 +9,7 @@ import { unansweredCallResults } from './transcript-repair.js';
 import type { RepairedCall } from './transcript-repair.js';
 import { sessionWaits } from './open-waits.js';
 import { assertSessionPrincipal } from './principal-check.js';
+import { wasReplayed } from './call-replay.js';
 import type { ToolCallRequest } from '../tools/index.js';
 
 /** A session opened for one run: the transcript the model sees, and how the run ends in the store. */
@@ -31,8 +32,17 @@ export interface SessionRun {
    * (never replayed); the run reports a `tool.completed` event for each.
    */
   readonly repaired: readonly RepairedCall[];
-  /** Calls that parked (SPEC 15.1), to run again with their decisions before the next turn. */
+  /**
+   * Calls that parked (SPEC 15.1), to run again with their decisions before the next turn;
+   * with `inFlight`, in the order the model asked for them.
+   */
   readonly pendingCalls?: readonly ToolCallRequest[];
+  /**
+   * The calls among `pendingCalls` that were in flight when the previous run died and may be
+   * sent again (`mcp.replay: 'idempotent'`, never replayed before): the run sends those its
+   * catalog marks replayable, and repairs the others as `TOOL_OUTCOME_UNKNOWN`.
+   */
+  readonly inFlight?: ReadonlySet<string>;
   /** Records the final answer, and its typed value when the run asked for `output`. */
   complete(content: string, output?: unknown): Promise<unknown>;
   /** Records the failure (code and message only). */
@@ -120,9 +130,11 @@ export async function openSessionRun(
 
 /**
  * Opens a session whose run died (status `running` or `failed`) to continue that run: calls
- * that were in flight become `TOOL_OUTCOME_UNKNOWN` results (never replays), and the loop
- * goes on from the committed transcript. `principal` is the resume's: another than the
- * session's is refused (`PRINCIPAL_MISMATCH`) before anything is written.
+ * that were in flight become `TOOL_OUTCOME_UNKNOWN` results, and the loop goes on from the
+ * committed transcript. With `replay` (`mcp.replay: 'idempotent'`) the calls of the last turn
+ * that were in flight and never replayed are left to the run instead (`inFlight`), which
+ * decides from its catalog whether each is sent again. `principal` is the resume's: another
+ * than the session's is refused (`PRINCIPAL_MISMATCH`) before anything is written.
  */
 export async function resumeSessionRun(
   store: SessionStore,
@@ -130,6 +142,7 @@ export async function resumeSessionRun(
   waitingCalls: ReadonlySet<string> = new Set(),
   principal?: string,
   onOpening: OnSessionOpening = () => {},
+  replay = false,
 ): Promise<SessionRun> {
   const existing = await store.get(sessionId);
   if (!existing) {
@@ -151,9 +164,10 @@ export async function resumeSessionRun(
     );
   }
   const startedAt = isoNow();
-  const repairs = repairsOf(existing, waitingCalls);
+  const inFlight = replay ? replayCandidates(existing, waitingCalls) : new Set<string>();
+  const repairs = repairsOf(existing, new Set([...waitingCalls, ...inFlight]));
   const repaired = repairs.map((r) => r.message);
-  const pendingCalls = parkedCalls(existing, waitingCalls);
+  const pendingCalls = lastTurnCalls(existing, new Set([...waitingCalls, ...inFlight]));
   onOpening({ continued: true, startedAt, eventSeq: existing.eventSeq ?? 0, repaired: repairs });
   await store.update(sessionId, {
     ...UNCHANGED,
@@ -174,6 +188,7 @@ export async function resumeSessionRun(
     iterationsDone: existing.iteration,
     ...(finalText !== undefined ? { finalText } : {}),
     ...(pendingCalls.length > 0 ? { pendingCalls } : {}),
+    ...(inFlight.size > 0 ? { inFlight } : {}),
     startedAt,
     ...ending(store, sessionId),
   };
@@ -183,14 +198,40 @@ function repairsOf(existing: SessionState | undefined, waiting: ReadonlySet<stri
   return unansweredCallResults(existing?.messages ?? [], existing?.startedCalls, waiting);
 }
 
-/** The unanswered calls of the last turn that parked on a wait: they run again on resume. */
-function parkedCalls(existing: SessionState, waiting: ReadonlySet<string>): ToolCallRequest[] {
-  if (waiting.size === 0) return [];
+/**
+ * The calls of the last turn that were in flight when the run died (their start committed, no
+ * result, no wait) and were never sent again: those a resume may replay (SPEC 15.5).
+ */
+function replayCandidates(existing: SessionState, waiting: ReadonlySet<string>): Set<string> {
+  const started = existing.startedCalls;
+  const answered = new Set(existing.messages.flatMap((m) => (m.role === 'tool' ? [m.callId] : [])));
+  const last = existing.messages.findLast((m) => m.role === 'assistant');
+  const out = new Set<string>();
+  if (last?.role !== 'assistant' || !started) return out;
+  const inFlight = new Set(started);
+  for (const part of last.content)
+    if (
+      part.type === 'tool-call' &&
+      inFlight.has(part.callId) &&
+      !answered.has(part.callId) &&
+      !waiting.has(part.callId) &&
+      !wasReplayed(started, part.callId)
+    )
+      out.add(part.callId);
+  return out;
+}
+
+/**
+ * The unanswered calls of the last turn among `calls` (those that parked on a wait, and those
+ * a resume may replay), in the order the model asked for them: they run again on resume.
+ */
+function lastTurnCalls(existing: SessionState, calls: ReadonlySet<string>): ToolCallRequest[] {
+  if (calls.size === 0) return [];
   const answered = new Set(existing.messages.flatMap((m) => (m.role === 'tool' ? [m.callId] : [])));
   const last = existing.messages.findLast((m) => m.role === 'assistant');
   if (last?.role !== 'assistant') return [];
   return last.content.flatMap((part) =>
-    part.type === 'tool-call' && waiting.has(part.callId) && !answered.has(part.callId)
+    part.type === 'tool-call' && calls.has(part.callId) && !answered.has(part.callId)
       ? [
           {
             callId: part.callId,

@@ -20,7 +20,8 @@ export interface RepairedCall {
  * Results for tool calls that a transcript asked for but never answered (a run that died
  * between committing the model's turn and committing its results). A call whose start was
  * committed (`started`) was in flight: it is marked `TOOL_OUTCOME_UNKNOWN` for the model. A
- * call that never started is reported as not run. Neither is ever replayed. Append-only
+ * call that never started is reported as not run. Neither is replayed here (a resume with
+ * `mcp.replay: 'idempotent'` leaves out, in `waiting`, the calls it may send again). Append-only
  * transcripts can only have such calls at their end, so the results are appended. Calls in
  * `waiting` parked on a wait (SPEC 15.1) and are left for the resumed run.
  */

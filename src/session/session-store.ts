@@ -39,7 +39,10 @@ export interface SessionState {
   readonly archiveRefs: readonly string[];
   /**
    * Ids of tool calls whose execution started. A call here without a result in `messages`
-   * was in flight when its run died: its outcome is unknown and it is never replayed.
+   * was in flight when its run died: its outcome is unknown and it is never replayed, unless
+   * the agent's `mcp.replay` is `'idempotent'` and its MCP tool says a second send is harmless
+   * (SPEC 15.5); such a replay is recorded here as `replay:<callId>` before it is sent, so a
+   * call is sent again at most once.
    */
   readonly startedCalls?: readonly string[];
   readonly error?: SessionErrorRecord;

@@ -188,6 +188,7 @@ const options = object({
   tasks: optional(
     object({ minPollIntervalMs: timer(), maxPollIntervalMs: timer(), parkAfterMs: timer() }),
   ),
+  replay: optional(oneOf(['never', 'idempotent'])),
 });
 
 const file = object({

@@ -237,4 +237,12 @@ export interface McpOptions {
   readonly alwaysLoad?: readonly Pattern[];
   /** Tasks (the `io.modelcontextprotocol/tasks` extension, SPEC 15.3): how they are polled. */
   readonly tasks?: McpTasksOptions;
+  /**
+   * What a resumed run does with the MCP calls that were in flight when its process died
+   * (SPEC 15.5): `'never'` (default) reports every one as `TOOL_OUTCOME_UNKNOWN`;
+   * `'idempotent'` sends a call again, once, with the same arguments and idempotency key, when
+   * its tool is annotated `idempotentHint` or `readOnlyHint` in the catalog the resumed run
+   * has (the policy and hooks apply to that send as to any call); the others stay unknown.
+   */
+  readonly replay?: 'never' | 'idempotent';
 }
