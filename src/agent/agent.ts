@@ -1,3 +1,4 @@
+import { taskPollDelayMs } from '../mcp/index.js';
 import type { McpFacade } from '../mcp/index.js';
 import type { Usage } from '../model/index.js';
 import type { Tool } from '../tools/index.js';
@@ -19,6 +20,7 @@ import type { ChildAgentOptions } from './child-options.js';
 import { validateAgentOptions, validateSendOptions } from './validate-options.js';
 import { decideWait } from './wait-decisions.js';
 import { steerSession } from './steering.js';
+import { DEFAULT_SESSION_LEASE_MS } from './session-claim.js';
 import type { DecideOptions, SessionStore, Wait, WaitDecision } from '../session/index.js';
 
 /**
@@ -29,6 +31,9 @@ const ADOPT = Symbol('muster.agent.adopt');
 
 /** Reads an agent's session store: filled once, by the class's static block below. */
 const storeReader: { read?: (agent: Agent) => SessionStore } = {};
+
+/** Reads an agent's options: filled once, by the class's static block below. */
+const optionsReader: { read?: (agent: Agent) => AgentOptions } = {};
 
 /** The options `child()` constructs a child agent with. */
 interface AdoptingOptions extends AgentOptions {
@@ -49,6 +54,7 @@ interface AdoptingOptions extends AgentOptions {
 export class Agent {
   static {
     storeReader.read = (agent) => agent.#runtime.store;
+    optionsReader.read = (agent) => agent.#runtime.options;
   }
 
   readonly #runtime: AgentScope;
@@ -223,6 +229,30 @@ export class Agent {
  */
 export function agentSessionStore(agent: Agent): SessionStore {
   return storeReader.read!(agent);
+}
+
+/** What code that dispatches an agent's runs (workers, SPEC 15.5) needs of its options. */
+export interface AgentDispatchFacts {
+  /** `sessionLeaseMs`, default applied: how long a run's lease lasts unrenewed. */
+  readonly sessionLeaseMs: number;
+  /**
+   * When a task polled last at `polledAt` (ms since the epoch) with the server's
+   * `pollIntervalMs` is due its next poll (`mcp.tasks` bounds applied, SPEC 15.3).
+   */
+  nextTaskPoll(polledAt: number, pollIntervalMs: number | undefined): number;
+}
+
+/**
+ * The facts of an agent's options that code of this package dispatching its runs needs
+ * (workers, SPEC 15.5); not public API.
+ */
+export function agentDispatchFacts(agent: Agent): AgentDispatchFacts {
+  const options = optionsReader.read!(agent);
+  return {
+    sessionLeaseMs: options.sessionLeaseMs ?? DEFAULT_SESSION_LEASE_MS,
+    nextTaskPoll: (polledAt, pollIntervalMs) =>
+      polledAt + taskPollDelayMs(options.mcp?.tasks, pollIntervalMs),
+  };
 }
 
 /** Creates an agent; the same as `new Agent(options)`. */

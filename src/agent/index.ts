@@ -1,4 +1,5 @@
-export { Agent, agentSessionStore, createAgent } from './agent.js';
+export { Agent, agentDispatchFacts, agentSessionStore, createAgent } from './agent.js';
+export type { AgentDispatchFacts } from './agent.js';
 export type { AgentSessions } from './agent-sessions.js';
 export type {
   ArchivedItemSummary,

@@ -78,6 +78,7 @@ export {
   assertMcpExtensionSupported,
 } from './operations/extension-support.js';
 export { mcpContentText, mcpTextOf } from './contracts/content-text.js';
+export { taskPollDelayMs } from './contracts/mcp-defaults.js';
 export { mcpAppVisibilityOf } from './connection/app-visibility.js';
 export type { McpExtensionSupport } from './operations/extension-support.js';
 export { McpClientManager } from './mcp-client-manager.js';

@@ -132,10 +132,12 @@ export class PostgresWaits implements SessionWaits {
       );
       const hook = this.#hook?.();
       if (hook) {
-        // a wait past its expiry counts as decided: the resume applies `waits.onExpiry`
+        // a wait past its expiry counts as decided: the resume applies `waits.onExpiry`; a
+        // task wait needs no decision (the resume polls its task)
         const left = await c.query<{ n: string }>(
           `SELECT count(*) AS n FROM ${this.#s}.muster_waits WHERE session_id = $1
-             AND status = 'pending' AND (expires_at IS NULL OR expires_at::timestamptz > $2::timestamptz)`,
+             AND status = 'pending' AND kind <> 'task'
+             AND (expires_at IS NULL OR expires_at::timestamptz > $2::timestamptz)`,
           [sessionId, new Date(now).toISOString()],
         );
         await hook({

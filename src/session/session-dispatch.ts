@@ -15,8 +15,9 @@ export interface WaitDecidedInTransaction {
   /** The wait as decided. */
   readonly wait: Wait;
   /**
-   * Waits of the session still pending and not expired after this decision: 0 means a resume
-   * would continue the run.
+   * Waits of the session still pending and not expired after this decision, `task` waits left
+   * out (they need no decision: a resume polls their tasks): 0 means a resume would continue
+   * the run.
    */
   readonly pending: number;
   /** Runs SQL in the decision's transaction. */

@@ -192,14 +192,13 @@ export class JobLoop {
     try {
       // queued before the run was stopped; tried again here when that failed
       if (outcome.kind === 'interrupted') await this.#requeue(active);
-      if (
-        outcome.kind === 'parked' &&
-        outcome.expiresAt !== undefined &&
-        typeof sessionId === 'string'
-      )
-        await this.#parts
-          .resumeLater(sessionId, 'expires', new Date(outcome.expiresAt + 1000))
-          .catch((err: unknown) => this.#parts.report(err));
+      if (outcome.kind === 'parked' && typeof sessionId === 'string') {
+        const later = resumeOfParked(outcome);
+        if (later)
+          await this.#parts
+            .resumeLater(sessionId, later.why, later.at)
+            .catch((err: unknown) => this.#parts.report(err));
+      }
     } finally {
       // the outcome stays on the job (its `output`): a run refused before it stored anything
       // (an invalid request) shows only there
@@ -262,4 +261,18 @@ export class JobLoop {
         this.#sweeping = undefined;
       });
   }
+}
+
+/**
+ * The delayed resume of a parked run: at its tasks' next poll when it waits on tasks only (its
+ * waits' expiry is handled by that resume, or by the one after it), else at the first
+ * expiry of its waits (1 s after, so the wait is past it), else none (a decision resumes it).
+ */
+function resumeOfParked(
+  outcome: Extract<SessionJobOutcome, { kind: 'parked' }>,
+): { why: ResumeReason; at: Date } | undefined {
+  const expiry = outcome.expiresAt === undefined ? undefined : outcome.expiresAt + 1000;
+  if (outcome.nextPollAt !== undefined)
+    return { why: 'task-poll', at: new Date(Math.min(outcome.nextPollAt, expiry ?? Infinity)) };
+  return expiry === undefined ? undefined : { why: 'expires', at: new Date(expiry) };
 }

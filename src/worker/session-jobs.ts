@@ -1,4 +1,5 @@
-import type { Agent, AgentEvent } from '../agent/index.js';
+import { agentDispatchFacts } from '../agent/index.js';
+import type { Agent, AgentDispatchFacts, AgentEvent } from '../agent/index.js';
 import { MusterError } from '../errors/index.js';
 import type { SessionStore, Wait } from '../session/index.js';
 import type { EnqueueRequest } from './worker-options.js';
@@ -10,19 +11,26 @@ export type SessionJobData =
 
 /**
  * Why a resume job was queued: its waits were all `decided`, one of them `expires` (a delayed
- * job), its owner died (`orphaned`, the sweep) or a draining worker `interrupted` its run.
+ * job), its owner died (`orphaned`, the sweep), a draining worker `interrupted` its run, or
+ * the MCP task it parked on is due its next poll (`task-poll`, a delayed job).
  */
-export type ResumeReason = 'decided' | 'expires' | 'orphaned' | 'interrupted';
+export type ResumeReason = 'decided' | 'expires' | 'orphaned' | 'interrupted' | 'task-poll';
 
 /**
  * How a session job ended: the run ended (`completed`, `parked` with the earliest expiry of its
- * waits, `failed`: the session records why), there was nothing to do (`noop`: a live lease
- * holds the session, or it is gone or done), or the worker stopped it (`interrupted`).
+ * waits and, when it waits on MCP tasks only, when the first is due its next poll; `failed`:
+ * the session records why), there was nothing to do (`noop`: a live lease holds the session,
+ * or it is gone or done), or the worker stopped it (`interrupted`).
  */
 export type SessionJobOutcome =
   | { readonly kind: 'completed' | 'noop' | 'interrupted' }
   | { readonly kind: 'failed'; readonly code: string }
-  | { readonly kind: 'parked'; readonly expiresAt: number | undefined };
+  | {
+      readonly kind: 'parked';
+      readonly expiresAt: number | undefined;
+      /** When its task waits are due their next poll: set when it waits on nothing else. */
+      readonly nextPollAt?: number;
+    };
 
 /**
  * Runs one session job, idempotently: a start job for a session that has messages continues it
@@ -34,6 +42,7 @@ export async function runSessionJob(
   store: SessionStore,
   data: SessionJobData,
   signal: AbortSignal,
+  facts: Pick<AgentDispatchFacts, 'nextTaskPoll'> = agentDispatchFacts(agent),
 ): Promise<SessionJobOutcome> {
   const state = await store.get(data.sessionId);
   let events: AsyncIterable<AgentEvent>;
@@ -63,9 +72,17 @@ export async function runSessionJob(
     return { kind: 'failed', code: MusterError.isInstance(err) ? err.code : 'INTERNAL_ERROR' };
   }
   if (parked === undefined) return { kind: 'completed' };
-  const expiries = parked
-    .filter((w) => w.status === 'pending' && w.expiresAt !== undefined)
+  const pending = parked.filter((w) => w.status === 'pending');
+  const expiries = pending
+    .filter((w) => w.expiresAt !== undefined)
     .map((w) => Date.parse(w.expiresAt!))
     .filter((t) => Number.isFinite(t));
-  return { kind: 'parked', expiresAt: expiries.length > 0 ? Math.min(...expiries) : undefined };
+  const expiresAt = expiries.length > 0 ? Math.min(...expiries) : undefined;
+  // a run that waits on tasks only is resumed when the first is due its next poll; one that
+  // also waits for a person is resumed by the decision (its task is polled then)
+  const tasks = pending.filter((w) => w.kind === 'task' && w.task !== undefined);
+  if (tasks.length === 0 || tasks.length < pending.length) return { kind: 'parked', expiresAt };
+  const now = Date.now();
+  const nextPollAt = Math.min(...tasks.map((w) => facts.nextTaskPoll(now, w.task!.pollIntervalMs)));
+  return { kind: 'parked', expiresAt, nextPollAt };
 }

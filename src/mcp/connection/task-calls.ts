@@ -46,8 +46,10 @@ export interface FollowOptions {
   readonly answerInput?: TaskInputAnswerer;
   /**
    * Where the call may park on its task (a run whose store keeps waits, SPEC 15.3): a task
-   * still `working` `afterMs` after polling began, or an abort whose reason `onAbort` accepts
-   * (an agent's close), ends the poll with `TaskStillRunning`, nothing cancelled.
+   * still `working` `afterMs` after polling began (for a `resumed` task: after it was
+   * accepted, so a resume past that polls once and parks again), or an abort whose reason
+   * `onAbort` accepts (an agent's close), ends the poll with `TaskStillRunning`, nothing
+   * cancelled.
    */
   readonly park?: {
     readonly afterMs?: number;
@@ -176,7 +178,11 @@ export class TaskCalls {
           ...(park
             ? {
                 park: {
-                  ...(park.afterMs !== undefined ? { at: Date.now() + park.afterMs } : {}),
+                  // a resumed task's time in process counts from when it was accepted: past
+                  // it, the resume polls once at once and parks again while it still works
+                  ...(park.afterMs !== undefined
+                    ? { at: (resumed?.acceptedAt ?? Date.now()) + park.afterMs }
+                    : {}),
                   ...(park.onAbort ? { onAbort: park.onAbort } : {}),
                 },
               }

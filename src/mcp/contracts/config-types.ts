@@ -160,8 +160,10 @@ export interface McpTasksOptions {
   /**
    * How long a run polls a task before it parks (SPEC 15.3): a call still a `working` task
    * after this parks the run with a `task` wait that stores the task's handle; `resume()`, on
-   * any process with the same store, polls it again. Only where the session store keeps
-   * waits (elsewhere the run polls on). Default 30 000.
+   * any process with the same store, polls it again (at once; counted from when the task was
+   * accepted, so a resume after this long polls once and parks again while the task still
+   * works; a worker queues that resume at the task's next poll). Only where the session store
+   * keeps waits (elsewhere the run polls on). Default 30 000.
    */
   readonly parkAfterMs?: number;
 }

@@ -1,5 +1,5 @@
 import type { ExecutorEvent } from '../../tools/index.js';
-import type { McpTransportType } from './config-types.js';
+import type { McpTasksOptions, McpTransportType } from './config-types.js';
 import type { McpEvent } from './mcp-events.js';
 
 /** Defaults of SPEC section 7. */
@@ -31,6 +31,22 @@ export const MCP_DEFAULTS = Object.freeze({
     healthCheckTimeoutMs: 5_000,
   }),
 });
+
+/**
+ * How long after a task was polled its next poll is due (SPEC 15.3): the server's
+ * `pollIntervalMs` within `mcp.tasks.minPollIntervalMs` and `maxPollIntervalMs` (defaults
+ * applied), as the poller waits; the minimum when the server named none. A worker queues a
+ * parked task's resume this long after the park (SPEC 15.5).
+ */
+export function taskPollDelayMs(
+  tasks: McpTasksOptions | undefined,
+  requested: number | undefined,
+): number {
+  const min = tasks?.minPollIntervalMs ?? MCP_DEFAULTS.tasks.minPollIntervalMs;
+  const max = tasks?.maxPollIntervalMs ?? MCP_DEFAULTS.tasks.maxPollIntervalMs;
+  if (requested === undefined || !Number.isFinite(requested)) return min;
+  return Math.min(max, Math.max(min, requested));
+}
 
 /** Where events go: the current run, or the agent's observers between runs. */
 export type Emit = (event: ExecutorEvent) => void;

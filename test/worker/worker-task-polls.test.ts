@@ -1,0 +1,160 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createAgent, scriptedModel } from '../../src/index.js';
+import type { Agent, ModelRequest, PolicyOptions, ToolResultMessage } from '../../src/index.js';
+import { PostgresSessionStore } from '../../src/session/postgres.js';
+import { createWorker } from '../../src/worker/index.js';
+import { startTasksFixture, requestsFor } from '../mcp/tasks/tasks-fixture.js';
+import type { TasksFixture } from '../mcp/tasks/tasks-fixture.js';
+import { collect, ofType } from '../support/run-helpers.js';
+import { databaseUrl } from '../support/database.js';
+import { workerDb } from './worker-db.js';
+
+// SPEC 15.3 and 15.5: a run that parks on an MCP task (still working after
+// mcp.tasks.parkAfterMs) is resumed by the worker's delayed job at the task's next poll; the
+// resumed run polls at once and, the task still working past parkAfterMs (counted from when it
+// was accepted), parks again after that one poll; the cycle ends when the task does, and the
+// server sees one tools/call. The tasks fixture over stdio, the real PostgreSQL, a real worker.
+
+const url = databaseUrl();
+
+/** `finish` of `ms` with the server's poll interval, then the answer names the result. */
+const turns =
+  (calls: readonly { name: string; arguments: object }[]) => (request: ModelRequest) => {
+    const results = request.messages.filter((m): m is ToolResultMessage => m.role === 'tool');
+    if (results.length === 0)
+      return { toolCalls: calls.map((c, i) => ({ ...c, id: `call_${i}` })) };
+    return { text: `got: ${results.map((r) => r.content).join(' + ')}` };
+  };
+
+describe.skipIf(!url)('task polls as the worker’s delayed resume', () => {
+  const db = workerDb(url ?? '', 'tpoll');
+  const store = new PostgresSessionStore({ connectionString: url ?? '', schema: db.schema });
+  let fixture: TasksFixture;
+  beforeAll(async () => {
+    fixture = await startTasksFixture('stdio');
+  });
+  afterAll(async () => {
+    await store.close();
+    await fixture?.stop();
+    await db.drop();
+  });
+
+  function agentOf(
+    calls: readonly { name: string; arguments: object }[],
+    policy: PolicyOptions = { allow: ['mcp_connect:*', 'mcp__*'] },
+  ): Agent {
+    return createAgent({
+      model: scriptedModel(Array.from({ length: 50 }, () => turns(calls))),
+      mcpServers: { t: fixture.config },
+      mcp: {
+        strictConfig: true,
+        tasks: { minPollIntervalMs: 50, maxPollIntervalMs: 400, parkAfterMs: 300 },
+      },
+      policy,
+      sessionStore: store,
+    });
+  }
+
+  const jobsOf = (sessionId: string) =>
+    db.query<{ why: string | null; state: string; outcome: string | null }>(
+      `SELECT data->>'why' AS why, state, output->>'outcome' AS outcome FROM "${db.bossSchema}".job
+       WHERE name = 'muster' AND singleton_key = $1 ORDER BY created_on`,
+      [sessionId],
+    );
+  const toolCalls = (tool: string) =>
+    fixture.log().filter((r) => r.method === 'tools/call' && r.tool === tool).length;
+
+  it('a resume past parkAfterMs polls the task once, at once, and parks again while it works', async () => {
+    const agent = agentOf([{ name: 'mcp__t__finish', arguments: { ms: 60_000, pollMs: 50 } }]);
+    try {
+      const sent = await agent.send('Do the work.', { sessionId: 'once' });
+      expect(sent.status).toBe('parked');
+      const taskId = sent.waits![0]!.task!.taskId;
+      const polls = requestsFor(fixture.log(), 'tasks/get', taskId);
+      const { events, error } = await collect(agent.resume('once'));
+      expect(error).toBeUndefined();
+      expect(ofType(events, 'session.parked')[0]!.waits).toMatchObject([
+        { kind: 'task', task: { taskId, status: 'working' } },
+      ]);
+      // one poll, not parkAfterMs more of them
+      expect(requestsFor(fixture.log(), 'tasks/get', taskId)).toBe(polls + 1);
+    } finally {
+      await agent.close();
+    }
+  });
+
+  it('a worker resumes a run parked on a task at its next poll until the task ends: the model gets the result, the server saw one tools/call', async () => {
+    const agent = agentOf([{ name: 'mcp__t__finish', arguments: { ms: 2_500, pollMs: 200 } }]);
+    // the sweep is not what resumes it
+    const worker = createWorker({
+      agent,
+      connectionString: db.url,
+      schema: db.bossSchema,
+      sweepSeconds: 3600,
+    });
+    const before = toolCalls('finish');
+    try {
+      await worker.start();
+      await worker.enqueue({ input: 'Do the work.', sessionId: 'polled' });
+      await vi.waitFor(async () => expect((await store.get('polled'))?.status).toBe('completed'), {
+        timeout: 30_000,
+        interval: 100,
+      });
+      expect((await store.get('polled'))?.finalContent).toBe('got: done');
+      expect(toolCalls('finish') - before).toBe(1);
+      const jobs = await jobsOf('polled');
+      // the run parked (its start job), then each task poll was a delayed resume job
+      expect(jobs[0]).toMatchObject({ why: null, state: 'completed', outcome: 'parked' });
+      const polls = jobs.filter((j) => j.why === 'task-poll');
+      expect(polls.length).toBeGreaterThanOrEqual(1);
+      expect(polls.every((j) => j.state === 'completed')).toBe(true);
+      expect(polls.at(-1)!.outcome).toBe('completed');
+      // no resume at the waits' expiry was queued on the way: nothing is left in the queue
+      expect(jobs.filter((j) => j.why !== 'task-poll' && j.why !== null)).toEqual([]);
+      expect((await store.waits.list({ sessionId: 'polled' })).waits).toEqual([]);
+    } finally {
+      await worker.stop();
+      await agent.close();
+    }
+  });
+
+  it('a run parked on a task and an approval: the decision resumes it (the task wait needs none), and task polls finish it', async () => {
+    const agent = agentOf(
+      [
+        { name: 'mcp__t__finish', arguments: { ms: 2_000, pollMs: 200 } },
+        { name: 'mcp__t__instant', arguments: { text: 'approved' } },
+      ],
+      { allow: ['mcp_connect:*', 'mcp__t__finish'], park: true },
+    );
+    const worker = createWorker({
+      agent,
+      connectionString: db.url,
+      schema: db.bossSchema,
+      sweepSeconds: 3600,
+    });
+    try {
+      await worker.start();
+      await worker.enqueue({ input: 'Do the work.', sessionId: 'both' });
+      let approval: { id: string } | undefined;
+      await vi.waitFor(
+        async () => {
+          const { waits } = await agent.sessions.waits({ sessionId: 'both' });
+          expect(waits.map((w) => w.kind).sort()).toEqual(['approval', 'task']);
+          approval = waits.find((w) => w.kind === 'approval');
+        },
+        { timeout: 30_000, interval: 100 },
+      );
+      await agent.decide('both', approval!.id, { decision: 'allow' });
+      await vi.waitFor(async () => expect((await store.get('both'))?.status).toBe('completed'), {
+        timeout: 30_000,
+        interval: 100,
+      });
+      const answer = (await store.get('both'))?.finalContent ?? '';
+      expect(answer.replace('got: ', '').split(' + ').sort()).toEqual(['approved', 'done']);
+      expect((await jobsOf('both')).filter((j) => j.why === 'decided')).toHaveLength(1);
+    } finally {
+      await worker.stop();
+      await agent.close();
+    }
+  });
+});
