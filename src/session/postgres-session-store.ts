@@ -323,6 +323,19 @@ export class PostgresSessionStore implements SessionStore, DispatchableStore {
     return found.rows[0]?.live === true;
   }
 
+  /** Of `sessionIds`, those a live lease holds (one query). */
+  async leasedAmong(sessionIds: readonly string[]): Promise<ReadonlySet<string>> {
+    if (sessionIds.length === 0) return new Set();
+    const found = await this.#transact((c) =>
+      c.query<{ session_id: string }>(
+        `SELECT session_id FROM ${this.#s}.muster_leases
+         WHERE session_id = ANY($1::text[]) AND owner IS NOT NULL AND expires_at > now()`,
+        [[...sessionIds]],
+      ),
+    );
+    return new Set(found.rows.map((r) => r.session_id));
+  }
+
   /**
    * Claims a session for one running owner for `ttlMs`; resolves `undefined` while another
    * owner holds a live lease. An expired lease is taken over, with a higher fencing token.

@@ -49,6 +49,11 @@ export interface DispatchableStore {
    */
   orphans(limit: number, after?: string): Promise<readonly string[]>;
   /**
+   * Of `sessionIds`, those a live lease holds (their runs go on in some process): a worker's
+   * sweep leaves their jobs alone.
+   */
+  leasedAmong(sessionIds: readonly string[]): Promise<ReadonlySet<string>>;
+  /**
    * True when `relation` (a schema-qualified table name, quoted as SQL needs) is found in the
    * store's database: a worker checks there that pg-boss's job table shares the store's
    * database (a decision queues its resume in the decision's own transaction).
@@ -62,6 +67,7 @@ export function isDispatchable(store: object): store is DispatchableStore {
   return (
     typeof s.onWaitDecided === 'function' &&
     typeof s.orphans === 'function' &&
+    typeof s.leasedAmong === 'function' &&
     typeof s.hasRelation === 'function'
   );
 }

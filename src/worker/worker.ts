@@ -1,5 +1,5 @@
 import type PgBoss from 'pg-boss';
-import { agentSessionStore } from '../agent/index.js';
+import { agentDispatchFacts, agentSessionStore } from '../agent/index.js';
 import { MusterError } from '../errors/index.js';
 import { isDispatchable } from '../session/index.js';
 import type {
@@ -45,6 +45,8 @@ type WorkerStore = SessionStore & DispatchableStore;
 export class Worker {
   readonly #options: ResolvedWorkerOptions;
   readonly #store: WorkerStore;
+  /** How long a session job may be active without its session's lease before the sweep takes it as dead. */
+  readonly #staleJobSeconds: number;
   #opening: Promise<WorkerBoss> | undefined;
   #unhook: (() => void) | undefined;
   #loop: JobLoop | undefined;
@@ -65,6 +67,12 @@ export class Worker {
         "The agent's session store cannot dispatch runs (no decision hook, no orphan query): a worker needs PostgresSessionStore (muster-agent/postgres) on the database pg-boss uses.",
       );
     this.#store = store;
+    // a live worker takes its run's lease milliseconds after its fetch: a job active twice
+    // the lease's TTL without one was left by a worker that died in between
+    this.#staleJobSeconds = Math.max(
+      1,
+      Math.ceil((2 * agentDispatchFacts(this.#options.agent).sessionLeaseMs) / 1000),
+    );
   }
 
   /**
@@ -86,7 +94,7 @@ export class Worker {
       sweepSeconds: this.#options.sweepSeconds,
       session: (data, signal) =>
         runSessionJob(this.#options.agent, this.#store, data as SessionJobData, signal),
-      sweep: () => sweepOrphans(boss, this.#store),
+      sweep: () => sweepOrphans(boss, this.#store, this.#staleJobSeconds),
       resumeLater: (sessionId, why, startAfter) =>
         this.#sendResume(boss, sessionId, why, startAfter),
       requeue: (data) => this.#requeue(boss, data as SessionJobData),
