@@ -12,8 +12,15 @@ const FIXTURE = 'test/fixtures/worker/worker-process.ts';
 /** A lease short enough that a dead worker's runs are taken over within seconds. */
 export const LEASE_MS = 1500;
 
-/** Starts a worker process on `db` whose tool is the gate; resolves once it takes jobs. */
-export async function startWorker(db: WorkerDb, concurrency = 2): Promise<ChildRun> {
+/**
+ * Starts a worker process on `db` whose tool is the gate (or `extra.WORKER_TOOL`, with the
+ * fixture's other `extra` settings); resolves once it takes jobs.
+ */
+export async function startWorker(
+  db: WorkerDb,
+  concurrency = 2,
+  extra: Record<string, string> = {},
+): Promise<ChildRun> {
   const child = startChild(
     FIXTURE,
     db.env({
@@ -22,6 +29,7 @@ export async function startWorker(db: WorkerDb, concurrency = 2): Promise<ChildR
       WORKER_LEASE_MS: String(LEASE_MS),
       WORKER_SWEEP_SECONDS: '1',
       WORKER_DRAIN_MS: '5000',
+      ...extra,
     }),
   );
   await child.line('READY');
@@ -55,11 +63,19 @@ export function openGate(db: WorkerDb, id: string): void {
 
 /** The pids of the gate servers that received a call of session `id`. */
 export function gateCalls(db: WorkerDb, id: string): number[] {
+  return gateLines(db, id).map((f) => Number(f[2]));
+}
+
+/** The idempotency keys of the gate calls of session `id`, in the order they came. */
+export function gateKeys(db: WorkerDb, id: string): string[] {
+  return gateLines(db, id).map((f) => f[3] ?? '-');
+}
+
+function gateLines(db: WorkerDb, id: string): string[][] {
   return db
     .calls()
     .map((l) => l.split(' '))
-    .filter((f) => f[0] === 'gate' && f[1] === id)
-    .map((f) => Number(f[2]));
+    .filter((f) => f[0] === 'gate' && f[1] === id);
 }
 
 /** The parent of process `pid` (Linux): the worker whose stdio server `pid` is. */
