@@ -19,6 +19,7 @@ export type {
   WaitDecision,
   ApprovalWaitDecision,
   ElicitationWaitDecision,
+  TaskWaitDecision,
   WaitQuery,
   WaitPage,
   DecideOptions,
