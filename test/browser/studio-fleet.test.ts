@@ -23,7 +23,7 @@ import { byTestIdAnd, openTab, STUDIO_WAIT, textOf, withStudio } from '../suppor
 const chromium = chromiumPath();
 const url = databaseUrl();
 
-/** The in-process studio as the page helpers take it (they read its URL and origin). */
+/** The in-process studio as test/support/studio-page.ts takes it (it reads its URL and origin). */
 function asProcess(studio: RunningStudio): StudioProcess {
   const token = new URL(studio.url).searchParams.get('token') ?? '';
   return {
