@@ -242,6 +242,7 @@ export type {
   WaitDecision,
   ApprovalWaitDecision,
   ElicitationWaitDecision,
+  TaskWaitDecision,
   WaitQuery,
   WaitPage,
   DecideOptions,

@@ -111,6 +111,21 @@ export class RunWaits implements CallWaits {
     if (!wait?.task || wait.server === undefined || this.#taken.has(wait.id)) return undefined;
     this.#taken.add(wait.id);
     const { task } = wait;
+    // decided `cancel` (a person, from any process): cancelled once, not polled
+    const cancel =
+      wait.status === 'decided' && wait.decision && 'decision' in wait.decision
+        ? wait.decision.decision === 'cancel'
+          ? wait.decision
+          : undefined
+        : undefined;
+    if (cancel)
+      this.#ctx.emit({
+        type: 'wait.decided',
+        ...this.#eventBase(wait, callId),
+        applied: true,
+        expired: false,
+        ...decisionOf(wait),
+      });
     return {
       task: {
         server: wait.server,
@@ -123,6 +138,14 @@ export class RunWaits implements CallWaits {
         acceptedAt: task.acceptedAt,
       },
       expired: isExpired(wait, Date.now()),
+      ...(cancel
+        ? {
+            cancelled: {
+              waitId: wait.id,
+              ...(cancel.reason !== undefined ? { reason: cancel.reason } : {}),
+            },
+          }
+        : {}),
     };
   }
 
@@ -217,6 +240,7 @@ export class RunWaits implements CallWaits {
         ttlMs: task.ttlMs,
         ...(task.pollIntervalMs !== undefined ? { pollIntervalMs: task.pollIntervalMs } : {}),
         acceptedAt: task.acceptedAt,
+        ...(task.polledAt !== undefined ? { polledAt: task.polledAt } : {}),
       },
       ...(approvedBy ? { approvedBy } : {}),
       ...(principal !== undefined ? { principal } : {}),
@@ -254,7 +278,12 @@ export class RunWaits implements CallWaits {
       });
       return undefined;
     }
-    if (wait.status === 'decided' && wait.decision && 'decision' in wait.decision) {
+    if (
+      wait.status === 'decided' &&
+      wait.decision &&
+      'decision' in wait.decision &&
+      wait.decision.decision !== 'cancel'
+    ) {
       this.#ctx.emit({
         type: 'wait.decided',
         ...base,

@@ -3,7 +3,7 @@ import { waitStaleError } from '../session/index.js';
 import type { DecideOptions, Wait, WaitDecision, WaitPage, WaitQuery } from '../session/index.js';
 import { formatIssues, validateJsonSchema } from '../tools/index.js';
 import type { AgentScope } from './agent-scope.js';
-import { guardedStore } from './store-guard.js';
+import { guardStore, guardedStore } from './store-guard.js';
 import { isExpired, liveWaits, MAX_WAIT_LINKS, publicWait, shownDecision } from './open-waits.js';
 import {
   assertValid,
@@ -35,7 +35,9 @@ const decideOptions = shape({
  * store may. An elicitation answer is checked against the form's `requestedSchema` first;
  * the store takes the decision atomically (of concurrent decisions exactly one wins) and the
  * policy observer hears of it. A decision for another principal than the one the wait's run
- * acts for is `PRINCIPAL_MISMATCH`. Nothing is written when it is refused.
+ * acts for is `PRINCIPAL_MISMATCH`. A task wait takes `{ decision: 'cancel' }` only while
+ * no run polls its task (`SESSION_ALREADY_RUNNING` otherwise). Nothing is written when it is
+ * refused.
  */
 export async function decideWait(
   runtime: AgentScope,
@@ -82,12 +84,8 @@ export async function decideWait(
     const [live] = await liveWaits(guardedStore(runtime.store), [stored]);
     return publicWait({ ...live!, status: linked.status });
   }
-  if (stored?.kind === 'task')
-    throw new MusterError(
-      'INVALID_CONFIGURATION',
-      `Wait '${waitId}' is a task wait: it needs no decision. Resume session '${sessionId}' (agent.resume) and the task is polled again.`,
-      { details: { sessionId, waitId } },
-    );
+  if (stored?.kind === 'task' && stored.status === 'pending')
+    await assertTaskParked(runtime, sessionId, waitId);
   if (decision !== null && typeof decision === 'object' && 'action' in decision) {
     const wait = stored;
     // a wait that cannot be decided any more is refused by the store, with its own reason
@@ -115,7 +113,12 @@ export async function decideWait(
       event: (wait) => decidedEvent(wait),
     }),
   );
-  if (decided.kind === 'approval' && decided.decision && 'decision' in decided.decision) {
+  if (
+    decided.kind === 'approval' &&
+    decided.decision &&
+    'decision' in decided.decision &&
+    decided.decision.decision !== 'cancel'
+  ) {
     runtime.policy.notify(
       {
         kind: 'tool',
@@ -166,6 +169,32 @@ export async function listWaits(runtime: AgentScope, query?: WaitQuery): Promise
   const live = page.waits.some((w) => w.child) ? await liveWaits(store, page.waits) : page.waits;
   const waits = (status ? live.filter((w) => w.status === status) : live).map(publicWait);
   return { ...page, waits };
+}
+
+/**
+ * A task wait is decided (`cancel`) only while no run polls its task: a live run read its
+ * waits when it started and would never see the decision (and would store the wait again,
+ * pending, if it parked). Its session's live lease says a run holds it (a store without
+ * leases: its status `running`).
+ *
+ * @throws SessionError `SESSION_ALREADY_RUNNING` while a run holds the session.
+ */
+async function assertTaskParked(
+  runtime: AgentScope,
+  sessionId: string,
+  waitId: string,
+): Promise<void> {
+  const store = runtime.store;
+  const leased = store.leased?.bind(store);
+  const running = leased
+    ? await guardStore(sessionId, 'read the session lease', () => leased(sessionId))
+    : (await guardedStore(store).get(sessionId))?.status === 'running';
+  if (running)
+    throw new SessionError(
+      'SESSION_ALREADY_RUNNING',
+      `Session '${sessionId}' is running: its run polls the task of wait '${waitId}' now, in this or another process, and would not see a decision. Cancel that run (its abort sends tasks/cancel once), or decide the wait once the run has parked on it (mcp.tasks.parkAfterMs).`,
+      { sessionId },
+    );
 }
 
 function storeWaits(runtime: AgentScope) {

@@ -117,7 +117,12 @@ function describe(wait: Wait): string {
   const call = `${wait.toolName ?? wait.server ?? ''} ${truncate(JSON.stringify(wait.arguments ?? {}), 200)}`;
   if (d === undefined) return `decided ${call}`;
   if ('decision' in d) {
-    const verb = { allow: 'allowed', deny: 'denied', redirect: 'redirected' }[d.decision];
+    const verb = {
+      allow: 'allowed',
+      deny: 'denied',
+      redirect: 'redirected',
+      cancel: 'cancelled the task of',
+    }[d.decision];
     const message = d.decision === 'redirect' ? ` -> ${JSON.stringify(d.message ?? '')}` : '';
     return `${verb} ${call}${message}`;
   }

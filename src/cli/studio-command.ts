@@ -20,6 +20,8 @@ interface StudioCommandOptions extends AgentCommandOptions {
   readonly host?: string;
   readonly allowedOrigin?: readonly string[];
   readonly apps?: boolean;
+  readonly queue?: string;
+  readonly bossSchema?: string;
 }
 
 /**
@@ -50,6 +52,11 @@ export function studioGroup(program: Command, ctx: CliContext): void {
       collect,
     )
     .option('--no-apps', 'do not render MCP Apps views (servers are then not told the studio can)')
+    .option(
+      '--queue <name>',
+      "the workers' pg-boss queue the Fleet page reads, with a postgres:// --store (default 'muster')",
+    )
+    .option('--boss-schema <name>', "the workers' pg-boss schema (default 'pgboss')")
     .addHelpText(
       'after',
       `
@@ -100,6 +107,14 @@ async function runStudio(ctx: CliContext, options: StudioCommandOptions): Promis
       ...(options.port === undefined ? {} : { port: options.port }),
       ...(options.allowedOrigin === undefined ? {} : { allowedOrigins: options.allowedOrigin }),
       apps: options.apps !== false,
+      ...(options.queue === undefined && options.bossSchema === undefined
+        ? {}
+        : {
+            fleet: {
+              ...(options.queue === undefined ? {} : { queue: options.queue }),
+              ...(options.bossSchema === undefined ? {} : { schema: options.bossSchema }),
+            },
+          }),
     });
     if (out.options.json) out.json({ url: studio.url });
     else out.line(`Muster studio: ${studio.url}`);

@@ -19,6 +19,7 @@ export type {
   WaitDecision,
   ApprovalWaitDecision,
   ElicitationWaitDecision,
+  TaskWaitDecision,
   WaitQuery,
   WaitPage,
   DecideOptions,
@@ -42,3 +43,12 @@ export type {
   WaitDecidedInTransaction,
 } from './session-dispatch.js';
 export { isDispatchable } from './session-dispatch.js';
+export type {
+  FleetState,
+  FleetJob,
+  FleetSession,
+  FleetQuery,
+  FleetView,
+  SessionFleetStore,
+} from './session-fleet.js';
+export { isFleetStore } from './session-fleet.js';

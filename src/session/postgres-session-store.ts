@@ -34,6 +34,8 @@ import type {
 } from './session-event-log.js';
 import { rowToState, rowToSummary, sessionRowValues } from './stored-rows.js';
 import type { DecisionHook, DispatchableStore } from './session-dispatch.js';
+import { readFleet } from './postgres-fleet.js';
+import type { FleetQuery, FleetView, SessionFleetStore } from './session-fleet.js';
 import type { SessionRow } from './stored-rows.js';
 
 /**
@@ -110,7 +112,7 @@ const OPTION_KEYS = shape({
  * await store.close();
  * ```
  */
-export class PostgresSessionStore implements SessionStore, DispatchableStore {
+export class PostgresSessionStore implements SessionStore, DispatchableStore, SessionFleetStore {
   readonly #db: PostgresConnection;
   readonly #s: string;
   readonly #transact: Transact;
@@ -398,6 +400,19 @@ export class PostgresSessionStore implements SessionStore, DispatchableStore {
       ),
     );
     return found.rows.map((r) => r.id);
+  }
+
+  /**
+   * Where the sessions stand across the processes of a fleet (SPEC 15.5): running (a live
+   * lease, its holder), queued (a job of `query.jobs`'s pg-boss queue waits for it; its
+   * `job` table is read, never written) and parked (its pending waits), in one read-only
+   * transaction. The studio's fleet view reads it.
+   *
+   * @throws MusterError `INVALID_CONFIGURATION` for a bad `jobs.schema`, `jobs.queue` or
+   *   `limit`.
+   */
+  async fleet(query?: FleetQuery): Promise<FleetView> {
+    return readFleet(this.#transact, this.#s, query);
   }
 
   /**

@@ -15,3 +15,11 @@ export type {
   DispatchableStore,
   WaitDecidedInTransaction,
 } from './session-dispatch.js';
+export type {
+  FleetJob,
+  FleetQuery,
+  FleetSession,
+  FleetState,
+  FleetView,
+  SessionFleetStore,
+} from './session-fleet.js';

@@ -19,8 +19,19 @@ export interface ElicitationWaitDecision {
   readonly reason?: string;
 }
 
+/**
+ * The one decision a `task` wait takes (SPEC 15.3): cancel the task. The run's next resume
+ * sends `tasks/cancel` once, without polling again, and the call ends `TOOL_OUTCOME_UNKNOWN`
+ * (cancellation is cooperative: the work may have happened).
+ */
+export interface TaskWaitDecision {
+  readonly decision: 'cancel';
+  /** Who or why, recorded with the decision. */
+  readonly reason?: string;
+}
+
 /** A decision of any wait kind, as stored. */
-export type WaitDecision = ApprovalWaitDecision | ElicitationWaitDecision;
+export type WaitDecision = ApprovalWaitDecision | ElicitationWaitDecision | TaskWaitDecision;
 
 /**
  * The handle of the MCP task a `task` wait holds (SPEC 15.3): what any process needs to poll
@@ -38,6 +49,8 @@ export interface TaskWaitHandle {
   readonly pollIntervalMs?: number;
   /** When the task answer was read (ISO 8601). */
   readonly acceptedAt: string;
+  /** When `status` was last read from the server (`tasks/get`, ISO 8601); absent: never polled. */
+  readonly polledAt?: string;
 }
 
 /**
@@ -99,7 +112,8 @@ export interface Wait {
   readonly child?: { readonly sessionId: string; readonly waitId: string };
   /**
    * Task waits: the handle of the task the call became. A task wait needs no decision: a
-   * resume polls the task again (its server is `server`).
+   * resume polls the task again (its server is `server`); decided `{ decision: 'cancel' }`,
+   * the resume cancels the task instead.
    */
   readonly task?: TaskWaitHandle;
   /** `pending` until decided; `decided` once a decision is stored. */

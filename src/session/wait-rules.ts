@@ -37,8 +37,8 @@ const ELICITATION_ACTIONS = new Set(['accept', 'decline', 'cancel']);
  * Checks that `decision` may decide `wait` at `options.now`: the wait exists and is pending,
  * has not expired, shows the fingerprint the host saw, and the decision has the shape of the
  * wait's kind (`INVALID_CONFIGURATION` otherwise, naming what is expected): an approval's, a
- * form's, or for an `auth` wait `{ decision: 'allow' }` (its principal signed in; SPEC 15.4);
- * a task wait takes none. Returns the
+ * form's, for an `auth` wait `{ decision: 'allow' }` (its principal signed in; SPEC 15.4),
+ * for a `task` wait `{ decision: 'cancel' }` (SPEC 15.3). Returns the
  * decision as it is stored (plain data, only the known fields).
  */
 export function checkDecision(
@@ -98,6 +98,17 @@ function decisionShape(wait: Wait, decision: WaitDecision): WaitDecision {
       throw shapeError(wait, "{ decision: 'allow', reason? } once the principal has signed in");
     onlyKeys(d, ['decision', 'reason'], wait);
     return { decision: 'allow', ...(reason !== undefined ? { reason } : {}) };
+  }
+  if (wait.kind === 'task') {
+    // a task needs no decision (a resume polls it): the one answer is to cancel it
+    if (!d || d.decision !== 'cancel')
+      throw new MusterError(
+        'INVALID_CONFIGURATION',
+        `Wait '${wait.id}' is a task wait: it needs no decision (resume the session and the task is polled again). The one decision it takes is { decision: 'cancel', reason? }: the next resume then sends tasks/cancel once.`,
+        { details: { waitId: wait.id, kind: wait.kind } },
+      );
+    onlyKeys(d, ['decision', 'reason'], wait);
+    return { decision: 'cancel', ...(reason !== undefined ? { reason } : {}) };
   }
   throw new MusterError(
     'INVALID_CONFIGURATION',

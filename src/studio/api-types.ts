@@ -11,7 +11,7 @@
 import type { AgentEvent } from '../agent/index.js';
 import type { McpServerDiagnostics, McpServerStatus } from '../mcp/index.js';
 import type { AuthorizationRequest, DecisionKind } from '../policy/index.js';
-import type { WaitDecision, WaitKind } from '../session/index.js';
+import type { FleetJob, FleetState, WaitDecision, WaitKind } from '../session/index.js';
 
 /**
  * The studio's own error codes (the others are `MusterError` codes): `STUDIO_FORBIDDEN` (403,
@@ -342,6 +342,15 @@ export interface ParkedWait {
   readonly requestedSchema?: Readonly<Record<string, unknown>>;
   /** URL elicitations: shown as a link, never opened by the studio. */
   readonly url?: string;
+  /**
+   * The principal the run acts for (SPEC 15.4): of an `auth` wait, whom the sign-in is for
+   * (an id, never a token); absent: the local user.
+   */
+  readonly principal?: string;
+  /** Auth waits: the authorization server the principal signs in with, when known. */
+  readonly issuer?: string;
+  /** Task waits: the MCP task the call became, as last polled. */
+  readonly task?: TaskWaitView;
   /** ISO 8601. */
   readonly createdAt: string;
   /** ISO 8601; absent: it never expires. */
@@ -357,6 +366,28 @@ export interface ParkedWait {
 }
 
 /**
+ * The MCP task a `task` wait holds (SPEC 15.3), as the run last saw it: no secret, the
+ * server's own words (its status message) masked as the run masked them.
+ */
+export interface TaskWaitView {
+  readonly taskId: string;
+  /** `working`, `input_required`… as last polled. */
+  readonly status: string;
+  readonly statusMessage?: string;
+  /** The server's `createdAt` (ISO 8601). */
+  readonly createdAt: string;
+  /** When the task answer was read (ISO 8601): its ttl counts from here. */
+  readonly acceptedAt: string;
+  /** When `status` was last read with `tasks/get` (ISO 8601); absent: not polled yet. */
+  readonly polledAt?: string;
+  /** The last `ttlMs` the server gave; `null`: no limit. */
+  readonly ttlMs: number | null;
+  /** `acceptedAt + ttlMs` (ISO 8601): after it the task's outcome is unknown. */
+  readonly ttlEndsAt?: string;
+  readonly pollIntervalMs?: number;
+}
+
+/**
  * `GET /api/waits?kind=&status=&sessionId=&cursor=&limit=`: one page of the store's waits
  * (by session id, then wait id; `limit` 1 to 1000, default 100).
  */
@@ -369,13 +400,19 @@ export interface WaitsResponse {
  * `POST /api/waits/:sessionId/:waitId`: decides a wait with the fingerprint the page showed
  * (a wait that changed since is 409 `WAIT_STALE`; one decided, expired or gone is 404
  * `WAIT_NOT_FOUND`). An approval takes `{ decision, reason?, message? }` (`redirect` needs
- * `message`), a form `{ action, content? }`. Then `POST /api/runs/:sessionId/resume`.
+ * `message`), a form `{ action, content? }`, a task wait `{ decision: 'cancel', reason? }`
+ * (409 `SESSION_ALREADY_RUNNING` while a run polls the task: cancel that run instead). Then
+ * `POST /api/runs/:sessionId/resume`: a cancelled task's resume sends its `tasks/cancel` once.
  */
 export type DecideWaitBody = { readonly fingerprint: string } & (
   | {
       readonly decision: 'allow' | 'deny' | 'redirect';
       readonly reason?: string;
       readonly message?: string;
+    }
+  | {
+      readonly decision: 'cancel';
+      readonly reason?: string;
     }
   | {
       readonly action: 'accept' | 'decline' | 'cancel';
@@ -386,6 +423,41 @@ export type DecideWaitBody = { readonly fingerprint: string } & (
 /** The decided wait. */
 export interface DecideWaitResponse {
   readonly wait: ParkedWait;
+}
+
+/**
+ * One session of the fleet (SPEC 15.5) as `GET /api/fleet` lists it: `running` while a live
+ * lease holds it (`holder`: the run that took it; `job`: the worker's job), `queued` while a
+ * job of the workers' queue waits for it (its session may not exist yet: `input` is the
+ * queued request's), `parked` while it waits on its `pendingWaits` (its `job`: the resume
+ * due at their expiry).
+ */
+export interface FleetSessionView {
+  readonly sessionId: string;
+  readonly state: FleetState;
+  /** The stored status; absent for a queued run not started yet. */
+  readonly status?: string;
+  readonly updatedAt?: string;
+  readonly holder?: string;
+  readonly leaseExpiresAt?: string;
+  readonly pendingWaits?: readonly WaitKind[];
+  readonly job?: FleetJob;
+  /** A queued start job's input, cut to 200 characters. */
+  readonly input?: string;
+}
+
+/**
+ * `GET /api/fleet?state=queued|running|parked`: where the store's sessions stand across
+ * processes, at most 100 per state. On the PostgreSQL store it reads the leases, the waits
+ * and the workers' pg-boss queue (read only; `queue` names it, `found: false` when its
+ * schema has no queue yet: then nothing is queued). On another store: runs by their status,
+ * parked sessions with their waits, nothing queued (`queue` absent).
+ */
+export interface FleetResponse {
+  readonly sessions: readonly FleetSessionView[];
+  readonly queue?: { readonly name: string; readonly schema: string; readonly found: boolean };
+  /** True when a state had more than 100 sessions (the rest are left out). */
+  readonly truncated: boolean;
 }
 
 /** `POST /api/servers/:name/tools/:tool/app`: a one-time URL for the tool's MCP Apps view. */

@@ -41,10 +41,13 @@ export type {
   PendingElicitation,
   ElicitationAnswerBody,
   ParkedWait,
+  TaskWaitView,
   WaitsResponse,
   DecideWaitBody,
   DecideWaitResponse,
   ResumeRunResponse,
+  FleetSessionView,
+  FleetResponse,
   AppViewResponse,
   StudioEvent,
 } from './api-types.js';

@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { appsRoutes } from './apps-routes.js';
 import { archiveRoutes } from './archive-routes.js';
+import { fleetRoutes } from './fleet-routes.js';
 import type { ApprovalQueue } from './approval-queue.js';
 import type { ElicitationQueue } from './elicitation-queue.js';
 import { mcpRoutes } from './mcp-routes.js';
@@ -32,7 +33,8 @@ export interface StudioAppParts {
 
 /**
  * The studio's HTTP app: the security checks and headers first, then the route modules
- * (events, approvals, elicitations, runs, sessions, parked waits, MCP, MCP Apps), then the page's static
+ * (events, approvals, elicitations, runs, sessions, parked waits, the fleet, MCP, MCP
+ * Apps), then the page's static
  * files. A thrown `MusterError` or studio refusal becomes the JSON error body.
  */
 export function createStudioApp(parts: StudioAppParts): Hono {
@@ -56,6 +58,7 @@ export function createStudioApp(parts: StudioAppParts): Hono {
   runRoutes(parts.runs)(app, parts.ctx);
   sessionRoutes(app, parts.ctx);
   waitRoutes(app, parts.ctx);
+  fleetRoutes(app, parts.ctx);
   archiveRoutes(app, parts.ctx);
   mcpRoutes(app, parts.ctx);
   appsRoutes(app, parts.ctx);

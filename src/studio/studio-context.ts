@@ -30,6 +30,8 @@ export interface StudioContext {
   readonly approvals: StudioApprovals;
   readonly elicitations: StudioElicitations;
   readonly info: StudioInfo;
+  /** The workers' pg-boss queue the fleet view reads (`StudioOptions.fleet`, resolved). */
+  readonly fleet: { readonly queue: string; readonly schema: string };
   readonly origin: string;
   /** Ends every background activity of the routes (subscriptions, runs) on shutdown. */
   readonly signal: AbortSignal;

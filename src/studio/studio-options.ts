@@ -16,6 +16,12 @@ export interface StudioOptions {
   readonly sessionStore?: SessionStore;
   /** What `GET /api/info` calls the store: `sqlite`, `postgres`, `memory` (default). */
   readonly storeKind?: string;
+  /**
+   * The workers' pg-boss queue the Fleet page reads on a PostgreSQL store (SPEC 15.5), as the
+   * workers' own `queue` and `schema` options: default `muster` and `pgboss`. Read only; a
+   * schema with no queue yet shows nothing queued.
+   */
+  readonly fleet?: { readonly queue?: string; readonly schema?: string };
   /** The project folder (`.muster/mcp.json`); default the current directory. */
   readonly workdir?: string;
   /** The user folder (`MUSTER_HOME`); default `MUSTER_HOME` or `~/.muster`. */

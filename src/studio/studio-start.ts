@@ -30,6 +30,7 @@ const VERSION: string = (
 export async function startStudioNow(options: StudioOptions): Promise<RunningStudio> {
   checkStudioHost(options.host);
   const port = checkStudioPort(options.port);
+  const fleet = checkFleet(options.fleet);
   const token = options.token ?? newStudioToken();
   if (!/^[A-Za-z0-9_-]{32,}$/.test(token)) {
     throw new MusterError(
@@ -99,6 +100,7 @@ export async function startStudioNow(options: StudioOptions): Promise<RunningStu
       approvals,
       elicitations,
       info,
+      fleet,
       origin,
       signal: controller.signal,
     };
@@ -122,6 +124,23 @@ export async function startStudioNow(options: StudioOptions): Promise<RunningStu
     port: server.port,
     close: () => (closing ??= close()),
   };
+}
+
+/** The fleet's queue with its defaults (the workers' own), checked as the workers check them. */
+function checkFleet(fleet: StudioOptions['fleet']): { queue: string; schema: string } {
+  const queue = fleet?.queue ?? 'muster';
+  const schema = fleet?.schema ?? 'pgboss';
+  if (!/^[A-Za-z0-9_-]{1,50}$/.test(queue))
+    throw new MusterError(
+      'INVALID_CONFIGURATION',
+      `The studio's fleet queue '${queue}' is no queue name: 1-50 of letters, digits, '_' or '-' (the workers' queue option).`,
+    );
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema))
+    throw new MusterError(
+      'INVALID_CONFIGURATION',
+      `The studio's fleet schema '${schema}' is not a lowercase PostgreSQL identifier (the workers' schema option).`,
+    );
+  return { queue, schema };
 }
 
 function modelLabel(model: ModelClient, modelName: string | undefined): string {

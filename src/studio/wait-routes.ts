@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
-import type { Wait, WaitDecision, WaitKind, WaitQuery } from '../session/index.js';
-import type { DecideWaitResponse, ParkedWait, WaitsResponse } from './api-types.js';
+import type { TaskWaitHandle, Wait, WaitDecision, WaitKind, WaitQuery } from '../session/index.js';
+import type { DecideWaitResponse, ParkedWait, TaskWaitView, WaitsResponse } from './api-types.js';
 import type { StudioContext } from './studio-context.js';
 import { badField, readJsonObject } from './studio-json.js';
 
@@ -40,7 +40,8 @@ export function waitRoutes(app: Hono, ctx: StudioContext): void {
 
 /**
  * A stored wait as the page sees it: the listed fields only (never `requestState`, the
- * protocol state a server asked to be sent back), and whether it expired.
+ * protocol state a server asked to be sent back), whether it expired, a task wait's task and
+ * an auth wait's principal and issuer (an id and a URL of the issuer, never a token).
  */
 function waitView(w: Wait, now: number): ParkedWait {
   const expired =
@@ -57,6 +58,9 @@ function waitView(w: Wait, now: number): ParkedWait {
     ...(w.message === undefined ? {} : { message: w.message }),
     ...(w.requestedSchema === undefined ? {} : { requestedSchema: w.requestedSchema }),
     ...(w.url === undefined ? {} : { url: w.url }),
+    ...(w.principal === undefined ? {} : { principal: w.principal }),
+    ...(w.issuer === undefined ? {} : { issuer: w.issuer }),
+    ...(w.task === undefined ? {} : { task: taskView(w.task) }),
     createdAt: w.createdAt,
     ...(w.expiresAt === undefined ? {} : { expiresAt: w.expiresAt }),
     fingerprint: w.fingerprint,
@@ -64,6 +68,26 @@ function waitView(w: Wait, now: number): ParkedWait {
     expired,
     ...(w.decision === undefined ? {} : { decision: w.decision }),
     ...(w.decidedAt === undefined ? {} : { decidedAt: w.decidedAt }),
+  };
+}
+
+/** A task wait's handle as the page shows it, with the end of its ttl worked out. */
+function taskView(t: TaskWaitHandle): TaskWaitView {
+  const accepted = Date.parse(t.acceptedAt);
+  const ends =
+    t.ttlMs === null || Number.isNaN(accepted) ? undefined : new Date(accepted + t.ttlMs);
+  return {
+    taskId: t.taskId,
+    status: t.status,
+    ...(t.statusMessage === undefined ? {} : { statusMessage: t.statusMessage }),
+    createdAt: t.createdAt,
+    acceptedAt: t.acceptedAt,
+    ...(t.polledAt === undefined ? {} : { polledAt: t.polledAt }),
+    ttlMs: t.ttlMs,
+    ...(ends === undefined || Number.isNaN(ends.getTime())
+      ? {}
+      : { ttlEndsAt: ends.toISOString() }),
+    ...(t.pollIntervalMs === undefined ? {} : { pollIntervalMs: t.pollIntervalMs }),
   };
 }
 
@@ -100,6 +124,9 @@ function parseDecision(body: Record<string, unknown>): {
   if (typeof fingerprint !== 'string' || fingerprint === '')
     throw badField('fingerprint', 'the fingerprint of the wait as listed');
   if (!('decision' in decision) && !('action' in decision))
-    throw badField('decision', "'allow', 'deny' or 'redirect' (or a form's 'action')");
+    throw badField(
+      'decision',
+      "'allow', 'deny' or 'redirect' (a task wait's: 'cancel'; or a form's 'action')",
+    );
   return { fingerprint, decision: decision as unknown as WaitDecision };
 }

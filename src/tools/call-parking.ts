@@ -75,6 +75,8 @@ export interface ParkedTask {
   readonly pollIntervalMs?: number;
   /** When the task answer was read (ISO 8601): the ttl's anchor. */
   readonly acceptedAt: string;
+  /** When `status` was last read with `tasks/get` (ISO 8601); absent: not polled yet. */
+  readonly polledAt?: string;
 }
 
 /** The task a resumed call follows instead of being sent again. */
@@ -82,6 +84,11 @@ export interface TaskResumption {
   readonly task: ParkedTask;
   /** True when its wait passed `waits.ttlMs`: one last poll, then `TOOL_OUTCOME_UNKNOWN`. */
   readonly expired: boolean;
+  /**
+   * Set when its wait was decided `cancel`: the task is cancelled (one `tasks/cancel`), not
+   * polled, and the call ends `TOOL_OUTCOME_UNKNOWN`.
+   */
+  readonly cancelled?: { readonly waitId: string; readonly reason?: string };
 }
 
 /**

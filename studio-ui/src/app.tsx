@@ -3,6 +3,7 @@ import type { StudioInfo } from '../../src/studio/api-types.js';
 import { api } from './api.js';
 import { ApprovalsPage } from './pages/approvals-page.js';
 import { ElicitationsPage } from './pages/elicitations-page.js';
+import { FleetPage } from './pages/fleet-page.js';
 import { ResourcesPage } from './pages/resources-page.js';
 import { RunsPage } from './pages/runs-page.js';
 import { ServersPage } from './pages/servers-page.js';
@@ -20,6 +21,7 @@ const LABELS: Readonly<Record<Route, string>> = {
   approvals: 'Approvals',
   elicitations: 'Elicitations',
   signin: 'Sign-in',
+  fleet: 'Fleet',
 };
 
 function Page({ route }: { readonly route: Route }) {
@@ -38,6 +40,8 @@ function Page({ route }: { readonly route: Route }) {
       return <ElicitationsPage />;
     case 'signin':
       return <SignInPage />;
+    case 'fleet':
+      return <FleetPage />;
   }
 }
 

@@ -9,6 +9,7 @@ export const ROUTES = [
   'approvals',
   'elicitations',
   'signin',
+  'fleet',
 ] as const;
 
 /** One route name. */

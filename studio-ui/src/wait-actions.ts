@@ -45,3 +45,15 @@ export async function resumeSession(sessionId: string): Promise<void> {
   runStore.focused = sessionId;
   resumedSessions.add(sessionId);
 }
+
+/**
+ * Cancels the MCP task a parked run waits on (SPEC 15.3): decides its task wait `cancel`,
+ * bound to the listed fingerprint, then resumes the session here; the resumed run sends the
+ * task's `tasks/cancel` once and its call ends `TOOL_OUTCOME_UNKNOWN`. When the resume is
+ * refused (the studio has no model; another process resumed it first), the decision stands
+ * and whoever resumes the session cancels the task: the error is thrown for the card.
+ */
+export async function cancelTask(wait: ParkedWait): Promise<void> {
+  await decideWait(wait, { decision: 'cancel', reason: 'cancelled from the studio' });
+  await resumeSession(wait.sessionId);
+}

@@ -203,6 +203,8 @@ export function describeWaitContract(
         ['form', { decision: 'allow' }],
         ['form', { action: 'accept', content: ['not', 'an', 'object'] }],
         ['task', allow],
+        ['task', { action: 'cancel' }],
+        ['task', { decision: 'cancel', message: 'x' }],
         ['sign-in', { decision: 'deny' }],
         ['sign-in', { action: 'accept' }],
         ['sign-in', { decision: 'allow', message: 'x' }],
@@ -224,6 +226,19 @@ export function describeWaitContract(
       expect(signedIn).toMatchObject({
         status: 'decided',
         decision: { decision: 'allow', reason: 'signed in' },
+      });
+      // a task wait takes one decision: cancel its task (SPEC 15.3)
+      const cancelled = await waits.decide('s', 'task', {
+        decision: 'cancel',
+        reason: 'not needed',
+      });
+      expect(cancelled).toMatchObject({
+        status: 'decided',
+        decision: { decision: 'cancel', reason: 'not needed' },
+      });
+      expect((await waits.get('s', 'task'))?.decision).toEqual({
+        decision: 'cancel',
+        reason: 'not needed',
       });
     });
 

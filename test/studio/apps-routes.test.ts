@@ -31,6 +31,7 @@ beforeAll(() => {
     approvals: { pending: () => [] },
     elicitations: { pending: () => [] },
     info: { version: 'test', store: 'memory', apps: true },
+    fleet: { queue: 'muster', schema: 'pgboss' },
     origin: 'http://127.0.0.1:1',
     signal: lifetime.signal,
   };

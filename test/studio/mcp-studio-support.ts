@@ -88,6 +88,7 @@ export function mcpStudio(options: McpStudioOptions = {}): McpStudio {
     approvals: { pending: () => [] },
     elicitations: { pending: () => [] },
     info: { version: 'test', store: 'memory', apps: false },
+    fleet: { queue: 'muster', schema: 'pgboss' },
     origin: options.origin ?? 'http://127.0.0.1:4321',
     signal: lifetime.signal,
   };

@@ -18,6 +18,7 @@ export const STUDIO_PAGES = [
   'approvals',
   'elicitations',
   'signin',
+  'fleet',
 ] as const;
 
 /** One of {@link STUDIO_PAGES}. */

@@ -89,6 +89,8 @@ export interface ResumedTask {
   readonly acceptedAt: string;
   /** Its wait passed `waits.ttlMs`: one last poll. */
   readonly expired: boolean;
+  /** Its wait was decided `cancel`: one `tasks/cancel`, no poll, an unknown outcome. */
+  readonly cancelled?: { readonly waitId: string; readonly reason?: string };
 }
 
 /** What the task side of the runner is built with. */
@@ -231,14 +233,38 @@ export class TaskCalls {
   /**
    * Follows a task a call became in an earlier run (its `task` wait, SPEC 15.3): the call is
    * not sent again; the task is polled at once, then on (once only when its wait expired).
+   * A task whose wait was decided `cancel` is not polled: its `tasks/cancel` is sent once
+   * (awaited, its failure swallowed: cancellation is cooperative) and the call ends
+   * `TOOL_OUTCOME_UNKNOWN`, reason `aborted`, `details.taskCancelled`.
    */
-  resume(
+  async resume(
     server: string,
     tool: string,
     stored: ResumedTask,
     options: Omit<FollowOptions, 'resumed' | 'onAccepted'>,
     answers?: Readonly<Record<string, unknown>>,
   ): Promise<CallToolResult> {
+    if (stored.cancelled) {
+      const timeoutMs = options.timeoutMs ?? this.deps.options.operation?.timeoutMs;
+      await this.cancel(server, stored.taskId, timeoutMs);
+      const toolName = options.toolName ?? tool;
+      const name = this.deps.secretsOf(server).redact(toolName);
+      const { waitId, reason } = stored.cancelled;
+      throw new ToolError(
+        'TOOL_OUTCOME_UNKNOWN',
+        `The task of '${name}' on server '${server}' (${stored.taskId}) was cancelled by a decision of its wait '${waitId}'${reason !== undefined ? ` (${reason})` : ''}: tasks/cancel was sent once. The call may or may not have taken effect; it was not retried.`,
+        {
+          toolName,
+          details: {
+            server,
+            taskId: stored.taskId,
+            reason: 'aborted',
+            taskCancelled: true,
+            waitId,
+          },
+        },
+      );
+    }
     const acceptedAt = Date.parse(stored.acceptedAt);
     const seed: CapturedTask = {
       requestId: 0,

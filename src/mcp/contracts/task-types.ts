@@ -77,6 +77,8 @@ export class TaskStillRunning {
     readonly task: CapturedTask,
     readonly acceptedAt: number,
     readonly input?: ParkedInputs,
+    /** When `task`'s status was last read with `tasks/get` (ms since the epoch); absent: never. */
+    readonly polledAt?: number,
   ) {}
 }
 

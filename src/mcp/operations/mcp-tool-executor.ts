@@ -50,7 +50,12 @@ type ResumeTask = (
 ) => Promise<CallToolResult>;
 
 /** A task's handle as its `task` wait stores it. */
-function parkedTaskOf(server: string, task: CapturedTask, acceptedAt: number): ParkedTask {
+function parkedTaskOf(
+  server: string,
+  task: CapturedTask,
+  acceptedAt: number,
+  polledAt?: number,
+): ParkedTask {
   return {
     server,
     taskId: task.taskId,
@@ -60,6 +65,7 @@ function parkedTaskOf(server: string, task: CapturedTask, acceptedAt: number): P
     ttlMs: task.ttlMs,
     ...(task.pollIntervalMs !== undefined ? { pollIntervalMs: task.pollIntervalMs } : {}),
     acceptedAt: new Date(acceptedAt).toISOString(),
+    ...(polledAt !== undefined ? { polledAt: new Date(polledAt).toISOString() } : {}),
   };
 }
 
@@ -185,11 +191,11 @@ export class McpToolExecutor implements ToolExecutor, OwnExecutor, RunViewSource
     );
     const resumeTask: ResumeTask | undefined = target
       ? undefined
-      : ({ task, expired }, options, answers) =>
+      : ({ task, expired, cancelled }, options, answers) =>
           runner.tasks.resume(
             address.server,
             address.originalName,
-            { ...task, expired },
+            { ...task, expired, ...(cancelled ? { cancelled } : {}) },
             options,
             answers,
           );
@@ -313,7 +319,7 @@ export class McpToolExecutor implements ToolExecutor, OwnExecutor, RunViewSource
       // still running where the call may park: a task wait holds its handle
       if (err instanceof TaskStillRunning)
         throw new CallParkSignal({
-          task: parkedTaskOf(server, err.task, err.acceptedAt),
+          task: parkedTaskOf(server, err.task, err.acceptedAt, err.polledAt),
           ...(err.input ? { input: err.input } : {}),
         });
       throw err;

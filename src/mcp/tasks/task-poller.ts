@@ -199,6 +199,8 @@ export async function pollTask(
     seed.statusMessage === undefined
       ? seed
       : { ...seed, statusMessage: redact(seed.statusMessage) };
+  // when `latest` was read with `tasks/get` (a park stores it: the studio shows it)
+  let polledAt: number | undefined;
   try {
     await options.onAccepted?.(acceptedAt);
     report(seed);
@@ -245,6 +247,7 @@ export async function pollTask(
           throw err;
         continue;
       }
+      polledAt = now();
       report(task);
       interval = task.pollIntervalMs ?? interval;
       ttlMs = task.ttlMs;
@@ -311,16 +314,16 @@ export async function pollTask(
         );
       const parkAt = options.park?.at;
       if (parkAt !== undefined && task.status === 'working' && now() >= parkAt)
-        throw new TaskStillRunning(latest, acceptedAt);
+        throw new TaskStillRunning(latest, acceptedAt, undefined, polledAt);
     }
   } catch (err) {
     if (err instanceof TaskStillRunning) throw err;
     // a person answers the task's input later: the call parks, nothing cancelled
     if (err instanceof TaskInputParked && !signal.aborted)
-      throw new TaskStillRunning(latest, acceptedAt, err.input);
+      throw new TaskStillRunning(latest, acceptedAt, err.input, polledAt);
     // an abort that is no cancel (an agent's close) parks the call where it may
     if (signal.aborted && options.park?.onAbort?.(signal.reason) === true)
-      throw new TaskStillRunning(latest, acceptedAt);
+      throw new TaskStillRunning(latest, acceptedAt, undefined, polledAt);
     const end = signal.aborted
       ? new TaskEnd(aborted(signal, ids), cancelsOn(options.cancelOnAbort, signal.reason))
       : err instanceof TaskEnd

@@ -9,6 +9,8 @@ import { useAction } from '../use-action.js';
 import { useStudio } from '../use-studio.js';
 import { DecisionControls } from './decision-controls.js';
 import { ParkedApprovalItem } from './parked-approval-item.js';
+import { ParkedSignInItem } from './parked-signin-item.js';
+import { ParkedTaskItem } from './parked-task-item.js';
 import { ResumedRuns } from './resumed-runs.js';
 
 const SOURCES: Readonly<Record<string, string>> = {
@@ -189,13 +191,16 @@ function ApprovalItem({
 
 /**
  * `#/approvals`: the calls waiting for a person in this studio, then the approvals parked
- * runs wait on in the store (whichever process parked them), and the runs resumed from here.
+ * runs wait on in the store (whichever process parked them), the MCP tasks and sign-ins runs
+ * wait on, and the runs resumed from here.
  * `#/approvals/<id>` (the Tools page's link to the approval its call waits on) marks that one.
  */
 export function ApprovalsPage() {
   const { approvals, waits } = useStudio();
   const linked = useRouteDetail();
   const parked = waits.filter((w) => w.kind === 'approval');
+  const tasks = waits.filter((w) => w.kind === 'task');
+  const signIns = waits.filter((w) => w.kind === 'auth');
   return (
     <section data-testid="page-approvals">
       <h2>Approvals</h2>
@@ -219,6 +224,24 @@ export function ApprovalsPage() {
       <ul class="cards" data-testid="parked-approvals">
         {parked.map((wait) => (
           <ParkedApprovalItem key={`${wait.sessionId}/${wait.id}`} wait={wait} />
+        ))}
+      </ul>
+      <h3>MCP tasks</h3>
+      <p class="muted">
+        Calls that became long-running tasks on their server: the task as last polled. A resume
+        polls it again; cancelling it sends the server one tasks/cancel.
+      </p>
+      {tasks.length === 0 && <p class="muted">No run waits on a task.</p>}
+      <ul class="cards" data-testid="task-waits">
+        {tasks.map((wait) => (
+          <ParkedTaskItem key={`${wait.sessionId}/${wait.id}`} wait={wait} />
+        ))}
+      </ul>
+      <h3>Sign-ins</h3>
+      {signIns.length === 0 && <p class="muted">No run waits for a sign-in.</p>}
+      <ul class="cards" data-testid="signin-waits">
+        {signIns.map((wait) => (
+          <ParkedSignInItem key={`${wait.sessionId}/${wait.id}`} wait={wait} />
         ))}
       </ul>
       <ResumedRuns />

@@ -4,7 +4,8 @@ import { useAction } from '../use-action.js';
 import { useRun } from '../use-run.js';
 import { resumeSession } from '../wait-actions.js';
 
-function when(iso: string | undefined): string {
+/** An ISO 8601 time as the page shows it (local time); `never` when absent. */
+export function when(iso: string | undefined): string {
   if (iso === undefined) return 'never';
   const date = new Date(iso);
   return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
@@ -22,7 +23,7 @@ export function WaitFacts({ wait }: { readonly wait: ParkedWait }) {
       {wait.server && (
         <>
           <dt>Server</dt>
-          <dd>{wait.server}</dd>
+          <dd data-testid="wait-server">{wait.server}</dd>
         </>
       )}
       <dt>Session</dt>
@@ -55,11 +56,14 @@ function decisionText(wait: ParkedWait): string {
   return why ? `${what}: ${why}` : what;
 }
 
-/** The colour of a decision: an accepted form reads as allowed, anything else as refused. */
+/**
+ * The colour of a decision: an accepted form reads as allowed, a cancelled task as refused,
+ * anything else as refused.
+ */
 function decisionClass(wait: ParkedWait): string {
   const d = wait.decision;
   if (d === undefined) return 'deny';
-  if ('decision' in d) return d.decision;
+  if ('decision' in d) return d.decision === 'cancel' ? 'deny' : d.decision;
   return d.action === 'accept' ? 'allow' : 'deny';
 }
 

@@ -269,6 +269,47 @@ describe('a task parked within a process (memory store)', () => {
     expect(requestsFor(fixture.log(), 'tasks/cancel', taskId)).toBe(0);
   });
 
+  it('a task wait decided `cancel`: the resume sends one tasks/cancel, polls no more, and the call is TOOL_OUTCOME_UNKNOWN', async () => {
+    const store = new MemorySessionStore();
+    const sessionId = 'task-cancel-decided';
+    const first = agentOn(store, { parkAfterMs: 1 });
+    let wait: Wait;
+    try {
+      const sent = await first.send('Do the work.', { sessionId });
+      expect(sent.status).toBe('parked');
+      wait = sent.waits![0]!;
+      const decided = await first.decide(sessionId, wait.id, {
+        decision: 'cancel',
+        reason: 'no longer needed',
+      });
+      expect(decided).toMatchObject({ status: 'decided', decision: { decision: 'cancel' } });
+    } finally {
+      await first.close();
+    }
+    const taskId = wait.task!.taskId;
+    const polls = requestsFor(fixture.log(), 'tasks/get', taskId);
+    expect(requestsFor(fixture.log(), 'tasks/cancel', taskId)).toBe(0);
+
+    const second = agentOn(store);
+    try {
+      const { events, error } = await collect(second.resume(sessionId));
+      expect(error).toBeUndefined();
+      expect(ofType(events, 'wait.decided')).toMatchObject([
+        { waitId: wait.id, applied: true, decision: { decision: 'cancel' } },
+      ]);
+      const done = ofType(events, 'tool.completed')[0]!;
+      expect(done).toMatchObject({ errorCode: 'TOOL_OUTCOME_UNKNOWN', callId: 'call_task' });
+      expect(done.content).toContain(taskId);
+      expect(done.content).toContain('no longer needed');
+      expect(ofType(events, 'session.completed')).toHaveLength(1);
+      expect((await store.waits.list({ sessionId })).waits).toEqual([]);
+    } finally {
+      await second.close();
+    }
+    expect(requestsFor(fixture.log(), 'tasks/cancel', taskId)).toBe(1);
+    expect(requestsFor(fixture.log(), 'tasks/get', taskId)).toBe(polls);
+  });
+
   it("a task's input request answered `park` parks the run on an elicitation wait beside its task wait; decided, the resume sends the answer with one tasks/update and polls on", async () => {
     const store = new MemorySessionStore();
     const sessionId = 'task-input-park';
