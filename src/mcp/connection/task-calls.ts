@@ -1,5 +1,11 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import { McpError, ToolError, isAgentClosed, redactedCause } from '../../errors/index.js';
+import {
+  McpError,
+  SessionError,
+  ToolError,
+  isAgentClosed,
+  redactedCause,
+} from '../../errors/index.js';
 import type { SecretRegistry } from '../../util/index.js';
 import type { McpConnection } from '../client/mcp-connection.js';
 import type { McpOptions } from '../contracts/config-types.js';
@@ -104,6 +110,24 @@ export interface TaskCallsDeps {
 export const CANCEL_SETTLE_MS = 2_000;
 
 /**
+ * True when the run lost its session's lease (the abort reason a lost lease gives its run,
+ * `SESSION_ALREADY_RUNNING`): the run stops here, and the session's next owner (a resume,
+ * another replica) polls the task its `task` wait holds.
+ */
+function leaseLost(reason: unknown): boolean {
+  return SessionError.isInstance(reason) && reason.code === 'SESSION_ALREADY_RUNNING';
+}
+
+/**
+ * True for an abort that hands a task on rather than giving it up (SPEC 15.3): an agent's
+ * close (its run parks on the task) or a lost lease (the session's next owner polls on).
+ * Neither sends `tasks/cancel`.
+ */
+function handsTaskOn(reason: unknown): boolean {
+  return isAgentClosed(reason) || leaseLost(reason);
+}
+
+/**
  * True for a failed `tasks/get` worth another poll, on typed facts: it was not sent, it timed
  * out, or the HTTP server answered 5xx. A refusal (401, 403, a JSON-RPC error) is not.
  */
@@ -119,6 +143,7 @@ export function transientPollFailure(err: unknown): boolean {
  * live connection (a task outlives the connection that created it, so every `tasks/*`
  * request finds the current one, reconnects and renewed sessions included), and each given
  * up while it may still run cancelled once, in the background (never for an agent's close).
+ * A lost lease cancels nothing either: the task's wait stays in the session for its next run.
  * Polling failures are the call's: whatever ends the poll that is not the poller's own
  * verdict on the task (a lost connection, a refused or invalid `tasks/get`) cannot make the
  * call "not sent" or "refused": the task exists, so its outcome is unknown.
@@ -167,8 +192,7 @@ export class TaskCalls {
           redact,
           redactCause: (err) => redactedCause(err, secrets.values()),
           transient: transientPollFailure,
-          cancelOnAbort:
-            options.cancelOnAbort === false ? false : (reason) => !isAgentClosed(reason),
+          cancelOnAbort: options.cancelOnAbort === false ? false : (reason) => !handsTaskOn(reason),
           ...(maxTotal !== undefined
             ? { total: { at: (options.startedAt ?? Date.now()) + maxTotal, limitMs: maxTotal } }
             : {}),
@@ -294,13 +318,17 @@ export class TaskCalls {
       return err;
     }
     if (options.signal.aborted) {
-      const closed = options.cancelOnAbort !== false && isAgentClosed(options.signal.reason);
+      const reason = options.signal.reason;
+      const handedOn = options.cancelOnAbort !== false && handsTaskOn(reason);
+      const by = isAgentClosed(reason)
+        ? "the agent's close"
+        : "the loss of the session's lease (the session's next run polls it on)";
       return unknown(
         'aborted',
-        closed
-          ? `The call to '${name}' was interrupted by the agent's close; its task (${taskId}) was left running on server '${server}', not cancelled.`
+        handedOn
+          ? `The call to '${name}' was interrupted by ${by}; its task (${taskId}) was left running on server '${server}', not cancelled.`
           : `The call to '${name}' was cancelled by an abort (its task ${taskId}).`,
-        { taskCancelled: !closed && options.cancelOnAbort !== false },
+        { taskCancelled: !handedOn && options.cancelOnAbort !== false },
       );
     }
     const decided = classifyCallError(err, {
