@@ -104,6 +104,11 @@ export interface TaskCallsDeps {
   readonly handlersOf?: (server: string) => readonly ClientRequestHandler[];
   /** Ends with the runner: cancels in flight stop waiting. */
   readonly lifetime: AbortSignal;
+  /**
+   * Where the `tasks/cancel` requests in flight are kept for {@link TaskCalls.settle} (default:
+   * this instance's own): the task calls of principals' connections share one.
+   */
+  readonly cancels?: Set<Promise<void>>;
 }
 
 /** How long closing waits for the `tasks/cancel` requests already sent. */
@@ -150,9 +155,11 @@ export function transientPollFailure(err: unknown): boolean {
  */
 export class TaskCalls {
   /** `tasks/cancel` requests in flight, so that closing lets them finish. */
-  readonly #cancels = new Set<Promise<void>>();
+  readonly #cancels: Set<Promise<void>>;
 
-  constructor(private readonly deps: TaskCallsDeps) {}
+  constructor(private readonly deps: TaskCallsDeps) {
+    this.#cancels = deps.cancels ?? new Set();
+  }
 
   /**
    * Polls the task of `tool`'s call on `server` to its end (see `pollTask`) and gives its
@@ -445,17 +452,28 @@ export class TaskCalls {
    * Waits for the `tasks/cancel` requests in flight, at most `boundMs` (default
    * {@link CANCEL_SETTLE_MS}): closing is never held up by a slow server for long.
    */
-  async settle(boundMs = CANCEL_SETTLE_MS): Promise<void> {
-    if (this.#cancels.size === 0) return;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const bound = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, boundMs);
-      timer.unref?.();
-    });
-    try {
-      await Promise.race([Promise.allSettled([...this.#cancels]), bound]);
-    } finally {
-      clearTimeout(timer);
-    }
+  settle(boundMs = CANCEL_SETTLE_MS): Promise<void> {
+    return settleCancels(this.#cancels, boundMs);
+  }
+}
+
+/**
+ * Waits for the `tasks/cancel` requests in `cancels`, at most `boundMs` (default
+ * {@link CANCEL_SETTLE_MS}).
+ */
+export async function settleCancels(
+  cancels: ReadonlySet<Promise<void>>,
+  boundMs = CANCEL_SETTLE_MS,
+): Promise<void> {
+  if (cancels.size === 0) return;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const bound = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, boundMs);
+    timer.unref?.();
+  });
+  try {
+    await Promise.race([Promise.allSettled([...cancels]), bound]);
+  } finally {
+    clearTimeout(timer);
   }
 }
