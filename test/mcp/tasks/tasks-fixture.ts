@@ -23,6 +23,9 @@ export interface LoggedRequest {
   readonly declared?: boolean;
   /** On `tasks/get`: the status answered (`not-found`: -32602; `http-<n>`: refused). */
   readonly status?: string;
+  /** On `authorized` (HTTP): the request's method and its `Authorization` header. */
+  readonly of?: string;
+  readonly authorization?: string;
 }
 
 /** A fixture's state folder and, over HTTP, its process. */
