@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemorySessionStore, createAgent, scriptedModel } from '../../../src/index.js';
 import type { Agent, ModelRequest, ToolResultMessage } from '../../../src/index.js';
 import { collect, ofType } from '../../support/run-helpers.js';
-import { requestsFor, startTasksFixture } from './tasks-fixture.js';
+import { requestsFor, startTasksFixture, unendedTasks } from './tasks-fixture.js';
 import type { LoggedRequest, TasksFixture } from './tasks-fixture.js';
 
 // Tasks on principals' connections (SPEC 15.3 and 15.4): a server that signs each user in
@@ -161,5 +161,12 @@ describe("tasks on a principal's connection", () => {
     } finally {
       await agent.close();
     }
+  });
+
+  it('no task was left without an end, and every tasks/* request named its task in Mcp-Name', () => {
+    const log = fixture.log();
+    expect(log.filter((r) => r.method === 'task-created').length).toBeGreaterThanOrEqual(3);
+    expect(unendedTasks(log)).toEqual([]);
+    expect(log.filter((r) => r.method === 'header-mismatch')).toEqual([]);
   });
 });

@@ -10,7 +10,7 @@ import { SqliteSessionStore } from '../../../src/session/sqlite.js';
 import { startChild } from '../../support/child-agent.js';
 import { databaseUrl } from '../../support/database.js';
 import { ofType } from '../../support/run-helpers.js';
-import { TASKS_SERVER, requestsFor, startTasksFixture } from './tasks-fixture.js';
+import { TASKS_SERVER, requestsFor, startTasksFixture, unendedTasks } from './tasks-fixture.js';
 import type { TasksFixture } from './tasks-fixture.js';
 
 // Durable tasks across processes (SPEC 15.3 and 15.1): a run whose call became a task parks
@@ -302,5 +302,12 @@ describe.each(setups)('a task across processes (%s)', (_name, makeSetup) => {
     });
     expect(calls().length - before).toBe(1);
     expect(requestsFor(log(), 'tasks/cancel', taskId)).toBe(0);
+  });
+
+  it('no task was left without an end across the processes, and over HTTP every tasks/* request named its task in Mcp-Name', () => {
+    const log = setup.fixture.log();
+    expect(log.filter((r) => r.method === 'task-created').length).toBeGreaterThanOrEqual(4);
+    expect(unendedTasks(log)).toEqual([]);
+    expect(log.filter((r) => r.method === 'header-mismatch')).toEqual([]);
   });
 });
