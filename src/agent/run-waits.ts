@@ -7,6 +7,7 @@ import type {
   InputResumption,
   SignInNeed,
   ParkedTask,
+  SentTask,
   TaskResumption,
   ToolCallOutcome,
   WaitedDecision,
@@ -150,8 +151,25 @@ export class RunWaits implements CallWaits {
   }
 
   /**
+   * The task `callId` became in an earlier run (its `task` wait, not taken up yet), with the
+   * approval that let the call be sent: the call was sent, so the resumed run does not ask
+   * whether to send it again (SPEC 15.3).
+   */
+  sentTask(callId: string): SentTask | undefined {
+    const wait = this.#tasks.get(callId);
+    if (!wait?.task || wait.server === undefined || this.#taken.has(wait.id)) return undefined;
+    return {
+      server: wait.server,
+      taskId: wait.task.taskId,
+      ...(wait.approvedBy ? { approvedBy: wait.approvedBy } : {}),
+    };
+  }
+
+  /**
    * Commits the handle of the task `callId` just became (a pending `task` wait, under the
-   * run's lease) before it is polled: a process that dies now leaves it for the next resume.
+   * run's lease) before it is polled: a process that dies now leaves it for the next resume,
+   * which polls on without deciding again whether to send the call (`approvedBy`, the
+   * decided approval wait that let it be sent, is kept for the record).
    * Not an event: the run goes on; `wait.created` comes if it parks on it.
    */
   async holdTask(
@@ -159,8 +177,9 @@ export class RunWaits implements CallWaits {
     toolName: string,
     fingerprint: string,
     task: ParkedTask,
+    approvedBy?: Wait['approvedBy'],
   ): Promise<void> {
-    const wait = this.#taskWait(callId, toolName, fingerprint, task, undefined);
+    const wait = this.#taskWait(callId, toolName, fingerprint, task, approvedBy);
     await this.#ctx.store.waits!.put(wait, this.#ctx.writeOptions());
     this.#tasks.set(callId, wait);
   }

@@ -56,13 +56,15 @@ export type ExecutionResult =
  * `tool.progress` events, and normalizes what it returned. Every failure is a refusal with
  * `executed: true`: `TOOL_OUTCOME_UNKNOWN` when the run was aborted (the call may or may not
  * have taken effect, and is never retried), the code of a tool-level `MusterError`, or
- * `TOOL_EXECUTION_FAILED`.
+ * `TOOL_EXECUTION_FAILED`. `approvedBy`: the decided approval wait that let the call run,
+ * kept with the handle of a task the call becomes.
  */
 export async function executeCall(
   entry: CatalogEntry,
   args: CallArguments,
   call: ToolCallRequest,
   env: ToolCallEnvironment,
+  approvedBy?: DecidedBy,
 ): Promise<ExecutionResult> {
   env.emit(toolCalledEvent(env, call, entry, args));
   // parking facts only where a run keeps waits; the fingerprint is hashed only for a call
@@ -84,7 +86,7 @@ export async function executeCall(
           ...(waits.canPark
             ? {
                 holdTask: (held: ParkedTask) =>
-                  waits.holdTask(call.callId, entry.name, fingerprintOf(), held),
+                  waits.holdTask(call.callId, entry.name, fingerprintOf(), held, approvedBy),
               }
             : {}),
         };

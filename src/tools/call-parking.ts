@@ -79,6 +79,17 @@ export interface ParkedTask {
   readonly polledAt?: string;
 }
 
+/**
+ * The task a call became in an earlier run, as its `task` wait names it: the call was sent,
+ * so a resumed run does not decide again whether to send it (SPEC 15.3).
+ */
+export interface SentTask {
+  readonly server: string;
+  readonly taskId: string;
+  /** The decided approval wait that let the call be sent, when one did. */
+  readonly approvedBy?: DecidedBy;
+}
+
 /** The task a resumed call follows instead of being sent again. */
 export interface TaskResumption {
   readonly task: ParkedTask;

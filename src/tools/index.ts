@@ -51,7 +51,13 @@ export { runToolCall } from './tool-call-pipeline.js';
 export { RunScope, CallScope, runScopeOf, callParkingOf } from './run-scope.js';
 export type { SignInNeed } from './run-scope.js';
 export { CallParkSignal } from './call-parking.js';
-export type { CallParking, ParkedInputs, ParkedTask, TaskResumption } from './call-parking.js';
+export type {
+  CallParking,
+  ParkedInputs,
+  ParkedTask,
+  SentTask,
+  TaskResumption,
+} from './call-parking.js';
 export { OWN_EXECUTOR_FACTS } from './executor-facts.js';
 export type { OwnExecutor, OwnExecutorFacts } from './executor-facts.js';
 export { OWN_RUN_VIEW, executorForRun } from './run-view.js';

@@ -5,7 +5,9 @@ import { executeCall } from './call-execution.js';
 import { executorFacts } from './executor-facts.js';
 import { hookContext, runAfterHooks, runBeforeHooks } from './call-hooks.js';
 import { checkResultLimit, storeCallResult } from './call-result.js';
+import { pass } from './call-stage.js';
 import type { Refusal } from './call-stage.js';
+import { sentCallArguments, sentCallEntry } from './sent-call.js';
 import type { ToolCallEnvironment, ToolCallOutcome, ToolCallRequest } from './tool-call-types.js';
 
 /**
@@ -13,7 +15,9 @@ import type { ToolCallEnvironment, ToolCallOutcome, ToolCallRequest } from './to
  * validation, `beforeTool` hooks (re-validating rewrites), policy (deny, rules, allow,
  * default/approval), execution, `afterTool` hooks, result limits. Each stage returns its value
  * or a refusal; a refusal becomes an error result the model can read. Every call ends with one
- * `tool.completed` event. Only an abort of the run rejects.
+ * `tool.completed` event. Only an abort of the run rejects. A call that became a task before
+ * its run parked (a `task` wait holds it) was sent: it skips the stages that decide whether
+ * to send it (visibility, validation, hooks, policy) and polls its task on (SPEC 15.3).
  */
 export async function runToolCall(
   call: ToolCallRequest,
@@ -28,7 +32,9 @@ export async function runToolCall(
   };
   const refused = (refusal: Refusal): ToolCallOutcome => end(refusedOutcome(call, refusal));
 
-  const found = findVisibleTool(call, env);
+  // sent before the run parked or its process died: the decision to send it stands
+  const sent = env.waits?.sentTask(call.callId);
+  const found = sent ? sentCallEntry(call, env, sent) : findVisibleTool(call, env);
   if (!found.ok) return refused(found.refusal);
   const entry = found.value;
   // stages with nothing to do are skipped, not awaited: this is every call's hot path
@@ -37,31 +43,38 @@ export async function runToolCall(
       ? hookContext(entry, call, env)
       : undefined;
 
-  const checked = await readArguments(
-    entry,
-    call.argumentsText,
-    { maxBytes: env.maxToolArgumentBytes, maxDepth: env.maxToolArgumentDepth },
-    env.signal,
-    call.arguments,
-  );
+  const checked = sent
+    ? sentCallArguments(call, env, sent)
+    : await readArguments(
+        entry,
+        call.argumentsText,
+        { maxBytes: env.maxToolArgumentBytes, maxDepth: env.maxToolArgumentDepth },
+        env.signal,
+        call.arguments,
+      );
   if (!checked.ok) return refused(checked.refusal);
   // the parsed value is the transcript's (frozen): hooks and executors that may change their
   // arguments get their own copy of what is frozen
   const read =
-    hooks || executorFacts(entry.executor).readsInputOnly !== true
+    !sent && (hooks || executorFacts(entry.executor).readsInputOnly !== true)
       ? { ok: true as const, value: ownArguments(checked.value) }
       : checked;
   const args =
-    hooks && env.beforeTool.length > 0 ? await runBeforeHooks(entry, read.value, hooks, env) : read;
+    !sent && hooks && env.beforeTool.length > 0
+      ? await runBeforeHooks(entry, read.value, hooks, env)
+      : read;
   if (!args.ok) return refused(args.refusal);
 
-  const authorized = await authorizeCall(entry, call, args.value, env, (ms) => (approvalMs = ms));
+  // a sent call keeps the approval that let it be sent (recorded with its result)
+  const authorized = sent
+    ? pass(sent.approvedBy ? { decidedBy: sent.approvedBy } : undefined)
+    : await authorizeCall(entry, call, args.value, env, (ms) => (approvalMs = ms));
   if (!authorized.ok) return refused(authorized.refusal);
   const verdict = authorized.value;
   // a parked call has no result yet: it completes when the run resumes
   if (verdict && 'parked' in verdict && verdict.parked) return verdict;
   if (verdict && 'callId' in verdict) return end(verdict);
-  const executed = await executeCall(entry, args.value, call, env);
+  const executed = await executeCall(entry, args.value, call, env, verdict?.decidedBy);
   // parked on a server's input requests: it completes when the run resumes
   if (executed.ok === 'parked')
     return {

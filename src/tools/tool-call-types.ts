@@ -12,6 +12,7 @@ import type {
   ParkedChild,
   ParkedInputs,
   ParkedTask,
+  SentTask,
   TaskResumption,
 } from './call-parking.js';
 
@@ -22,6 +23,7 @@ export type {
   ParkedChild,
   ParkedInput,
   ParkedInputs,
+  SentTask,
 } from './call-parking.js';
 
 /** One call the model asked for. */
@@ -112,8 +114,23 @@ export interface CallWaits {
    * is not sent again. Whatever the call's fingerprint now: the call was sent.
    */
   taskFor(callId: string): TaskResumption | undefined;
-  /** Stores the handle of the task `callId` just became (a `task` wait), before it is polled. */
-  holdTask(callId: string, toolName: string, fingerprint: string, task: ParkedTask): Promise<void>;
+  /**
+   * The task this call became in an earlier run, without taking it up: a call that was sent
+   * is not checked again by the stages that decide whether to send it (visibility,
+   * validation, hooks, policy); it polls its task on.
+   */
+  sentTask(callId: string): SentTask | undefined;
+  /**
+   * Stores the handle of the task `callId` just became (a `task` wait), before it is polled,
+   * with the decided approval wait that let the call be sent (`approvedBy`), if any.
+   */
+  holdTask(
+    callId: string,
+    toolName: string,
+    fingerprint: string,
+    task: ParkedTask,
+    approvedBy?: DecidedBy,
+  ): Promise<void>;
   /** The run's session store (its identity): a delegated run parks the root only on the same one. */
   readonly store: object;
 }

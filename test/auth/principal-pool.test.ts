@@ -301,7 +301,7 @@ it("the resource tools list and read a principal's own connection, never the sha
   }
 });
 
-it("a principal's connection does not offer the Tasks extension: its calls never become tasks", async () => {
+it("a principal's connection offers the Tasks extension as the shared one does: its call becomes a task, followed to its end (more in test/mcp/tasks/task-principals.test.ts)", async () => {
   const fixture = await startTasksFixture('http');
   const agent = createAgent({
     model: scriptedModel(
@@ -335,12 +335,11 @@ it("a principal's connection does not offer the Tasks extension: its calls never
     expect(answers(local.events)).toEqual(['finished']);
     expect(created()).toHaveLength(1);
 
-    // alice's own connection does not: the server is not asked for a task and makes none
+    // alice's own connection too: the task is made for her, and polled there to its end
     const alice = await collect(agent.run({ input: 'x', principal: 'alice' }));
     expect(alice.error).toBeUndefined();
-    expect(created()).toHaveLength(1);
-    const [answer] = answers(alice.events);
-    expect(answer).toContain('Missing required client capability');
+    expect(created()).toHaveLength(2);
+    expect(answers(alice.events)).toEqual(['finished']);
   } finally {
     await agent.close();
     await fixture.stop();

@@ -1,9 +1,17 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { authError, oauthReasonOf } from '../../auth/index.js';
-import { McpError, MusterError, ToolError } from '../../errors/index.js';
+import {
+  McpError,
+  MusterError,
+  ToolError,
+  abortedError,
+  isAgentClosed,
+} from '../../errors/index.js';
 import type { ExecutorRunContext, NamingMode } from '../../tools/index.js';
 import type { CallOptions, McpConnection } from '../client/mcp-connection.js';
 import type { McpOptions } from '../contracts/config-types.js';
+import type { ClientRequestHandler } from '../contracts/connection-types.js';
+import type { McpToolAnswer } from '../contracts/task-types.js';
 import { MCP_DEFAULTS } from '../contracts/mcp-defaults.js';
 import { clientErrorOf, insufficientScopeOf } from '../failures/client-errors.js';
 import { classifyCallError, describeError } from '../failures/mcp-errors.js';
@@ -19,6 +27,8 @@ import { resolveBounds } from './operation-runner.js';
 import type { PrincipalLease, PrincipalOpened, PrincipalPool } from './principal-pool.js';
 import type { PrincipalConnectionHooks } from './principal-pool.js';
 import type { ServerEntry } from './server-entry.js';
+import { TaskCalls, settleCancels } from './task-calls.js';
+import type { FollowOptions, ResumedTask } from './task-calls.js';
 
 /** Who an operation on a principal's connection is for, and what bounds and authorizes it. */
 export interface PrincipalContext {
@@ -32,24 +42,39 @@ export interface PrincipalContext {
 }
 
 /** The options of one call on a principal's connection. */
-export type PrincipalCallOptions = Pick<CallOptions, 'onProgress' | 'round' | 'idempotencyKey'> & {
-  readonly timeoutMs?: number;
-  /** The tool's model-facing name, for the call's errors. */
-  readonly toolName: string;
-};
+export type PrincipalCallOptions = Pick<CallOptions, 'onProgress' | 'round' | 'idempotencyKey'> &
+  Pick<FollowOptions, 'onTask' | 'park' | 'onAccepted'> & {
+    readonly timeoutMs?: number;
+    /** The tool's model-facing name, for the call's errors. */
+    readonly toolName: string;
+  };
+
+/** What following the tasks of principals' calls needs (SPEC 15.3 and 15.4). */
+export interface PrincipalTaskDeps {
+  /** The request handlers of a principal's connection, for a task's input requests. */
+  readonly handlersOf: (server: string, principal: string) => readonly ClientRequestHandler[];
+  /** Ends with the manager: background cancels stop waiting. */
+  readonly lifetime: AbortSignal;
+}
 
 /**
  * The servers' connections for principals (SPEC 15.4): opened with the principal's own OAuth
  * session or auth provider, never the entry's, kept in the {@link PrincipalPool}, listed and
  * called there. Nothing here falls back on the shared connection of a server or another
- * principal's: a principal whose connection cannot open fails, typed.
+ * principal's: a principal whose connection cannot open fails, typed. A call the server makes
+ * a task of is followed on the same principal's connection (every `tasks/*` request, its
+ * cancel included, leases it anew: a task outlives the connection that created it).
  */
 export class PrincipalConnections {
+  /** The `tasks/cancel` requests in flight of every principal's tasks (see {@link settle}). */
+  readonly #cancels = new Set<Promise<void>>();
+
   constructor(
     private readonly connector: Connector,
     private readonly pool: PrincipalPool,
     private readonly options: McpOptions,
     private readonly naming: NamingMode,
+    private readonly taskDeps: PrincipalTaskDeps,
   ) {}
 
   /**
@@ -131,7 +156,9 @@ export class PrincipalConnections {
    * refresh that cannot renew it) closes that connection and fails `MCP_AUTH_REQUIRED`; a
    * call the server refused because its HTTP session is gone (it never ran) is sent once more
    * on a fresh connection of the same principal. Failures are classified as the runner's
-   * (`classifyCallError`), redacted with the principal's own secrets and the server's.
+   * (`classifyCallError`), redacted with the principal's own secrets and the server's. A call
+   * the server makes a task of is followed to its end on the principal's connection
+   * ({@link TaskCalls.follow}), as the runner follows a shared connection's.
    */
   async callTool(
     e: ServerEntry,
@@ -149,11 +176,19 @@ export class PrincipalConnections {
       },
       this.options.operation,
     );
+    const startedAt = Date.now();
+    let answer: McpToolAnswer;
+    let on: McpConnection | undefined;
+    const tasks = this.#tasks(e, ctx, () => secrets);
     try {
-      return await this.#callOnLease(e, ctx, tool, args, options, bounds, (used) => {
+      answer = await this.#callOnLease(e, ctx, tool, args, options, bounds, (used, c) => {
         secrets = used;
+        on = c;
       });
     } catch (err) {
+      // a task the server created, answered in a shape no revision defines: cancelled once
+      const malformed = tasks.malformed(err, e.name, options.toolName, bounds.timeoutMs);
+      if (malformed) throw malformed;
       throw classifyCallError(err, {
         toolName: options.toolName,
         server: e.name,
@@ -161,6 +196,107 @@ export class PrincipalConnections {
         timeoutMs: bounds.timeoutMs,
         secrets,
       });
+    }
+    if (answer.kind === 'result') return answer.result;
+    if (ctx.signal.aborted && !isAgentClosed(ctx.signal.reason)) {
+      // answered with a task as the caller gave up: cancelled once, the outcome unknown
+      void tasks.cancel(e.name, answer.task.taskId, bounds.timeoutMs);
+      throw classifyCallError(abortedError(`The call to '${tool}'`, ctx.signal.reason), {
+        toolName: options.toolName,
+        server: e.name,
+        signal: ctx.signal,
+        timeoutMs: bounds.timeoutMs,
+        secrets,
+      });
+    }
+    return tasks.follow(e.name, tool, answer.task, on, {
+      ...options,
+      signal: ctx.signal,
+      timeoutMs: bounds.timeoutMs,
+      startedAt,
+      ...(bounds.maxTotalTimeoutMs !== undefined
+        ? { maxTotalTimeoutMs: bounds.maxTotalTimeoutMs }
+        : {}),
+    });
+  }
+
+  /**
+   * Polls on the task a principal's call became in an earlier run (its `task` wait, which
+   * names the principal): on that principal's connection, never the shared one; the call is
+   * not sent again ({@link TaskCalls.resume}).
+   */
+  async resumeTask(
+    e: ServerEntry,
+    ctx: PrincipalContext,
+    tool: string,
+    stored: ResumedTask,
+    options: Omit<FollowOptions, 'resumed' | 'onAccepted' | 'signal'>,
+    answers?: Readonly<Record<string, unknown>>,
+  ): Promise<CallToolResult> {
+    // the principal's connection, opened (and authorized) now when it is not: its secrets
+    // redact what the polls report
+    const lease = await this.lease(e, ctx);
+    const secrets = lease.secrets;
+    lease.release();
+    return this.#tasks(e, ctx, () => secrets).resume(
+      e.name,
+      tool,
+      stored,
+      { ...options, signal: ctx.signal },
+      answers,
+    );
+  }
+
+  /**
+   * Waits for the `tasks/cancel` requests in flight of principals' tasks, at most a short
+   * bound (as {@link TaskCalls.settle}).
+   */
+  settle(): Promise<void> {
+    return settleCancels(this.#cancels);
+  }
+
+  /**
+   * The task side of `ctx.principal`'s calls to the server of `e`: every `tasks/*` request
+   * leases that principal's connection (opened again when it was closed meanwhile, the
+   * connection authorized by the run as a call's is); a background cancel is bounded by the
+   * manager's lifetime, not the call's signal. `secrets` are the principal's, once known.
+   */
+  #tasks(e: ServerEntry, ctx: PrincipalContext, secrets: () => SecretRegistry): TaskCalls {
+    return new TaskCalls({
+      withConnection: (_server, operation, o) => {
+        const signal = o.signal;
+        const timeoutMs =
+          o.timeoutMs ?? resolveBounds(e, { signal }, this.options.operation).timeoutMs;
+        return this.#onLease(e, { ...ctx, signal }, (c) => operation(c, { signal, timeoutMs }));
+      },
+      options: this.options,
+      secretsOf: secrets,
+      handlersOf: (server) => this.taskDeps.handlersOf(server, ctx.principal),
+      lifetime: this.taskDeps.lifetime,
+      cancels: this.#cancels,
+    });
+  }
+
+  /**
+   * Runs one request of a task on the principal's connection: a request refused for its token
+   * closes that connection and fails `MCP_AUTH_REQUIRED`; other failures are the request's
+   * own (the task poller tells them apart).
+   */
+  async #onLease<T>(
+    e: ServerEntry,
+    ctx: PrincipalContext,
+    send: (connection: McpConnection) => Promise<T>,
+  ): Promise<T> {
+    const lease = await this.lease(e, ctx);
+    try {
+      return await send(lease.connection);
+    } catch (err) {
+      if (ctx.signal.aborted) throw err;
+      const refused = tokenRefused(err);
+      if (refused || lease.connection.closed) lease.discard();
+      throw refused ? signInFailure(e, err) : err;
+    } finally {
+      lease.release();
     }
   }
 
@@ -171,17 +307,24 @@ export class PrincipalConnections {
     args: Record<string, unknown>,
     options: PrincipalCallOptions,
     bounds: ReturnType<typeof resolveBounds>,
-    using: (secrets: SecretRegistry) => void,
-  ): Promise<CallToolResult> {
+    using: (secrets: SecretRegistry, connection: McpConnection) => void,
+  ): Promise<McpToolAnswer> {
     for (let attempt = 1; ; attempt++) {
       const lease = await this.lease(e, ctx);
-      using(lease.secrets);
+      using(lease.secrets, lease.connection);
       try {
-        return await lease.connection.callTool(tool, args, {
+        return await lease.connection.callToolOrTask(tool, args, {
           ...bounds,
           ...(options.onProgress ? { onProgress: options.onProgress } : {}),
           ...(options.round ? { round: options.round } : {}),
           ...(options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}),
+          // a task answered after the call was given up: nobody follows it, so it is cancelled
+          onLateTask: (task) =>
+            void this.#tasks(e, ctx, () => lease.secrets).cancel(
+              e.name,
+              task.taskId,
+              bounds.timeoutMs,
+            ),
         });
       } catch (err) {
         if (ctx.signal.aborted) throw err;

@@ -97,9 +97,9 @@ export async function openServer(
     signal,
     ...(capabilities ? { capabilities } : {}),
     ...(handlers ? { handlers } : {}),
-    // the Tasks extension (SPEC 15.3): declared where the transport captures task answers, and
-    // not on a principal's connection, whose calls take no task yet (see the decisions)
-    tasks: !as,
+    // the Tasks extension (SPEC 15.3): declared where the transport captures task answers, a
+    // principal's connection included (its tasks are followed on it)
+    tasks: true,
     ...(setup ? { onNotification: setup.onNotification } : {}),
     onToolsChanged: o.onToolsChanged,
     onUnexpectedClose: o.onLost,

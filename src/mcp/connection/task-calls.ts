@@ -1,5 +1,11 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import { McpError, ToolError, isAgentClosed, redactedCause } from '../../errors/index.js';
+import {
+  McpError,
+  SessionError,
+  ToolError,
+  isAgentClosed,
+  redactedCause,
+} from '../../errors/index.js';
 import type { SecretRegistry } from '../../util/index.js';
 import type { McpConnection } from '../client/mcp-connection.js';
 import type { McpOptions } from '../contracts/config-types.js';
@@ -102,10 +108,33 @@ export interface TaskCallsDeps {
   readonly handlersOf?: (server: string) => readonly ClientRequestHandler[];
   /** Ends with the runner: cancels in flight stop waiting. */
   readonly lifetime: AbortSignal;
+  /**
+   * Where the `tasks/cancel` requests in flight are kept for {@link TaskCalls.settle} (default:
+   * this instance's own): the task calls of principals' connections share one.
+   */
+  readonly cancels?: Set<Promise<void>>;
 }
 
 /** How long closing waits for the `tasks/cancel` requests already sent. */
 export const CANCEL_SETTLE_MS = 2_000;
+
+/**
+ * True when the run lost its session's lease (the abort reason a lost lease gives its run,
+ * `SESSION_ALREADY_RUNNING`): the run stops here, and the session's next owner (a resume,
+ * another replica) polls the task its `task` wait holds.
+ */
+function leaseLost(reason: unknown): boolean {
+  return SessionError.isInstance(reason) && reason.code === 'SESSION_ALREADY_RUNNING';
+}
+
+/**
+ * True for an abort that hands a task on rather than giving it up (SPEC 15.3): an agent's
+ * close (its run parks on the task) or a lost lease (the session's next owner polls on).
+ * Neither sends `tasks/cancel`.
+ */
+function handsTaskOn(reason: unknown): boolean {
+  return isAgentClosed(reason) || leaseLost(reason);
+}
 
 /**
  * True for a failed `tasks/get` worth another poll, on typed facts: it was not sent, it timed
@@ -123,15 +152,18 @@ export function transientPollFailure(err: unknown): boolean {
  * live connection (a task outlives the connection that created it, so every `tasks/*`
  * request finds the current one, reconnects and renewed sessions included), and each given
  * up while it may still run cancelled once, in the background (never for an agent's close).
+ * A lost lease cancels nothing either: the task's wait stays in the session for its next run.
  * Polling failures are the call's: whatever ends the poll that is not the poller's own
  * verdict on the task (a lost connection, a refused or invalid `tasks/get`) cannot make the
  * call "not sent" or "refused": the task exists, so its outcome is unknown.
  */
 export class TaskCalls {
   /** `tasks/cancel` requests in flight, so that closing lets them finish. */
-  readonly #cancels = new Set<Promise<void>>();
+  readonly #cancels: Set<Promise<void>>;
 
-  constructor(private readonly deps: TaskCallsDeps) {}
+  constructor(private readonly deps: TaskCallsDeps) {
+    this.#cancels = deps.cancels ?? new Set();
+  }
 
   /**
    * Polls the task of `tool`'s call on `server` to its end (see `pollTask`) and gives its
@@ -171,8 +203,7 @@ export class TaskCalls {
           redact,
           redactCause: (err) => redactedCause(err, secrets.values()),
           transient: transientPollFailure,
-          cancelOnAbort:
-            options.cancelOnAbort === false ? false : (reason) => !isAgentClosed(reason),
+          cancelOnAbort: options.cancelOnAbort === false ? false : (reason) => !handsTaskOn(reason),
           ...(maxTotal !== undefined
             ? { total: { at: (options.startedAt ?? Date.now()) + maxTotal, limitMs: maxTotal } }
             : {}),
@@ -326,13 +357,17 @@ export class TaskCalls {
       return err;
     }
     if (options.signal.aborted) {
-      const closed = options.cancelOnAbort !== false && isAgentClosed(options.signal.reason);
+      const reason = options.signal.reason;
+      const handedOn = options.cancelOnAbort !== false && handsTaskOn(reason);
+      const by = isAgentClosed(reason)
+        ? "the agent's close"
+        : "the loss of the session's lease (the session's next run polls it on)";
       return unknown(
         'aborted',
-        closed
-          ? `The call to '${name}' was interrupted by the agent's close; its task (${taskId}) was left running on server '${server}', not cancelled.`
+        handedOn
+          ? `The call to '${name}' was interrupted by ${by}; its task (${taskId}) was left running on server '${server}', not cancelled.`
           : `The call to '${name}' was cancelled by an abort (its task ${taskId}).`,
-        { taskCancelled: !closed && options.cancelOnAbort !== false },
+        { taskCancelled: !handedOn && options.cancelOnAbort !== false },
       );
     }
     const decided = classifyCallError(err, {
@@ -449,17 +484,28 @@ export class TaskCalls {
    * Waits for the `tasks/cancel` requests in flight, at most `boundMs` (default
    * {@link CANCEL_SETTLE_MS}): closing is never held up by a slow server for long.
    */
-  async settle(boundMs = CANCEL_SETTLE_MS): Promise<void> {
-    if (this.#cancels.size === 0) return;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const bound = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, boundMs);
-      timer.unref?.();
-    });
-    try {
-      await Promise.race([Promise.allSettled([...this.#cancels]), bound]);
-    } finally {
-      clearTimeout(timer);
-    }
+  settle(boundMs = CANCEL_SETTLE_MS): Promise<void> {
+    return settleCancels(this.#cancels, boundMs);
+  }
+}
+
+/**
+ * Waits for the `tasks/cancel` requests in `cancels`, at most `boundMs` (default
+ * {@link CANCEL_SETTLE_MS}).
+ */
+export async function settleCancels(
+  cancels: ReadonlySet<Promise<void>>,
+  boundMs = CANCEL_SETTLE_MS,
+): Promise<void> {
+  if (cancels.size === 0) return;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const bound = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, boundMs);
+    timer.unref?.();
+  });
+  try {
+    await Promise.race([Promise.allSettled([...cancels]), bound]);
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -136,6 +136,10 @@ export class McpManager {
       this.pool,
       options,
       this.index.naming,
+      {
+        handlersOf: (server, principal) => this.#handlersOf(server, principal),
+        lifetime: this.#lifetime.signal,
+      },
     );
   }
 
@@ -204,7 +208,7 @@ export class McpManager {
     if (this.registry.closed) return;
     // cancels of given-up tasks already sent may finish, for at most a short bound (a slow
     // server never holds a close up for long); none is started: a close never cancels
-    await this.runner.tasks.settle();
+    await Promise.all([this.runner.tasks.settle(), this.principals.settle()]);
     if (this.registry.closed) return;
     this.registry.close();
     this.health.close();

@@ -189,8 +189,17 @@ export class McpToolExecutor implements ToolExecutor, OwnExecutor, RunViewSource
       },
       on,
     );
-    const resumeTask: ResumeTask | undefined = target
-      ? undefined
+    // a task polled on where the call went: the principal's own connection, or the shared one
+    const resumeTask: ResumeTask = target
+      ? ({ task, expired, cancelled }, options, answers) =>
+          this.manager.principals.resumeTask(
+            target.entry,
+            target.ctx,
+            target.originalName,
+            { ...task, expired, ...(cancelled ? { cancelled } : {}) },
+            options,
+            answers,
+          )
       : ({ task, expired, cancelled }, options, answers) =>
           runner.tasks.resume(
             address.server,
@@ -227,6 +236,9 @@ export class McpToolExecutor implements ToolExecutor, OwnExecutor, RunViewSource
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       ...(options.round ? { round: options.round } : {}),
       ...(options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}),
+      ...(options.onTask ? { onTask: options.onTask } : {}),
+      ...(options.park ? { park: options.park } : {}),
+      ...(options.onAccepted ? { onAccepted: options.onAccepted } : {}),
     });
   }
 
@@ -236,7 +248,7 @@ export class McpToolExecutor implements ToolExecutor, OwnExecutor, RunViewSource
     send: Send,
     ctx: ToolExecutionContext,
     principal: string | undefined,
-    resumeTask: ResumeTask | undefined,
+    resumeTask: ResumeTask,
   ): Promise<ToolReturn> {
     const run = runScopeOf(ctx);
     const emit = run ? run.emit : this.background;
@@ -286,17 +298,7 @@ export class McpToolExecutor implements ToolExecutor, OwnExecutor, RunViewSource
       if (parking?.task) {
         // with the answers a person gave to its input requests meanwhile, sent back first
         const answers = parking.resumption?.inputResponses;
-        if (resumeTask)
-          return (await resumeTask(parking.task, options, answers)) as unknown as ToolReturn;
-        // a principal's own connection takes no tasks: a stored one is not followed there
-        throw new ToolError(
-          'TOOL_OUTCOME_UNKNOWN',
-          `The call to '${name}' became task ${parking.task.task.taskId} on server '${server}', which this run cannot poll (the call now goes to a principal's own connection). The call may or may not have taken effect; it was not sent again.`,
-          {
-            toolName: name,
-            details: { server, taskId: parking.task.task.taskId, reason: 'unknown' },
-          },
-        );
+        return (await resumeTask(parking.task, options, answers)) as unknown as ToolReturn;
       }
       // a run that can park answers a server's input requests itself (a person may answer
       // later); elsewhere the official client answers them in process

@@ -1,145 +1,39 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemorySessionStore, createAgent, scriptedModel } from '../../../src/index.js';
-import type { Agent, ModelRequest, ToolResultMessage, Wait } from '../../../src/index.js';
-import { SqliteSessionStore } from '../../../src/session/sqlite.js';
-import { startChild } from '../../support/child-agent.js';
+import type {
+  Agent,
+  ModelRequest,
+  PolicyOptions,
+  SessionLease,
+  ToolResultMessage,
+  Wait,
+} from '../../../src/index.js';
 import { collect, ofType } from '../../support/run-helpers.js';
-import { TASKS_SERVER, requestsFor, startTasksFixture } from './tasks-fixture.js';
+import { requestsFor, startTasksFixture } from './tasks-fixture.js';
 import type { TasksFixture } from './tasks-fixture.js';
 
-// Durable tasks (SPEC 15.3 and 15.1): a call that became a task is committed to its session
-// before its first poll; a run still polling after mcp.tasks.parkAfterMs, or whose agent
-// closes, parks on a `task` wait; any process with the store resumes it and polls on, and the
-// server never sees a second tools/call. Across processes on a SQLite file (the child is
-// test/fixtures/tasks/task-agent.ts, the server the tasks fixture over stdio, one process per
-// agent, all on one state folder); within a process on the memory store.
+// Durable tasks (SPEC 15.3 and 15.1), within a process on the memory store: a call that
+// became a task is committed to its session before its first poll; a run still polling after
+// mcp.tasks.parkAfterMs, or whose agent closes, parks on a `task` wait; a resume polls on, and
+// the server never sees a second tools/call. Across processes (SQLite and PostgreSQL, stdio
+// and Streamable HTTP): test/mcp/tasks/task-processes.test.ts.
 
-const CHILD = 'test/fixtures/tasks/task-agent.ts';
-
-interface Event {
-  readonly type: string;
-  readonly [key: string]: unknown;
-}
-interface StepResult {
-  readonly status?: string;
-  readonly waits?: Wait[];
-  readonly events?: Event[];
-  readonly error?: string;
-}
-
-describe('a task across processes (SQLite)', () => {
-  let fixture: TasksFixture;
-  let dir: string;
-  beforeAll(async () => {
-    fixture = await startTasksFixture('stdio');
-    dir = mkdtempSync(join(tmpdir(), 'muster-task-park-'));
-  });
-  afterAll(async () => {
-    await fixture?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  const envOf = (sessionId: string, more: Record<string, string> = {}) => ({
-    TASK_DB: join(dir, 'sessions.db'),
-    TASK_SESSION: sessionId,
-    TASK_SERVER: TASKS_SERVER,
-    TASK_STATE: fixture.dir,
-    ...more,
-  });
-
-  /** One step in a process of its own, which must exit by itself, with 0. */
-  async function step(
+/** A memory store whose lease renewals stop being answered once `stall` is set. */
+class StallingStore extends MemorySessionStore {
+  stall = false;
+  override async acquire(
     sessionId: string,
-    mode: 'run' | 'resume',
-    more: Record<string, string> = {},
-  ): Promise<StepResult> {
-    const child = startChild(CHILD, envOf(sessionId, { TASK_MODE: mode, ...more }));
-    const result = JSON.parse(await child.line('RESULT')) as StepResult;
-    expect(await child.exited, `${mode}: ${child.stderr()}`).toEqual({ code: 0, signal: null });
-    return result;
+    owner: string,
+    ttlMs: number,
+  ): Promise<SessionLease | undefined> {
+    const lease = await super.acquire(sessionId, owner, ttlMs);
+    if (!lease) return lease;
+    return {
+      ...lease,
+      renew: () => (this.stall ? new Promise<void>(() => undefined) : lease.renew()),
+    };
   }
-
-  const calls = () => fixture.log().filter((r) => r.method === 'tools/call');
-
-  it('a run still polling after parkAfterMs parks on a task wait and its process exits; another process resumes, polls, and the model gets the result of the one tools/call', async () => {
-    const sessionId = 'task-park-exit';
-    const before = calls().length;
-    const parked = await step(sessionId, 'run', { TASK_MS: '5000', TASK_PARK_AFTER_MS: '1000' });
-    expect(parked.error).toBeUndefined();
-    expect(parked.status).toBe('parked');
-    expect(parked.waits).toHaveLength(1);
-    const wait = parked.waits![0]!;
-    expect(wait).toMatchObject({
-      kind: 'task',
-      callId: 'call_task',
-      toolName: 'mcp__t__finish',
-      server: 't',
-      status: 'pending',
-      task: { status: 'working' },
-    });
-    const taskId = wait.task!.taskId;
-    expect(parked.events!.map((e) => e.type)).toContain('session.parked');
-    expect(ofType(parked.events as never, 'tool.completed')).toEqual([]);
-    const pollsBefore = requestsFor(fixture.log(), 'tasks/get', taskId);
-    expect(pollsBefore).toBeGreaterThanOrEqual(1);
-
-    const resumed = await step(sessionId, 'resume');
-    expect(resumed.error).toBeUndefined();
-    expect(resumed.status).toBe('session.completed');
-    expect(resumed.events!.find((e) => e.type === 'session.completed')).toMatchObject({
-      content: 'got: done',
-    });
-    expect(resumed.events!.find((e) => e.type === 'tool.completed')).toMatchObject({
-      callId: 'call_task',
-      isError: false,
-      content: 'done',
-    });
-    // the resuming process polled (its own server process), and no call was sent again
-    expect(requestsFor(fixture.log(), 'tasks/get', taskId)).toBeGreaterThan(pollsBefore);
-    expect(calls().length - before).toBe(1);
-    expect(requestsFor(fixture.log(), 'tasks/cancel', taskId)).toBe(0);
-
-    const store = new SqliteSessionStore({ path: join(dir, 'sessions.db') });
-    try {
-      expect((await store.get(sessionId))?.status).toBe('completed');
-      expect((await store.waits!.list({ sessionId })).waits).toEqual([]);
-    } finally {
-      await store.close();
-    }
-  });
-
-  it('a process SIGKILLed while it polls leaves the handle in the session: a resume polls on, and the server never sees a second tools/call', async () => {
-    const sessionId = 'task-sigkill';
-    const before = calls().length;
-    const first = startChild(
-      CHILD,
-      envOf(sessionId, { TASK_MODE: 'run', TASK_MS: '2500', TASK_READY: '1' }),
-    );
-    const taskId = await first.line('READY');
-    // the handle was committed before the first poll
-    const store = new SqliteSessionStore({ path: join(dir, 'sessions.db') });
-    try {
-      expect((await store.waits!.list({ sessionId })).waits).toMatchObject([
-        { kind: 'task', callId: 'call_task', task: { taskId } },
-      ]);
-    } finally {
-      await store.close();
-    }
-    first.child.kill('SIGKILL');
-    expect((await first.exited).signal).toBe('SIGKILL');
-
-    const resumed = await step(sessionId, 'resume');
-    expect(resumed.error).toBeUndefined();
-    expect(resumed.events!.find((e) => e.type === 'session.completed')).toMatchObject({
-      content: 'got: done',
-    });
-    expect(calls().length - before).toBe(1);
-    expect(requestsFor(fixture.log(), 'tasks/cancel', taskId)).toBe(0);
-  });
-});
+}
 
 describe('a task parked within a process (memory store)', () => {
   let fixture: TasksFixture;
@@ -160,6 +54,9 @@ describe('a task parked within a process (memory store)', () => {
       call?: { name: string; arguments: object };
       /** The elicitation handler parks (a person answers later). */
       parkInput?: boolean;
+      /** The policy (default: every tool allowed). */
+      policy?: PolicyOptions;
+      sessionLeaseMs?: number;
     } = {},
   ): Agent {
     const call = options.call ?? { name: 'mcp__t__finish', arguments: { ms: 60_000 } };
@@ -182,9 +79,10 @@ describe('a task parked within a process (memory store)', () => {
           ...(options.parkAfterMs !== undefined ? { parkAfterMs: options.parkAfterMs } : {}),
         },
       },
-      policy: { allow: ['mcp_connect:*', 'mcp__*'] },
+      policy: options.policy ?? { allow: ['mcp_connect:*', 'mcp__*'] },
       sessionStore: store,
       ...(options.waitTtlMs !== undefined ? { waits: { ttlMs: options.waitTtlMs } } : {}),
+      ...(options.sessionLeaseMs !== undefined ? { sessionLeaseMs: options.sessionLeaseMs } : {}),
       observability: {
         onEvent: (event) => {
           if (event.type === 'tool.task') options.onTask?.(agent);
@@ -218,6 +116,94 @@ describe('a task parked within a process (memory store)', () => {
       const { events, error } = await collect(second.resume(sessionId));
       expect(error).toBeUndefined();
       expect(ofType(events, 'session.completed')[0]).toMatchObject({ content: 'got: done' });
+    } finally {
+      await second.close();
+    }
+    expect(requestsFor(fixture.log(), 'tasks/cancel', taskId)).toBe(0);
+    expect(fixture.log().filter((r) => r.method === 'tools/call')).toHaveLength(callsBefore + 1);
+  });
+
+  it('a resumed task call is not authorized again: the approver that let it be sent, who would now deny it, is not asked, and the task completes (never denied while it runs)', async () => {
+    const store = new MemorySessionStore();
+    const sessionId = 'task-approved-once';
+    const callsBefore = fixture.log().filter((r) => r.method === 'tools/call').length;
+    let approvals = 0;
+    // approves the first time it is asked, denies after
+    const policy: PolicyOptions = {
+      allow: ['mcp_connect:*'],
+      approve: async () => ++approvals === 1,
+    };
+    let closing: Promise<void> | undefined;
+    const first = agentOn(store, {
+      policy,
+      onTask: (agent) => {
+        closing ??= agent.close();
+      },
+    });
+    const sent = await first.send('Do the work.', { sessionId });
+    await closing;
+    expect(sent.status).toBe('parked');
+    expect(approvals).toBe(1);
+    const taskId = sent.waits![0]!.task!.taskId;
+
+    fixture.finish(taskId);
+    const second = agentOn(store, { policy });
+    try {
+      const { events, error } = await collect(second.resume(sessionId));
+      expect(error).toBeUndefined();
+      expect(approvals).toBe(1);
+      expect(ofType(events, 'tool.approval.requested')).toEqual([]);
+      expect(ofType(events, 'tool.completed')[0]).toMatchObject({
+        callId: 'call_task',
+        isError: false,
+        content: 'done',
+      });
+      expect(ofType(events, 'session.completed')[0]).toMatchObject({ content: 'got: done' });
+    } finally {
+      await second.close();
+    }
+    expect(requestsFor(fixture.log(), 'tasks/cancel', taskId)).toBe(0);
+    expect(fixture.log().filter((r) => r.method === 'tools/call')).toHaveLength(callsBefore + 1);
+  });
+
+  it("a run that loses its session's lease while it polls a task sends no tasks/cancel: the task wait stays, and the session's next run polls the task on to its result", async () => {
+    const store = new StallingStore();
+    const sessionId = 'task-lease-lost';
+    const callsBefore = fixture.log().filter((r) => r.method === 'tools/call').length;
+    // the run's lease renewals stop being answered once its call is a task: the lease is lost
+    const first = agentOn(store, {
+      sessionLeaseMs: 300,
+      onTask: () => {
+        store.stall = true;
+      },
+    });
+    let taskId: string;
+    try {
+      const { events, error } = await collect(first.run({ input: 'Do the work.', sessionId }));
+      expect(error).toMatchObject({ code: 'SESSION_ALREADY_RUNNING' });
+      taskId = ofType(events, 'tool.task')[0]!.taskId;
+    } finally {
+      await first.close();
+    }
+    expect(requestsFor(fixture.log(), 'tasks/cancel', taskId)).toBe(0);
+    expect((await store.waits.list({ sessionId })).waits).toMatchObject([
+      { kind: 'task', callId: 'call_task', task: { taskId } },
+    ]);
+
+    store.stall = false;
+    fixture.finish(taskId);
+    const second = agentOn(store, { sessionLeaseMs: 300 });
+    try {
+      // the lost lease lives until it expires
+      let resumed = await collect(second.resume(sessionId));
+      while ((resumed.error as { code?: string } | undefined)?.code === 'SESSION_ALREADY_RUNNING') {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+        resumed = await collect(second.resume(sessionId));
+      }
+      expect(resumed.error).toBeUndefined();
+      expect(ofType(resumed.events, 'session.completed')[0]).toMatchObject({
+        content: 'got: done',
+      });
     } finally {
       await second.close();
     }

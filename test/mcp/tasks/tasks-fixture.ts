@@ -23,6 +23,9 @@ export interface LoggedRequest {
   readonly declared?: boolean;
   /** On `tasks/get`: the status answered (`not-found`: -32602; `http-<n>`: refused). */
   readonly status?: string;
+  /** On `authorized` (HTTP): the request's method and its `Authorization` header. */
+  readonly of?: string;
+  readonly authorization?: string;
 }
 
 /** A fixture's state folder and, over HTTP, its process. */
@@ -105,4 +108,25 @@ export async function startTasksFixture(
 /** The logged requests of `method` for `taskId`. */
 export function requestsFor(log: readonly LoggedRequest[], method: string, taskId: string): number {
   return log.filter((r) => r.method === method && r.taskId === taskId).length;
+}
+
+/**
+ * The tasks of `log` created for a request that declared the extension that reached no end:
+ * no terminal status polled (`completed`, `failed`, `cancelled`, or unknown to the server) and
+ * no `tasks/cancel`. An empty list: no task was orphaned.
+ */
+export function unendedTasks(log: readonly LoggedRequest[]): string[] {
+  const ended = new Set(
+    log
+      .filter(
+        (r) =>
+          r.method === 'tasks/cancel' ||
+          (r.method === 'tasks/get' &&
+            ['completed', 'failed', 'cancelled', 'not-found'].includes(r.status ?? '')),
+      )
+      .map((r) => r.taskId),
+  );
+  return log
+    .filter((r) => r.method === 'task-created' && r.declared === true && !ended.has(r.taskId))
+    .map((r) => r.taskId!);
 }
