@@ -1,6 +1,6 @@
 import { UNCHANGED } from './step-commits.js';
 import type { ModelMessage, UserContentPart, UserMessage } from '../model/index.js';
-import type { SessionState, SessionStore } from '../session/index.js';
+import type { SessionBudget, SessionState, SessionStore } from '../session/index.js';
 import { MusterError, SessionError } from '../errors/index.js';
 import type { RunRequest } from './agent-options.js';
 import { copyData, deepFreeze, isoNow, jsonText } from '../util/index.js';
@@ -52,6 +52,8 @@ export interface SessionOpening {
   readonly eventSeq: number;
   /** Calls a previous run left unanswered, answered by this commit. */
   readonly repaired: readonly RepairedCall[];
+  /** For a resume, the budget the run had spent when it stopped (SPEC 15.4). */
+  readonly budget?: SessionBudget | undefined;
 }
 
 /** Called with the session just before the commit that opens the run (see {@link SessionOpening}). */
@@ -154,7 +156,13 @@ export async function resumeSessionRun(
   const repairs = repairsOf(existing, waitingCalls);
   const repaired = repairs.map((r) => r.message);
   const pendingCalls = parkedCalls(existing, waitingCalls);
-  onOpening({ continued: true, startedAt, eventSeq: existing.eventSeq ?? 0, repaired: repairs });
+  onOpening({
+    continued: true,
+    startedAt,
+    eventSeq: existing.eventSeq ?? 0,
+    repaired: repairs,
+    budget: existing.budget,
+  });
   await store.update(sessionId, {
     ...UNCHANGED,
     status: 'running',
