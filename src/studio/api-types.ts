@@ -259,8 +259,24 @@ export interface SessionSummaryView {
 /** `GET /api/sessions/:id`: the stored session (messages as stored; media left out). */
 export interface SessionView extends SessionSummaryView {
   readonly messages: readonly Readonly<Record<string, unknown>>[];
+  /** Token usage over the session's runs; `costUsd` when the model had a price. */
   readonly usage?: Readonly<Record<string, unknown>>;
   readonly finalContent?: string;
+  /** The latest run's budget (SPEC 15.4): its limits and what it spent, when it had one. */
+  readonly budget?: SessionBudgetView;
+}
+
+/** A run's budget as the studio shows it: the stored `SessionBudget`. */
+export interface SessionBudgetView {
+  readonly limits: Readonly<Record<string, number | string>>;
+  readonly spent: {
+    readonly tokens: number;
+    readonly costUsd: number;
+    readonly toolCalls: number;
+    readonly durationMs: number;
+  };
+  readonly warned: readonly string[];
+  readonly exhausted?: string;
 }
 
 /** `POST /api/runs`: starts a run; its events arrive on `/api/events`. */
