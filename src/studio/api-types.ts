@@ -11,7 +11,7 @@
 import type { AgentEvent } from '../agent/index.js';
 import type { McpServerDiagnostics, McpServerStatus } from '../mcp/index.js';
 import type { AuthorizationRequest, DecisionKind } from '../policy/index.js';
-import type { WaitDecision, WaitKind } from '../session/index.js';
+import type { SessionBudget, WaitDecision, WaitKind } from '../session/index.js';
 
 /**
  * The studio's own error codes (the others are `MusterError` codes): `STUDIO_FORBIDDEN` (403,
@@ -263,20 +263,7 @@ export interface SessionView extends SessionSummaryView {
   readonly usage?: Readonly<Record<string, unknown>>;
   readonly finalContent?: string;
   /** The latest run's budget (SPEC 15.4): its limits and what it spent, when it had one. */
-  readonly budget?: SessionBudgetView;
-}
-
-/** A run's budget as the studio shows it: the stored `SessionBudget`. */
-export interface SessionBudgetView {
-  readonly limits: Readonly<Record<string, number | string>>;
-  readonly spent: {
-    readonly tokens: number;
-    readonly costUsd: number;
-    readonly toolCalls: number;
-    readonly durationMs: number;
-  };
-  readonly warned: readonly string[];
-  readonly exhausted?: string;
+  readonly budget?: SessionBudget;
 }
 
 /** `POST /api/runs`: starts a run; its events arrive on `/api/events`. */

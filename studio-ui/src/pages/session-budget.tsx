@@ -1,11 +1,13 @@
-import type { SessionBudgetView, SessionView } from '../../../src/studio/api-types.js';
+import type { SessionView } from '../../../src/studio/api-types.js';
+
+type Spent = NonNullable<SessionView['budget']>['spent'];
 
 /** A dollar amount as the page shows it: up to six decimals, no trailing zeros. */
 function dollars(usd: number): string {
   return `$${Number(usd.toFixed(6))}`;
 }
 
-const SPENT: Readonly<Record<string, (b: SessionBudgetView['spent']) => number>> = {
+const SPENT: Readonly<Record<string, (b: Spent) => number>> = {
   maxTokens: (s) => s.tokens,
   maxCostUsd: (s) => s.costUsd,
   maxDurationMs: (s) => s.durationMs,
@@ -30,11 +32,15 @@ export function budgetLines(session: Pick<SessionView, 'usage' | 'budget'>): str
   const budget = session.budget;
   if (!budget) return lines;
   for (const [limit, spentOf] of Object.entries(SPENT)) {
-    const max = budget.limits[limit];
+    const max = (budget.limits as Readonly<Record<string, unknown>>)[limit];
     if (typeof max !== 'number') continue;
     const unit = UNIT[limit]!;
     const state =
-      budget.exhausted === limit ? ' (spent)' : budget.warned.includes(limit) ? ' (80 %)' : '';
+      budget.exhausted === limit
+        ? ' (spent)'
+        : (budget.warned as readonly string[]).includes(limit)
+          ? ' (80 %)'
+          : '';
     lines.push(`budget ${limit}: ${unit(spentOf(budget.spent))} of ${unit(max)}${state}`);
   }
   return lines;
