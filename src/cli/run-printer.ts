@@ -145,7 +145,8 @@ export class RunPrinter {
         return;
       case 'session.completed':
         this.endLine();
-        if (event.usage.costUsd !== undefined)
+        // an event built by hand (a replay, a test) may carry no usage
+        if ((event.usage as Partial<typeof event.usage> | undefined)?.costUsd !== undefined)
           this.#note(this.out.paint('dim', `cost $${event.usage.costUsd}`));
         return;
       case 'session.parked':
