@@ -102,7 +102,8 @@ export interface BudgetWarningEvent extends EventBase {
 /**
  * The run's budget is spent (SPEC 15.4): no tool of the turn runs, calls in flight are
  * cancelled, and the run ends with `BUDGET_EXHAUSTED` (`onBudgetExhausted: 'fail'`) or takes
- * one last turn without tools to answer (`'finish'`). Reported once per run.
+ * one last turn without tools to answer (`'finish'`); a turn that answered without tools
+ * still completes the run. Reported once per run.
  */
 export interface BudgetExhaustedEvent extends EventBase {
   readonly type: 'budget.exhausted';

@@ -104,19 +104,26 @@ describe('a budget across processes', () => {
     const child = startChild('test/fixtures/session/budget-agent.ts', {
       BUDGET_DB: path,
       BUDGET_SESSION: 'killed',
-      BUDGET_HANG: '3',
+      BUDGET_HANG: '4',
     });
     await child.line('READY');
     child.child.kill('SIGKILL');
     await child.exited;
-    expect((await store.get('killed'))?.budget?.spent).toMatchObject({ tokens: 60, toolCalls: 2 });
+    // the third turn passed 80 % in the killed process: its warning is stored with the rest
+    expect((await store.get('killed'))?.budget).toMatchObject({
+      spent: { tokens: 90, toolCalls: 3 },
+      warned: ['maxTokens'],
+    });
     const agent = budgetAgent(store);
     try {
-      const { error } = await resumeHere(agent, 'killed');
+      const { events, error } = await resumeHere(agent, 'killed');
       expect(error).toMatchObject({
         code: 'BUDGET_EXHAUSTED',
         details: { limit: 'maxTokens', max: 100, spent: 120 },
       });
+      // warned once per run, not again by the process that resumed it
+      expect(events.filter((e) => e.type === 'budget.warning')).toEqual([]);
+      expect(events.filter((e) => e.type === 'budget.exhausted')).toHaveLength(1);
     } finally {
       await agent.close();
     }
