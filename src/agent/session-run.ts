@@ -86,7 +86,14 @@ export async function openSessionRun(
     );
   }
   if (existing) {
-    await store.update(sessionId, { ...UNCHANGED, status: 'running', iteration: 0, error: null });
+    // a new run: the previous run's budget goes (a run with one of its own writes it instead)
+    await store.update(sessionId, {
+      ...UNCHANGED,
+      status: 'running',
+      iteration: 0,
+      error: null,
+      budget: existing.budget === undefined ? undefined : null,
+    });
   } else {
     await store.create({
       id: sessionId,

@@ -217,7 +217,7 @@ function withEvents(
 /** `patch` carrying `budget`, on the patch itself when it can be changed (as `withEvents`). */
 function withBudget(patch: SessionPatch, budget: SessionBudget): SessionPatch {
   if (!Object.isExtensible(patch)) return { ...patch, budget };
-  (patch as { budget?: SessionBudget | undefined }).budget = budget;
+  (patch as { budget?: SessionBudget | null | undefined }).budget = budget;
   return patch;
 }
 

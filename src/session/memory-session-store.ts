@@ -136,7 +136,8 @@ export class MemorySessionStore implements SessionStore {
       state.usage = Object.freeze(addUsage(state.usage, patch.addUsage));
     if (error === null) delete state.error;
     else if (error !== undefined) state.error = error;
-    if (budget !== undefined) state.budget = budget;
+    if (patch.budget === null) delete state.budget;
+    else if (budget !== undefined) state.budget = budget;
     state.updatedAt = isoNow();
     return this.#log.commit(sessionId, patch.appendEvents);
   }

@@ -87,8 +87,11 @@ export interface SessionPatch {
    * ignores them.
    */
   readonly appendEvents?: readonly SessionLogEntry[] | undefined;
-  /** The run's budget as it stands now (SPEC 15.4): replaces the stored one. */
-  readonly budget?: SessionBudget | undefined;
+  /**
+   * The run's budget as it stands now (SPEC 15.4): replaces the stored one; `null` clears the
+   * previous run's (a new run without a budget).
+   */
+  readonly budget?: SessionBudget | null | undefined;
 }
 
 /** A short view of a session for listings. */

@@ -195,7 +195,7 @@ export class SqliteSessionStore implements SessionStore {
              error = CASE WHEN ? THEN ? ELSE error END,
              final_output = CASE WHEN ? THEN ? ELSE final_output END,
              archive_refs = ?, started_calls = ?, message_count = ?, updated_at = ?,
-             budget = COALESCE(?, budget)
+             budget = CASE WHEN ? THEN ? ELSE budget END
            WHERE id = ?`,
       ).run(
         patch.status ?? null,
@@ -210,6 +210,7 @@ export class SqliteSessionStore implements SessionStore {
         JSON.stringify(started),
         count + (patch.appendMessages?.length ?? 0),
         new Date().toISOString(),
+        patch.budget !== undefined ? 1 : 0,
         patch.budget ? JSON.stringify(patch.budget) : null,
         sessionId,
       );

@@ -348,6 +348,26 @@ describe('budgets', () => {
     expect((await root.sessions.get('calls-001'))!.budget?.spent.toolCalls).toBe(2);
   });
 
+  it("each run of a session has a budget of its own: the previous run's is neither counted nor kept", async () => {
+    const model = scriptedModel([
+      { text: 'one', usage: u(10, 10) },
+      { text: 'two', usage: u(10, 10) },
+      { text: 'three', usage: u(10, 10) },
+    ]);
+    const lead = root.child({ model, modelName: 'lead' });
+    const sessionId = 'runs-001';
+    await lead.send('first', { sessionId, limits: { maxTokens: 1000 } });
+    // 20 more tokens: over 30 only if the first run's 20 were counted again
+    const second = await lead.send('second', { sessionId, limits: { maxTokens: 30 } });
+    expect(second.text).toBe('two');
+    expect((await root.sessions.get(sessionId))!.budget).toMatchObject({
+      limits: { maxTokens: 30 },
+      spent: { tokens: 20 },
+    });
+    await lead.send('third', { sessionId });
+    expect((await root.sessions.get(sessionId))!.budget).toBeUndefined();
+  });
+
   it('maxDurationMs: a slow MCP call in flight is cancelled and the server sees the cancel', async () => {
     const model = scriptedModel([
       { toolCalls: [{ name: 'mcp__b__hold', arguments: { id: 'slow-1' } }], usage: u(10, 10) },

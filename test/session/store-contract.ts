@@ -156,6 +156,9 @@ export function describeStoreContract(
       const got = await store.get('b');
       expect(got?.usage).toEqual({ inputTokens: 2, outputTokens: 2, totalTokens: 4, costUsd: 0.3 });
       expect(got?.budget).toEqual({ ...budget(900, 0.0095), exhausted: 'maxTokens' });
+      // a later run without a budget clears it
+      await store.update('b', { status: 'running', budget: null });
+      expect('budget' in ((await store.get('b')) ?? {})).toBe(false);
     });
 
     it('refuses unknown ids and duplicate creates with stable codes', async () => {
