@@ -20,7 +20,7 @@ import { collect, ofType } from '../support/run-helpers.js';
 // per million tokens), so costs are fractions that floating-point sums would not add exactly.
 
 const PRICE = { inputPerMTok: 3, cachedInputPerMTok: 0.3, outputPerMTok: 15 };
-const pricing = { root: PRICE, lead: PRICE, researcher: PRICE, helper: PRICE };
+const pricing = { root: PRICE, lead: PRICE, researcher: PRICE, analyst: PRICE };
 
 /** Usage of `input` tokens (`cached` of them from the cache) and `output` tokens. */
 const u = (input: number, output: number, cached?: number): Usage => ({
@@ -83,7 +83,7 @@ describe('budgets', () => {
       },
       mcpServers: { b: stdioConfig('budget-server.mjs', [`--log=${log}`]) },
       policy: {
-        allow: ['mcp_connect:b', 'mcp__b', 'mcp_sampling:b', 'ping', 'researcher', 'helper'],
+        allow: ['mcp_connect:b', 'mcp__b', 'mcp_sampling:b', 'ping', 'researcher', 'analyst'],
       },
     });
     await root.initialize();
@@ -105,36 +105,36 @@ describe('budgets', () => {
       child1: u(700, 10),
       child2: u(900, 30, 600),
       lead2: u(600, 50),
-      helper1: u(500, 29),
+      analyst1: u(500, 29),
     };
-    // the researcher is a child of the root agent; the helper an agent of its own
+    // the researcher is a child of the root agent; the analyst an agent of its own
     const researcherModel = scriptedModel([
       { toolCalls: [{ name: 'mcp__b__echo', arguments: { text: 'q' } }], usage: spends.child1 },
       (req) => ({ text: `found (${lastToolResult(req)})`, usage: spends.child2 }),
     ]);
     const researcher = root.child({ model: researcherModel, modelName: 'researcher' });
     const store = new MemorySessionStore();
-    const helperModel = scriptedModel([
-      { toolCalls: [{ name: 'help_echo', arguments: {} }], usage: spends.helper1 },
+    const analystModel = scriptedModel([
+      { toolCalls: [{ name: 'analyst_echo', arguments: {} }], usage: spends.analyst1 },
       { text: 'never asked' },
     ]);
-    const helperEcho = tool({
-      name: 'help_echo',
+    const analystEcho = tool({
+      name: 'analyst_echo',
       description: 'Echoes.',
       input: z.object({}),
       execute: () => 'echoed',
     });
-    const helper = createAgent({
-      model: helperModel,
-      modelName: 'helper',
+    const analyst = createAgent({
+      model: analystModel,
+      modelName: 'analyst',
       pricing,
-      tools: [helperEcho],
-      policy: { allow: ['help_echo'] },
+      tools: [analystEcho],
+      policy: { allow: ['analyst_echo'] },
       sessionStore: store,
     });
     const leadModel = scriptedModel([
       { toolCalls: [{ name: 'researcher', arguments: { prompt: 'look' } }], usage: spends.lead1 },
-      { toolCalls: [{ name: 'helper', arguments: { prompt: 'help' } }], usage: spends.lead2 },
+      { toolCalls: [{ name: 'analyst', arguments: { prompt: 'analyse' } }], usage: spends.lead2 },
       { text: 'never asked' },
     ]);
     const lead = root.child({
@@ -142,9 +142,9 @@ describe('budgets', () => {
       modelName: 'lead',
       tools: [
         researcher.asTool({ name: 'researcher', description: 'Researches.' }),
-        helper.asTool({ name: 'helper', description: 'Helps.' }),
+        analyst.asTool({ name: 'analyst', description: 'Analyses.' }),
       ],
-      policy: { allow: ['researcher', 'helper'] },
+      policy: { allow: ['researcher', 'analyst'] },
     });
     try {
       const { events, error } = await collect(
@@ -152,18 +152,18 @@ describe('budgets', () => {
       );
       const total = Object.values(spends).reduce((sum, s) => sum + micro(s), 0);
       const tokens = Object.values(spends).reduce((sum, s) => sum + s.totalTokens, 0);
-      expect(total).toBe(10_065); // $0.010065: the helper's first turn crossed $0.01
-      // the run stopped at the limit: the helper's turn completed, its tool never ran, and
+      expect(total).toBe(10_065); // $0.010065: the analyst's first turn crossed $0.01
+      // the run stopped at the limit: the analyst's turn completed, its tool never ran, and
       // neither model was asked again
       expect(error).toMatchObject({
         code: 'BUDGET_EXHAUSTED',
         details: { limit: 'maxCostUsd', max: 0.01, spent: total / 1e6 },
       });
       expect(leadModel.requests).toHaveLength(2);
-      expect(helperModel.requests).toHaveLength(1);
-      expect(ofType(events, 'tool.called').map((e) => e.toolName)).not.toContain('help_echo');
-      const helperCall = ofType(events, 'tool.completed').find((e) => e.toolName === 'helper');
-      expect(helperCall).toMatchObject({ isError: true, errorCode: 'TOOL_OUTCOME_UNKNOWN' });
+      expect(analystModel.requests).toHaveLength(1);
+      expect(ofType(events, 'tool.called').map((e) => e.toolName)).not.toContain('analyst_echo');
+      const analystCall = ofType(events, 'tool.completed').find((e) => e.toolName === 'analyst');
+      expect(analystCall).toMatchObject({ isError: true, errorCode: 'TOOL_OUTCOME_UNKNOWN' });
       // warned once at 80 % (the lead's second turn: $0.00813), then spent
       const leadRun = ofType(events, 'session.started')[0]!.runId;
       const mine = events.filter((e) => e.runId === leadRun);
@@ -177,7 +177,7 @@ describe('budgets', () => {
           onBudgetExhausted: 'fail',
         }),
       ]);
-      // each turn's usage carries its cost (the helper's run was cancelled with its call:
+      // each turn's usage carries its cost (the analyst's run was cancelled with its call:
       // its events stop reaching the lead's stream, its session has them)
       expect(ofType(events, 'model.completed').map((e) => e.usage?.costUsd)).toEqual(
         [spends.lead1, spends.child1, spends.child2, spends.lead2].map((s) => micro(s) / 1e6),
@@ -193,18 +193,18 @@ describe('budgets', () => {
       expect(parent.usage.costUsd).toBe(total / 1e6);
       expect(parent.usage.totalTokens).toBe(tokens);
       const childSession = ofType(events, 'session.started')[1]!.sessionId;
-      const helperSession = ofType(events, 'session.started')[2]!.sessionId;
+      const analystSession = ofType(events, 'session.started')[2]!.sessionId;
       const child = (await root.sessions.get(childSession))!;
-      const sub = (await store.get(helperSession))!;
+      const sub = (await store.get(analystSession))!;
       expect(child.usage.costUsd).toBe((micro(spends.child1) + micro(spends.child2)) / 1e6);
-      expect(sub.usage.costUsd).toBe(micro(spends.helper1) / 1e6);
+      expect(sub.usage.costUsd).toBe(micro(spends.analyst1) / 1e6);
       // a delegated run without limits of its own stores no budget: its parent's counts it
       expect(child.budget).toBeUndefined();
       // a tally of floating-point dollars would have drifted here; whole picodollars do not
       const floats = Object.values(spends).reduce((sum, s) => sum + micro(s) / 1e6, 0);
       expect(floats).not.toBe(total / 1e6);
     } finally {
-      await helper.close();
+      await analyst.close();
     }
   }, 30_000);
 
