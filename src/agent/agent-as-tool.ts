@@ -2,7 +2,13 @@ import { MusterError, ToolError, toMusterError } from '../errors/index.js';
 import { addUsage, ZERO_USAGE } from '../model/index.js';
 import type { Usage } from '../model/index.js';
 import { CallParkSignal, callParkingOf, tool, toolAnnotationsShape } from '../tools/index.js';
-import type { StandardSchemaV1Like, Tool, ToolAnnotations } from '../tools/index.js';
+import type {
+  StandardSchemaV1Like,
+  Tool,
+  ToolAnnotations,
+  ToolExecutionContext,
+} from '../tools/index.js';
+import { budgetOfCall } from './run-budget.js';
 import type { RunRequest } from './agent-options.js';
 import type { AgentEvent } from './events.js';
 import type { SessionStore, Wait } from '../session/index.js';
@@ -18,11 +24,17 @@ export interface AgentToolOptions {
   readonly annotations?: ToolAnnotations;
 }
 
-/** What a delegated run needs of an agent. */
+/**
+ * What a delegated run needs of an agent. `caller` is the call the run answers: a run whose
+ * caller's run has a budget counts into it as it goes (SPEC 15.4).
+ */
 interface Runnable {
-  run(request: RunRequest): AsyncIterable<AgentEvent>;
+  run(request: RunRequest, caller?: ToolExecutionContext): AsyncIterable<AgentEvent>;
   /** Resumes a parked delegated run (its session's waits all decided or expired). */
-  resume?(request: RunRequest & { readonly sessionId: string }): AsyncIterable<AgentEvent>;
+  resume?(
+    request: RunRequest & { readonly sessionId: string },
+    caller?: ToolExecutionContext,
+  ): AsyncIterable<AgentEvent>;
   /** The agent's session store: a delegated run parks the root on the same one. */
   readonly store?: SessionStore;
 }
@@ -69,7 +81,8 @@ const toolOptions = shape({
  * An agent as a tool another agent's model can call: each call is a delegated run of `agent`
  * (a new session, the call's signal) whose final text is the tool result. The run's events
  * are forwarded into the calling run's stream with their own `runId` and `sessionId`, and its
- * usage counts toward the calling run. A failed run is a `TOOL_EXECUTION_FAILED` result
+ * usage counts toward the calling run: as it goes when the calling run has a budget (SPEC 15.4:
+ * the delegated run counts into it, and stops when it is spent), else when it ends. A failed run is a `TOOL_EXECUTION_FAILED` result
  * naming the run's code. The call goes through the caller's pipeline like any host tool; the
  * delegated run acts for the calling run's principal.
  */
@@ -90,6 +103,8 @@ export function agentAsTool(agent: Runnable, options: AgentToolOptions): Tool {
       // the delegated run this call parked on, its waits now decided: continue it first
       const resuming = parking?.childSessionId;
       const traced = ctx.traceContext ? { traceContext: ctx.traceContext } : {};
+      // a calling run with a budget counts the delegated run's usage itself, as it goes
+      const counted = budgetOfCall(ctx) !== undefined;
       // the delegated run acts for the calling run's user (SPEC 15.4), and so does its resume
       const acting = ctx.principal !== undefined ? { principal: ctx.principal } : {};
       if (resuming !== undefined) {
@@ -99,8 +114,8 @@ export function agentAsTool(agent: Runnable, options: AgentToolOptions): Tool {
       }
       const events =
         resuming !== undefined && agent.resume
-          ? agent.resume({ sessionId: resuming, signal: ctx.signal, ...traced, ...acting })
-          : agent.run({ input: prompt, signal: ctx.signal, ...traced, ...acting });
+          ? agent.resume({ sessionId: resuming, signal: ctx.signal, ...traced, ...acting }, ctx)
+          : agent.run({ input: prompt, signal: ctx.signal, ...traced, ...acting }, ctx);
       try {
         for await (const ev of events) {
           if (ev.type === 'session.started' && runId === undefined) {
@@ -142,7 +157,7 @@ export function agentAsTool(agent: Runnable, options: AgentToolOptions): Tool {
           },
         );
       } finally {
-        ctx.run?.addUsage(spent);
+        if (!counted) ctx.run?.addUsage(spent);
       }
       // a delegated run that parks parks this one (SPEC 15.1) when both keep their sessions
       // in the same store: the root's waits link to the delegated run's

@@ -13,6 +13,7 @@ import type { McpContextOptions } from './mcp-context.js';
 import type { AfterToolHook, BeforeToolHook, Tool, ToolExecutor } from '../tools/index.js';
 import type { AgentEvent } from './events.js';
 import type { Limits } from './limits.js';
+import type { Pricing } from './pricing.js';
 import type { TraceContext, Tracer } from '../util/index.js';
 import type { OutputOption } from './output/index.js';
 import type { WaitOptions } from './run-waits.js';
@@ -98,6 +99,11 @@ export interface AgentOptions {
    */
   readonly sessionLeaseMs?: number;
   readonly limits?: Partial<Limits>;
+  /**
+   * Prices per model name, in US dollars per million tokens (SPEC 15.4): with a price for the
+   * model in use, each turn's `usage.costUsd` is known and a run may have `limits.maxCostUsd`.
+   */
+  readonly pricing?: Pricing;
   /** Where archived tool results live, and how much of them a session keeps. */
   readonly context?: ContextOptions;
   readonly observability?: Observability;

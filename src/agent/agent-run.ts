@@ -3,7 +3,7 @@ import { setMaxListeners } from 'node:events';
 import { abortedError, toMusterError } from '../errors/index.js';
 import type { MusterError } from '../errors/index.js';
 import { ZERO_USAGE } from '../model/index.js';
-import type { ModelMessage, ToolCallPart } from '../model/index.js';
+import type { ModelMessage, ToolCallPart, Usage } from '../model/index.js';
 import type { SessionStore } from '../session/index.js';
 import { RunScope } from '../tools/index.js';
 import type { ToolCallRequest, ToolCatalog } from '../tools/index.js';
@@ -30,7 +30,7 @@ import { readCommittedAnswer } from './output/index.js';
 import { RunWaits } from './run-waits.js';
 import { liveWaits, openWaits, publicWait, sessionWaits } from './open-waits.js';
 import { assertSessionPrincipal } from './principal-check.js';
-import type { Wait } from '../session/index.js';
+import type { SessionBudget, Wait } from '../session/index.js';
 import { RunEventLog } from './run-event-log.js';
 import { steeringDue, takeSteering } from './steering.js';
 import type { SteeringTarget } from './steering.js';
@@ -38,6 +38,11 @@ import { completeRun, failRun, parkRun } from './run-end.js';
 import { planRun } from './run-plan.js';
 import type { RunPlan } from './run-plan.js';
 import type { RunEnd } from './run-end.js';
+import { RunBudget } from './run-budget.js';
+import { budgetLimits, hasBudget } from './limits.js';
+import type { BudgetLimits } from './limits.js';
+import { unpricedError } from './run-plan.js';
+import type { ToolExecutionContext } from '../tools/index.js';
 
 /** Which run this is: its ids, whether it continues a session, the tool it runs as. */
 export interface AgentRunIds {
@@ -49,6 +54,8 @@ export interface AgentRunIds {
   readonly toolName?: string | undefined;
   /** For a resume, the session id `resume()` was given (checked as the run starts). */
   readonly named?: unknown;
+  /** The tool call of the run that delegated to this one (`asTool`): its budget counts this run. */
+  readonly caller?: ToolExecutionContext | undefined;
 }
 
 /**
@@ -70,6 +77,12 @@ export class AgentRun {
   #waits: RunWaits | undefined;
   /** The session's event log, once the run opened the session (SPEC 15.2). */
   #log: RunEventLog | undefined;
+  /** The run's budget (SPEC 15.4), once the run opened its session, when it has one. */
+  #budget: RunBudget | undefined;
+  /** Aborts the run's tool calls (not the run) when its budget runs out. */
+  #calls: AbortController | undefined;
+  /** When the run started (`performance.now()`): its budget's active time counts from there. */
+  readonly #startedAt = performance.now();
   readonly #store: SessionStore;
 
   /**
@@ -86,6 +99,8 @@ export class AgentRun {
       () => this.#claim?.writeOptions() ?? {},
       (operation) => (this.#claim ? this.#claim.fenced(operation) : operation()),
       () => this.#log,
+      (sessionId) =>
+        this.#budget?.own && sessionId === this.#ids.sessionId ? this.#budget.record() : undefined,
     );
   }
 
@@ -140,6 +155,7 @@ export class AgentRun {
       return await failRun(this.#end(), err);
     } finally {
       unfollow();
+      this.#budget?.close();
       // what the run's commits never logged goes out unnumbered, before the iterator ends
       this.#log?.close();
       this.#scope?.close();
@@ -252,6 +268,7 @@ export class AgentRun {
       // the calls a previous run left unanswered end now, with the results they were given
       for (const repaired of opening.repaired) first.push(repairedCallEvent(this.#ids, repaired));
       held = first.every((event) => log.hold(event));
+      this.#openBudget(plan, resume ? opening.budget : undefined);
     };
     let held = false;
     let session: SessionRun;
@@ -276,11 +293,46 @@ export class AgentRun {
       this.#observe(event);
       if (!held) this.#log?.emit(event);
     }
+    // what the budget reported as it opened (a resumed run at a limit) follows session.started
+    this.#budget?.flush();
     // the waits found are used (resume) or void (a new run repairs their calls): either way
     // they leave the store now, before any call runs; the task waits of the calls a resume
     // polls on stay until their results are committed (SPEC 15.3)
     await this.#waits.takeUp(new Set((session.pendingCalls ?? []).map((c) => c.callId)));
     this.#session = session;
+  }
+
+  /**
+   * Opens the run's budget (SPEC 15.4) when it has one of its own or a delegating run has one:
+   * the agent's budget limits, those a resumed run started with, then the run's own; a resume
+   * goes on from what was spent. Refuses `maxCostUsd` for a model without a price before
+   * anything is written.
+   */
+  #openBudget(plan: RunPlan, stored: SessionBudget | undefined): void {
+    const limits: BudgetLimits = {
+      ...budgetLimits(this.#runtime.limits),
+      ...stored?.limits,
+      ...budgetLimits(plan.request.limits),
+    };
+    const parent = plan.callerBudget;
+    if (!hasBudget(limits) && !parent) return;
+    if (limits.maxCostUsd !== undefined && !plan.price) throw unpricedError(plan.modelName, true);
+    const calls = new AbortController();
+    followAbort(calls, [this.#controller.signal]);
+    setMaxListeners(0, calls.signal);
+    this.#calls = calls;
+    const { sessionId, runId } = this.#ids;
+    this.#budget = new RunBudget({
+      sessionId,
+      runId,
+      limits,
+      parent,
+      stored,
+      startedAt: this.#startedAt,
+      emit: (event) => this.#emit(event),
+      onExhausted: (error) => calls.abort(error),
+      onDelegated: (usage) => this.#scope?.addUsage(usage, false, true),
+    });
   }
 
   /**
@@ -337,6 +389,9 @@ export class AgentRun {
         // observed once its commit landed: a dropped event counts for nothing, as before
         return { landed: () => this.#observe(event), forget: () => log.drop(event) };
       },
+      budget: this.#budget,
+      callSignal: this.#calls?.signal,
+      price: plan.price,
     });
     return runLoop(context, session.transcript);
   }
@@ -401,11 +456,13 @@ export class AgentRun {
   #openScope(limits: Limits, principal: string | undefined): RunScope {
     const runtime = this.#runtime;
     const queue = this.#queue;
+    const budget = this.#budget;
     this.#scope = new RunScope({
       sessionId: this.#ids.sessionId,
       runId: this.#ids.runId,
       principal,
-      signal: this.#controller.signal,
+      // a budget that runs out cancels the calls in flight (and the runs they delegated to)
+      signal: this.#calls?.signal ?? this.#controller.signal,
       limits,
       policy: runtime.policy,
       sink: {
@@ -414,8 +471,10 @@ export class AgentRun {
           this.#log ? this.#log.forward(event as AgentEvent) : queue.push(event as AgentEvent),
         authorize: (request, signal) => runtime.authorize(request, signal),
         countOwnUsage: (usage) => runtime.usage.add(usage),
+        ...(budget ? { countSpend: (usage: Usage) => budget.spendNow(usage) } : {}),
       },
     });
+    budget?.serve(this.#scope);
     return this.#scope;
   }
 

@@ -2,17 +2,21 @@ import { MusterError } from '../errors/index.js';
 import { mcpContentText } from '../mcp/index.js';
 import type { AgentSampler } from '../mcp/index.js';
 import type { ModelClient, ModelMessage } from '../model/index.js';
+import { pricer } from './pricing.js';
+import type { Pricing } from './pricing.js';
 
-/** Where the agent sampler takes its model from. */
+/** Where the agent sampler takes its model from, and the prices its answers cost. */
 export interface SamplerHost {
   readonly model?: ModelClient;
   readonly modelName?: string;
+  readonly pricing?: Pricing;
 }
 
 /**
  * `mcp.handlers.sampling: 'agent'`: the agent's own model answers a server's sampling
  * request (already authorized as `mcp_sampling:<server>`), with no tools and at most the
- * bounded `maxTokens`. Its usage counts toward the run the request arrived during.
+ * bounded `maxTokens`. Its usage (priced when `pricing` has the model) counts toward the run
+ * the request arrived during, and toward that run's budget (SPEC 15.4).
  */
 export function agentSampler(host: SamplerHost): AgentSampler {
   return async (request, origin) => {
@@ -30,6 +34,7 @@ export function agentSampler(host: SamplerHost): AgentSampler {
         ? { role: 'assistant', content: [{ type: 'text', text }] }
         : { role: 'user', content: [{ type: 'text', text }] };
     });
+    const price = pricer(host.pricing, modelName);
     let text = '';
     let stop = 'endTurn';
     for await (const part of model.generate(
@@ -46,7 +51,7 @@ export function agentSampler(host: SamplerHost): AgentSampler {
       if (part.type === 'text-delta') text += part.text;
       if (part.type === 'finish') {
         if (part.stopReason === 'length') stop = 'maxTokens';
-        if (part.usage) origin.addUsage?.(part.usage);
+        if (part.usage) origin.addUsage?.(price ? price(part.usage) : part.usage);
       }
     }
     return {

@@ -1,7 +1,7 @@
 import { taskPollDelayMs } from '../mcp/index.js';
 import type { McpFacade } from '../mcp/index.js';
 import type { Usage } from '../model/index.js';
-import type { Tool } from '../tools/index.js';
+import type { Tool, ToolExecutionContext } from '../tools/index.js';
 import { newId } from '../util/index.js';
 import type { AgentOptions, RunRequest, SendResult } from './agent-options.js';
 import { agentAsTool } from './agent-as-tool.js';
@@ -149,9 +149,9 @@ export class Agent {
     const name = (options as Partial<AgentToolOptions> | undefined)?.name;
     return agentAsTool(
       {
-        run: (request) => this.#runEvents(request, { toolName: name }),
-        resume: ({ sessionId, ...request }) =>
-          this.#runEvents(request, { resume: true, sessionId, toolName: name }),
+        run: (request, caller) => this.#runEvents(request, { toolName: name, caller }),
+        resume: ({ sessionId, ...request }, caller) =>
+          this.#runEvents(request, { resume: true, sessionId, toolName: name, caller }),
         store: this.#runtime.store,
       },
       options,
@@ -207,7 +207,12 @@ export class Agent {
    */
   #runEvents(
     request: RunRequest,
-    how: { resume?: boolean; sessionId?: string; toolName?: string | undefined } = {},
+    how: {
+      resume?: boolean;
+      sessionId?: string;
+      toolName?: string | undefined;
+      caller?: ToolExecutionContext | undefined;
+    } = {},
   ): AsyncIterable<AgentEvent> {
     const named: unknown = how.resume ? how.sessionId : request?.sessionId;
     const sessionId = typeof named === 'string' && named !== '' ? named : newId('session');
@@ -216,6 +221,7 @@ export class Agent {
       runId: newId('run'),
       resume: how.resume === true,
       toolName: how.toolName,
+      caller: how.caller,
       // a resume names its session: one that is no id fails the run, not a new session
       ...(how.resume ? { named } : {}),
     };

@@ -19,6 +19,7 @@ import { outsideRunContext } from './outside-run-context.js';
 import { resolveLimits } from './limits.js';
 import type { Limits } from './limits.js';
 import { UsageTally } from './usage-tally.js';
+import { assertCostPriceable } from './pricing.js';
 
 /**
  * A child agent's runtime: it borrows its parent's tool sources (the same executor objects:
@@ -57,6 +58,7 @@ export class ChildRuntime implements AgentScope {
       { policy: parent.policy },
     ]);
     this.limits = resolveLimits(parent.limits, options.limits, 'child limits');
+    assertCostPriceable(this.limits, parent.options.pricing, 'child limits');
     this.options = childAgentOptions(parent.options, options);
     this.mcp = childMcpFacade(parent.mcp);
     this.usage = new UsageTally(parent.usage);

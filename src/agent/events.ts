@@ -3,7 +3,7 @@ import type { MusterError } from '../errors/index.js';
 import type { StopReason, ToolCallPart, Usage } from '../model/index.js';
 import type { McpEvent } from '../mcp/index.js';
 import type { ToolEvent } from '../tools/index.js';
-import type { Wait, WaitDecision } from '../session/index.js';
+import type { BudgetLimitName, Wait, WaitDecision } from '../session/index.js';
 import type { EventBase } from '../util/index.js';
 
 /** A run started. `continued` is true when the session already existed. */
@@ -86,6 +86,34 @@ export interface SteeringDeliveredEvent extends EventBase {
   readonly text: string;
 }
 
+/**
+ * The run has spent 80 % of one of its budget limits (SPEC 15.4), its delegated runs and
+ * sampling included: reported once per limit per run (a resumed run does not repeat it).
+ */
+export interface BudgetWarningEvent extends EventBase {
+  readonly type: 'budget.warning';
+  readonly limit: BudgetLimitName;
+  /** The limit: tokens, US dollars, milliseconds or tool calls. */
+  readonly max: number;
+  /** What the run has spent of it, in the same unit. */
+  readonly spent: number;
+}
+
+/**
+ * The run's budget is spent (SPEC 15.4): no tool of the turn runs, calls in flight are
+ * cancelled, and the run ends with `BUDGET_EXHAUSTED` (`onBudgetExhausted: 'fail'`) or takes
+ * one last turn without tools to answer (`'finish'`); a turn that answered without tools
+ * still completes the run. Reported once per run.
+ */
+export interface BudgetExhaustedEvent extends EventBase {
+  readonly type: 'budget.exhausted';
+  readonly limit: BudgetLimitName;
+  readonly max: number;
+  readonly spent: number;
+  /** What the run does now. */
+  readonly onBudgetExhausted: 'fail' | 'finish';
+}
+
 /** The run failed; `run()` throws the same error right after this event. */
 export interface SessionFailedEvent extends EventBase {
   readonly type: 'session.failed';
@@ -105,7 +133,9 @@ export type AgentEvent =
   | WaitCreatedEvent
   | WaitDecidedEvent
   | SessionParkedEvent
-  | SteeringDeliveredEvent;
+  | SteeringDeliveredEvent
+  | BudgetWarningEvent
+  | BudgetExhaustedEvent;
 
 /** The `type` of any agent event. */
 export type AgentEventType = AgentEvent['type'];

@@ -26,10 +26,13 @@ export type {
   SessionCompletedEvent,
   SessionFailedEvent,
   SteeringDeliveredEvent,
+  BudgetWarningEvent,
+  BudgetExhaustedEvent,
 } from './events.js';
 export type { WatchOptions, WatchedEvent, EventLogGap } from './session-watch.js';
 export type { McpContextOptions } from './mcp-context.js';
 export { DEFAULT_LIMITS } from './limits.js';
-export type { Limits } from './limits.js';
+export type { Limits, BudgetExhaustedPolicy } from './limits.js';
+export type { Pricing, ModelPrice } from './pricing.js';
 export type { OutputOption, OutputRequest, OutputSchema, OutputValue } from './output/index.js';
 export type { Wait, ApprovalWaitDecision } from '../session/index.js';

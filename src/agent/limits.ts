@@ -1,7 +1,15 @@
 import { MusterError } from '../errors/index.js';
 import { MAX_DATA_DEPTH } from '../util/index.js';
 
-/** Per-run limits. Exceeding one fails as documented on each field. */
+/** What a run does once its budget is spent (SPEC 15.4). */
+export type BudgetExhaustedPolicy = 'fail' | 'finish';
+
+/**
+ * Per-run limits. Exceeding one fails as documented on each field. The budget limits
+ * (`maxTokens`, `maxCostUsd`, `maxDurationMs`, `maxToolCalls`) have no default: a run without
+ * them has no budget. They count the run, the runs it delegates to (`asTool`, children) and
+ * the sampling its servers ask of the agent's model (see docs/guide/budgets.md).
+ */
 export interface Limits {
   /** Model turns per run; reaching it fails the run with `AGENT_LIMIT_EXCEEDED`. */
   readonly maxIterations: number;
@@ -17,9 +25,34 @@ export interface Limits {
   readonly maxToolArgumentDepth: number;
   /** UTF-8 bytes of one tool result; more is a `TOOL_RESULT_TOO_LARGE` result. */
   readonly maxToolResultBytes: number;
+  /**
+   * Budget: tokens (`usage.totalTokens`, input and output) the run may spend, with its
+   * delegated runs and sampling. Not `context.maxTokens`, which bounds one request.
+   */
+  readonly maxTokens?: number;
+  /**
+   * Budget: US dollars the run may spend, with its delegated runs and sampling: a positive
+   * finite number, priced by the agent's `pricing` (a model without a price is refused).
+   */
+  readonly maxCostUsd?: number;
+  /** Budget: milliseconds the run may be active; time parked on a wait does not count. */
+  readonly maxDurationMs?: number;
+  /** Budget: tool calls the run may start, its delegated runs' included (all turns together). */
+  readonly maxToolCalls?: number;
+  /**
+   * What a run whose budget is spent does: `'fail'` (default) ends it with
+   * `BUDGET_EXHAUSTED`; `'finish'` gives the model one last turn without tools to answer.
+   */
+  readonly onBudgetExhausted?: BudgetExhaustedPolicy;
 }
 
-/** The defaults of SPEC section 6. */
+/** The budget limits of a run (SPEC 15.4), as {@link Limits} names them. */
+export type BudgetLimits = Pick<
+  Limits,
+  'maxTokens' | 'maxCostUsd' | 'maxDurationMs' | 'maxToolCalls' | 'onBudgetExhausted'
+>;
+
+/** The defaults of SPEC section 6 (no budget: budget limits have no default). */
 export const DEFAULT_LIMITS: Limits = Object.freeze({
   maxIterations: 8,
   maxToolCallsPerTurn: 8,
@@ -28,14 +61,27 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   maxToolResultBytes: 2_097_152,
 });
 
-const KEYS = Object.keys(DEFAULT_LIMITS) as (keyof Limits)[];
+/** The names of the budget limits, in the order the docs give them. */
+export const BUDGET_LIMIT_KEYS = [
+  'maxTokens',
+  'maxCostUsd',
+  'maxDurationMs',
+  'maxToolCalls',
+  'onBudgetExhausted',
+] as const satisfies readonly (keyof BudgetLimits)[];
+
+const KEYS: readonly (keyof Limits)[] = [
+  ...(Object.keys(DEFAULT_LIMITS) as (keyof Limits)[]),
+  ...BUDGET_LIMIT_KEYS,
+];
 
 /** The largest value of the limits that have one. */
 const MAXIMA: Partial<Record<keyof Limits, number>> = { maxToolArgumentDepth: MAX_DATA_DEPTH };
 
 /**
- * Layers overrides over a base, checking each is a positive integer, and at most its maximum
- * where it has one (`INVALID_CONFIGURATION`).
+ * Layers overrides over a base, checking each (`INVALID_CONFIGURATION`): `maxCostUsd` a
+ * positive finite number, `onBudgetExhausted` `'fail'` or `'finish'`, every other limit a
+ * positive integer, at most its maximum where it has one.
  */
 export function resolveLimits(
   base: Limits,
@@ -46,7 +92,7 @@ export function resolveLimits(
   if (typeof override !== 'object' || override === null) {
     throw new MusterError('INVALID_CONFIGURATION', `${where} must be an object of limits.`);
   }
-  const out: Record<string, number> = { ...base };
+  const out: Record<string, unknown> = { ...base };
   for (const [key, value] of Object.entries(override)) {
     if (!KEYS.includes(key as keyof Limits)) {
       throw new MusterError(
@@ -55,19 +101,57 @@ export function resolveLimits(
       );
     }
     if (value === undefined) continue;
-    const max = MAXIMA[key as keyof Limits];
-    if (
-      typeof value !== 'number' ||
-      !Number.isSafeInteger(value) ||
-      value < 1 ||
-      (max !== undefined && value > max)
-    ) {
+    const problem = limitProblem(key as keyof Limits, value);
+    if (problem !== undefined)
       throw new MusterError(
         'INVALID_CONFIGURATION',
-        `${where}.${key} must be a positive integer${max !== undefined ? ` of at most ${max}` : ''}, got ${JSON.stringify(value)}.`,
+        `${where}.${key} must be ${problem}, got ${describe(value)}.`,
+        { details: { option: `${where}.${key}` } },
       );
-    }
     out[key] = value;
   }
   return Object.freeze(out) as unknown as Limits;
+}
+
+/** What is wrong with `value` as limit `key`, or undefined when it is fine. */
+function limitProblem(key: keyof Limits, value: unknown): string | undefined {
+  if (key === 'onBudgetExhausted')
+    return value === 'fail' || value === 'finish' ? undefined : "'fail' or 'finish'";
+  if (key === 'maxCostUsd')
+    return typeof value === 'number' && Number.isFinite(value) && value > 0
+      ? undefined
+      : 'a positive finite number of US dollars (for example 0.5)';
+  const max = MAXIMA[key];
+  return typeof value === 'number' &&
+    Number.isSafeInteger(value) &&
+    value >= 1 &&
+    (max === undefined || value <= max)
+    ? undefined
+    : `a positive integer${max !== undefined ? ` of at most ${max}` : ''}`;
+}
+
+/** A value as a message quotes it (`JSON.stringify` turns NaN and Infinity into null). */
+function describe(value: unknown): string {
+  return typeof value === 'number' && !Number.isFinite(value)
+    ? String(value)
+    : (JSON.stringify(value) ?? String(value));
+}
+
+/** The budget limits among `limits`, only those set. */
+export function budgetLimits(limits: Partial<Limits> | undefined): BudgetLimits {
+  const out: { -readonly [K in keyof BudgetLimits]?: BudgetLimits[K] } = {};
+  if (!limits) return out;
+  for (const key of BUDGET_LIMIT_KEYS)
+    if (limits[key] !== undefined) (out as Record<string, unknown>)[key] = limits[key];
+  return out;
+}
+
+/** True when `limits` set any budget (the policy alone is no budget). */
+export function hasBudget(limits: BudgetLimits): boolean {
+  return (
+    limits.maxTokens !== undefined ||
+    limits.maxCostUsd !== undefined ||
+    limits.maxDurationMs !== undefined ||
+    limits.maxToolCalls !== undefined
+  );
 }

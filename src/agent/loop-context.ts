@@ -67,6 +67,12 @@ export interface LoopRun extends RunIdentity {
   readonly steer?: ((transcript: ModelMessage[]) => Promise<void> | undefined) | undefined;
   /** Holds an event for the commit made next (see `RunContext.stage`). */
   readonly stage?: RunContext['stage'];
+  /** The run's budget (SPEC 15.4), when it or a run that delegated to it has one. */
+  readonly budget?: RunContext['budget'];
+  /** The signal of the run's tool calls, when it differs from the run's (a budget). */
+  readonly callSignal?: AbortSignal | undefined;
+  /** Prices the usage of the run's model turns, when the model has a price. */
+  readonly price?: RunContext['price'];
 }
 
 /**
@@ -115,6 +121,9 @@ export async function loopContext(
   if (run.replaying) ctx.replaying = run.replaying;
   if (run.steer) ctx.steer = run.steer;
   if (run.stage) ctx.stage = run.stage;
+  if (run.budget) ctx.budget = run.budget;
+  if (run.callSignal) ctx.callSignal = run.callSignal;
+  if (run.price) ctx.price = run.price;
   if (run.output) {
     ctx.output = run.output;
     ctx.outputRepairs = request.outputRepairs ?? options.outputRepairs ?? 1;

@@ -38,6 +38,9 @@ import type { OutputSpec } from './output/index.js';
 import type { RunWaits } from './run-waits.js';
 import type { Wait } from '../session/index.js';
 import type { ToolCallRequest } from '../tools/index.js';
+import { budgetExhaustedError, budgetRefusal } from './run-budget.js';
+import type { BudgetExhaustion, RunBudget } from './run-budget.js';
+import type { RequestedCall } from './model-turn.js';
 
 /** Everything one run needs, fixed when it starts. */
 export interface RunContext {
@@ -98,6 +101,18 @@ export interface RunContext {
    * not be held (no log): then `emit` it after the commit.
    */
   readonly stage?: ((event: AgentEvent) => StagedEvent | undefined) | undefined;
+  /**
+   * The run's budget (SPEC 15.4), when it or a run that delegated to it has one: checked after
+   * each model turn and before each tool call.
+   */
+  readonly budget?: RunBudget | undefined;
+  /**
+   * The signal of the run's tool calls: the run's, also aborted when its budget runs out (the
+   * run itself may still take its last turn). The run's signal when absent.
+   */
+  readonly callSignal?: AbortSignal | undefined;
+  /** Prices the usage of the run's model turns (`usage.costUsd`), when its model has a price. */
+  readonly price?: ((usage: Usage) => Usage) | undefined;
 }
 
 /** An event held for the commit the run makes next (see `RunContext.stage`). */
@@ -141,9 +156,14 @@ export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Prom
     nextTurn(ctx, transcript, tools, onDelta, attempts);
   let usage = ZERO_USAGE;
   let repairs = 0;
+  const budget = ctx.budget;
+  // the calls a resumed run runs again were counted when they first started
   if (ctx.pendingCalls && ctx.pendingCalls.length > 0)
-    await runCalls(ctx, transcript, ctx.pendingCalls, ctx.replaying);
+    await runCalls(ctx, transcript, ctx.pendingCalls, ctx.replaying, false);
   for (let iteration = (ctx.iterationsDone ?? 0) + 1; ; iteration++) {
+    // no model request starts once the budget is spent, but a last one without tools
+    const spent = budget?.exhaustion;
+    if (spent) return lastTurn(ctx, transcript, spent, iteration, usage, onDelta);
     if (iteration > ctx.limits.maxIterations) {
       throw new MusterError(
         'AGENT_LIMIT_EXCEEDED',
@@ -155,24 +175,7 @@ export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Prom
     const steering = ctx.steer?.(transcript);
     if (steering) await steering;
     const turn = await ctx.observer.modelTurn(iteration, ctx.stream, take);
-    usage = addUsage(usage, turn.usage);
-    // the turn's event rides the commit of its message (none for a turn that failed)
-    const completed = turn.error ? undefined : modelCompleted(ctx, iteration, turn);
-    const staged = completed && ctx.stage?.(completed);
-    if (turn.message) {
-      try {
-        await commit(ctx, transcript, [turn.message], {
-          iteration,
-          ...(turn.usage ? { addUsage: turn.usage } : {}),
-        });
-      } catch (err) {
-        staged?.forget();
-        throw err;
-      }
-    }
-    if (turn.error) throw turn.error;
-    if (staged) staged.landed();
-    else ctx.emit(completed!);
+    usage = addUsage(usage, await commitTurn(ctx, transcript, iteration, turn));
     if (turn.calls.length === 0) {
       if (!ctx.output) return { content: turn.text, iterations: iteration, usage };
       const reading = await ctx.output.read(turn.text);
@@ -182,6 +185,13 @@ export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Prom
       repairs++;
       const note = repairInstruction(ctx.output.format.name, reading);
       await commit(ctx, transcript, [deepFreeze(userText(note))], {});
+      continue;
+    }
+
+    // the turn that spent the budget completed: none of its tools runs
+    const stop = budget?.exhaustion;
+    if (stop) {
+      await refuseCalls(ctx, transcript, turn.calls, budgetRefusal(stop));
       continue;
     }
 
@@ -217,8 +227,96 @@ export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Prom
   }
 }
 
+/**
+ * Commits a turn's message with its usage (priced when the model has a price) and counts the
+ * usage toward the budget; then the turn's `model.completed` event goes out (it rides the
+ * commit), and after it what the turn did to the budget. A turn that failed is thrown once
+ * what it produced is committed. Returns the turn's usage.
+ */
+async function commitTurn(
+  ctx: RunContext,
+  transcript: ModelMessage[],
+  iteration: number,
+  turn: ModelTurn,
+): Promise<Usage | undefined> {
+  const usage = turn.usage && ctx.price ? ctx.price(turn.usage) : turn.usage;
+  ctx.budget?.spendTurn(usage);
+  // the turn's event rides the commit of its message (none for a turn that failed)
+  const completed = turn.error ? undefined : modelCompleted(ctx, iteration, turn, usage);
+  const staged = completed && ctx.stage?.(completed);
+  if (turn.message) {
+    try {
+      await commit(ctx, transcript, [turn.message], {
+        iteration,
+        ...(usage ? { addUsage: usage } : {}),
+      });
+    } catch (err) {
+      staged?.forget();
+      throw err;
+    }
+  }
+  if (turn.error) {
+    ctx.budget?.flush();
+    throw turn.error;
+  }
+  if (staged) staged.landed();
+  else ctx.emit(completed!);
+  ctx.budget?.flush();
+  return usage;
+}
+
+/**
+ * The run's budget is spent (SPEC 15.4): with `onBudgetExhausted: 'fail'` the run ends with
+ * `BUDGET_EXHAUSTED`; with `'finish'` the model gets one last turn without tools (told why)
+ * to answer from what was done. A last turn that still asks for tools gets them refused and
+ * the run ends with `BUDGET_EXHAUSTED`; a typed answer gets no repair turn.
+ */
+async function lastTurn(
+  ctx: RunContext,
+  transcript: ModelMessage[],
+  spent: BudgetExhaustion,
+  iteration: number,
+  usage: Usage,
+  onDelta: (kind: 'text' | 'reasoning', content: string) => void,
+): Promise<RunResult> {
+  if (ctx.budget!.policy === 'fail') throw budgetExhaustedError(spent, ctx.runId);
+  const note = `The budget of this run is spent (limits.${spent.limit}): no tool can run any more. Answer now, from what you have.`;
+  await commit(ctx, transcript, [deepFreeze(userText(note))], {});
+  const turn = await ctx.observer.modelTurn(iteration, ctx.stream, (attempts) =>
+    nextTurn(ctx, transcript, NO_TOOLS, onDelta, attempts),
+  );
+  const total = addUsage(usage, await commitTurn(ctx, transcript, iteration, turn));
+  if (turn.calls.length > 0) {
+    await refuseCalls(ctx, transcript, turn.calls, budgetRefusal(spent));
+    throw budgetExhaustedError(spent, ctx.runId);
+  }
+  if (!ctx.output) return { content: turn.text, iterations: iteration, usage: total };
+  const reading = await ctx.output.read(turn.text);
+  if (!reading.ok) throw outputInvalidError(reading, 0);
+  return { content: turn.text, output: reading.value, iterations: iteration, usage: total };
+}
+
+const NO_TOOLS = (): readonly ModelToolDefinition[] => [];
+
+/** Records every call of a turn as not run, with `content` as its error result. */
+async function refuseCalls(
+  ctx: RunContext,
+  transcript: ModelMessage[],
+  calls: readonly RequestedCall[],
+  content: string,
+): Promise<void> {
+  const refused = calls.map((c) => notRunOutcome(c, content));
+  await commit(ctx, transcript, refused.map(toolMessage), {});
+  for (const [i, r] of refused.entries()) ctx.emit(toolCompletedEvent(ctx, calls[i]!, r, 0));
+}
+
 /** The `model.completed` event of a turn that produced its message. */
-function modelCompleted(ctx: RunContext, iteration: number, turn: ModelTurn): AgentEvent {
+function modelCompleted(
+  ctx: RunContext,
+  iteration: number,
+  turn: ModelTurn,
+  usage: Usage | undefined,
+): AgentEvent {
   const message = turn.message!;
   return {
     type: 'model.completed',
@@ -229,7 +327,7 @@ function modelCompleted(ctx: RunContext, iteration: number, turn: ModelTurn): Ag
       p.type === 'tool-call' ? [{ callId: p.callId, name: p.name, arguments: p.arguments }] : [],
     ),
     stopReason: turn.stopReason,
-    ...(turn.usage ? { usage: turn.usage } : {}),
+    ...(usage ? { usage } : {}),
   };
 }
 
@@ -243,8 +341,10 @@ async function runCalls(
   transcript: ModelMessage[],
   calls: readonly ToolCallRequest[],
   replaying?: ReadonlySet<string>,
+  counted = true,
 ): Promise<void> {
   const waits = ctx.waits;
+  const budget = ctx.budget;
   const commits = stepCommits(
     waits ? { ...ctx, park: (outcome) => waits.park(outcome) } : ctx,
     transcript,
@@ -255,7 +355,7 @@ async function runCalls(
     {
       sessionId: ctx.sessionId,
       runId: ctx.runId,
-      signal: ctx.signal,
+      signal: ctx.callSignal ?? ctx.signal,
       catalog: ctx.catalog,
       policy: ctx.policy,
       beforeTool: ctx.beforeTool,
@@ -278,6 +378,7 @@ async function runCalls(
           }),
         )
       : commits,
+    budget && counted ? () => budget.startCall() : undefined,
   );
   waits?.settle();
   // the calls that became tasks and ended have their results committed: their handles go

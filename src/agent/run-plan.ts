@@ -1,4 +1,5 @@
-import type { ModelClient } from '../model/index.js';
+import { MusterError } from '../errors/index.js';
+import type { ModelClient, Usage } from '../model/index.js';
 import type { RunRequest } from './agent-options.js';
 import type { AgentScope } from './agent-scope.js';
 import { resolveLimits } from './limits.js';
@@ -8,6 +9,10 @@ import { resolveOutput } from './output/index.js';
 import type { OutputSpec } from './output/index.js';
 import type { RunObserver } from './run-observer.js';
 import { validateRunRequest } from './validate-options.js';
+import { pricer } from './pricing.js';
+import { budgetOfCall } from './run-budget.js';
+import type { RunBudget } from './run-budget.js';
+import type { ToolExecutionContext } from '../tools/index.js';
 
 /** What a run settled before touching the session: its request, limits and model. */
 export interface RunPlan {
@@ -17,6 +22,10 @@ export interface RunPlan {
   readonly modelName: string;
   /** The typed final answer the run asks for. */
   readonly output: OutputSpec | undefined;
+  /** Prices the model's usage, when `pricing` has the model. */
+  readonly price: ((usage: Usage) => Usage) | undefined;
+  /** The budget of the run that delegated to this one (`asTool`), when it has one. */
+  readonly callerBudget: RunBudget | undefined;
 }
 
 /** Which run is planned (an `AgentRunIds`). */
@@ -29,6 +38,8 @@ export interface PlannedRun {
   readonly toolName?: string | undefined;
   /** For a resume, the session id `resume()` was given. */
   readonly named?: unknown;
+  /** The tool call of the run that delegated to this one (`asTool`). */
+  readonly caller?: ToolExecutionContext | undefined;
 }
 
 /**
@@ -46,7 +57,11 @@ export async function planRun(
   const { model, modelName } = runModel(runtime, request);
   const output =
     request.output === undefined ? undefined : await resolveOutput(request.output, 'output');
-  const plan = { request, limits, model, modelName, output };
+  const price = pricer(runtime.options.pricing, modelName);
+  const callerBudget = budgetOfCall(ids.caller);
+  if (!price && (limits.maxCostUsd !== undefined || costCounted(callerBudget)))
+    throw unpricedError(modelName, limits.maxCostUsd !== undefined);
+  const plan = { request, limits, model, modelName, output, price, callerBudget };
   // decided synchronously: an untraced run builds nothing and awaits nothing here
   if (!runtime.tracing?.traces()) return { plan };
   const observer = await runtime.tracing.startRun(
@@ -62,4 +77,18 @@ export async function planRun(
     request.traceContext,
   );
   return { plan, observer };
+}
+
+/** True when `budget`, or a budget it counts into, limits dollars. */
+function costCounted(budget: RunBudget | undefined): boolean {
+  return budget !== undefined && budget.countsCost;
+}
+
+/** `limits.maxCostUsd` (the run's own, or a delegating run's) for a model without a price. */
+export function unpricedError(modelName: string, own: boolean): MusterError {
+  return new MusterError(
+    'INVALID_CONFIGURATION',
+    `${own ? 'limits.maxCostUsd is set' : 'The run that delegated to this one has limits.maxCostUsd'}, but the agent's pricing has no price for the model '${modelName}': add createAgent({ pricing: { '${modelName}': { inputPerMTok, outputPerMTok } } }) (US dollars per million tokens), or drop maxCostUsd.`,
+    { details: { option: 'pricing', modelName } },
+  );
 }

@@ -14,6 +14,7 @@ import type { ExecutorEvent, ExecutorRunContext, ToolExecutor } from '../tools/i
 import type { AgentOptions } from './agent-options.js';
 import type { AgentScope } from './agent-scope.js';
 import { agentSampler } from './agent-sampler.js';
+import { assertCostPriceable } from './pricing.js';
 import type { AgentEvent } from './events.js';
 import { DEFAULT_LIMITS, resolveLimits } from './limits.js';
 import { decideSignIns } from './sign-in-waits.js';
@@ -53,6 +54,8 @@ export interface RuntimeLifecycle {
  * `initialize()`. The only place that reaches `src/agent/tracing/`.
  */
 export function buildRuntimeParts(options: AgentOptions, life: RuntimeLifecycle): RuntimeParts {
+  const limits = resolveLimits(DEFAULT_LIMITS, options.limits, 'limits');
+  assertCostPriceable(limits, options.pricing, 'limits');
   const policy = new ToolPolicy(options.policy ?? {});
   const store: SessionStore = options.sessionStore ?? new MemorySessionStore();
   if (options.policy?.park === true && !store.waits)
@@ -93,6 +96,7 @@ export function buildRuntimeParts(options: AgentOptions, life: RuntimeLifecycle)
       agentSampler: agentSampler({
         ...(options.model ? { model: options.model } : {}),
         ...(options.modelName ? { modelName: options.modelName } : {}),
+        ...(options.pricing ? { pricing: options.pricing } : {}),
       }),
     },
     {
@@ -109,7 +113,7 @@ export function buildRuntimeParts(options: AgentOptions, life: RuntimeLifecycle)
   if (mcp.resourceTools) executors.push(mcp.resourceTools);
   return {
     policy,
-    limits: resolveLimits(DEFAULT_LIMITS, options.limits, 'limits'),
+    limits,
     store,
     archive,
     archiveThresholdBytes: mcp.options.archiveThresholdBytes ?? DEFAULT_ARCHIVE_THRESHOLD_BYTES,

@@ -1,6 +1,6 @@
 import { UNCHANGED } from './step-commits.js';
 import type { ModelMessage, UserContentPart, UserMessage } from '../model/index.js';
-import type { SessionState, SessionStore } from '../session/index.js';
+import type { SessionBudget, SessionState, SessionStore } from '../session/index.js';
 import { MusterError, SessionError } from '../errors/index.js';
 import type { RunRequest } from './agent-options.js';
 import { copyData, deepFreeze, isoNow, jsonText } from '../util/index.js';
@@ -62,6 +62,8 @@ export interface SessionOpening {
   readonly eventSeq: number;
   /** Calls a previous run left unanswered, answered by this commit. */
   readonly repaired: readonly RepairedCall[];
+  /** For a resume, the budget the run had spent when it stopped (SPEC 15.4). */
+  readonly budget?: SessionBudget | undefined;
 }
 
 /** Called with the session just before the commit that opens the run (see {@link SessionOpening}). */
@@ -94,7 +96,14 @@ export async function openSessionRun(
     );
   }
   if (existing) {
-    await store.update(sessionId, { ...UNCHANGED, status: 'running', iteration: 0, error: null });
+    // a new run: the previous run's budget goes (a run with one of its own writes it instead)
+    await store.update(sessionId, {
+      ...UNCHANGED,
+      status: 'running',
+      iteration: 0,
+      error: null,
+      budget: existing.budget === undefined ? undefined : null,
+    });
   } else {
     await store.create({
       id: sessionId,
@@ -168,7 +177,13 @@ export async function resumeSessionRun(
   const repairs = repairsOf(existing, new Set([...waitingCalls, ...inFlight]));
   const repaired = repairs.map((r) => r.message);
   const pendingCalls = lastTurnCalls(existing, new Set([...waitingCalls, ...inFlight]));
-  onOpening({ continued: true, startedAt, eventSeq: existing.eventSeq ?? 0, repaired: repairs });
+  onOpening({
+    continued: true,
+    startedAt,
+    eventSeq: existing.eventSeq ?? 0,
+    repaired: repairs,
+    budget: existing.budget,
+  });
   await store.update(sessionId, {
     ...UNCHANGED,
     status: 'running',

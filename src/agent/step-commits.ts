@@ -22,6 +22,7 @@ export const UNCHANGED: { readonly [K in keyof Required<SessionPatch>]: undefine
     appendStartedCalls: undefined,
     error: undefined,
     appendEvents: undefined,
+    budget: undefined,
   },
 );
 

@@ -3,6 +3,7 @@ import type { MusterErrorDetails } from '../errors/index.js';
 import type { RunEventLog } from './run-event-log.js';
 import type {
   DecideOptions,
+  SessionBudget,
   SessionLogEntry,
   SessionUpdateResult,
   SessionPatch,
@@ -63,15 +64,17 @@ function typedStoreError(err: unknown, sessionId: string, what: string): unknown
  * A view of `store` whose failures are typed by {@link guardStore}, handed to the run loop so
  * every write of a run reports `SESSION_STORE_FAILED` instead of an untyped error. Every write
  * names the run's lease (`write()`), so a store that offers leases can fence it off, and
- * every operation runs through `fence` (the run's: none once its lease is lost).
+ * every operation runs through `fence` (the run's: none once its lease is lost). With
+ * `budget`, every commit of a session it gives a budget for carries it (SPEC 15.4).
  */
 export function guardedStore(
   store: SessionStore,
   write: () => SessionWriteOptions = noLease,
   fence: Fence = unfenced,
   log?: () => RunEventLog | undefined,
+  budget?: (sessionId: string) => SessionBudget | undefined,
 ): SessionStore {
-  return new GuardedStore(store, write, log ? tracked(fence, log) : fence, fence, log);
+  return new GuardedStore(store, write, log ? tracked(fence, log) : fence, fence, log, budget);
 }
 
 /**
@@ -114,6 +117,8 @@ class GuardedStore implements SessionStore {
     private readonly commitFence: Fence,
     /** The run's event log, once open: its events ride each step commit (SPEC 15.2). */
     private readonly log?: () => RunEventLog | undefined,
+    /** The run's budget as it stands, ridden by each step commit (SPEC 15.4). */
+    private readonly budget?: (sessionId: string) => SessionBudget | undefined,
   ) {}
 
   /** The store's waits, typed like its other failures; absent when the store keeps none. */
@@ -134,7 +139,9 @@ class GuardedStore implements SessionStore {
   }
 
   // no async frame, and the log told in its own callbacks: this wraps every commit of every run
-  update(id: string, patch: SessionPatch): Promise<void | SessionUpdateResult> {
+  update(id: string, given: SessionPatch): Promise<void | SessionUpdateResult> {
+    const budget = this.budget?.(id);
+    const patch = budget ? withBudget(given, budget) : given;
     const log = this.log?.();
     if (!log) return this.#commit(id, patch);
     // one commit with events at a time: this one carries the next ones once it is done
@@ -204,6 +211,13 @@ function withEvents(
 ): SessionPatch {
   if (!Object.isExtensible(patch)) return events ? { ...patch, appendEvents: events } : patch;
   (patch as { appendEvents?: readonly SessionLogEntry[] | undefined }).appendEvents = events;
+  return patch;
+}
+
+/** `patch` carrying `budget`, on the patch itself when it can be changed (as `withEvents`). */
+function withBudget(patch: SessionPatch, budget: SessionBudget): SessionPatch {
+  if (!Object.isExtensible(patch)) return { ...patch, budget };
+  (patch as { budget?: SessionBudget | null | undefined }).budget = budget;
   return patch;
 }
 

@@ -19,20 +19,28 @@ export interface CallCommits {
  * is aborted, calls that had not started are recorded as not run. Each call runs within
  * `observer.toolCall`. With `commits`, each call's start and outcome are committed before the
  * next batch begins; the first commit that fails is thrown once the batch in flight has settled.
+ * With `admit` (the run's budget, SPEC 15.4), each call is admitted before it starts: a call
+ * it refuses is recorded as not run, with the text `admit` returned as its error result.
  */
 export async function runTurnCalls(
   calls: readonly ToolCallRequest[],
   env: ToolCallEnvironment,
   observer: RunObserver,
   commits?: CallCommits,
+  admit?: () => string | undefined,
 ): Promise<ToolCallOutcome[]> {
   const outcomes: ToolCallOutcome[] = [];
   let failure: { error: unknown } | undefined;
   const step = async (call: ToolCallRequest, index: number): Promise<ToolCallOutcome> => {
     let outcome: ToolCallOutcome;
+    // admitted before anything awaits: the calls of a batch are admitted in response order
+    const refused = admit?.();
     try {
-      if (commits && !env.signal.aborted) await commits.started(call);
-      outcome = await observer.toolCall(call, env, runOne);
+      if (refused !== undefined) outcome = notRun(call, env, refused);
+      else {
+        if (commits && !env.signal.aborted) await commits.started(call);
+        outcome = await observer.toolCall(call, env, runOne);
+      }
     } catch (error) {
       failure ??= { error };
       outcome = notRun(

@@ -9,6 +9,7 @@ import type {
 } from './agent-options.js';
 import type { McpContextOptions } from './mcp-context.js';
 import type { WaitOptions } from './run-waits.js';
+import { validatePricing } from './pricing.js';
 import {
   arrayOf,
   assertValid,
@@ -107,6 +108,8 @@ const agentOptions = shape({
   ),
   sessionLeaseMs: optional(positiveInteger),
   limits: optional(isObject),
+  // its entries are checked where it is read (validatePricing), with messages of their own
+  pricing: optional(isObject),
   context: optional(
     shape({
       archiveStore: optional(hasMethods(['put', 'get'], 'an ArchiveStore with put() and get()')),
@@ -194,6 +197,8 @@ const resumeOptions = shape(resumeFields);
 /** Checks agent options; unknown keys and wrong types fail with `INVALID_CONFIGURATION`. */
 export function validateAgentOptions(options: unknown): AgentOptions {
   assertValid(options ?? {}, agentOptions, 'agent options');
+  const pricing = (options as AgentOptions | undefined)?.pricing;
+  if (pricing !== undefined) validatePricing(pricing);
   return (options ?? {}) as AgentOptions;
 }
 

@@ -25,6 +25,7 @@ const DOCUMENTED: Readonly<Record<keyof typeof EXIT_CODES, number>> = {
   model: 8,
   limit: 9,
   output: 10,
+  budget: 11,
   aborted: 130,
 };
 
@@ -47,6 +48,7 @@ describe('exit codes', () => {
     [new SessionError('SESSION_NOT_FOUND', 'x', { sessionId: 's' }), 7],
     [new ModelError('MODEL_REQUEST_FAILED', 'x'), 8],
     [new MusterError('AGENT_LIMIT_EXCEEDED', 'x'), 9],
+    [new MusterError('BUDGET_EXHAUSTED', 'x'), 11],
     [new MusterError('ABORTED', 'x'), 130],
     [new MusterError('INTERNAL_ERROR', 'x'), 1],
   ])('maps %s to its documented exit code', (error, code) => {

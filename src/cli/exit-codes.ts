@@ -27,6 +27,8 @@ export const EXIT_CODES = {
   limit: 9,
   /** The model's typed final answer stayed invalid after its repair turns (`OUTPUT_INVALID`). */
   output: 10,
+  /** The run spent its budget (`BUDGET_EXHAUSTED`: `--max-cost`, `limits.max*`). */
+  budget: 11,
   /** Interrupted (Ctrl-C) or aborted (`ABORTED`), as shells report SIGINT. */
   aborted: 130,
 } as const;
@@ -71,6 +73,8 @@ export function exitCodeOf(code: MusterErrorCode): ExitCode {
       return EXIT_CODES.limit;
     case 'OUTPUT_INVALID':
       return EXIT_CODES.output;
+    case 'BUDGET_EXHAUSTED':
+      return EXIT_CODES.budget;
     case 'ABORTED':
       return EXIT_CODES.aborted;
     case 'INTERNAL_ERROR':

@@ -1,5 +1,6 @@
 import { Option } from 'commander';
 import type { Command } from 'commander';
+import type { ModelPrice } from '../agent/index.js';
 import { MusterError } from '../errors/index.js';
 
 /** The model, store and policy options `muster run`, `muster sessions resume` and `muster studio` share. */
@@ -60,7 +61,7 @@ export function addAgentOptions(command: Command, help: AgentOptionHelp = {}): C
 
 /**
  * Adds the options `muster run` and `muster sessions resume` share to `command`: the agent
- * options, `--lease-ms` and `--park`.
+ * options, `--lease-ms`, `--park` and `--price`.
  */
 export function addRunOptions(command: Command): Command {
   return addAgentOptions(command)
@@ -72,7 +73,47 @@ export function addRunOptions(command: Command): Command {
     .option(
       '--park',
       'calls that --default ask leaves open park the run instead of being asked or refused: decide them later with muster decide',
+    )
+    .option(
+      '--price <input,output[,cached]>',
+      "the model's price in US dollars per million tokens (input, output, cached input): costs are shown, and --max-cost counts with it",
+      parsePrice,
     );
+}
+
+/**
+ * `--max-cost <usd>`: a positive number of US dollars (`limits.maxCostUsd`), `INVALID_CONFIGURATION`
+ * otherwise.
+ */
+export function parseMaxCost(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0)
+    throw new MusterError(
+      'INVALID_CONFIGURATION',
+      `--max-cost takes a positive number of US dollars (such as 0.50), not '${value}'.`,
+      { details: { flag: '--max-cost' } },
+    );
+  return n;
+}
+
+/** `--price <input,output[,cached]>`: dollars per million tokens, each 0 or more. */
+function parsePrice(value: string): ModelPrice {
+  const parts = value.split(',').map((p) => Number(p.trim()));
+  const ok =
+    (parts.length === 2 || parts.length === 3) &&
+    value.split(',').every((p) => p.trim() !== '') &&
+    parts.every((n) => Number.isFinite(n) && n >= 0);
+  if (!ok)
+    throw new MusterError(
+      'INVALID_CONFIGURATION',
+      `--price takes the model's price in US dollars per million tokens as <input>,<output>[,<cached input>] (such as 3,15,0.3), not '${value}'.`,
+      { details: { flag: '--price' } },
+    );
+  return {
+    inputPerMTok: parts[0]!,
+    outputPerMTok: parts[1]!,
+    ...(parts[2] !== undefined ? { cachedInputPerMTok: parts[2] } : {}),
+  };
 }
 
 /** One value of a repeatable option, added to the ones before it. */

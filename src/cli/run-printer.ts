@@ -132,8 +132,22 @@ export class RunPrinter {
       case 'elicitation.requested':
         this.#note(this.out.paint('yellow', `? ${event.server} asks for input`));
         return;
+      case 'budget.warning':
+        this.#note(this.out.paint('yellow', `! ${budgetLine(event, 'is 80 % spent')}`));
+        return;
+      case 'budget.exhausted':
+        this.#note(
+          this.out.paint(
+            'yellow',
+            `! ${budgetLine(event, event.onBudgetExhausted === 'finish' ? 'is spent: one last answer, without tools' : 'is spent')}`,
+          ),
+        );
+        return;
       case 'session.completed':
         this.endLine();
+        // an event built by hand (a replay, a test) may carry no usage
+        if ((event.usage as Partial<typeof event.usage> | undefined)?.costUsd !== undefined)
+          this.#note(this.out.paint('dim', `cost $${event.usage.costUsd}`));
         return;
       case 'session.parked':
         this.endLine();
@@ -194,4 +208,14 @@ function newlines(tail: string): number {
 
 function call(name: string, args: unknown): string {
   return `${name} ${truncate(JSON.stringify(args ?? {}), 200)}`;
+}
+
+/** A budget event in a line: which limit, what was spent of it. */
+function budgetLine(
+  event: Extract<AgentEvent, { type: 'budget.warning' | 'budget.exhausted' }>,
+  what: string,
+): string {
+  const amount = (n: number) => (event.limit === 'maxCostUsd' ? `$${n}` : String(n));
+  const name = event.limit === 'maxCostUsd' ? '--max-cost' : `limits.${event.limit}`;
+  return `budget ${name} ${what} (${amount(event.spent)} of ${amount(event.max)})`;
 }

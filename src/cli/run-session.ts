@@ -1,5 +1,5 @@
 import { createAgent } from '../agent/index.js';
-import type { Agent, AgentEvent } from '../agent/index.js';
+import type { Agent, AgentEvent, ModelPrice } from '../agent/index.js';
 import { MusterError, toMusterError } from '../errors/index.js';
 import type { McpOptions } from '../mcp/index.js';
 import type { PolicyOptions } from '../policy/index.js';
@@ -19,6 +19,8 @@ export interface RunOptions extends AgentCommandOptions {
   readonly leaseMs?: number;
   /** `--park`: what `--default ask` leaves open parks the run (`policy.park`), never asked. */
   readonly park?: boolean;
+  /** `--price`: the model's price (the agent's `pricing` for the model in use, SPEC 15.4). */
+  readonly price?: ModelPrice;
 }
 
 /** What a run answers with, as `runSession` prints it. */
@@ -124,6 +126,9 @@ export async function runSession(
       workdir: ctx.workdir(),
       sessionStore: opened.store,
       ...(options.leaseMs === undefined ? {} : { sessionLeaseMs: options.leaseMs }),
+      ...(options.price === undefined
+        ? {}
+        : { pricing: { [modelName ?? model.defaultModelName ?? 'default']: options.price } }),
       policy,
       mcp,
     });

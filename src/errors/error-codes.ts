@@ -25,6 +25,7 @@ export const MUSTER_ERROR_CODES = [
   'MODEL_REQUEST_FAILED',
   'MODEL_RESPONSE_INVALID',
   'OUTPUT_INVALID',
+  'BUDGET_EXHAUSTED',
   'WAIT_NOT_FOUND',
   'WAIT_STALE',
   'PRINCIPAL_MISMATCH',
@@ -49,8 +50,8 @@ export type SessionErrorCode = Extract<MusterErrorCode, `SESSION_${string}`>;
 
 /**
  * The codes outside the four prefixed families (`INVALID_CONFIGURATION`, `REGISTRY_BUSY`,
- * `AGENT_LIMIT_EXCEEDED`, `OUTPUT_INVALID`, `WAIT_NOT_FOUND`, `WAIT_STALE`, `PRINCIPAL_MISMATCH`, `ABORTED`,
- * `INTERNAL_ERROR`): raised as a plain `MusterError`.
+ * `AGENT_LIMIT_EXCEEDED`, `OUTPUT_INVALID`, `BUDGET_EXHAUSTED`, `WAIT_NOT_FOUND`, `WAIT_STALE`,
+ * `PRINCIPAL_MISMATCH`, `ABORTED`, `INTERNAL_ERROR`): raised as a plain `MusterError`.
  */
 export type RuntimeErrorCode = Exclude<
   MusterErrorCode,

@@ -65,6 +65,7 @@ describe('MUSTER_ERROR_CODES', () => {
         'MODEL_REQUEST_FAILED',
         'MODEL_RESPONSE_INVALID',
         'OUTPUT_INVALID',
+        'BUDGET_EXHAUSTED',
         'WAIT_NOT_FOUND',
         'WAIT_STALE',
         'PRINCIPAL_MISMATCH',

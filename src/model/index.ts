@@ -30,7 +30,7 @@ export type {
 export type { ModelClient } from './model-client.js';
 
 // Usage sums.
-export { ZERO_USAGE, addUsage } from './add-usage.js';
+export { ZERO_USAGE, PICO_USD, addUsage, fromPicoUsd, toPicoUsd } from './add-usage.js';
 
 // A deterministic model for tests and demos.
 export { scriptedModel } from './scripted-model.js';

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AgentEvent } from '../agent/index.js';
 import type { MusterError } from '../errors/index.js';
 import type { Usage } from '../model/index.js';
+import { fromPicoUsd, toPicoUsd } from '../model/index.js';
 import { jsonTextDepth, MAX_DATA_DEPTH } from '../util/index.js';
 import type { Wait } from '../agent/index.js';
 import { PartialMessageStream } from './partial-messages.js';
@@ -53,6 +54,10 @@ export class RunMessageMapper {
   #apiMs = 0;
   #turnStart = Date.now();
   #usage: QueryUsage = ZERO;
+  /** Picodollars of the run's own turns so far. */
+  #costPico = 0;
+  /** Dollars the run's budget counted (delegated runs and sampling included), when it said. */
+  #budgetSpent: number | undefined;
   readonly #inputs = new Map<string, Readonly<Record<string, unknown>>>();
   readonly #denials: QueryPermissionDenial[] = [];
   readonly #partial: PartialMessageStream | undefined;
@@ -79,6 +84,10 @@ export class RunMessageMapper {
         return this.#partial ? this.#partial.delta(event, this.#modelName) : [];
       case 'model.completed':
         return this.#assistant(event);
+      case 'budget.warning':
+      case 'budget.exhausted':
+        if (event.limit === 'maxCostUsd') this.#budgetSpent = event.spent;
+        return [];
       case 'tool.decision':
         if (event.decision === 'deny')
           this.#denials.push({
@@ -130,6 +139,7 @@ export class RunMessageMapper {
     this.#apiMs += Date.now() - this.#turnStart;
     const usage = toQueryUsage(event.usage);
     this.#usage = addQueryUsage(this.#usage, usage);
+    this.#costPico += toPicoUsd(event.usage?.costUsd ?? 0);
     const streamed = this.#partial?.complete(event, this.#modelName, usage);
     const content: QueryContentBlock[] = [];
     if (event.text !== '') content.push({ type: 'text', text: event.text });
@@ -156,6 +166,12 @@ export class RunMessageMapper {
         },
       },
     ];
+  }
+
+  /** What the run cost so far: its own turns, or what its budget counted when that is more. */
+  #cost(): number {
+    const own = fromPicoUsd(this.#costPico);
+    return this.#budgetSpent !== undefined && this.#budgetSpent > own ? this.#budgetSpent : own;
   }
 
   #toolResult(callId: string, content: string, isError: boolean): QueryMessage {
@@ -194,7 +210,7 @@ export class RunMessageMapper {
       ...(end.content !== undefined ? { result: end.content } : {}),
       ...(end.output !== undefined ? { structured_output: end.output } : {}),
       usage: end.usage ? toQueryUsage(end.usage) : this.#usage,
-      total_cost_usd: 0,
+      total_cost_usd: end.usage?.costUsd ?? this.#cost(),
       permission_denials: [...this.#denials],
       ...(end.error ? { errors: [end.error.message], error_code: end.error.code } : {}),
       ...(end.waits
@@ -219,12 +235,15 @@ export class RunMessageMapper {
 /**
  * The reference SDKs' error subtype of a failure, from its code: the iteration limit is
  * `error_max_turns`, a typed answer still invalid after its repair turns is
- * `error_max_structured_output_retries`, anything else `error_during_execution`.
+ * `error_max_structured_output_retries`, a spent dollar budget `error_max_budget_usd`,
+ * anything else `error_during_execution`.
  */
 function errorSubtype(error: MusterError): Exclude<QueryResultSubtype, 'success' | 'parked'> {
   if (error.code === 'AGENT_LIMIT_EXCEEDED' && error.details.limit === 'maxIterations')
     return 'error_max_turns';
   if (error.code === 'OUTPUT_INVALID') return 'error_max_structured_output_retries';
+  if (error.code === 'BUDGET_EXHAUSTED' && error.details.limit === 'maxCostUsd')
+    return 'error_max_budget_usd';
   return 'error_during_execution';
 }
 

@@ -1,4 +1,4 @@
-import type { AgentOptions, OutputRequest } from '../agent/index.js';
+import type { AgentOptions, OutputRequest, Pricing } from '../agent/index.js';
 import { MusterError } from '../errors/index.js';
 import { isPrincipalId } from '../util/index.js';
 import type { McpOptions, McpServerConfig, SdkMcpServer } from '../mcp/index.js';
@@ -50,6 +50,16 @@ export interface QueryOptions {
   readonly mcpProtocol?: McpOptions['protocol'];
   /** Model turns per user turn (`limits.maxIterations`). */
   readonly maxTurns?: number;
+  /**
+   * US dollars each user turn may spend (`limits.maxCostUsd`, SPEC 15.4), priced by
+   * `pricing`: a turn that spends it ends with the `error_max_budget_usd` result.
+   */
+  readonly maxBudgetUsd?: number;
+  /**
+   * Prices per model name in US dollars per million tokens (the agent's `pricing`): results
+   * report `total_cost_usd` with them; `maxBudgetUsd` needs the model's.
+   */
+  readonly pricing?: Pricing;
   /** Aborting it ends the query (the current turn fails with `ABORTED`). */
   readonly abortController?: AbortController;
   /** Continue this session id (same as `sessionId`). */
@@ -93,6 +103,8 @@ const KNOWN: readonly (keyof QueryOptions)[] = [
   'mcpOAuth',
   'mcpProtocol',
   'maxTurns',
+  'maxBudgetUsd',
+  'pricing',
   'abortController',
   'resume',
   'sessionId',
@@ -165,6 +177,15 @@ function checkShapes(o: Record<string, unknown>): void {
       'maxTurns',
       'an integer >= 1',
     );
+  if (present('maxBudgetUsd')) {
+    const b = o.maxBudgetUsd;
+    check(
+      typeof b === 'number' && Number.isFinite(b) && b > 0,
+      'maxBudgetUsd',
+      'a positive finite number of US dollars',
+    );
+    check(isObject(o.pricing), 'pricing', 'given with maxBudgetUsd: prices per model name');
+  }
   if (present('abortController'))
     check(o.abortController instanceof AbortController, 'abortController', 'an AbortController');
   if (present('mcpServers'))
@@ -231,7 +252,7 @@ export function toMusterServer(name: string, config: QueryMcpServerConfig): McpS
  * `policy.allow`, `disallowedTools` -> `policy.deny`, `canUseTool` -> `policy.approve` (with a
  * `beforeTool` hook for `updatedInput`), `strictMcpConfig`, `allowedMcpServerNames`,
  * `onElicitation` and `mcpOAuth` -> `mcp`, `maxTurns` -> `limits.maxIterations`,
- * `outputFormat` -> each run's `output`, `includePartialMessages` -> `stream_event` messages.
+ * `maxBudgetUsd` -> `limits.maxCostUsd` (with `pricing`), `outputFormat` -> each run's `output`, `includePartialMessages` -> `stream_event` messages.
  */
 export function resolveQueryOptions(
   options: QueryOptions | undefined,
@@ -301,7 +322,15 @@ export function resolveQueryOptions(
       ...(o.canUseTool ? { approve: permissions.approve } : {}),
     },
     ...(o.canUseTool ? { hooks: { beforeTool: permissions.beforeTool } } : {}),
-    ...(o.maxTurns ? { limits: { maxIterations: o.maxTurns } } : {}),
+    ...(o.maxTurns || o.maxBudgetUsd
+      ? {
+          limits: {
+            ...(o.maxTurns ? { maxIterations: o.maxTurns } : {}),
+            ...(o.maxBudgetUsd ? { maxCostUsd: o.maxBudgetUsd } : {}),
+          },
+        }
+      : {}),
+    ...(o.pricing ? { pricing: o.pricing } : {}),
     ...(o.sessionStore ? { sessionStore: o.sessionStore } : {}),
   };
   const sessionId = o.sessionId ?? o.resume;

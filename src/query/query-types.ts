@@ -182,6 +182,7 @@ export interface QueryPermissionDenial {
  * waits on a decision, after `canUseTool` answered `defer`); `error_max_turns` is
  * `AGENT_LIMIT_EXCEEDED` on `maxIterations`, `error_max_structured_output_retries` is
  * `OUTPUT_INVALID` (an `outputFormat` answer still invalid after its repair turns),
+ * `error_max_budget_usd` is `BUDGET_EXHAUSTED` on `maxBudgetUsd` (`limits.maxCostUsd`),
  * `error_during_execution` any other failure.
  */
 export type QueryResultSubtype =
@@ -189,6 +190,7 @@ export type QueryResultSubtype =
   | 'parked'
   | 'error_max_turns'
   | 'error_max_structured_output_retries'
+  | 'error_max_budget_usd'
   | 'error_during_execution';
 
 /** The call a parked turn waits on, in the reference SDK's `deferred_tool_use` shape. */
@@ -220,7 +222,11 @@ export interface QueryResultMessage {
    */
   readonly structured_output?: unknown;
   readonly usage: QueryUsage;
-  readonly total_cost_usd: 0;
+  /**
+   * What the turn cost in US dollars, priced by `pricing` (its delegated runs and sampling
+   * included when it ended with an answer or on its budget); 0 when no price is known.
+   */
+  readonly total_cost_usd: number;
   readonly permission_denials: readonly QueryPermissionDenial[];
   /** Error messages (error subtypes only). */
   readonly errors?: readonly string[];

@@ -13,6 +13,12 @@ export type {
 } from './session-store.js';
 export type { SessionArchive, SessionArchiveItem } from './session-archive.js';
 export type {
+  SessionBudget,
+  SessionBudgetLimits,
+  BudgetLimitName,
+  BudgetSpent,
+} from './session-budget.js';
+export type {
   Wait,
   WaitKind,
   TaskWaitHandle,

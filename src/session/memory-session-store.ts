@@ -81,6 +81,7 @@ export class MemorySessionStore implements SessionStore {
     const copy = copyData({ rest, archiveRefs, startedCalls: startedCalls ?? [] });
     deepFreeze(copy.rest.usage);
     if (copy.rest.error) deepFreeze(copy.rest.error);
+    if (copy.rest.budget) deepFreeze(copy.rest.budget);
     this.#sessions.set(state.id, {
       state: copy.rest,
       messages: stored,
@@ -121,6 +122,7 @@ export class MemorySessionStore implements SessionStore {
       patch.error === undefined || patch.error === null
         ? patch.error
         : Object.freeze({ ...patch.error });
+    const budget = patch.budget ? deepFreeze(copyData(patch.budget)) : undefined;
     s.messages.push(...messages);
     if (patch.appendArchiveRefs) s.archiveRefs.push(...patch.appendArchiveRefs);
     if (patch.appendStartedCalls) s.startedCalls.push(...patch.appendStartedCalls);
@@ -134,6 +136,8 @@ export class MemorySessionStore implements SessionStore {
       state.usage = Object.freeze(addUsage(state.usage, patch.addUsage));
     if (error === null) delete state.error;
     else if (error !== undefined) state.error = error;
+    if (patch.budget === null) delete state.budget;
+    else if (budget !== undefined) state.budget = budget;
     state.updatedAt = isoNow();
     return this.#log.commit(sessionId, patch.appendEvents);
   }

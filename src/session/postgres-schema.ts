@@ -80,6 +80,8 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX muster_steering_session ON {s}.muster_steering (session_id, id);`,
   // 5: the principal a session acts for (SPEC 15.4); NULL (every older row) is the local user
   `ALTER TABLE {s}.muster_sessions ADD COLUMN principal TEXT;`,
+  // 6: the budget of the latest run, as JSON text, never queried (SPEC 15.4); NULL when none
+  `ALTER TABLE {s}.muster_sessions ADD COLUMN budget TEXT;`,
 ];
 
 /** The schema version this code writes. */

@@ -168,8 +168,9 @@ export class PostgresSessionStore implements SessionStore, DispatchableStore, Se
       const inserted = await c.query(
         `INSERT INTO ${this.#s}.muster_sessions (id, status, iteration, created_at, updated_at,
            final_content, usage, error, archive_refs, started_calls, message_count, final_output,
-           principal)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT (id) DO NOTHING`,
+           principal, budget)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+         ON CONFLICT (id) DO NOTHING`,
         sessionRowValues(state),
       );
       if (inserted.rowCount !== 1) throw existsError(state.id);

@@ -20,6 +20,7 @@ const USAGE_KEYS = [
   'reasoningTokens',
   'cachedInputTokens',
   'cacheWriteInputTokens',
+  'costUsd',
 ] as const;
 
 /** One usage figure of `source` (a jsonb expression) as numeric: 0 when absent or not a number. */
@@ -31,12 +32,12 @@ function usageTerm(source: string): string {
  * The step commit of `PostgresSessionStore.update` as ONE statement (one round trip): a
  * data-modifying CTE that share-locks the lease row and checks the fence, updates the session
  * row (usage summed in SQL, the known `Usage` keys only, as numeric so a fractional figure
- * adds up; counts moved on), inserts the message rows and the event rows after it (numbered
- * from the row's `event_seq` under its row lock: the store hands out `seq`), trims the event
- * log, notifies watchers (delivered at commit) and reports whether steering waits and the
- * first `seq` given. A write whose lease is stale changes no row: the session update is guarded
- * by the fence, and every insert reads the updated row. The statement is prepared once per
- * connection (`name`).
+ * such as `costUsd` adds up exactly; counts moved on; the run's budget replaced or cleared), inserts the
+ * message rows and the event rows after it (numbered from the row's `event_seq` under its row
+ * lock: the store hands out `seq`), trims the event log, notifies watchers (delivered at
+ * commit) and reports whether steering waits and the first `seq` given. A write whose lease is
+ * stale changes no row: the session update is guarded by the fence, and every insert reads the
+ * updated row. The statement is prepared once per connection (`name`).
  */
 export class PostgresStepCommit {
   readonly #text: string;
@@ -69,7 +70,7 @@ export class PostgresStepCommit {
           archive_refs = archive_refs || $9::jsonb, started_calls = started_calls || $10::jsonb,
           message_count = message_count + $11, updated_at = $13,
           final_output = CASE WHEN $14 THEN $15 ELSE final_output END,
-          event_seq = event_seq + $18::bigint
+          event_seq = event_seq + $18::bigint, budget = CASE WHEN $21 THEN $22 ELSE budget END
         WHERE id = $1 AND (SELECT passed FROM fence)
         RETURNING message_count - $11 AS first_message, event_seq - $18::bigint AS event_before
       ), m AS (
@@ -130,6 +131,8 @@ export class PostgresStepCommit {
         events.length,
         this.#max,
         this.#channel,
+        patch.budget !== undefined,
+        patch.budget ? JSON.stringify(patch.budget) : null,
       ],
     };
   }

@@ -1,5 +1,6 @@
 import type { ModelMessage, Usage } from '../model/index.js';
 import type { SessionArchive } from './session-archive.js';
+import type { SessionBudget } from './session-budget.js';
 import type { SessionWaits } from './session-waits.js';
 import type { SessionLeaseRef, SessionWriteOptions } from './session-write.js';
 import type { SessionEventLog, SessionLogEntry, SessionUpdateResult } from './session-event-log.js';
@@ -57,6 +58,11 @@ export interface SessionState {
    * another principal is refused with `PRINCIPAL_MISMATCH`.
    */
   readonly principal?: string;
+  /**
+   * The budget of the latest run that had one (SPEC 15.4): its limits and what it spent,
+   * as of its last step commit; absent when no run of the session had a budget.
+   */
+  readonly budget?: SessionBudget;
 }
 
 /**
@@ -84,6 +90,11 @@ export interface SessionPatch {
    * ignores them.
    */
   readonly appendEvents?: readonly SessionLogEntry[] | undefined;
+  /**
+   * The run's budget as it stands now (SPEC 15.4): replaces the stored one; `null` clears the
+   * previous run's (a new run without a budget).
+   */
+  readonly budget?: SessionBudget | null | undefined;
 }
 
 /** A short view of a session for listings. */

@@ -78,6 +78,8 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX muster_steering_session ON muster_steering (session_id, id);`,
   // 5: the principal a session acts for (SPEC 15.4); NULL (every older row) is the local user
   `ALTER TABLE muster_sessions ADD COLUMN principal TEXT;`,
+  // 6: the budget of the latest run, as JSON text (SPEC 15.4); NULL when no run had one
+  `ALTER TABLE muster_sessions ADD COLUMN budget TEXT;`,
 ];
 
 /** The schema version this code writes. */

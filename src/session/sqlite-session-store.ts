@@ -139,8 +139,9 @@ export class SqliteSessionStore implements SessionStore {
       if (exists) throw existsError(state.id);
       this.#sql(
         `INSERT INTO muster_sessions (id, status, iteration, created_at, updated_at, final_content,
-             usage, error, archive_refs, started_calls, message_count, final_output, principal)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+             usage, error, archive_refs, started_calls, message_count, final_output, principal,
+             budget)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ).run(...sessionRowValues(state));
       this.#append(state.id, state.messages, 0, lease);
     });
@@ -193,7 +194,8 @@ export class SqliteSessionStore implements SessionStore {
              final_content = COALESCE(?, final_content), usage = COALESCE(?, usage),
              error = CASE WHEN ? THEN ? ELSE error END,
              final_output = CASE WHEN ? THEN ? ELSE final_output END,
-             archive_refs = ?, started_calls = ?, message_count = ?, updated_at = ?
+             archive_refs = ?, started_calls = ?, message_count = ?, updated_at = ?,
+             budget = CASE WHEN ? THEN ? ELSE budget END
            WHERE id = ?`,
       ).run(
         patch.status ?? null,
@@ -208,6 +210,8 @@ export class SqliteSessionStore implements SessionStore {
         JSON.stringify(started),
         count + (patch.appendMessages?.length ?? 0),
         new Date().toISOString(),
+        patch.budget !== undefined ? 1 : 0,
+        patch.budget ? JSON.stringify(patch.budget) : null,
         sessionId,
       );
       this.#append(sessionId, patch.appendMessages ?? [], count, lease);

@@ -1,5 +1,6 @@
 import type { ModelMessage } from '../model/index.js';
 import type { SessionArchiveItem } from './session-archive.js';
+import type { SessionBudget } from './session-budget.js';
 import type { SessionState, SessionStatus, SessionSummary } from './session-store.js';
 import type { Wait, WaitQuery } from './session-waits.js';
 
@@ -25,6 +26,8 @@ export interface SessionRow {
   readonly event_seq?: number | string;
   /** The principal the session acts for; NULL for the local user (schema 5 on). */
   readonly principal?: string | null;
+  /** The latest run's budget as JSON text; NULL when none (schema 6 on). */
+  readonly budget?: string | null;
 }
 
 /** An archive row. */
@@ -69,6 +72,7 @@ export function rowToState(row: SessionRow, messages: readonly unknown[]): Sessi
     ...(error ? { error } : {}),
     eventSeq: Number(row.event_seq ?? 0),
     ...(typeof row.principal === 'string' ? { principal: row.principal } : {}),
+    ...(typeof row.budget === 'string' ? { budget: json<SessionBudget>(row.budget) } : {}),
   };
 }
 
@@ -102,7 +106,7 @@ export function rowToItem(row: ArchiveRow): SessionArchiveItem {
 /**
  * The column values of a new session row, in the order both SQL stores insert them: id,
  * status, iteration, created_at, updated_at, final_content, usage, error, archive_refs,
- * started_calls, message_count, final_output, principal.
+ * started_calls, message_count, final_output, principal, budget.
  */
 export function sessionRowValues(state: SessionState): unknown[] {
   return [
@@ -119,6 +123,7 @@ export function sessionRowValues(state: SessionState): unknown[] {
     state.messages.length,
     'finalOutput' in state ? outputJson(state.finalOutput) : null,
     state.principal ?? null,
+    state.budget ? JSON.stringify(state.budget) : null,
   ];
 }
 

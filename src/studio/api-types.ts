@@ -11,7 +11,13 @@
 import type { AgentEvent } from '../agent/index.js';
 import type { McpServerDiagnostics, McpServerStatus } from '../mcp/index.js';
 import type { AuthorizationRequest, DecisionKind } from '../policy/index.js';
-import type { FleetJob, FleetState, WaitDecision, WaitKind } from '../session/index.js';
+import type {
+  FleetJob,
+  FleetState,
+  SessionBudget,
+  WaitDecision,
+  WaitKind,
+} from '../session/index.js';
 
 /**
  * The studio's own error codes (the others are `MusterError` codes): `STUDIO_FORBIDDEN` (403,
@@ -259,8 +265,11 @@ export interface SessionSummaryView {
 /** `GET /api/sessions/:id`: the stored session (messages as stored; media left out). */
 export interface SessionView extends SessionSummaryView {
   readonly messages: readonly Readonly<Record<string, unknown>>[];
+  /** Token usage over the session's runs; `costUsd` when the model had a price. */
   readonly usage?: Readonly<Record<string, unknown>>;
   readonly finalContent?: string;
+  /** The latest run's budget (SPEC 15.4): its limits and what it spent, when it had one. */
+  readonly budget?: SessionBudget;
 }
 
 /** `POST /api/runs`: starts a run; its events arrive on `/api/events`. */

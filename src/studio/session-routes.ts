@@ -41,6 +41,7 @@ export function sessionRoutes(app: Hono, ctx: StudioContext): void {
       messages: state.messages.map(withoutMedia),
       usage: { ...state.usage },
       ...(state.finalContent === undefined ? {} : { finalContent: state.finalContent }),
+      ...(state.budget === undefined ? {} : { budget: state.budget }),
     };
     return c.json(view);
   });

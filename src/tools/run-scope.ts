@@ -22,6 +22,11 @@ export interface RunSink {
   authorize(request: AuthorizationRequest, signal: AbortSignal): Promise<AuthorizationDecision>;
   /** Counts usage the agent's own model spent during the run (sampling) toward the agent. */
   countOwnUsage(usage: Usage): void;
+  /**
+   * Counts usage spent during the run outside its own model turns (sampling, a delegated run a
+   * tool reports) toward the run's budget (SPEC 15.4); absent when the run has none.
+   */
+  countSpend?(usage: Usage): void;
 }
 
 /** The limits of a run that its tool calls are held to. */
@@ -127,13 +132,16 @@ export class RunScope implements ExecutorRunContext {
 
   /**
    * Counts usage spent during the run: `own` usage (the agent's model answering a server)
-   * also counts toward the agent; a delegated run's does not (its agent counted it).
+   * also counts toward the agent; a delegated run's does not (its agent counted it). Both
+   * count toward the run's budget unless `budgeted` (a delegated run linked to this run's
+   * budget counted it as it went).
    */
-  addUsage(usage: Usage, own: boolean): void {
+  addUsage(usage: Usage, own: boolean, budgeted = false): void {
     const sink = this.#sink;
     if (!sink) return;
     this.#usage = addUsage(this.#usage, usage);
     if (own) sink.countOwnUsage(usage);
+    if (!budgeted) sink.countSpend?.(usage);
   }
 
   /** Takes the usage counted so far (undefined when there was none). */

@@ -36,6 +36,7 @@ const PAGE_ORDER = [
   'hooks.md',
   'tool-results.md',
   'limits.md',
+  'budgets.md',
   'reliability.md',
   'resources-prompts.md',
   'client-handlers.md',

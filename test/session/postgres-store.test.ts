@@ -61,6 +61,37 @@ describe.skipIf(!url)('PostgreSQL', () => {
     }
   });
 
+  it('a schema of version 5 (before budgets) gains the budget column and keeps its sessions', async () => {
+    const schema = newSchema();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const store = new PostgresSessionStore({ connectionString: url!, schema });
+      await store.create(newState('old', { status: 'completed', finalContent: 'done' }));
+      await store.close();
+      await client.query(`ALTER TABLE "${schema}".muster_sessions DROP COLUMN budget`);
+      await client.query(`UPDATE "${schema}".muster_schema_version SET version = 5`);
+      const again = new PostgresSessionStore({ connectionString: url!, schema });
+      try {
+        expect('budget' in ((await again.get('old')) ?? {})).toBe(false);
+        const budget = {
+          limits: { maxCostUsd: 1 },
+          spent: { tokens: 1, costUsd: 0.5, toolCalls: 0, durationMs: 2 },
+          warned: [],
+        };
+        await again.update('old', { budget });
+        expect((await again.get('old'))?.budget).toEqual(budget);
+      } finally {
+        await again.close();
+      }
+      const v = await client.query(`SELECT version FROM "${schema}".muster_schema_version`);
+      expect(v.rows).toEqual([{ version: 6 }]);
+    } finally {
+      await client.end();
+      await dropSchema(schema);
+    }
+  });
+
   it('a schema of version 2 (before waits) gains muster_waits and keeps its sessions', async () => {
     const schema = newSchema();
     const client = new pg.Client({ connectionString: url });
@@ -71,7 +102,7 @@ describe.skipIf(!url)('PostgreSQL', () => {
       await store.close();
       // take the schema back to what version 2 wrote
       await client.query(
-        `DROP TABLE "${schema}".muster_events, "${schema}".muster_steering; ALTER TABLE "${schema}".muster_sessions DROP COLUMN event_seq, DROP COLUMN principal`,
+        `DROP TABLE "${schema}".muster_events, "${schema}".muster_steering; ALTER TABLE "${schema}".muster_sessions DROP COLUMN event_seq, DROP COLUMN principal, DROP COLUMN budget`,
       );
       await client.query(`DROP TABLE "${schema}".muster_waits`);
       await client.query(`UPDATE "${schema}".muster_schema_version SET version = 2`);
@@ -91,8 +122,8 @@ describe.skipIf(!url)('PostgreSQL', () => {
         await again.close();
       }
       const v = await client.query(`SELECT version FROM "${schema}".muster_schema_version`);
-      expect(POSTGRES_SCHEMA_VERSION).toBe(5);
-      expect(v.rows).toEqual([{ version: 5 }]);
+      expect(POSTGRES_SCHEMA_VERSION).toBe(6);
+      expect(v.rows).toEqual([{ version: 6 }]);
       // the inbox orders by code point whatever the database's collation, as cursors compare
       const collations = await client.query(
         `SELECT column_name, collation_name FROM information_schema.columns

@@ -65,7 +65,7 @@ describe('SqliteSessionStore', () => {
       // take the file back to what version 1 wrote
       const db = new Database(file.path);
       db.exec(
-        'ALTER TABLE muster_sessions DROP COLUMN principal; DROP TABLE muster_events; DROP TABLE muster_steering; ALTER TABLE muster_sessions DROP COLUMN event_seq; DROP TABLE muster_waits; ALTER TABLE muster_sessions DROP COLUMN final_output',
+        'ALTER TABLE muster_sessions DROP COLUMN budget; ALTER TABLE muster_sessions DROP COLUMN principal; DROP TABLE muster_events; DROP TABLE muster_steering; ALTER TABLE muster_sessions DROP COLUMN event_seq; DROP TABLE muster_waits; ALTER TABLE muster_sessions DROP COLUMN final_output',
       );
       db.pragma('user_version = 1');
       db.close();
@@ -92,7 +92,7 @@ describe('SqliteSessionStore', () => {
       // take the file back to what version 2 wrote
       const db = new Database(file.path);
       db.exec(
-        'ALTER TABLE muster_sessions DROP COLUMN principal; DROP TABLE muster_events; DROP TABLE muster_steering; ALTER TABLE muster_sessions DROP COLUMN event_seq; DROP TABLE muster_waits',
+        'ALTER TABLE muster_sessions DROP COLUMN budget; ALTER TABLE muster_sessions DROP COLUMN principal; DROP TABLE muster_events; DROP TABLE muster_steering; ALTER TABLE muster_sessions DROP COLUMN event_seq; DROP TABLE muster_waits',
       );
       db.pragma('user_version = 2');
       db.close();
@@ -107,8 +107,8 @@ describe('SqliteSessionStore', () => {
       expect(await again.waits.list()).toMatchObject({ waits: [{ id: 'w1', status: 'decided' }] });
       again.close();
       const check = new Database(file.path, { readonly: true });
-      expect(SQLITE_SCHEMA_VERSION).toBe(5);
-      expect(check.pragma('user_version', { simple: true })).toBe(5);
+      expect(SQLITE_SCHEMA_VERSION).toBe(6);
+      expect(check.pragma('user_version', { simple: true })).toBe(6);
       const indexes = check
         .prepare(
           "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'muster_waits'",
@@ -116,6 +116,34 @@ describe('SqliteSessionStore', () => {
         .pluck()
         .all();
       expect(indexes).toContain('muster_waits_status');
+      check.close();
+    } finally {
+      file.remove();
+    }
+  });
+
+  it('a file of schema version 5 (before budgets) gains the budget column and keeps its sessions', async () => {
+    const file = tempFile();
+    try {
+      const store = new SqliteSessionStore({ path: file.path });
+      await store.create(newState('old', { status: 'completed', finalContent: 'done' }));
+      store.close();
+      const db = new Database(file.path);
+      db.exec('ALTER TABLE muster_sessions DROP COLUMN budget');
+      db.pragma('user_version = 5');
+      db.close();
+      const again = new SqliteSessionStore({ path: file.path });
+      expect('budget' in ((await again.get('old')) ?? {})).toBe(false);
+      const budget = {
+        limits: { maxCostUsd: 1 },
+        spent: { tokens: 1, costUsd: 0.5, toolCalls: 0, durationMs: 2 },
+        warned: [],
+      };
+      await again.update('old', { budget });
+      expect((await again.get('old'))?.budget).toEqual(budget);
+      again.close();
+      const check = new Database(file.path, { readonly: true });
+      expect(check.pragma('user_version', { simple: true })).toBe(6);
       check.close();
     } finally {
       file.remove();

@@ -111,6 +111,7 @@ export function describeStoreContract(
         appendStartedCalls: undefined,
         error: undefined,
         appendEvents: undefined,
+        budget: undefined,
       });
       const after = await store.get('u');
       expect({ ...after, updatedAt: undefined }).toEqual({ ...before, updatedAt: undefined });
@@ -130,6 +131,34 @@ export function describeStoreContract(
       expect((await store.get('owned'))?.principal).toBe(principal);
       // a session created without one belongs to the local user: no principal, not ''
       expect('principal' in ((await store.get('local')) ?? {})).toBe(false);
+    });
+
+    it('keeps the latest run budget, replaced by each commit that carries one, and sums costs exactly (SPEC 15.4)', async () => {
+      const { store } = await open();
+      await store.create(newState('b'));
+      expect('budget' in ((await store.get('b')) ?? {})).toBe(false);
+      const budget = (tokens: number, costUsd: number) => ({
+        limits: { maxTokens: 1000, maxCostUsd: 0.01, onBudgetExhausted: 'finish' as const },
+        spent: { tokens, costUsd, toolCalls: 2, durationMs: 37 },
+        warned: ['maxTokens' as const],
+      });
+      // 0.1 + 0.2 is not 0.3 in floating point: stored costs add as whole picodollars
+      await store.update('b', {
+        addUsage: { inputTokens: 1, outputTokens: 1, totalTokens: 2, costUsd: 0.1 },
+        budget: budget(10, 0.000001),
+      });
+      await store.update('b', {
+        addUsage: { inputTokens: 1, outputTokens: 1, totalTokens: 2, costUsd: 0.2 },
+        budget: { ...budget(900, 0.0095), exhausted: 'maxTokens' as const },
+      });
+      // a commit without one keeps it
+      await store.update('b', { iteration: 3 });
+      const got = await store.get('b');
+      expect(got?.usage).toEqual({ inputTokens: 2, outputTokens: 2, totalTokens: 4, costUsd: 0.3 });
+      expect(got?.budget).toEqual({ ...budget(900, 0.0095), exhausted: 'maxTokens' });
+      // a later run without a budget clears it
+      await store.update('b', { status: 'running', budget: null });
+      expect('budget' in ((await store.get('b')) ?? {})).toBe(false);
     });
 
     it('refuses unknown ids and duplicate creates with stable codes', async () => {

@@ -55,7 +55,8 @@ export type StdioFixture =
   | 'sibling-sampling-server.mjs'
   | 'input-parking-server.mjs'
   | 'scripted-stdio-server.mjs'
-  | 'call-log-server.mjs';
+  | 'call-log-server.mjs'
+  | 'budget-server.mjs';
 
 /** Every file name under `test/fixtures/mcp/` (any other string is accepted too). */
 export type FixtureFile =

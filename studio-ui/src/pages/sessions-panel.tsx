@@ -6,6 +6,7 @@ import { FormError } from '../form-error.js';
 import { JsonView } from '../json-view.js';
 import { useAction } from '../use-action.js';
 import { useStudioEvents } from '../use-studio.js';
+import { SessionBudget } from './session-budget.js';
 
 type Message = Readonly<Record<string, unknown>>;
 
@@ -86,6 +87,7 @@ export function SessionsPanel() {
             <p class="muted">
               <code>{session.id}</code> · {session.status}
             </p>
+            <SessionBudget session={session} />
             <div data-testid="session-messages">
               {session.messages.map((message, i) => (
                 <div class="message" key={i}>

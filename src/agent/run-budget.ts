@@ -1,0 +1,365 @@
+import { MusterError } from '../errors/index.js';
+import { fromPicoUsd, toPicoUsd } from '../model/index.js';
+import type { Usage } from '../model/index.js';
+import type { BudgetLimitName, SessionBudget } from '../session/index.js';
+import type { ToolExecutionContext } from '../tools/index.js';
+import { runScopeOf } from '../tools/index.js';
+import type { RunScope } from '../tools/index.js';
+import { isoNow } from '../util/index.js';
+import type { BudgetExhaustedEvent, BudgetWarningEvent } from './events.js';
+import { budgetLimits, hasBudget } from './limits.js';
+import type { BudgetLimits } from './limits.js';
+
+/** A budget event, as a budget reports it into its run. */
+export type BudgetEvent = BudgetWarningEvent | BudgetExhaustedEvent;
+
+/** The limit that ran out, and whose budget it was. */
+export interface BudgetExhaustion {
+  readonly limit: BudgetLimitName;
+  readonly max: number;
+  readonly spent: number;
+  /** The run whose budget ran out (this run's, or the run that delegated to it). */
+  readonly runId: string;
+}
+
+/** What a run's budget is opened with. */
+export interface RunBudgetInit {
+  readonly sessionId: string;
+  readonly runId: string;
+  /** The run's own budget limits (its policy included). */
+  readonly limits: BudgetLimits;
+  /** The budget of the run that delegated to this one (`asTool`): it counts everything here too. */
+  readonly parent?: RunBudget | undefined;
+  /** What the run spent before it parked or its process died (a resume goes on from it). */
+  readonly stored?: SessionBudget | undefined;
+  /** When the run started (`performance.now()`): its active time counts from there. */
+  readonly startedAt: number;
+  /** Reports a budget event into the run. */
+  readonly emit: (event: BudgetEvent) => void;
+  /**
+   * Called once, when this budget runs out (but for `maxToolCalls`, whose calls in flight were
+   * started within the limit): the run cancels its calls in flight.
+   */
+  readonly onExhausted: (error: MusterError) => void;
+  /**
+   * Usage a delegated run (or its sampling) spent, counted here as it went: the run adds it to
+   * its session's usage (the delegating tool then reports none).
+   */
+  readonly onDelegated?: (usage: Usage) => void;
+}
+
+/** The budgets of the runs in flight, by the scope their tool calls see (for `asTool`). */
+const budgets = new WeakMap<RunScope, RunBudget>();
+
+/**
+ * What one run may spend and has spent (SPEC 15.4): tokens and dollars of its model turns, of
+ * the runs it delegates to (`asTool`, whose budgets count into this one as they go) and of the
+ * sampling its servers ask of the agent's model; the tool calls it and they start; the time it
+ * is active (parked time excluded: each process counts its own stretch, on from the stored
+ * total). At 80 % of a limit it reports `budget.warning` once; when one runs out it reports
+ * `budget.exhausted` once and cancels the run's calls in flight, and the loop stops (or takes
+ * its last turn). Dollars are counted as whole picodollars, so totals add up exactly.
+ */
+export class RunBudget {
+  /** The run's own limits. */
+  readonly limits: BudgetLimits;
+  readonly #init: RunBudgetInit;
+  readonly #parent: RunBudget | undefined;
+  readonly #maxPico: number | undefined;
+  #tokens: number;
+  #pico: number;
+  #calls: number;
+  /** Active milliseconds before this process's stretch. */
+  readonly #priorMs: number;
+  readonly #warned: Set<BudgetLimitName>;
+  #exhausted: BudgetExhaustion | undefined;
+  /** Events of this run's own turns, reported once the turn's event is out (`flush`). */
+  #pending: BudgetEvent[] = [];
+  #timers: ReturnType<typeof setTimeout>[] = [];
+  #closed = false;
+
+  constructor(init: RunBudgetInit) {
+    this.#init = init;
+    this.limits = init.limits;
+    this.#parent = init.parent;
+    const maxCost = init.limits.maxCostUsd;
+    this.#maxPico = maxCost === undefined ? undefined : toPicoUsd(maxCost);
+    const spent = init.stored?.spent;
+    this.#tokens = spent?.tokens ?? 0;
+    this.#pico = toPicoUsd(spent?.costUsd ?? 0);
+    this.#calls = spent?.toolCalls ?? 0;
+    this.#priorMs = spent?.durationMs ?? 0;
+    this.#warned = new Set(init.stored?.warned ?? []);
+    this.#resume(init.stored?.exhausted);
+    this.#startClock();
+  }
+
+  /** True when the run has budget limits of its own (then its budget is stored with it). */
+  get own(): boolean {
+    return hasBudget(this.limits);
+  }
+
+  /** True when this budget, or one it counts into, limits dollars (every turn must be priced). */
+  get countsCost(): boolean {
+    return this.limits.maxCostUsd !== undefined || (this.#parent?.countsCost ?? false);
+  }
+
+  /** What the run does once its budget is spent. */
+  get policy(): 'fail' | 'finish' {
+    return this.limits.onBudgetExhausted ?? 'fail';
+  }
+
+  /** The limit that stops this run: its own budget's, or a delegating run's. */
+  get exhaustion(): BudgetExhaustion | undefined {
+    return this.#exhausted ?? this.#parent?.exhaustion;
+  }
+
+  /** Milliseconds the run has been active, parked time excluded. */
+  get activeMs(): number {
+    return this.#priorMs + (performance.now() - this.#init.startedAt);
+  }
+
+  /**
+   * Counts a model turn of this run (its usage priced when a price is known), here and in every
+   * delegating run's budget; this run's events wait for `flush()` (after the turn's event).
+   */
+  spendTurn(usage: Usage | undefined): void {
+    if (!usage || this.#closed) return;
+    this.#count(usage);
+    for (let p = this.#parent; p; p = p.#parent) p.#delegated(usage);
+  }
+
+  /** Counts usage spent outside the run's turns (sampling, a tool's report) and reports at once. */
+  spendNow(usage: Usage): void {
+    this.spendTurn(usage);
+    this.flush();
+  }
+
+  /** Reports the warnings and the exhaustion the spending so far caused. */
+  flush(): void {
+    if (this.#pending.length === 0) return;
+    const events = this.#pending;
+    this.#pending = [];
+    for (const event of events) this.#init.emit(event);
+  }
+
+  /**
+   * Before a tool call starts: counts it here and in every delegating run's budget, or, when
+   * a budget is spent (or has no call left), refuses it with the text of its error result.
+   */
+  startCall(): string | undefined {
+    if (this.#closed) return undefined;
+    const chain: RunBudget[] = [this];
+    for (let b = this.#parent; b; b = b.#parent) chain.push(b);
+    for (const b of chain) {
+      const max = b.limits.maxToolCalls;
+      if (max !== undefined && b.#exhausted === undefined && b.#calls >= max) {
+        b.#exhaust('maxToolCalls', max, b.#calls);
+        b.flush();
+      }
+    }
+    const stop = this.exhaustion;
+    if (stop) return budgetRefusal(stop);
+    for (const b of chain) {
+      b.#calls++;
+      b.#check('maxToolCalls');
+      b.flush();
+    }
+    return undefined;
+  }
+
+  /** The budget as the session stores it at each step commit. */
+  record(): SessionBudget {
+    const exhausted = this.#exhausted?.runId === this.#init.runId ? this.#exhausted : undefined;
+    return {
+      limits: budgetLimits(this.limits),
+      spent: {
+        tokens: this.#tokens,
+        costUsd: fromPicoUsd(this.#pico),
+        toolCalls: this.#calls,
+        durationMs: Math.round(this.activeMs),
+      },
+      warned: [...this.#warned],
+      ...(exhausted ? { exhausted: exhausted.limit } : {}),
+    };
+  }
+
+  /** Makes this budget the one of the calls of `scope` (a delegated run started by one links to it). */
+  serve(scope: RunScope): void {
+    budgets.set(scope, this);
+  }
+
+  /** Stops the run's clock and timers; later spending (a late delegated turn) is not counted. */
+  close(): void {
+    this.#closed = true;
+    for (const timer of this.#timers) clearTimeout(timer);
+    this.#timers = [];
+  }
+
+  /** Counts usage of a run this one delegated to, as it went. */
+  #delegated(usage: Usage): void {
+    if (this.#closed) return;
+    this.#init.onDelegated?.(usage);
+    this.#count(usage);
+    this.flush();
+  }
+
+  #count(usage: Usage): void {
+    this.#tokens += usage.totalTokens;
+    if (usage.costUsd !== undefined) this.#pico += toPicoUsd(usage.costUsd);
+    this.#check('maxTokens');
+    this.#check('maxCostUsd');
+  }
+
+  /** Warns at 80 % of `limit`, and runs out at 100 % (tool calls: when one more is asked for). */
+  #check(limit: BudgetLimitName): void {
+    const at = this.#standing(limit);
+    if (!at) return;
+    const { spent, max, units } = at;
+    if (!this.#warned.has(limit) && spent * 5 >= max * 4) {
+      this.#warned.add(limit);
+      this.#pending.push(this.#event('budget.warning', limit, units));
+    }
+    if (limit !== 'maxToolCalls' && spent >= max) this.#exhaust(limit, units.max, units.spent);
+  }
+
+  /** Where `limit` stands, in the units it is compared in and in the units it is reported in. */
+  #standing(
+    limit: BudgetLimitName,
+  ): { spent: number; max: number; units: { spent: number; max: number } } | undefined {
+    const l = this.limits;
+    switch (limit) {
+      case 'maxTokens':
+        return l.maxTokens === undefined
+          ? undefined
+          : {
+              spent: this.#tokens,
+              max: l.maxTokens,
+              units: { spent: this.#tokens, max: l.maxTokens },
+            };
+      case 'maxCostUsd':
+        return this.#maxPico === undefined
+          ? undefined
+          : {
+              spent: this.#pico,
+              max: this.#maxPico,
+              units: { spent: fromPicoUsd(this.#pico), max: l.maxCostUsd! },
+            };
+      case 'maxToolCalls':
+        return l.maxToolCalls === undefined
+          ? undefined
+          : {
+              spent: this.#calls,
+              max: l.maxToolCalls,
+              units: { spent: this.#calls, max: l.maxToolCalls },
+            };
+      case 'maxDurationMs': {
+        if (l.maxDurationMs === undefined) return undefined;
+        const ms = this.activeMs;
+        return {
+          spent: ms,
+          max: l.maxDurationMs,
+          units: { spent: Math.round(ms), max: l.maxDurationMs },
+        };
+      }
+    }
+  }
+
+  #exhaust(limit: BudgetLimitName, max: number, spent: number): void {
+    if (this.#exhausted) return;
+    this.#exhausted = { limit, max, spent, runId: this.#init.runId };
+    this.#pending.push({
+      ...this.#event('budget.exhausted', limit, { spent, max }),
+      onBudgetExhausted: this.policy,
+    } as BudgetExhaustedEvent);
+    for (const timer of this.#timers) clearTimeout(timer);
+    this.#timers = [];
+    // the calls in flight were started within a limit of calls: they may end
+    if (limit !== 'maxToolCalls')
+      this.#init.onExhausted(budgetExhaustedError(this.#exhausted, this.#init.runId));
+  }
+
+  /**
+   * A resumed run whose stored spending is at a limit is spent again at once (reported only
+   * when the stored budget had not reported it): a raised limit lets it go on.
+   */
+  #resume(stored: BudgetLimitName | undefined): void {
+    for (const limit of ['maxTokens', 'maxCostUsd', 'maxDurationMs', 'maxToolCalls'] as const) {
+      const at = this.#standing(limit);
+      if (!at) continue;
+      const out =
+        limit === 'maxToolCalls' ? stored === limit && at.spent >= at.max : at.spent >= at.max;
+      if (!out) continue;
+      this.#warned.add(limit);
+      this.#exhaust(limit, at.units.max, at.units.spent);
+      if (stored === limit) this.#pending = [];
+      return;
+    }
+    for (const limit of ['maxTokens', 'maxCostUsd', 'maxToolCalls'] as const) this.#check(limit);
+  }
+
+  /** Sets the timers of `maxDurationMs`: its warning at 80 % and its end. */
+  #startClock(): void {
+    const max = this.limits.maxDurationMs;
+    if (max === undefined || this.#exhausted) return;
+    const at = (share: number, then: () => void) => {
+      const left = max * share - this.activeMs;
+      if (left <= 0) return then();
+      this.#timers.push(setTimeout(() => at(share, then), Math.ceil(left)));
+    };
+    if (!this.#warned.has('maxDurationMs'))
+      at(0.8, () => {
+        this.#check('maxDurationMs');
+        this.flush();
+      });
+    at(1, () => {
+      this.#check('maxDurationMs');
+      this.flush();
+    });
+  }
+
+  #event<T extends BudgetEvent['type']>(
+    type: T,
+    limit: BudgetLimitName,
+    units: { spent: number; max: number },
+  ): BudgetEvent {
+    return {
+      type,
+      timestamp: isoNow(),
+      sessionId: this.#init.sessionId,
+      runId: this.#init.runId,
+      limit,
+      max: units.max,
+      spent: units.spent,
+    } as BudgetEvent;
+  }
+}
+
+/** The budget of the run a tool call belongs to, while that run lasts (a delegated run links to it). */
+export function budgetOfCall(ctx: ToolExecutionContext | undefined): RunBudget | undefined {
+  const scope = ctx && runScopeOf(ctx);
+  return scope && budgets.get(scope);
+}
+
+const UNITS: Record<BudgetLimitName, string> = {
+  maxTokens: 'tokens',
+  maxCostUsd: 'USD',
+  maxDurationMs: 'ms',
+  maxToolCalls: 'tool calls',
+};
+
+/** `BUDGET_EXHAUSTED` for `stop`, as seen from run `runId`. */
+export function budgetExhaustedError(stop: BudgetExhaustion, runId: string): MusterError {
+  const whose =
+    stop.runId === runId ? 'The run' : `The run that delegated to this one (${stop.runId})`;
+  return new MusterError(
+    'BUDGET_EXHAUSTED',
+    `${whose} spent its budget: limits.${stop.limit} is ${stop.max} ${UNITS[stop.limit]}, ${stop.spent} spent (its delegated runs and sampling included). Raise the limit, narrow the task, or set limits.onBudgetExhausted: 'finish' to get an answer from what was done.`,
+    { details: { limit: stop.limit, max: stop.max, spent: stop.spent, runId: stop.runId } },
+  );
+}
+
+/** The error result of a call a spent budget does not run. */
+export function budgetRefusal(stop: BudgetExhaustion): string {
+  return `Error [BUDGET_EXHAUSTED]: the run's budget is spent (limits.${stop.limit} ${stop.max} ${UNITS[stop.limit]}); this call was not run.`;
+}
