@@ -4,10 +4,10 @@ import { budgetLimits, DEFAULT_LIMITS, hasBudget, resolveLimits } from './limits
 describe('budget limits', () => {
   it('have no default, and layer like the other limits', () => {
     expect(hasBudget(budgetLimits(DEFAULT_LIMITS))).toBe(false);
-    const agent = resolveLimits(DEFAULT_LIMITS, { maxCostUsd: 0.25, maxTokens: 10 }, 'limits');
-    const run = resolveLimits(agent, { maxTokens: 20, onBudgetExhausted: 'finish' }, 'run');
+    const agent = resolveLimits(DEFAULT_LIMITS, { maxCostUsd: 0.25, maxTotalTokens: 10 }, 'limits');
+    const run = resolveLimits(agent, { maxTotalTokens: 20, onBudgetExhausted: 'finish' }, 'run');
     expect(budgetLimits(run)).toEqual({
-      maxTokens: 20,
+      maxTotalTokens: 20,
       maxCostUsd: 0.25,
       onBudgetExhausted: 'finish',
     });
@@ -20,8 +20,8 @@ describe('budget limits', () => {
     ['maxCostUsd', Number.NaN],
     ['maxCostUsd', Number.POSITIVE_INFINITY],
     ['maxCostUsd', '0.5'],
-    ['maxTokens', 0],
-    ['maxTokens', 1.5],
+    ['maxTotalTokens', 0],
+    ['maxTotalTokens', 1.5],
     ['maxToolCalls', 2.5],
     ['maxDurationMs', -10],
     ['onBudgetExhausted', 'stop'],
@@ -36,6 +36,22 @@ describe('budget limits', () => {
     expect(() => resolveLimits(DEFAULT_LIMITS, { maxCostUsd: Number.NaN }, 'l')).toThrow(/got NaN/);
     expect(() => resolveLimits(DEFAULT_LIMITS, { maxCostUsd: -Infinity }, 'l')).toThrow(
       /got -Infinity/,
+    );
+  });
+
+  it("takes SPEC 15.4's maxTokens as maxTotalTokens, and refuses both when they differ", () => {
+    const run = resolveLimits(DEFAULT_LIMITS, { maxTokens: 30 }, 'run limits');
+    expect(run.maxTotalTokens).toBe(30);
+    expect(run.maxTokens).toBeUndefined();
+    expect(budgetLimits({ maxTokens: 40 })).toEqual({ maxTotalTokens: 40 });
+    expect(
+      resolveLimits(DEFAULT_LIMITS, { maxTokens: 5, maxTotalTokens: 5 }, 'l').maxTotalTokens,
+    ).toBe(5);
+    const both = () => resolveLimits(DEFAULT_LIMITS, { maxTokens: 5, maxTotalTokens: 6 }, 'l');
+    expect(both).toThrow(expect.objectContaining({ code: 'INVALID_CONFIGURATION' }));
+    expect(both).toThrow('give only maxTotalTokens');
+    expect(() => resolveLimits(DEFAULT_LIMITS, { maxTokens: 1.5 }, 'l')).toThrow(
+      'l.maxTokens must be',
     );
   });
 });

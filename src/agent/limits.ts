@@ -6,7 +6,7 @@ export type BudgetExhaustedPolicy = 'fail' | 'finish';
 
 /**
  * Per-run limits. Exceeding one fails as documented on each field. The budget limits
- * (`maxTokens`, `maxCostUsd`, `maxDurationMs`, `maxToolCalls`) have no default: a run without
+ * (`maxTotalTokens`, `maxCostUsd`, `maxDurationMs`, `maxToolCalls`) have no default: a run without
  * them has no budget. They count the run, the runs it delegates to (`asTool`, children) and
  * the sampling its servers ask of the agent's model (see docs/guide/budgets.md).
  */
@@ -29,6 +29,11 @@ export interface Limits {
    * Budget: tokens (`usage.totalTokens`, input and output) the run may spend, with its
    * delegated runs and sampling. Not `context.maxTokens`, which bounds one request.
    */
+  readonly maxTotalTokens?: number;
+  /**
+   * SPEC 15.4's name for {@link Limits.maxTotalTokens}, accepted as input and resolved into it
+   * (both given with different values: `INVALID_CONFIGURATION`). Never set on resolved limits.
+   */
   readonly maxTokens?: number;
   /**
    * Budget: US dollars the run may spend, with its delegated runs and sampling: a positive
@@ -49,7 +54,7 @@ export interface Limits {
 /** The budget limits of a run (SPEC 15.4), as {@link Limits} names them. */
 export type BudgetLimits = Pick<
   Limits,
-  'maxTokens' | 'maxCostUsd' | 'maxDurationMs' | 'maxToolCalls' | 'onBudgetExhausted'
+  'maxTotalTokens' | 'maxCostUsd' | 'maxDurationMs' | 'maxToolCalls' | 'onBudgetExhausted'
 >;
 
 /** The defaults of SPEC section 6 (no budget: budget limits have no default). */
@@ -63,7 +68,7 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
 
 /** The names of the budget limits, in the order the docs give them. */
 export const BUDGET_LIMIT_KEYS = [
-  'maxTokens',
+  'maxTotalTokens',
   'maxCostUsd',
   'maxDurationMs',
   'maxToolCalls',
@@ -93,7 +98,17 @@ export function resolveLimits(
     throw new MusterError('INVALID_CONFIGURATION', `${where} must be an object of limits.`);
   }
   const out: Record<string, unknown> = { ...base };
-  for (const [key, value] of Object.entries(override)) {
+  for (const [given, value] of Object.entries(override)) {
+    const key = given === 'maxTokens' ? 'maxTotalTokens' : given;
+    if (given === 'maxTokens' && value !== undefined) {
+      const other = (override as Record<string, unknown>)['maxTotalTokens'];
+      if (other !== undefined && other !== value)
+        throw new MusterError(
+          'INVALID_CONFIGURATION',
+          `${where}.maxTokens and ${where}.maxTotalTokens name the same budget and differ (${describe(value)} and ${describe(other)}): give only maxTotalTokens.`,
+          { details: { option: `${where}.maxTokens` } },
+        );
+    }
     if (!KEYS.includes(key as keyof Limits)) {
       throw new MusterError(
         'INVALID_CONFIGURATION',
@@ -105,8 +120,8 @@ export function resolveLimits(
     if (problem !== undefined)
       throw new MusterError(
         'INVALID_CONFIGURATION',
-        `${where}.${key} must be ${problem}, got ${describe(value)}.`,
-        { details: { option: `${where}.${key}` } },
+        `${where}.${given} must be ${problem}, got ${describe(value)}.`,
+        { details: { option: `${where}.${given}` } },
       );
     out[key] = value;
   }
@@ -143,13 +158,16 @@ export function budgetLimits(limits: Partial<Limits> | undefined): BudgetLimits 
   if (!limits) return out;
   for (const key of BUDGET_LIMIT_KEYS)
     if (limits[key] !== undefined) (out as Record<string, unknown>)[key] = limits[key];
+  // SPEC 15.4's name for the token budget, in limits not resolved yet
+  if (out.maxTotalTokens === undefined && limits.maxTokens !== undefined)
+    out.maxTotalTokens = limits.maxTokens;
   return out;
 }
 
 /** True when `limits` set any budget (the policy alone is no budget). */
 export function hasBudget(limits: BudgetLimits): boolean {
   return (
-    limits.maxTokens !== undefined ||
+    limits.maxTotalTokens !== undefined ||
     limits.maxCostUsd !== undefined ||
     limits.maxDurationMs !== undefined ||
     limits.maxToolCalls !== undefined

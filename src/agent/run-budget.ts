@@ -207,7 +207,7 @@ export class RunBudget {
   #count(usage: Usage): void {
     this.#tokens += usage.totalTokens;
     if (usage.costUsd !== undefined) this.#pico += toPicoUsd(usage.costUsd);
-    this.#check('maxTokens');
+    this.#check('maxTotalTokens');
     this.#check('maxCostUsd');
   }
 
@@ -229,13 +229,13 @@ export class RunBudget {
   ): { spent: number; max: number; units: { spent: number; max: number } } | undefined {
     const l = this.limits;
     switch (limit) {
-      case 'maxTokens':
-        return l.maxTokens === undefined
+      case 'maxTotalTokens':
+        return l.maxTotalTokens === undefined
           ? undefined
           : {
               spent: this.#tokens,
-              max: l.maxTokens,
-              units: { spent: this.#tokens, max: l.maxTokens },
+              max: l.maxTotalTokens,
+              units: { spent: this.#tokens, max: l.maxTotalTokens },
             };
       case 'maxCostUsd':
         return this.#maxPico === undefined
@@ -284,7 +284,12 @@ export class RunBudget {
    * when the stored budget had not reported it): a raised limit lets it go on.
    */
   #resume(stored: BudgetLimitName | undefined): void {
-    for (const limit of ['maxTokens', 'maxCostUsd', 'maxDurationMs', 'maxToolCalls'] as const) {
+    for (const limit of [
+      'maxTotalTokens',
+      'maxCostUsd',
+      'maxDurationMs',
+      'maxToolCalls',
+    ] as const) {
       const at = this.#standing(limit);
       if (!at) continue;
       const out =
@@ -295,7 +300,8 @@ export class RunBudget {
       if (stored === limit) this.#pending = [];
       return;
     }
-    for (const limit of ['maxTokens', 'maxCostUsd', 'maxToolCalls'] as const) this.#check(limit);
+    for (const limit of ['maxTotalTokens', 'maxCostUsd', 'maxToolCalls'] as const)
+      this.#check(limit);
   }
 
   /** Sets the timers of `maxDurationMs`: its warning at 80 % and its end. */
@@ -342,7 +348,7 @@ export function budgetOfCall(ctx: ToolExecutionContext | undefined): RunBudget |
 }
 
 const UNITS: Record<BudgetLimitName, string> = {
-  maxTokens: 'tokens',
+  maxTotalTokens: 'tokens',
   maxCostUsd: 'USD',
   maxDurationMs: 'ms',
   maxToolCalls: 'tool calls',

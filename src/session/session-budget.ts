@@ -1,6 +1,6 @@
 /** The budget limits a run started with (SPEC 15.4), as a session stores them. */
 export interface SessionBudgetLimits {
-  readonly maxTokens?: number;
+  readonly maxTotalTokens?: number;
   readonly maxCostUsd?: number;
   readonly maxDurationMs?: number;
   readonly maxToolCalls?: number;
@@ -8,7 +8,7 @@ export interface SessionBudgetLimits {
 }
 
 /** The name of one budget limit. */
-export type BudgetLimitName = 'maxTokens' | 'maxCostUsd' | 'maxDurationMs' | 'maxToolCalls';
+export type BudgetLimitName = 'maxTotalTokens' | 'maxCostUsd' | 'maxDurationMs' | 'maxToolCalls';
 
 /** What a run spent against its budget, its delegated runs and sampling included. */
 export interface BudgetSpent {

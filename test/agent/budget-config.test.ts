@@ -29,7 +29,7 @@ describe('bad budgets and prices', () => {
     ['a zero budget', { maxCostUsd: 0 }],
     ['a NaN budget', { maxCostUsd: Number.NaN }],
     ['an infinite budget', { maxCostUsd: Number.POSITIVE_INFINITY }],
-    ['a zero token budget', { maxTokens: 0 }],
+    ['a zero token budget', { maxTotalTokens: 0 }],
     ['a fractional maxToolCalls', { maxToolCalls: 2.5 }],
     ['a negative maxDurationMs', { maxDurationMs: -1 }],
     ['an unknown onBudgetExhausted', { onBudgetExhausted: 'explode' }],

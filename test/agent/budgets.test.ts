@@ -216,12 +216,12 @@ describe('budgets', () => {
     ]);
     const lead = root.child({ model, modelName: 'lead' });
     const { events, error } = await collect(
-      lead.run({ input: 'sample', sessionId: 'sampling-001', limits: { maxTokens: 1000 } }),
+      lead.run({ input: 'sample', sessionId: 'sampling-001', limits: { maxTotalTokens: 1000 } }),
     );
     // 300 tokens of the run's turn + 800 of the sampling: over 1000 during the call
     expect(error).toMatchObject({
       code: 'BUDGET_EXHAUSTED',
-      details: { limit: 'maxTokens', max: 1000, spent: 1100 },
+      details: { limit: 'maxTotalTokens', max: 1000, spent: 1100 },
     });
     expect(ofType(events, 'sampling.requested')).toHaveLength(1);
     expect(model.requests).toHaveLength(1);
@@ -253,7 +253,7 @@ describe('budgets', () => {
       lead.run({
         input: 'work',
         sessionId: 'finish-001',
-        limits: { maxTokens: 1000, maxToolCalls: 10, onBudgetExhausted: 'finish' },
+        limits: { maxTotalTokens: 1000, maxToolCalls: 10, onBudgetExhausted: 'finish' },
       }),
     );
     expect(error).toBeUndefined();
@@ -261,10 +261,14 @@ describe('budgets', () => {
       content: 'the answer from what I have',
     });
     expect(ofType(events, 'budget.warning')).toEqual([
-      expect.objectContaining({ limit: 'maxTokens', max: 1000, spent: 900 }),
+      expect.objectContaining({ limit: 'maxTotalTokens', max: 1000, spent: 900 }),
     ]);
     expect(ofType(events, 'budget.exhausted')).toEqual([
-      expect.objectContaining({ limit: 'maxTokens', spent: 1200, onBudgetExhausted: 'finish' }),
+      expect.objectContaining({
+        limit: 'maxTotalTokens',
+        spent: 1200,
+        onBudgetExhausted: 'finish',
+      }),
     ]);
     // exactly one last turn, and its request offers no tool
     expect(model.requests).toHaveLength(5);
@@ -277,12 +281,12 @@ describe('budgets', () => {
     expect(done[3]!.content).toContain('BUDGET_EXHAUSTED');
     expect((await root.sessions.get('finish-001'))!.budget).toMatchObject({
       spent: { tokens: 1520, toolCalls: 3 },
-      warned: ['maxTokens'],
-      exhausted: 'maxTokens',
+      warned: ['maxTotalTokens'],
+      exhausted: 'maxTotalTokens',
     });
   });
 
-  it('maxTokens: the turn that crosses completes, none of its tools runs, no model request follows', async () => {
+  it('maxTotalTokens: the turn that crosses completes, none of its tools runs, no model request follows', async () => {
     const model = scriptedModel([
       pingTurn(u(300, 100)),
       pingTurn(u(300, 100)),
@@ -291,17 +295,17 @@ describe('budgets', () => {
     ]);
     const lead = root.child({ model, modelName: 'lead', tools: [ping] });
     const { events, error } = await collect(
-      lead.run({ input: 'work', sessionId: 'tokens-001', limits: { maxTokens: 1000 } }),
+      lead.run({ input: 'work', sessionId: 'tokens-001', limits: { maxTotalTokens: 1000 } }),
     );
     expect(error).toMatchObject({
       code: 'BUDGET_EXHAUSTED',
-      details: { limit: 'maxTokens', max: 1000, spent: 1200 },
+      details: { limit: 'maxTotalTokens', max: 1000, spent: 1200 },
     });
     expect(events.at(-1)).toMatchObject({ type: 'session.failed', error });
     expect(model.requests).toHaveLength(3);
     expect(ofType(events, 'model.completed')).toHaveLength(3);
     expect(ofType(events, 'tool.completed').map((e) => e.executed)).toEqual([true, true, false]);
-    expect(ofType(events, 'budget.warning').map((e) => e.limit)).toEqual(['maxTokens']);
+    expect(ofType(events, 'budget.warning').map((e) => e.limit)).toEqual(['maxTotalTokens']);
     const stored = (await root.sessions.get('tokens-001'))!;
     expect(stored).toMatchObject({ status: 'failed', error: { code: 'BUDGET_EXHAUSTED' } });
     // the crossing turn is in the transcript, and each of its calls has a result
@@ -356,12 +360,12 @@ describe('budgets', () => {
     ]);
     const lead = root.child({ model, modelName: 'lead' });
     const sessionId = 'runs-001';
-    await lead.send('first', { sessionId, limits: { maxTokens: 1000 } });
+    await lead.send('first', { sessionId, limits: { maxTotalTokens: 1000 } });
     // 20 more tokens: over 30 only if the first run's 20 were counted again
-    const second = await lead.send('second', { sessionId, limits: { maxTokens: 30 } });
+    const second = await lead.send('second', { sessionId, limits: { maxTotalTokens: 30 } });
     expect(second.text).toBe('two');
     expect((await root.sessions.get(sessionId))!.budget).toMatchObject({
-      limits: { maxTokens: 30 },
+      limits: { maxTotalTokens: 30 },
       spent: { tokens: 20 },
     });
     await lead.send('third', { sessionId });

@@ -11,7 +11,7 @@ import { collect } from '../support/run-helpers.js';
 // A run's budget (SPEC 15.4) is stored with each step commit on a real SQLite file: a run that
 // parks in one process, and one whose process is killed (SIGKILL), are resumed in this one and
 // go on counting from the stored totals, with the limits they started with, to the same stop
-// as a run that was never interrupted (4 turns of 30 tokens against maxTokens 100).
+// as a run that was never interrupted (4 turns of 30 tokens against maxTotalTokens 100).
 
 describe('a budget across processes', () => {
   const dir = mkdtempSync(join(tmpdir(), 'muster-budget-resume-'));
@@ -57,7 +57,7 @@ describe('a budget across processes', () => {
       );
       expect(error).toMatchObject({
         code: 'BUDGET_EXHAUSTED',
-        details: { limit: 'maxTokens', max: 100, spent: 120 },
+        details: { limit: 'maxTotalTokens', max: 100, spent: 120 },
       });
     } finally {
       await agent.close();
@@ -70,7 +70,7 @@ describe('a budget across processes', () => {
       tokens: 120,
       toolCalls: 3,
       limits: BUDGET_LIMITS,
-      exhausted: 'maxTokens',
+      exhausted: 'maxTotalTokens',
       usage: 120,
     });
   });
@@ -92,7 +92,7 @@ describe('a budget across processes', () => {
       const { error } = await collect(agent.resume('parked'));
       expect(error).toMatchObject({
         code: 'BUDGET_EXHAUSTED',
-        details: { limit: 'maxTokens', max: 100, spent: 120 },
+        details: { limit: 'maxTotalTokens', max: 100, spent: 120 },
       });
     } finally {
       await agent.close();
@@ -112,14 +112,14 @@ describe('a budget across processes', () => {
     // the third turn passed 80 % in the killed process: its warning is stored with the rest
     expect((await store.get('killed'))?.budget).toMatchObject({
       spent: { tokens: 90, toolCalls: 3 },
-      warned: ['maxTokens'],
+      warned: ['maxTotalTokens'],
     });
     const agent = budgetAgent(store);
     try {
       const { events, error } = await resumeHere(agent, 'killed');
       expect(error).toMatchObject({
         code: 'BUDGET_EXHAUSTED',
-        details: { limit: 'maxTokens', max: 100, spent: 120 },
+        details: { limit: 'maxTotalTokens', max: 100, spent: 120 },
       });
       // warned once per run, not again by the process that resumed it
       expect(events.filter((e) => e.type === 'budget.warning')).toEqual([]);

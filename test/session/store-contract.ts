@@ -138,9 +138,9 @@ export function describeStoreContract(
       await store.create(newState('b'));
       expect('budget' in ((await store.get('b')) ?? {})).toBe(false);
       const budget = (tokens: number, costUsd: number) => ({
-        limits: { maxTokens: 1000, maxCostUsd: 0.01, onBudgetExhausted: 'finish' as const },
+        limits: { maxTotalTokens: 1000, maxCostUsd: 0.01, onBudgetExhausted: 'finish' as const },
         spent: { tokens, costUsd, toolCalls: 2, durationMs: 37 },
-        warned: ['maxTokens' as const],
+        warned: ['maxTotalTokens' as const],
       });
       // 0.1 + 0.2 is not 0.3 in floating point: stored costs add as whole picodollars
       await store.update('b', {
@@ -149,13 +149,13 @@ export function describeStoreContract(
       });
       await store.update('b', {
         addUsage: { inputTokens: 1, outputTokens: 1, totalTokens: 2, costUsd: 0.2 },
-        budget: { ...budget(900, 0.0095), exhausted: 'maxTokens' as const },
+        budget: { ...budget(900, 0.0095), exhausted: 'maxTotalTokens' as const },
       });
       // a commit without one keeps it
       await store.update('b', { iteration: 3 });
       const got = await store.get('b');
       expect(got?.usage).toEqual({ inputTokens: 2, outputTokens: 2, totalTokens: 4, costUsd: 0.3 });
-      expect(got?.budget).toEqual({ ...budget(900, 0.0095), exhausted: 'maxTokens' });
+      expect(got?.budget).toEqual({ ...budget(900, 0.0095), exhausted: 'maxTotalTokens' });
       // a later run without a budget clears it
       await store.update('b', { status: 'running', budget: null });
       expect('budget' in ((await store.get('b')) ?? {})).toBe(false);

@@ -8,14 +8,14 @@ function dollars(usd: number): string {
 }
 
 const SPENT: Readonly<Record<string, (b: Spent) => number>> = {
-  maxTokens: (s) => s.tokens,
+  maxTotalTokens: (s) => s.tokens,
   maxCostUsd: (s) => s.costUsd,
   maxDurationMs: (s) => s.durationMs,
   maxToolCalls: (s) => s.toolCalls,
 };
 
 const UNIT: Readonly<Record<string, (n: number) => string>> = {
-  maxTokens: (n) => `${n} tokens`,
+  maxTotalTokens: (n) => `${n} tokens`,
   maxCostUsd: dollars,
   maxDurationMs: (n) => `${n} ms`,
   maxToolCalls: (n) => `${n} tool calls`,
