@@ -1,6 +1,6 @@
 import type { Agent, AgentEvent } from '../agent/index.js';
 import { MusterError } from '../errors/index.js';
-import type { SessionStore, Wait } from '../session/index.js';
+import type { DispatchableStore, Wait } from '../session/index.js';
 import type { EnqueueRequest } from './worker-options.js';
 
 /** The data of a job on the session queue (JSON). */
@@ -31,11 +31,12 @@ export type SessionJobOutcome =
  */
 export async function runSessionJob(
   agent: Agent,
-  store: SessionStore,
+  store: Pick<DispatchableStore, 'dispatchState'>,
   data: SessionJobData,
   signal: AbortSignal,
 ): Promise<SessionJobOutcome> {
-  const state = await store.get(data.sessionId);
+  // status and principal only: the run reads the transcript itself
+  const state = await store.dispatchState(data.sessionId);
   let events: AsyncIterable<AgentEvent>;
   if (state === undefined) {
     if (data.kind !== 'start') return { kind: 'noop' };
