@@ -10,7 +10,7 @@ import type { ChildRun } from '../support/child-agent.js';
 import { fixturePath } from '../support/mcp-fixtures.js';
 import type { WorkerDb } from './worker-db.js';
 
-// The fleet of SPEC 15.5 and issue's acceptance line, shared by the default suite (100
+// The fleet of SPEC 15.5, shared by the default suite (100
 // sessions, test/worker/worker-fleet.test.ts) and the fleet suite (1,000,
 // test/fleet/fleet-thousand.test.ts): four worker processes on one database, three of them
 // the worker fixture (an agent and createWorker in a script) and one the `muster worker`
