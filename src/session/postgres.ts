@@ -13,5 +13,6 @@ export type {
   DecisionHook,
   DecisionQuery,
   DispatchableStore,
+  SessionDispatchState,
   WaitDecidedInTransaction,
 } from './session-dispatch.js';
