@@ -10,6 +10,7 @@ import type * as Root from '../src/index.js';
 import type { ToolSearchIndex, runToolCall, validateJsonSchema } from '../src/tools/index.js';
 import type * as Postgres from '../src/session/postgres.js';
 import type * as Sqlite from '../src/session/sqlite.js';
+import type * as Worker from '../src/worker/index.js';
 
 /** Where the measured code comes from. */
 export const BENCH_SOURCE: 'dist' | 'src' = process.env.BENCH_SOURCE === 'src' ? 'src' : 'dist';
@@ -43,3 +44,5 @@ export const loadStores = async (): Promise<{
   postgres: await load<typeof Postgres>('session/postgres'),
   sqlite: await load<typeof Sqlite>('session/sqlite'),
 });
+/** The worker entry point (`muster-agent/worker`), loaded when a benchmark needs it. */
+export const loadWorker = (): Promise<typeof Worker> => load<typeof Worker>('worker/index');

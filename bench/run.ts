@@ -3,7 +3,8 @@
  * cost per call, a schema pattern under RE2 and under RegExp, the context manager's cost per model request, the heap held by idle sessions, import time, and MCP against the raw official
  * client (per call over stdio, HTTP and in process, ten servers ready, a 1 MiB result), and the
  * bytes of tool definitions sent per turn with and without tool search (2,000 tools, 10 servers),
- * and the durable stores' step commit beside a one-row INSERT (PostgreSQL from DATABASE_URL).
+ * and the durable stores' step commit beside a one-row INSERT (PostgreSQL from DATABASE_URL),
+ * and the worker fleet's short runs beside pg-boss alone and one process (DATABASE_URL).
  * Prints to stdout only. The peer MCP clients (AI SDK, OpenAI Agents) are measured when
  * installed: `npm --prefix bench/peers ci`.
  *
@@ -26,6 +27,7 @@ import { measurePipelineOverhead } from './pipeline-overhead.js';
 import { loadPeers, PEERS_INSTALL_HINT } from './peers.js';
 import { measureSessionStores } from './session-stores.js';
 import { measureStepCommit } from './step-commit.js';
+import { measureWorkerFleet } from './worker-fleet.js';
 import { measureSchemaPatterns, PATTERN_INPUT_CHARS } from './schema-patterns.js';
 import { formatTable } from './stats.js';
 import { formatToolSearchBytes, measureToolSearchBytes } from './tool-search-bytes.js';
@@ -230,6 +232,13 @@ async function main(): Promise<void> {
   for (const line of stepCommit.lines) print(line);
 
   gc.collect();
+  const fleet = await measureWorkerFleet(scale > 0 ? scale : 1);
+  targets.push(...fleet.targets);
+  print();
+  print('11b. worker fleet against pg-boss alone and one process');
+  for (const line of fleet.lines) print(line);
+
+  gc.collect();
   const toolSearch = await measureToolSearchBytes();
   print();
   for (const line of formatToolSearchBytes(toolSearch)) print(line);
@@ -252,7 +261,7 @@ async function main(): Promise<void> {
   print();
   print(`bench finished in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   print(
-    `bench: loop overhead ${headline.overheadPerTurnMs.median.toFixed(3)} ms/turn (target <= ${LOOP_TARGET_MS}), pipeline overhead ${pipeline.allowOverheadUs.toFixed(1)} µs/call, context manager ${context.cases[0]!.perRequestUs.median.toFixed(1)} µs/request (truncating ${context.cases[2]!.perRequestUs.median.toFixed(1)}), ${IDLE_SESSIONS} idle sessions ${(idle.heapDeltaBytes / MB).toFixed(1)} MB (target <= ${IDLE_TARGET_MB}), ${mcpSummary(mcp)}, peak RSS ${peakRssMb.toFixed(0)} MB, ${stores.summary}, ${stepCommit.summary}, tool search first request ${(toolSearch.withSearch[0]! / 1024).toFixed(1)} KB vs ${(toolSearch.withoutSearch[0]! / 1024).toFixed(0)} KB`,
+    `bench: loop overhead ${headline.overheadPerTurnMs.median.toFixed(3)} ms/turn (target <= ${LOOP_TARGET_MS}), pipeline overhead ${pipeline.allowOverheadUs.toFixed(1)} µs/call, context manager ${context.cases[0]!.perRequestUs.median.toFixed(1)} µs/request (truncating ${context.cases[2]!.perRequestUs.median.toFixed(1)}), ${IDLE_SESSIONS} idle sessions ${(idle.heapDeltaBytes / MB).toFixed(1)} MB (target <= ${IDLE_TARGET_MB}), ${mcpSummary(mcp)}, peak RSS ${peakRssMb.toFixed(0)} MB, ${stores.summary}, ${stepCommit.summary}, ${fleet.summary}, tool search first request ${(toolSearch.withSearch[0]! / 1024).toFixed(1)} KB vs ${(toolSearch.withoutSearch[0]! / 1024).toFixed(0)} KB`,
   );
 }
 

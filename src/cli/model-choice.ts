@@ -1,9 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { MusterError } from '../errors/index.js';
-import { scriptedModel } from '../model/index.js';
-import type { ModelClient, ScriptedTurnSpec } from '../model/index.js';
+import type { ModelClient } from '../model/index.js';
 import type { CliIo } from './cli-io.js';
+import { scriptedFileModel } from './scripted-file.js';
 import { importVendor } from './vendor-import.js';
 
 /** What `--model` / `MUSTER_MODEL` and `--base-url` chose. */
@@ -73,7 +72,7 @@ export async function chooseModel(
       };
     }
     case 'scripted':
-      return { model: scriptedModel(readTurns(resolve(io.cwd, name))) };
+      return { model: scriptedFileModel(resolve(io.cwd, name)) };
     default:
       throw new MusterError(
         'INVALID_CONFIGURATION',
@@ -120,28 +119,4 @@ export function ollamaBase(host: string): string {
   const path = url.pathname.replace(/\/+$/, '');
   url.pathname = /\/v1$/.test(path) ? path : `${path}/v1`;
   return url.toString().replace(/\/$/, '');
-}
-
-/** A JSON file holding an array of scripted turns (`{ text?, reasoning?, toolCalls? }`). */
-function readTurns(file: string): ScriptedTurnSpec[] {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (err) {
-    throw new MusterError(
-      'INVALID_CONFIGURATION',
-      `--model scripted:<file> cannot read ${file}: ${(err as Error).message}. Give a JSON array of turns.`,
-      { cause: err },
-    );
-  }
-  const ok =
-    Array.isArray(parsed) &&
-    parsed.every((t) => typeof t === 'object' && t !== null && !Array.isArray(t));
-  if (!ok) {
-    throw new MusterError(
-      'INVALID_CONFIGURATION',
-      `--model scripted:<file>: ${file} must hold a JSON array of turns ({ "text", "toolCalls": [{ "name", "arguments" }] }).`,
-    );
-  }
-  return parsed as ScriptedTurnSpec[];
 }

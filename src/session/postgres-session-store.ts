@@ -10,6 +10,7 @@ import type {
   SessionPage,
   SessionPatch,
   SessionState,
+  SessionStatus,
   SessionStore,
   SessionWriteOptions,
 } from './session-store.js';
@@ -33,7 +34,7 @@ import type {
   SteeringTake,
 } from './session-event-log.js';
 import { rowToState, rowToSummary, sessionRowValues } from './stored-rows.js';
-import type { DecisionHook, DispatchableStore } from './session-dispatch.js';
+import type { DecisionHook, DispatchableStore, SessionDispatchState } from './session-dispatch.js';
 import { readFleet } from './postgres-fleet.js';
 import type { FleetQuery, FleetView, SessionFleetStore } from './session-fleet.js';
 import type { SessionRow } from './stored-rows.js';
@@ -425,6 +426,19 @@ export class PostgresSessionStore implements SessionStore, DispatchableStore, Se
       c.query<{ found: boolean }>(`SELECT to_regclass($1) IS NOT NULL AS found`, [relation]),
     );
     return found.rows[0]?.found === true;
+  }
+
+  /**
+   * The session's status and principal (one statement, no transcript), or `undefined` when
+   * it is not stored: what a worker reads before it runs one of the session's jobs.
+   */
+  async dispatchState(sessionId: string): Promise<SessionDispatchState | undefined> {
+    const [row] = await this.#db.query<{ status: SessionStatus; principal: string | null }>({
+      text: `SELECT status, principal FROM ${this.#s}.muster_sessions WHERE id = $1`,
+      values: [sessionId],
+    });
+    if (row === undefined) return undefined;
+    return { status: row.status, ...(row.principal !== null ? { principal: row.principal } : {}) };
   }
 
   /** Ends the pool when the store made it (a pool passed in stays the host's). Idempotent. */

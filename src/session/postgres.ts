@@ -13,6 +13,7 @@ export type {
   DecisionHook,
   DecisionQuery,
   DispatchableStore,
+  SessionDispatchState,
   WaitDecidedInTransaction,
 } from './session-dispatch.js';
 export type {

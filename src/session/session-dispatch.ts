@@ -1,3 +1,4 @@
+import type { SessionStatus } from './session-store.js';
 import type { Wait } from './session-waits.js';
 
 /**
@@ -31,6 +32,13 @@ export interface WaitDecidedInTransaction {
  */
 export type DecisionHook = (decided: WaitDecidedInTransaction) => Promise<void>;
 
+/** What a worker reads of a session before it runs one of its jobs. */
+export interface SessionDispatchState {
+  readonly status: SessionStatus;
+  /** The principal the session acts for; absent: the local user. */
+  readonly principal?: string;
+}
+
 /**
  * A store that workers can dispatch runs over (SPEC 15.5): the PostgreSQL store. Workers reach
  * it through this face only, so the store never depends on them.
@@ -59,6 +67,11 @@ export interface DispatchableStore {
    * database (a decision queues its resume in the decision's own transaction).
    */
   hasRelation(relation: string): Promise<boolean>;
+  /**
+   * The session's status and principal, without its transcript (one statement), or
+   * `undefined` when it is not stored: every job a worker takes reads it first.
+   */
+  dispatchState(sessionId: string): Promise<SessionDispatchState | undefined>;
 }
 
 /** True when `store` is a {@link DispatchableStore}. */
@@ -68,6 +81,7 @@ export function isDispatchable(store: object): store is DispatchableStore {
     typeof s.onWaitDecided === 'function' &&
     typeof s.orphans === 'function' &&
     typeof s.leasedAmong === 'function' &&
-    typeof s.hasRelation === 'function'
+    typeof s.hasRelation === 'function' &&
+    typeof s.dispatchState === 'function'
   );
 }

@@ -43,6 +43,11 @@ interface ActiveJob {
   done: Promise<void>;
   /** Its work was queued again (before its run was stopped). */
   requeued: boolean;
+  /**
+   * Its run (or its no-op) is still going on. Once it has ended, the job only waits for its
+   * `complete` (or `fail`), and its slot is free for the next job.
+   */
+  running: boolean;
 }
 
 /**
@@ -94,6 +99,8 @@ export class JobLoop {
     clearTimeout(timer);
     if (first === 'timeout')
       for (const active of [...this.#active.values()]) {
+        // a job whose run ended only waits for its completion: nothing to hand back
+        if (!active.running) continue;
         await this.#requeue(active);
         active.controller.abort();
       }
@@ -104,7 +111,7 @@ export class JobLoop {
   async #loop(): Promise<void> {
     const { concurrency } = this.#parts;
     while (this.#taking) {
-      const free = concurrency - this.#active.size;
+      const free = concurrency - this.#slotsTaken();
       let fetched = 0;
       if (free > 0) {
         const jobs = await this.#fetch(free);
@@ -115,9 +122,22 @@ export class JobLoop {
       }
       this.#maybeSweep();
       // with every slot busy, still woken in time for the sweep
-      if (this.#active.size >= concurrency) await this.#idle(SWEEP_FETCH_MS);
+      if (this.#slotsTaken() >= concurrency) await this.#idle(SWEEP_FETCH_MS);
       else if (fetched === 0) await this.#idle(this.#idleMs);
     }
+  }
+
+  /** Jobs whose run is going on: the slots taken. */
+  #slotsTaken(): number {
+    let n = 0;
+    for (const job of this.#active.values()) if (job.running) n++;
+    return n;
+  }
+
+  /** The job's run ended: its slot takes the next job while its completion is written. */
+  #freeSlot(active: ActiveJob): void {
+    active.running = false;
+    this.#wake?.();
   }
 
   async #fetch(batchSize: number): Promise<FetchedJob[]> {
@@ -153,6 +173,7 @@ export class JobLoop {
       job,
       controller,
       requeued: false,
+      running: true,
       done: Promise.resolve(),
     };
     active.done = this.#handle(active)
@@ -184,6 +205,7 @@ export class JobLoop {
       outcome = await this.#parts.session(job.data, controller.signal);
     } catch (err) {
       // the store or the queue failed: pg-boss re-delivers it (retryLimit, default 2)
+      this.#freeSlot(active);
       await boss.boss
         .fail(boss.queue, job.id, { message: err instanceof Error ? err.message : String(err) })
         .catch((e: unknown) => this.#parts.report(e));
@@ -200,6 +222,7 @@ export class JobLoop {
             .catch((err: unknown) => this.#parts.report(err));
       }
     } finally {
+      this.#freeSlot(active);
       // the outcome stays on the job (its `output`): a run refused before it stored anything
       // (an invalid request) shows only there
       await boss.boss

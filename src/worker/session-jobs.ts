@@ -1,7 +1,7 @@
 import { agentDispatchFacts } from '../agent/index.js';
 import type { Agent, AgentDispatchFacts, AgentEvent } from '../agent/index.js';
 import { MusterError } from '../errors/index.js';
-import type { SessionStore, Wait } from '../session/index.js';
+import type { DispatchableStore, Wait } from '../session/index.js';
 import type { EnqueueRequest } from './worker-options.js';
 
 /** The data of a job on the session queue (JSON). */
@@ -39,12 +39,13 @@ export type SessionJobOutcome =
  */
 export async function runSessionJob(
   agent: Agent,
-  store: SessionStore,
+  store: Pick<DispatchableStore, 'dispatchState'>,
   data: SessionJobData,
   signal: AbortSignal,
   facts: Pick<AgentDispatchFacts, 'nextTaskPoll'> = agentDispatchFacts(agent),
 ): Promise<SessionJobOutcome> {
-  const state = await store.get(data.sessionId);
+  // status and principal only: the run reads the transcript itself
+  const state = await store.dispatchState(data.sessionId);
   let events: AsyncIterable<AgentEvent>;
   if (state === undefined) {
     if (data.kind !== 'start') return { kind: 'noop' };

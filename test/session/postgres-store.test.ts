@@ -166,6 +166,23 @@ describe.skipIf(!url)('PostgreSQL', () => {
       await dropSchema(schema);
     }
   });
+  it("dispatchState reads a session's status and principal without its transcript, or nothing for an unknown id", async () => {
+    const schema = newSchema();
+    const store = new PostgresSessionStore({ connectionString: url!, schema });
+    try {
+      await store.create(newState('mine', { status: 'parked', principal: 'user:ana' }));
+      await store.create(newState('local', { status: 'completed' }));
+      expect(await store.dispatchState('mine')).toEqual({
+        status: 'parked',
+        principal: 'user:ana',
+      });
+      expect(await store.dispatchState('local')).toEqual({ status: 'completed' });
+      expect(await store.dispatchState('none')).toBeUndefined();
+    } finally {
+      await store.close();
+      await dropSchema(schema);
+    }
+  });
 });
 
 describe('PostgresSessionStore failures', () => {

@@ -158,6 +158,49 @@ describe.skipIf(!url)('the job loop', () => {
     expect(reported).toEqual([new Error('the queue is down')]);
   });
 
+  it('a job whose run ended frees its slot while its completion is written, and is not handed back by a drain', async () => {
+    const wb = await queueOf('slot');
+    await boss.send('slot', { kind: 'start', sessionId: 'k8' }, { singletonKey: 'k8' });
+    await boss.send('slot', { kind: 'start', sessionId: 'k9' }, { singletonKey: 'k9' });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    // pg-boss with every `complete` held until the test releases it
+    const holding = new Proxy(boss, {
+      get: (target, key) => {
+        if (key === 'complete')
+          return async (...args: Parameters<PgBoss['complete']>) => {
+            await held;
+            return target.complete(...args);
+          };
+        const value: unknown = Reflect.get(target, key, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const seen: string[] = [];
+    const loop = loopOf(
+      { ...wb, boss: holding },
+      (data) => {
+        seen.push(data.sessionId);
+        return Promise.resolve({ kind: 'completed' });
+      },
+      { concurrency: 1 },
+    );
+    loop.start();
+    let draining: Promise<void> | undefined;
+    try {
+      // one slot: k9 runs while k8's completion is still held
+      await vi.waitFor(() => expect(seen).toEqual(['k8', 'k9']), { timeout: 10_000 });
+      expect((await jobsOf('slot', 'k8')).map((j) => j.state)).toEqual(['active']);
+      // drained at once: both runs ended, so nothing is queued again
+      draining = loop.drain(0);
+    } finally {
+      release();
+      await (draining ?? loop.drain(5000));
+    }
+    for (const k of ['k8', 'k9'])
+      expect(await jobsOf('slot', k)).toEqual([{ kind: 'start', why: null, state: 'completed' }]);
+  });
+
   it('a sweep falls due while every slot is busy: it still runs', async () => {
     const wb = await queueOf('busy');
     await boss.send('busy', { kind: 'start', sessionId: 'k7' }, { singletonKey: 'k7' });
