@@ -73,6 +73,8 @@ export interface FollowOptions {
   readonly resumed?: {
     readonly acceptedAt: number;
     readonly lastPoll: boolean;
+    /** When its status was last read with `tasks/get` (ms since the epoch), if ever. */
+    readonly polledAt?: number;
     /** Answers to the task's input requests given while parked: sent before the first poll. */
     readonly answers?: Readonly<Record<string, unknown>>;
   };
@@ -93,6 +95,8 @@ export interface ResumedTask {
   readonly pollIntervalMs?: number;
   /** ISO 8601: when the task answer was read (the ttl's anchor). */
   readonly acceptedAt: string;
+  /** ISO 8601: when `status` was last read with `tasks/get`; absent: never polled. */
+  readonly polledAt?: string;
   /** Its wait passed `waits.ttlMs`: one last poll. */
   readonly expired: boolean;
   /** Its wait was decided `cancel`: one `tasks/cancel`, no poll, an unknown outcome. */
@@ -225,6 +229,7 @@ export class TaskCalls {
                 acceptedAt: resumed.acceptedAt,
                 pollFirst: true,
                 lastPoll: resumed.lastPoll,
+                ...(resumed.polledAt !== undefined ? { polledAt: resumed.polledAt } : {}),
                 ...(resumed.answers ? { initialAnswers: resumed.answers } : {}),
               }
             : {}),
@@ -297,6 +302,8 @@ export class TaskCalls {
       );
     }
     const acceptedAt = Date.parse(stored.acceptedAt);
+    // the seed's status was read then: a park before a fresh poll answers keeps it
+    const polledAt = stored.polledAt === undefined ? NaN : Date.parse(stored.polledAt);
     const seed: CapturedTask = {
       requestId: 0,
       taskId: stored.taskId,
@@ -311,6 +318,7 @@ export class TaskCalls {
       resumed: {
         acceptedAt: Number.isNaN(acceptedAt) ? Date.now() : acceptedAt,
         lastPoll: stored.expired,
+        ...(Number.isNaN(polledAt) ? {} : { polledAt }),
         ...(answers ? { answers } : {}),
       },
     });

@@ -296,6 +296,39 @@ describe('a task parked within a process (memory store)', () => {
     expect(requestsFor(fixture.log(), 'tasks/get', taskId)).toBe(polls);
   });
 
+  it('a resumed task that parks again before a fresh tasks/get answers keeps when it was last polled', async () => {
+    const store = new MemorySessionStore();
+    const sessionId = 'task-polled-kept';
+    const first = agentOn(store, { parkAfterMs: 1 });
+    let wait: Wait;
+    try {
+      const sent = await first.send('Do the work.', { sessionId });
+      expect(sent.status).toBe('parked');
+      wait = sent.waits![0]!;
+    } finally {
+      await first.close();
+    }
+    const polledAt = wait.task!.polledAt;
+    expect(polledAt).toBeDefined();
+    const polls = requestsFor(fixture.log(), 'tasks/get', wait.task!.taskId);
+
+    // the resumed run reports the task's stored status, and its agent closes before it polls
+    let closing: Promise<void> | undefined;
+    const second = agentOn(store, {
+      onTask: (agent) => {
+        closing ??= agent.close();
+      },
+    });
+    const { events, error } = await collect(second.resume(sessionId));
+    await closing;
+    expect(error).toBeUndefined();
+    expect(requestsFor(fixture.log(), 'tasks/get', wait.task!.taskId)).toBe(polls);
+    expect(ofType(events, 'session.parked')[0]!.waits).toMatchObject([
+      { id: wait.id, task: { polledAt } },
+    ]);
+    expect((await store.waits.get(sessionId, wait.id))!.task!.polledAt).toBe(polledAt);
+  });
+
   it('a cancel decided while a resumed run polls the task is not undone when that run parks again: the next resume cancels', async () => {
     const store = new MemorySessionStore();
     const sessionId = 'task-cancel-raced';
