@@ -21,8 +21,9 @@ export interface ElicitationWaitDecision {
 
 /**
  * The one decision a `task` wait takes (SPEC 15.3): cancel the task. The run's next resume
- * sends `tasks/cancel` once, without polling again, and the call ends `TOOL_OUTCOME_UNKNOWN`
- * (cancellation is cooperative: the work may have happened).
+ * sends `tasks/cancel` (at most once per resume: a failed send is not retried), without
+ * polling again, and the call ends `TOOL_OUTCOME_UNKNOWN` (cancellation is cooperative: the
+ * work may have happened).
  */
 export interface TaskWaitDecision {
   readonly decision: 'cancel';

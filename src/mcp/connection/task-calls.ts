@@ -269,8 +269,10 @@ export class TaskCalls {
   /**
    * Follows a task a call became in an earlier run (its `task` wait, SPEC 15.3): the call is
    * not sent again; the task is polled at once, then on (once only when its wait expired).
-   * A task whose wait was decided `cancel` is not polled: its `tasks/cancel` is sent once
-   * (awaited, its failure swallowed: cancellation is cooperative) and the call ends
+   * A task whose wait was decided `cancel` is not polled: its `tasks/cancel` is sent, at most
+   * once per resume (awaited, its failure swallowed and not retried: cancellation is
+   * cooperative; a crash after the send leaves the wait to a resume that sends another), and
+   * the call ends
    * `TOOL_OUTCOME_UNKNOWN`, reason `aborted`, `details.taskCancelled`.
    */
   async resume(
@@ -288,7 +290,7 @@ export class TaskCalls {
       const { waitId, reason } = stored.cancelled;
       throw new ToolError(
         'TOOL_OUTCOME_UNKNOWN',
-        `The task of '${name}' on server '${server}' (${stored.taskId}) was cancelled by a decision of its wait '${waitId}'${reason !== undefined ? ` (${reason})` : ''}: tasks/cancel was sent once. The call may or may not have taken effect; it was not retried.`,
+        `The task of '${name}' on server '${server}' (${stored.taskId}) was cancelled by a decision of its wait '${waitId}'${reason !== undefined ? ` (${reason})` : ''}: tasks/cancel was sent (a send that failed is not retried). The call may or may not have taken effect; it was not retried.`,
         {
           toolName,
           details: {
