@@ -137,6 +137,7 @@ export class RunWaits implements CallWaits {
         ttlMs: task.ttlMs,
         ...(task.pollIntervalMs !== undefined ? { pollIntervalMs: task.pollIntervalMs } : {}),
         acceptedAt: task.acceptedAt,
+        ...(task.polledAt !== undefined ? { polledAt: task.polledAt } : {}),
       },
       expired: isExpired(wait, Date.now()),
       ...(cancel

@@ -173,9 +173,9 @@ export async function listWaits(runtime: AgentScope, query?: WaitQuery): Promise
 
 /**
  * A task wait is decided (`cancel`) only while no run polls its task: a live run read its
- * waits when it started and would never see the decision (and would store the wait again,
- * pending, if it parked). Its session's live lease says a run holds it (a store without
- * leases: its status `running`).
+ * waits when it started and would not see the decision before it parks again (a `put` then
+ * keeps the decision for the next resume). Its session's live lease says a run holds it (a
+ * store without leases: its status `running`).
  *
  * @throws SessionError `SESSION_ALREADY_RUNNING` while a run holds the session.
  */

@@ -101,7 +101,7 @@ export type McpFailureReason = (typeof MCP_FAILURE_REASONS)[number];
  * - `timeout`: a deadline passed (`details.limit` and `details.limitMs` name it);
  * - `disconnected`: the connection was lost after the call was sent;
  * - `aborted`: the caller's signal aborted the call (a call that had become a task: its
- *   `tasks/cancel` was sent once; cancellation is cooperative);
+ *   `tasks/cancel` was sent, at most once and not retried; cancellation is cooperative);
  * - `task-expired`: the call became a task (SPEC 15.3) that was still not done when its
  *   `createdAt + ttlMs` passed;
  * - `task-not-found`: the call became a task whose id the server no longer knows (it answered

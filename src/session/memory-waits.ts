@@ -31,12 +31,16 @@ export class MemoryWaits implements SessionWaits {
     this.#log = log;
   }
 
-  /** Stores a new pending wait. */
+  /**
+   * Stores a wait, or replaces the stored one of the same id while that one is pending; a
+   * decided wait stays as it was (a put never undoes a decision).
+   */
   async put(wait: Wait, options?: SessionWriteOptions): Promise<void> {
     this.#checkWrite(wait.sessionId, options);
     const copy = deepFreeze(JSON.parse(JSON.stringify(wait)) as Wait);
     let session = this.#waits.get(wait.sessionId);
     if (!session) this.#waits.set(wait.sessionId, (session = new Map()));
+    if (session.get(wait.id)?.status === 'decided') return;
     session.set(wait.id, copy);
   }
 

@@ -27,7 +27,7 @@ interface JobRow {
  * in one read-only repeatable-read transaction (one snapshot of the leases, the waits and
  * pg-boss's jobs). pg-boss's `job` table is read as the workers write it: one job per session
  * queued at a time, its `singleton_key` the session id, `data.kind` and `data.why` what it does
- * (docs/decisions.md, "The studio's fleet view").
+ * (docs/decisions.md, "The studio's tasks and fleet views").
  */
 export async function readFleet(
   transact: Transact,
@@ -82,7 +82,7 @@ interface FleetFrom {
   readonly jobTable: string;
 }
 
-/** A live lease, of session `<alias>.<column>`. */
+/** A live lease, of session `<id>`. */
 const LIVE_LEASE = (s: string, id: string) =>
   `EXISTS (SELECT 1 FROM ${s}.muster_leases l WHERE l.session_id = ${id}
      AND l.owner IS NOT NULL AND l.expires_at > now())`;
@@ -92,7 +92,7 @@ const PENDING_WAIT = (s: string, id: string) =>
   `EXISTS (SELECT 1 FROM ${s}.muster_waits w WHERE w.session_id = ${id} AND w.status = 'pending'
      AND (w.expires_at IS NULL OR w.expires_at::timestamptz > now()))`;
 
-/** The columns of the job `j` (see {@link jobJoin}); NULLs without the job table. */
+/** The columns of the job `j`; NULLs without the job table. */
 function jobColumns(f: FleetFrom): string {
   if (f.jobTable === '')
     return `NULL::text AS job_id, NULL::text AS job_state, NULL::text AS job_kind,
@@ -102,14 +102,23 @@ function jobColumns(f: FleetFrom): string {
 }
 
 /**
- * `LEFT JOIN LATERAL` of the first job of the queue in `states` (comma-separated) of the
- * session `<id>`, as `j` (nothing without the job table).
+ * `WITH f`: the first job of the queue waiting for each session (`created` or `retry`), as
+ * `f.session_id` and `f.job_id`. Read once per query from the queue's jobs not yet taken
+ * (`state < 'active'`, the predicate of pg-boss's `(name, start_after)` index), never from
+ * the completed rows pg-boss keeps; only the columns that order them are sorted, the rest
+ * is read by key for the rows listed (see {@link jobByKey}).
  */
-function jobJoin(f: FleetFrom, id: string, states: string): string {
-  if (f.jobTable === '') return '';
-  return `LEFT JOIN LATERAL (SELECT * FROM ${f.jobTable} jj WHERE jj.name = $2
-      AND jj.singleton_key = ${id} AND jj.state::text = ANY('{${states}}'::text[])
-      ORDER BY jj.start_after, jj.created_on, jj.id LIMIT 1) j ON true`;
+function firstJobs(f: FleetFrom): string {
+  return `WITH f AS MATERIALIZED (
+      SELECT DISTINCT ON (jf.singleton_key) jf.singleton_key AS session_id, jf.id AS job_id
+      FROM ${f.jobTable} jf
+      WHERE jf.name = $2 AND jf.state < 'active' AND jf.singleton_key IS NOT NULL
+      ORDER BY jf.singleton_key, jf.start_after, jf.created_on, jf.id)`;
+}
+
+/** `LEFT JOIN` of the job `<jobId>` of the queue as `j`, by pg-boss's key `(name, id)`. */
+function jobByKey(f: FleetFrom, jobId: string): string {
+  return `LEFT JOIN ${f.jobTable} j ON j.name = $2 AND j.id = ${jobId}`;
 }
 
 function jobOf(row: JobRow): FleetJob | undefined {
@@ -129,8 +138,18 @@ function params(f: FleetFrom): unknown[] {
   return f.jobTable === '' ? [f.limit + 1] : [f.limit + 1, f.queue];
 }
 
-/** Sessions a live lease holds, with the job a worker took for each. */
+/**
+ * Sessions a live lease holds, with the job a worker took for each: its `active` job, found
+ * through pg-boss's unique index of a `singleton` queue's active jobs (the workers' queue has
+ * that policy; a worker refuses any other), for the listed leases only.
+ */
 async function running(f: FleetFrom): Promise<FleetSession[]> {
+  const activeJob =
+    f.jobTable === ''
+      ? ''
+      : `LEFT JOIN LATERAL (SELECT * FROM ${f.jobTable} jj WHERE jj.name = $2
+          AND jj.state = 'active' AND jj.policy = 'singleton'
+          AND COALESCE(jj.singleton_key, '') = r.session_id LIMIT 1) j ON true`;
   const rows = await f.c.query<
     JobRow & {
       session_id: string;
@@ -140,13 +159,14 @@ async function running(f: FleetFrom): Promise<FleetSession[]> {
       updated_at: string | null;
     }
   >(
-    `SELECT l.session_id, l.owner, l.expires_at, x.status, x.updated_at,
+    `SELECT r.session_id, r.owner, r.expires_at, x.status, x.updated_at,
        ${jobColumns(f)}
-     FROM ${f.s}.muster_leases l
-     LEFT JOIN ${f.s}.muster_sessions x ON x.id = l.session_id
-     ${jobJoin(f, 'l.session_id', 'active')}
-     WHERE l.owner IS NOT NULL AND l.expires_at > now()
-     ORDER BY l.session_id COLLATE "C" LIMIT $1`,
+     FROM (SELECT l.session_id, l.owner, l.expires_at FROM ${f.s}.muster_leases l
+       WHERE l.owner IS NOT NULL AND l.expires_at > now()
+       ORDER BY l.session_id COLLATE "C" LIMIT $1) r
+     LEFT JOIN ${f.s}.muster_sessions x ON x.id = r.session_id
+     ${activeJob}
+     ORDER BY r.session_id COLLATE "C"`,
     params(f),
   );
   return rows.rows.map((r) => {
@@ -164,9 +184,11 @@ async function running(f: FleetFrom): Promise<FleetSession[]> {
 }
 
 /**
- * Sessions a job of the queue waits to run (due or delayed) that no live lease holds and no
- * pending wait holds (a parked session's delayed resume, at its waits' expiry, leaves it
- * parked). A start job's session may not exist yet.
+ * Sessions a job of the queue waits to run (due or delayed) that no live lease holds and
+ * that are not parked on a pending wait (a parked session's delayed resume, at its waits'
+ * expiry, leaves it parked). A start job's session may not exist yet; a session whose run
+ * died (status `running`, its task wait still pending) and whose resume the sweep queued is
+ * queued.
  */
 async function queued(f: FleetFrom): Promise<FleetSession[]> {
   const rows = await f.c.query<
@@ -177,18 +199,18 @@ async function queued(f: FleetFrom): Promise<FleetSession[]> {
       updated_at: string | null;
     }
   >(
-    `SELECT q.*, x.status, x.updated_at FROM (
-       SELECT DISTINCT ON (j.singleton_key) j.singleton_key AS session_id,
-         left(j.data->'request'->>'input', 200) AS input,
-         ${jobColumns(f)}
-       FROM ${f.jobTable} j
-       WHERE j.name = $2 AND j.singleton_key IS NOT NULL AND j.state < 'active'
-         AND NOT ${LIVE_LEASE(f.s, 'j.singleton_key')}
-         AND NOT ${PENDING_WAIT(f.s, 'j.singleton_key')}
-       ORDER BY j.singleton_key, j.start_after, j.created_on, j.id
-     ) q
+    `${firstJobs(f)}
+     SELECT q.session_id, x.status, x.updated_at,
+       left(j.data->'request'->>'input', 200) AS input,
+       ${jobColumns(f)}
+     FROM (SELECT f.session_id, f.job_id FROM f
+       WHERE NOT ${LIVE_LEASE(f.s, 'f.session_id')}
+         AND NOT EXISTS (SELECT 1 FROM ${f.s}.muster_sessions p WHERE p.id = f.session_id
+           AND p.status = 'parked' AND ${PENDING_WAIT(f.s, 'p.id')})
+       ORDER BY f.session_id COLLATE "C" LIMIT $1) q
+     ${jobByKey(f, 'q.job_id')}
      LEFT JOIN ${f.s}.muster_sessions x ON x.id = q.session_id
-     ORDER BY q.session_id COLLATE "C" LIMIT $1`,
+     ORDER BY q.session_id COLLATE "C"`,
     params(f),
   );
   return rows.rows.map((r) => {
@@ -209,23 +231,23 @@ async function queued(f: FleetFrom): Promise<FleetSession[]> {
  * (those are queued): each with the kinds of its pending waits and its resume due later.
  */
 async function parked(f: FleetFrom): Promise<FleetSession[]> {
-  const noQueuedJob =
-    f.jobTable === ''
-      ? 'true'
-      : `(${PENDING_WAIT(f.s, 'x.id')} OR NOT EXISTS (SELECT 1 FROM ${f.jobTable} q
-           WHERE q.name = $2 AND q.singleton_key = x.id AND q.state < 'active'))`;
+  const withJobs = f.jobTable !== '';
   const rows = await f.c.query<
     JobRow & { id: string; status: SessionStatus; updated_at: string; kinds: WaitKind[] }
   >(
-    `SELECT x.id, x.status, x.updated_at,
-       ARRAY(SELECT w.kind FROM ${f.s}.muster_waits w WHERE w.session_id = x.id
+    `${withJobs ? firstJobs(f) : ''}
+     SELECT p.id, p.status, p.updated_at,
+       ARRAY(SELECT w.kind FROM ${f.s}.muster_waits w WHERE w.session_id = p.id
          AND w.status = 'pending' AND (w.expires_at IS NULL OR w.expires_at::timestamptz > now())
          ORDER BY w.id) AS kinds,
        ${jobColumns(f)}
-     FROM ${f.s}.muster_sessions x
-     ${jobJoin(f, 'x.id', 'created,retry')}
-     WHERE x.status = 'parked' AND NOT ${LIVE_LEASE(f.s, 'x.id')} AND ${noQueuedJob}
-     ORDER BY x.id COLLATE "C" LIMIT $1`,
+     FROM (SELECT x.id, x.status, x.updated_at${withJobs ? ', f.job_id' : ''}
+       FROM ${f.s}.muster_sessions x ${withJobs ? 'LEFT JOIN f ON f.session_id = x.id' : ''}
+       WHERE x.status = 'parked' AND NOT ${LIVE_LEASE(f.s, 'x.id')}
+         ${withJobs ? `AND (f.job_id IS NULL OR ${PENDING_WAIT(f.s, 'x.id')})` : ''}
+       ORDER BY x.id COLLATE "C" LIMIT $1) p
+     ${withJobs ? jobByKey(f, 'p.job_id') : ''}
+     ORDER BY p.id COLLATE "C"`,
     params(f),
   );
   return rows.rows.map((r) => {

@@ -63,7 +63,10 @@ export class PostgresWaits implements SessionWaits {
     this.#write = write;
   }
 
-  /** Stores a new pending wait. */
+  /**
+   * Stores a wait, or replaces the stored one of the same id while that one is pending; a
+   * decided wait stays as it was (a put never undoes a decision).
+   */
   async put(wait: Wait, options?: SessionWriteOptions): Promise<void> {
     const values = waitRowValues(wait);
     await this.#write(wait.sessionId, options, async (c) => {
@@ -72,7 +75,8 @@ export class PostgresWaits implements SessionWaits {
            expires_at, body) VALUES ($1, $2, $3, $4, $5, $6, $7)
          ON CONFLICT (session_id, id) DO UPDATE SET kind = excluded.kind,
            status = excluded.status, created_at = excluded.created_at,
-           expires_at = excluded.expires_at, body = excluded.body`,
+           expires_at = excluded.expires_at, body = excluded.body
+         WHERE ${this.#s}.muster_waits.status = 'pending'`,
         values,
       );
     });

@@ -3,8 +3,9 @@ import type { WaitKind } from './session-waits.js';
 
 /**
  * Where a session of a fleet stands (SPEC 15.5): `running` while a live lease holds it (some
- * process runs it), `queued` while a job of the fleet's queue waits to run it and no wait
- * of its own holds it, `parked` while it waits for a decision (or for a resume once decided).
+ * process runs it), `queued` while a job of the fleet's queue waits to run it and it is not
+ * parked on a pending wait of its own, `parked` while it waits for a decision (or for a
+ * resume once decided).
  */
 export type FleetState = 'queued' | 'running' | 'parked';
 

@@ -21,8 +21,9 @@ export interface ElicitationWaitDecision {
 
 /**
  * The one decision a `task` wait takes (SPEC 15.3): cancel the task. The run's next resume
- * sends `tasks/cancel` once, without polling again, and the call ends `TOOL_OUTCOME_UNKNOWN`
- * (cancellation is cooperative: the work may have happened).
+ * sends `tasks/cancel` (at most once per resume: a failed send is not retried), without
+ * polling again, and the call ends `TOOL_OUTCOME_UNKNOWN` (cancellation is cooperative: the
+ * work may have happened).
  */
 export interface TaskWaitDecision {
   readonly decision: 'cancel';
@@ -162,7 +163,12 @@ export interface DecideOptions {
  * taken from any process without a lease, and exactly one of concurrent decisions wins.
  */
 export interface SessionWaits {
-  /** Stores a new pending wait. */
+  /**
+   * Stores a wait, or replaces the stored one of the same id while that one is pending (a
+   * task wait a run parks on again holds its task's latest state). A decided wait stays as it
+   * was: a put never undoes a decision, so a run that read a wait pending before another
+   * process decided it cannot store it pending again (the next resume applies the decision).
+   */
   put(wait: Wait, options?: SessionWriteOptions): Promise<void>;
   /** The wait `waitId` of the session, or `undefined` when there is none. */
   get(sessionId: string, waitId: string): Promise<Wait | undefined>;

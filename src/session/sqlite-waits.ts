@@ -52,7 +52,10 @@ export class SqliteWaits implements SessionWaits {
     this.#write = write;
   }
 
-  /** Stores a new pending wait. */
+  /**
+   * Stores a wait, or replaces the stored one of the same id while that one is pending; a
+   * decided wait stays as it was (a put never undoes a decision).
+   */
   async put(wait: Wait, options?: SessionWriteOptions): Promise<void> {
     const values = waitRowValues(wait);
     this.#guard(() =>
@@ -62,7 +65,8 @@ export class SqliteWaits implements SessionWaits {
              VALUES (?, ?, ?, ?, ?, ?, ?)
              ON CONFLICT (session_id, id) DO UPDATE SET kind = excluded.kind,
                status = excluded.status, created_at = excluded.created_at,
-               expires_at = excluded.expires_at, body = excluded.body`,
+               expires_at = excluded.expires_at, body = excluded.body
+             WHERE muster_waits.status = 'pending'`,
         ).run(...values);
       }),
     );

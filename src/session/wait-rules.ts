@@ -104,7 +104,7 @@ function decisionShape(wait: Wait, decision: WaitDecision): WaitDecision {
     if (!d || d.decision !== 'cancel')
       throw new MusterError(
         'INVALID_CONFIGURATION',
-        `Wait '${wait.id}' is a task wait: it needs no decision (resume the session and the task is polled again). The one decision it takes is { decision: 'cancel', reason? }: the next resume then sends tasks/cancel once.`,
+        `Wait '${wait.id}' is a task wait: it needs no decision (resume the session and the task is polled again). The one decision it takes is { decision: 'cancel', reason? }: the next resume then sends tasks/cancel instead of polling.`,
         { details: { waitId: wait.id, kind: wait.kind } },
       );
     onlyKeys(d, ['decision', 'reason'], wait);

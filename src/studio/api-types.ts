@@ -465,7 +465,10 @@ export interface FleetSessionView {
 export interface FleetResponse {
   readonly sessions: readonly FleetSessionView[];
   readonly queue?: { readonly name: string; readonly schema: string; readonly found: boolean };
-  /** True when a state had more than 100 sessions (the rest are left out). */
+  /**
+   * True when a state had more than 100 sessions (the rest are left out), or (a store
+   * without `fleet()`) a parked session more than 1000 pending waits.
+   */
   readonly truncated: boolean;
 }
 

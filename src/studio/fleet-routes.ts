@@ -8,8 +8,8 @@ import { badField } from './studio-json.js';
 
 /** Sessions per state the view lists. */
 const PER_STATE = 100;
-/** Pages of pending waits read to show what parked sessions wait on (another store). */
-const WAIT_PAGES = 5;
+/** Pending waits read per parked session (another store); past that `truncated`. */
+const WAITS_PER_SESSION = 1000;
 const STATES: ReadonlySet<string> = new Set<FleetState>(['queued', 'running', 'parked']);
 
 /**
@@ -45,7 +45,7 @@ export function fleetRoutes(app: Hono, ctx: StudioContext): void {
 /**
  * The fleet of a store that cannot say it itself (memory, SQLite): no queue, so nothing is
  * queued; running sessions that a live lease holds (their holder is not known here), and
- * parked sessions with the kinds of their pending waits.
+ * parked sessions with the kinds of their pending waits, read for the listed sessions only.
  */
 async function storeFleet(
   ctx: StudioContext,
@@ -73,37 +73,37 @@ async function storeFleet(
     }
   }
   if (state === undefined || state === 'parked') {
-    const parked = await page('parked');
-    const kinds = parked.length === 0 ? new Map() : await pendingKinds(ctx);
-    for (const s of parked)
+    for (const s of await page('parked')) {
+      const pending = await pendingKinds(ctx, s.id);
+      if (pending.cut) truncated = true;
       sessions.push({
         sessionId: s.id,
         state: 'parked',
         status: s.status,
         updatedAt: s.updatedAt,
-        pendingWaits: kinds.get(s.id) ?? [],
+        pendingWaits: pending.kinds,
       });
+    }
   }
   return { sessions, truncated };
 }
 
-/** The kinds of the pending, unexpired waits of every session, by session (a few pages). */
-async function pendingKinds(ctx: StudioContext): Promise<Map<string, WaitKind[]>> {
-  const by = new Map<string, WaitKind[]>();
+/**
+ * The kinds of the pending, unexpired waits of one session (its first
+ * {@link WAITS_PER_SESSION}; `cut` when it has more).
+ */
+async function pendingKinds(
+  ctx: StudioContext,
+  sessionId: string,
+): Promise<{ kinds: WaitKind[]; cut: boolean }> {
   const now = Date.now();
-  let cursor: string | undefined;
-  for (let i = 0; i < WAIT_PAGES; i++) {
-    const found = await ctx.agent.sessions.waits({
-      status: 'pending',
-      limit: 1000,
-      ...(cursor === undefined ? {} : { cursor }),
-    });
-    for (const w of found.waits) {
-      if (w.expiresAt !== undefined && Date.parse(w.expiresAt) <= now) continue;
-      by.set(w.sessionId, [...(by.get(w.sessionId) ?? []), w.kind]);
-    }
-    cursor = found.nextCursor;
-    if (cursor === undefined) break;
-  }
-  return by;
+  const found = await ctx.agent.sessions.waits({
+    sessionId,
+    status: 'pending',
+    limit: WAITS_PER_SESSION,
+  });
+  const kinds = found.waits
+    .filter((w) => w.expiresAt === undefined || Date.parse(w.expiresAt) > now)
+    .map((w) => w.kind);
+  return { kinds, cut: found.nextCursor !== undefined };
 }

@@ -40,8 +40,9 @@ export function waitRoutes(app: Hono, ctx: StudioContext): void {
 
 /**
  * A stored wait as the page sees it: the listed fields only (never `requestState`, the
- * protocol state a server asked to be sent back), whether it expired, a task wait's task and
- * an auth wait's principal and issuer (an id and a URL of the issuer, never a token).
+ * protocol state a server asked to be sent back, nor the answers stored with it), whether it
+ * expired, a task wait's task and an auth wait's principal and issuer (an id and a URL of the
+ * issuer, never a token, and never an authorization URL even if one were stored).
  */
 function waitView(w: Wait, now: number): ParkedWait {
   const expired =
@@ -57,7 +58,8 @@ function waitView(w: Wait, now: number): ParkedWait {
     ...(w.arguments === undefined ? {} : { arguments: w.arguments }),
     ...(w.message === undefined ? {} : { message: w.message }),
     ...(w.requestedSchema === undefined ? {} : { requestedSchema: w.requestedSchema }),
-    ...(w.url === undefined ? {} : { url: w.url }),
+    // a URL elicitation's own; an auth wait never shows one (a sign-in URL is fresh each time)
+    ...(w.url === undefined || w.kind !== 'elicitation' ? {} : { url: w.url }),
     ...(w.principal === undefined ? {} : { principal: w.principal }),
     ...(w.issuer === undefined ? {} : { issuer: w.issuer }),
     ...(w.task === undefined ? {} : { task: taskView(w.task) }),

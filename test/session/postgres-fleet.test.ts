@@ -102,6 +102,75 @@ describe.skipIf(!url)('the fleet of a PostgreSQL store', () => {
     );
   });
 
+  it('a run that died polling a task, its resume queued by the sweep, is queued; a parked task poll stays parked', async () => {
+    // the run polled a task (its `task` wait pending, its status `running`) and was killed:
+    // its lease ran out, and the sweep queued an `orphaned` resume
+    const lease = await store.acquire('s-orphan', 'run_dead', 60_000);
+    await store.create(newState('s-orphan', { status: 'running' }), { lease: lease! });
+    await store.waits.put(pendingWait('s-orphan', 'w-task', { kind: 'task' }), { lease: lease! });
+    await db.query(
+      `UPDATE "${db.schema}".muster_leases SET expires_at = now() - interval '1 second'
+       WHERE session_id = 's-orphan'`,
+    );
+    const { jobId } = (
+      await db.query<{ jobId: string }>(
+        `INSERT INTO "${db.bossSchema}".job (name, data, singleton_key, policy)
+         VALUES ('muster', $1, 's-orphan', 'singleton') RETURNING id::text AS "jobId"`,
+        [JSON.stringify({ kind: 'resume', sessionId: 's-orphan', why: 'orphaned' })],
+      )
+    )[0]!;
+    // parked on a task, its next poll due later: parked, the poll shown as its job
+    await store.create(newState('s-polling', { status: 'parked' }));
+    await store.waits.put(pendingWait('s-polling', 'w-task', { kind: 'task' }));
+    await db.query(
+      `INSERT INTO "${db.bossSchema}".job (name, data, singleton_key, policy, start_after)
+       VALUES ('muster', $1, 's-polling', 'singleton', now() + interval '30 seconds')`,
+      [JSON.stringify({ kind: 'resume', sessionId: 's-polling', why: 'task-poll' })],
+    );
+
+    const by = Object.fromEntries(
+      (await store.fleet({ jobs })).sessions.map((s) => [s.sessionId, s]),
+    );
+    expect(by['s-orphan']).toMatchObject({
+      state: 'queued',
+      status: 'running',
+      job: { id: jobId, kind: 'resume', why: 'orphaned', state: 'created' },
+    });
+    expect(by['s-polling']).toMatchObject({
+      state: 'parked',
+      pendingWaits: ['task'],
+      job: { kind: 'resume', why: 'task-poll' },
+    });
+    const queued = await store.fleet({ jobs, state: 'queued' });
+    expect(queued.sessions.map((s) => s.sessionId)).toContain('s-orphan');
+    expect(queued.sessions.map((s) => s.sessionId)).not.toContain('s-polling');
+  });
+
+  it('shows the active job a worker took for a running session', async () => {
+    const lease = await store.acquire('s-worked', 'run_worker', 60_000);
+    await store.create(newState('s-worked', { status: 'running' }), { lease: lease! });
+    // the session's earlier jobs, completed and kept by pg-boss, are not its job
+    await db.query(
+      `INSERT INTO "${db.bossSchema}".job (name, data, singleton_key, policy, state, completed_on)
+       VALUES ('muster', $1, 's-worked', 'singleton', 'completed', now())`,
+      [JSON.stringify({ kind: 'start', sessionId: 's-worked' })],
+    );
+    const { jobId } = (
+      await db.query<{ jobId: string }>(
+        `INSERT INTO "${db.bossSchema}".job (name, data, singleton_key, policy, state, started_on)
+         VALUES ('muster', $1, 's-worked', 'singleton', 'active', now()) RETURNING id::text AS "jobId"`,
+        [JSON.stringify({ kind: 'resume', sessionId: 's-worked', why: 'decided' })],
+      )
+    )[0]!;
+    const view = await store.fleet({ jobs, state: 'running' });
+    expect(view.sessions.find((s) => s.sessionId === 's-worked')).toMatchObject({
+      state: 'running',
+      holder: 'run_worker',
+      job: { id: jobId, state: 'active', kind: 'resume', why: 'decided' },
+    });
+    await lease!.release();
+  });
+
   it('without a queue (or one not found) nothing is queued, and nothing fails', async () => {
     const none = await store.fleet();
     expect(none.queueFound).toBe(false);

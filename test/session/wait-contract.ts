@@ -134,6 +134,41 @@ export function describeWaitContract(
       expect(await snapshot(waits, 's', 'w1')).toBe(before);
     });
 
+    it('a put replaces a pending wait, and never turns a decided one back into pending', async () => {
+      const waits = waitsOf((await open()).store);
+      const handle = (status: string, polledAt: string) => ({
+        taskId: 'task-1',
+        status,
+        createdAt: '2026-01-02T03:04:05.000Z',
+        ttlMs: null,
+        acceptedAt: '2026-01-02T03:04:05.000Z',
+        polledAt,
+      });
+      const held = pendingWait('s', 'task', {
+        kind: 'task',
+        server: 't',
+        task: handle('working', '2026-01-02T03:04:06.000Z'),
+      });
+      await waits.put(held);
+      // the run polls on and parks again on the same wait: its task's latest state replaces it
+      const polled = { ...held, task: handle('working', '2026-01-02T03:05:00.000Z') };
+      await waits.put(polled);
+      expect(await waits.get('s', 'task')).toEqual(polled);
+      // a person cancels it from another process, while a run that read it pending still
+      // polls; that run parks again on the same wait id: the decision stays
+      const cancelled = await waits.decide('s', 'task', { decision: 'cancel', reason: 'ann' });
+      const stored = await snapshot(waits, 's', 'task');
+      await waits.put({ ...polled, task: handle('working', '2026-01-02T03:06:00.000Z') });
+      expect(await snapshot(waits, 's', 'task')).toBe(stored);
+      expect(await waits.get('s', 'task')).toEqual(cancelled);
+      expect((await waits.list({ status: 'pending' })).waits).toEqual([]);
+      expect((await waits.list({ status: 'decided' })).waits).toEqual([cancelled]);
+      // removed once used, the id may be put again
+      await waits.remove('s', ['task']);
+      await waits.put(held);
+      expect(await waits.get('s', 'task')).toEqual(held);
+    });
+
     it('answers an elicitation wait with its content, and denies or redirects approvals', async () => {
       const waits = waitsOf((await open()).store);
       await waits.put(pendingWait('s', 'form', { kind: 'elicitation', message: 'Name?' }));

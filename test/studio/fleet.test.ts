@@ -6,9 +6,14 @@
  * waits' expiry). It reads pg-boss's queue without writing it; a schema with no queue, or a
  * store of another kind, lists nothing queued and fails nothing.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scriptedModel } from '../../src/model/index.js';
 import { MemorySessionStore } from '../../src/session/index.js';
+import type { SessionState, Wait } from '../../src/session/index.js';
+import { SqliteSessionStore } from '../../src/session/sqlite.js';
 import { startStudio } from '../../src/studio/index.js';
 import type {
   FleetResponse,
@@ -163,6 +168,58 @@ describe('the fleet of a store without workers', () => {
       });
     } finally {
       await studio.close();
+    }
+  });
+
+  it("shows a parked session's waits however many other sessions' waits are pending (SQLite)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'muster-fleet-'));
+    const store = new SqliteSessionStore({ path: join(dir, 'sessions.sqlite') });
+    const now = new Date().toISOString();
+    const session = (id: string, status: SessionState['status']): SessionState => ({
+      id,
+      status,
+      messages: [],
+      iteration: 1,
+      createdAt: now,
+      updatedAt: now,
+      usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+      archiveRefs: [],
+    });
+    const wait = (sessionId: string, id: string): Wait => ({
+      id,
+      sessionId,
+      runId: 'run_1',
+      kind: 'approval',
+      createdAt: now,
+      fingerprint: 'f'.repeat(64),
+      status: 'pending',
+    });
+    // a session (not parked: its run died) holding 5,001 pending waits, whose ids sort first
+    await store.create(session('a-busy', 'running'));
+    for (let i = 0; i <= 5000; i++) await store.waits.put(wait('a-busy', `w${i}`));
+    await store.create(session('z-parked', 'parked'));
+    await store.waits.put(wait('z-parked', 'w1'));
+    const studio = await startStudio({ sessionStore: store });
+    try {
+      const client = await signIn(studio.url);
+      const reply = await client.get('/api/fleet?state=parked');
+      expect(reply.status, reply.text).toBe(200);
+      expect(reply.json).toEqual({
+        sessions: [
+          {
+            sessionId: 'z-parked',
+            state: 'parked',
+            status: 'parked',
+            updatedAt: now,
+            pendingWaits: ['approval'],
+          },
+        ],
+        truncated: false,
+      });
+    } finally {
+      await studio.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

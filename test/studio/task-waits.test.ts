@@ -5,9 +5,11 @@
  * polled, its ttl). Deciding it `cancel` and resuming sends the server exactly one
  * `tasks/cancel` (counted by the server) and ends the call `TOOL_OUTCOME_UNKNOWN`; a task a
  * live run polls cannot be decided (409), and cancelling that run sends the one cancel. An
- * `auth` wait shows whom the sign-in is for (principal, server, issuer), never a token.
+ * `auth` wait shows whom the sign-in is for (principal, server, issuer), never a secret the
+ * studio could reach (a canary in the principal's stored tokens and on the stored waits).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fileTokenStore, oauthNamespace, osUser } from '../../src/auth/index.js';
 import { scriptedModel } from '../../src/model/index.js';
 import type { ModelRequest, ToolResultMessage } from '../../src/model/index.js';
 import { MemorySessionStore } from '../../src/session/index.js';
@@ -195,9 +197,20 @@ describe('a run parked on an MCP task', () => {
 });
 
 describe('a run waiting for a sign-in', () => {
-  it('shows whom the sign-in is for (principal, server, issuer), never a token', async () => {
+  it('shows whom the sign-in is for (principal, server, issuer), never a secret the studio could reach', async () => {
+    // a canary in every secret the studio could reach: the principal's stored tokens and
+    // pending sign-in (the studio's own token file), an authorization URL and a foreign
+    // field stored on the auth wait (no auth wait should carry them), and the protocol state
+    // and answers stored on an elicitation wait
+    const CANARY = 'canary-9f3c1e77d2';
+    const tokens = fileTokenStore();
+    for (const principal of ['user:ann', undefined])
+      await tokens.set(oauthNamespace('gh', 'https://mcp.example.com/', osUser(), principal), {
+        tokens: { access_token: `${CANARY}-access`, token_type: 'Bearer', refresh_token: CANARY },
+        pendingLogin: { state: CANARY, verifier: CANARY, expiresAt: Date.now() + 60_000 },
+      });
     const { client, store } = await openStudio(1);
-    await store.waits.put({
+    const signInWait = {
       id: 'wait_signin',
       sessionId: 'session-signin',
       runId: 'run_signin',
@@ -208,6 +221,25 @@ describe('a run waiting for a sign-in', () => {
       message: "Server 'gh' needs this principal to sign in.",
       createdAt: new Date().toISOString(),
       fingerprint: 'a'.repeat(64),
+      status: 'pending',
+    } as const;
+    await store.waits.put({
+      ...signInWait,
+      url: `https://auth.example.com/authorize?state=${CANARY}&code_challenge=${CANARY}`,
+      ...({ accessToken: CANARY } as object),
+    });
+    await store.waits.put({
+      id: 'wait_form',
+      sessionId: 'session-signin',
+      runId: 'run_signin',
+      kind: 'elicitation',
+      server: 'gh',
+      message: 'Which repository?',
+      requestState: CANARY,
+      inputKey: 'repo',
+      inputResponses: { token: { action: 'accept', content: { token: CANARY } } },
+      createdAt: new Date().toISOString(),
+      fingerprint: 'b'.repeat(64),
       status: 'pending',
     });
     const reply = await client.get('/api/waits?kind=auth');
@@ -228,6 +260,12 @@ describe('a run waiting for a sign-in', () => {
         expired: false,
       },
     ]);
-    expect(reply.text).not.toMatch(/token|code_verifier|authorization_url/i);
+    const all = await client.get('/api/waits?sessionId=session-signin');
+    expect(all.status, all.text).toBe(200);
+    expect((all.json as WaitsResponse).waits.map((w) => w.id)).toEqual([
+      'wait_form',
+      'wait_signin',
+    ]);
+    for (const text of [reply.text, all.text]) expect(text).not.toContain(CANARY);
   });
 });

@@ -73,6 +73,8 @@ export interface FollowOptions {
   readonly resumed?: {
     readonly acceptedAt: number;
     readonly lastPoll: boolean;
+    /** When its status was last read with `tasks/get` (ms since the epoch), if ever. */
+    readonly polledAt?: number;
     /** Answers to the task's input requests given while parked: sent before the first poll. */
     readonly answers?: Readonly<Record<string, unknown>>;
   };
@@ -93,6 +95,8 @@ export interface ResumedTask {
   readonly pollIntervalMs?: number;
   /** ISO 8601: when the task answer was read (the ttl's anchor). */
   readonly acceptedAt: string;
+  /** ISO 8601: when `status` was last read with `tasks/get`; absent: never polled. */
+  readonly polledAt?: string;
   /** Its wait passed `waits.ttlMs`: one last poll. */
   readonly expired: boolean;
   /** Its wait was decided `cancel`: one `tasks/cancel`, no poll, an unknown outcome. */
@@ -225,6 +229,7 @@ export class TaskCalls {
                 acceptedAt: resumed.acceptedAt,
                 pollFirst: true,
                 lastPoll: resumed.lastPoll,
+                ...(resumed.polledAt !== undefined ? { polledAt: resumed.polledAt } : {}),
                 ...(resumed.answers ? { initialAnswers: resumed.answers } : {}),
               }
             : {}),
@@ -264,8 +269,10 @@ export class TaskCalls {
   /**
    * Follows a task a call became in an earlier run (its `task` wait, SPEC 15.3): the call is
    * not sent again; the task is polled at once, then on (once only when its wait expired).
-   * A task whose wait was decided `cancel` is not polled: its `tasks/cancel` is sent once
-   * (awaited, its failure swallowed: cancellation is cooperative) and the call ends
+   * A task whose wait was decided `cancel` is not polled: its `tasks/cancel` is sent, at most
+   * once per resume (awaited, its failure swallowed and not retried: cancellation is
+   * cooperative; a crash after the send leaves the wait to a resume that sends another), and
+   * the call ends
    * `TOOL_OUTCOME_UNKNOWN`, reason `aborted`, `details.taskCancelled`.
    */
   async resume(
@@ -283,7 +290,7 @@ export class TaskCalls {
       const { waitId, reason } = stored.cancelled;
       throw new ToolError(
         'TOOL_OUTCOME_UNKNOWN',
-        `The task of '${name}' on server '${server}' (${stored.taskId}) was cancelled by a decision of its wait '${waitId}'${reason !== undefined ? ` (${reason})` : ''}: tasks/cancel was sent once. The call may or may not have taken effect; it was not retried.`,
+        `The task of '${name}' on server '${server}' (${stored.taskId}) was cancelled by a decision of its wait '${waitId}'${reason !== undefined ? ` (${reason})` : ''}: tasks/cancel was sent (a send that failed is not retried). The call may or may not have taken effect; it was not retried.`,
         {
           toolName,
           details: {
@@ -297,6 +304,8 @@ export class TaskCalls {
       );
     }
     const acceptedAt = Date.parse(stored.acceptedAt);
+    // the seed's status was read then: a park before a fresh poll answers keeps it
+    const polledAt = stored.polledAt === undefined ? NaN : Date.parse(stored.polledAt);
     const seed: CapturedTask = {
       requestId: 0,
       taskId: stored.taskId,
@@ -311,6 +320,7 @@ export class TaskCalls {
       resumed: {
         acceptedAt: Number.isNaN(acceptedAt) ? Date.now() : acceptedAt,
         lastPoll: stored.expired,
+        ...(Number.isNaN(polledAt) ? {} : { polledAt }),
         ...(answers ? { answers } : {}),
       },
     });

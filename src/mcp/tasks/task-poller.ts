@@ -103,6 +103,11 @@ export interface TaskPollOptions {
   /** Polls at once, before the first interval (a task resumed from its wait). */
   readonly pollFirst?: boolean;
   /**
+   * When the seed's status was read with `tasks/get` (ms since the epoch; a task resumed from
+   * its wait: the wait's `polledAt`), kept for a park before a fresh poll answers.
+   */
+  readonly polledAt?: number;
+  /**
    * Answers a person gave while the call was parked on the task's input requests (with the
    * ones given at once), sent with one `tasks/update` before the first poll.
    */
@@ -200,7 +205,7 @@ export async function pollTask(
       ? seed
       : { ...seed, statusMessage: redact(seed.statusMessage) };
   // when `latest` was read with `tasks/get` (a park stores it: the studio shows it)
-  let polledAt: number | undefined;
+  let polledAt: number | undefined = options.polledAt;
   try {
     await options.onAccepted?.(acceptedAt);
     report(seed);

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import type {
   FleetResponse,
   FleetSessionView,
@@ -6,11 +6,15 @@ import type {
 } from '../../../src/studio/api-types.js';
 import { api } from '../api.js';
 import { FormError } from '../form-error.js';
+import { createPoller } from '../poller.js';
 import { useAction } from '../use-action.js';
 import { useStudioEvents } from '../use-studio.js';
 import { when } from './wait-parts.js';
 
-/** Other processes (workers) announce nothing here: the view is read this often. */
+/**
+ * Other processes (workers) announce nothing here: the view is read this long after the last
+ * read ended (never two at once, and not while the page is hidden).
+ */
 const FLEET_POLL_MS = 3000;
 
 const SECTIONS = [
@@ -95,19 +99,31 @@ function FleetItem({ session: s }: { readonly session: FleetSessionView }) {
 /**
  * `#/fleet`: where the store's sessions stand across processes (SPEC 15.5): running (who
  * holds the lease), queued (a worker's job waits for them) and parked (what they wait on).
- * Read every few seconds and when a run here ends.
+ * Read every few seconds (one read at a time, none while the page is hidden) and when a run
+ * here ends.
  */
 export function FleetPage() {
   const [view, setView] = useState<FleetResponse | undefined>(undefined);
   const load = useAction();
-  const refresh = useCallback(() => {
-    void load.run(async () => setView(await api.get<FleetResponse>('/api/fleet')));
-  }, []);
+  const poller = useMemo(
+    () =>
+      createPoller({
+        load: () => load.run(async () => setView(await api.get<FleetResponse>('/api/fleet'))),
+        intervalMs: FLEET_POLL_MS,
+        hidden: () => document.hidden,
+      }),
+    [],
+  );
+  const refresh = useCallback(() => poller.refresh(), [poller]);
   useEffect(() => {
-    refresh();
-    const timer = setInterval(refresh, FLEET_POLL_MS);
-    return () => clearInterval(timer);
-  }, [refresh]);
+    const visibility = () => poller.visibilityChanged();
+    document.addEventListener('visibilitychange', visibility);
+    poller.start();
+    return () => {
+      poller.stop();
+      document.removeEventListener('visibilitychange', visibility);
+    };
+  }, [poller]);
   useStudioEvents(
     useCallback(
       (event: StudioEvent) => {

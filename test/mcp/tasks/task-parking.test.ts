@@ -296,6 +296,94 @@ describe('a task parked within a process (memory store)', () => {
     expect(requestsFor(fixture.log(), 'tasks/get', taskId)).toBe(polls);
   });
 
+  it('a resumed task that parks again before a fresh tasks/get answers keeps when it was last polled', async () => {
+    const store = new MemorySessionStore();
+    const sessionId = 'task-polled-kept';
+    const first = agentOn(store, { parkAfterMs: 1 });
+    let wait: Wait;
+    try {
+      const sent = await first.send('Do the work.', { sessionId });
+      expect(sent.status).toBe('parked');
+      wait = sent.waits![0]!;
+    } finally {
+      await first.close();
+    }
+    const polledAt = wait.task!.polledAt;
+    expect(polledAt).toBeDefined();
+    const polls = requestsFor(fixture.log(), 'tasks/get', wait.task!.taskId);
+
+    // the resumed run reports the task's stored status, and its agent closes before it polls
+    let closing: Promise<void> | undefined;
+    const second = agentOn(store, {
+      onTask: (agent) => {
+        closing ??= agent.close();
+      },
+    });
+    const { events, error } = await collect(second.resume(sessionId));
+    await closing;
+    expect(error).toBeUndefined();
+    expect(requestsFor(fixture.log(), 'tasks/get', wait.task!.taskId)).toBe(polls);
+    expect(ofType(events, 'session.parked')[0]!.waits).toMatchObject([
+      { id: wait.id, task: { polledAt } },
+    ]);
+    expect((await store.waits.get(sessionId, wait.id))!.task!.polledAt).toBe(polledAt);
+  });
+
+  it('a cancel decided while a resumed run polls the task is not undone when that run parks again: the next resume cancels', async () => {
+    const store = new MemorySessionStore();
+    const sessionId = 'task-cancel-raced';
+    const first = agentOn(store, { parkAfterMs: 1 });
+    let wait: Wait;
+    try {
+      const sent = await first.send('Do the work.', { sessionId });
+      expect(sent.status).toBe('parked');
+      wait = sent.waits![0]!;
+    } finally {
+      await first.close();
+    }
+    const taskId = wait.task!.taskId;
+
+    // the resumed run read its task wait pending; a decision that passed decide's lease check
+    // just before the run took the lease is stored while it polls (the store's own decide:
+    // agent.decide refuses while the lease is held)
+    let decided: Promise<Wait> | undefined;
+    const second = agentOn(store, {
+      parkAfterMs: 1,
+      onTask: () => {
+        decided ??= store.waits.decide(sessionId, wait.id, { decision: 'cancel', reason: 'ann' });
+      },
+    });
+    try {
+      const { events, error } = await collect(second.resume(sessionId));
+      expect(error).toBeUndefined();
+      expect(decided).toBeDefined();
+      await decided;
+      // it parks again on the same wait, which keeps the decision
+      expect(ofType(events, 'session.parked')[0]!.waits).toMatchObject([{ id: wait.id }]);
+      expect(await store.waits.get(sessionId, wait.id)).toMatchObject({
+        status: 'decided',
+        decision: { decision: 'cancel', reason: 'ann' },
+      });
+    } finally {
+      await second.close();
+    }
+    expect(requestsFor(fixture.log(), 'tasks/cancel', taskId)).toBe(0);
+
+    const third = agentOn(store, { parkAfterMs: 1 });
+    try {
+      const { events, error } = await collect(third.resume(sessionId));
+      expect(error).toBeUndefined();
+      expect(ofType(events, 'tool.completed')[0]).toMatchObject({
+        errorCode: 'TOOL_OUTCOME_UNKNOWN',
+        callId: 'call_task',
+      });
+      expect(ofType(events, 'session.completed')).toHaveLength(1);
+    } finally {
+      await third.close();
+    }
+    expect(requestsFor(fixture.log(), 'tasks/cancel', taskId)).toBe(1);
+  });
+
   it("a task's input request answered `park` parks the run on an elicitation wait beside its task wait; decided, the resume sends the answer with one tasks/update and polls on", async () => {
     const store = new MemorySessionStore();
     const sessionId = 'task-input-park';
