@@ -130,6 +130,18 @@ describe('scripted:<file> that is not a script', () => {
       { perConversation: true, turns: [null] },
       /has a turn \(index 0\) that is not an object/,
     ],
+    ['an empty list', { perConversation: true, turns: [] }, /declares no turn/],
+    [
+      'tool calls that are not a list',
+      [{ toolCalls: {} }],
+      /turn \(index 0\) whose "toolCalls" is not an array/,
+    ],
+    [
+      'a tool call without arguments',
+      { perConversation: true, turns: [{ toolCalls: [{ name: 'x' }] }] },
+      /turn \(index 0\) whose "toolCalls" is not an array/,
+    ],
+    ['a text that is no string', [{ text: 3 }], /turn \(index 0\) whose "text" is not a string/],
   ])('%s: INVALID_CONFIGURATION naming both forms', (_, content, message) => {
     let thrown: unknown;
     try {

@@ -53,6 +53,9 @@ export function readScriptedFile(file: string): ScriptedFile {
   if (per !== undefined && typeof per !== 'boolean')
     throw invalid('has a "perConversation" that is not true or false');
   if (!Array.isArray(parsed['turns'])) throw invalid('has no "turns" array');
+  // an empty array form is a model whose first request fails; a per-conversation list with no
+  // turn serves nothing
+  if (per === true && parsed['turns'].length === 0) throw invalid('declares no turn');
   return { turns: turnList(parsed['turns'], invalid), perConversation: per === true };
 }
 
@@ -68,6 +71,19 @@ function turnList(
 ): ScriptedTurnSpec[] {
   const bad = value.findIndex((t) => !isRecord(t));
   if (bad >= 0) throw invalid(`has a turn (index ${bad}) that is not an object`);
+  for (const [index, turn] of (value as Record<string, unknown>[]).entries()) {
+    if (turn['text'] !== undefined && typeof turn['text'] !== 'string')
+      throw invalid(`has a turn (index ${index}) whose "text" is not a string`);
+    const calls = turn['toolCalls'];
+    if (calls === undefined) continue;
+    if (
+      !Array.isArray(calls) ||
+      calls.some((c) => !isRecord(c) || typeof c['name'] !== 'string' || !isRecord(c['arguments']))
+    )
+      throw invalid(
+        `has a turn (index ${index}) whose "toolCalls" is not an array of { "name": string, "arguments": object }`,
+      );
+  }
   return value as ScriptedTurnSpec[];
 }
 
@@ -79,7 +95,9 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * A scripted model that serves any number of conversations at once: a request gets the turn
  * whose index is the number of complete assistant messages in its transcript (a turn cut short
  * by an abort is played again). Nothing is shared between requests, so concurrent runs, and
- * runs resumed in another process, each get their own next turn.
+ * runs resumed in another process, each get their own next turn. The count is of the request
+ * as the context manager shaped it: a conversation long enough for it to drop old turns
+ * (`context.maxMessages`, `maxTokens`) would replay earlier turns, so keep scripts within it.
  */
 function conversationModel(turns: readonly ScriptedTurnSpec[]): ModelClient {
   return {

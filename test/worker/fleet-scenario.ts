@@ -171,10 +171,16 @@ export async function runFleet(
       `SELECT count(*) AS n FROM "${db.schema}".muster_messages WHERE lease_token IS NULL`,
     );
     expect(unfenced[0]!.n).toBe('0');
-    const jobs = await db.query<{ state: string; n: string }>(
-      `SELECT state, count(*) AS n FROM "${db.bossSchema}".job WHERE name = 'muster' GROUP BY state`,
+    // a session is completed a moment before its job's `complete` lands
+    await vi.waitFor(
+      async () => {
+        const jobs = await db.query<{ state: string; n: string }>(
+          `SELECT state, count(*) AS n FROM "${db.bossSchema}".job WHERE name = 'muster' GROUP BY state`,
+        );
+        expect(jobs).toEqual([{ state: 'completed', n: String(sessions) }]);
+      },
+      { timeout: 10_000, interval: 50 },
     );
-    expect(jobs).toEqual([{ state: 'completed', n: String(sessions) }]);
 
     // a start job for a session that has run is idempotent: nothing runs twice
     const again = await producer.enqueue({ input: 'Count "s-0".', sessionId: 's-0' });
