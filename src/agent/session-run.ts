@@ -43,6 +43,12 @@ export interface SessionRun {
    * catalog marks replayable, and repairs the others as `TOOL_OUTCOME_UNKNOWN`.
    */
   readonly inFlight?: ReadonlySet<string>;
+  /**
+   * The calls among `pendingCalls` that parked on a wait while they were being sent again
+   * (their start recorded a replay, SPEC 15.5): still replays, so one the pipeline does not
+   * send now (denied, its approval expired) is `TOOL_OUTCOME_UNKNOWN`, not "not run".
+   */
+  readonly replayed?: ReadonlySet<string>;
   /** Records the final answer, and its typed value when the run asked for `output`. */
   complete(content: string, output?: unknown): Promise<unknown>;
   /** Records the failure (code and message only). */
@@ -165,6 +171,10 @@ export async function resumeSessionRun(
   }
   const startedAt = isoNow();
   const inFlight = replay ? replayCandidates(existing, waitingCalls) : new Set<string>();
+  // a replay that parked (an approval asked again) is still a replay when it is decided
+  const replayed = new Set(
+    [...waitingCalls].filter((callId) => wasReplayed(existing.startedCalls, callId)),
+  );
   const repairs = repairsOf(existing, new Set([...waitingCalls, ...inFlight]));
   const repaired = repairs.map((r) => r.message);
   const pendingCalls = lastTurnCalls(existing, new Set([...waitingCalls, ...inFlight]));
@@ -189,6 +199,7 @@ export async function resumeSessionRun(
     ...(finalText !== undefined ? { finalText } : {}),
     ...(pendingCalls.length > 0 ? { pendingCalls } : {}),
     ...(inFlight.size > 0 ? { inFlight } : {}),
+    ...(replayed.size > 0 ? { replayed } : {}),
     startedAt,
     ...ending(store, sessionId),
   };
