@@ -210,7 +210,12 @@ export class RunWaits implements CallWaits {
     return { into, ...this.#lifetime() };
   }
 
-  /** A `task` wait of `callId` holding `task` (the call's held wait's id when it has one). */
+  /**
+   * A `task` wait of `callId` holding `task`. When the call holds one already (found at resume,
+   * or held before its first poll) it keeps that wait's id and lifetime: a task polled and
+   * parked again and again must still reach its expiry (SPEC 15.1: one last poll, then
+   * `TOOL_OUTCOME_UNKNOWN`), whatever the number of resumes.
+   */
   #taskWait(
     callId: string,
     toolName: string,
@@ -219,9 +224,12 @@ export class RunWaits implements CallWaits {
     approvedBy: Wait['approvedBy'],
   ): Wait {
     const { sessionId, runId, principal } = this.#ctx;
-    const { createdAt, expiresAt } = this.#lifetime();
+    const held = this.#tasks.get(callId);
+    const fresh = this.#lifetime();
+    const createdAt = held?.createdAt ?? fresh.createdAt;
+    const expiresAt = held ? held.expiresAt : fresh.expiresAt;
     return {
-      id: this.#tasks.get(callId)?.id ?? newId('wait'),
+      id: held?.id ?? newId('wait'),
       sessionId,
       runId,
       kind: 'task',
@@ -229,7 +237,7 @@ export class RunWaits implements CallWaits {
       toolName,
       server: task.server,
       createdAt,
-      expiresAt,
+      ...(expiresAt !== undefined ? { expiresAt } : {}),
       fingerprint,
       status: 'pending',
       task: {

@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAgent, scriptedModel } from '../../src/index.js';
-import type { Agent, ModelRequest, PolicyOptions, ToolResultMessage } from '../../src/index.js';
+import type {
+  Agent,
+  ModelRequest,
+  PolicyOptions,
+  ToolResultMessage,
+  Wait,
+} from '../../src/index.js';
 import { PostgresSessionStore } from '../../src/session/postgres.js';
 import { createWorker } from '../../src/worker/index.js';
 import { startTasksFixture, requestsFor } from '../mcp/tasks/tasks-fixture.js';
@@ -42,8 +48,10 @@ describe.skipIf(!url)('task polls as the worker’s delayed resume', () => {
   function agentOf(
     calls: readonly { name: string; arguments: object }[],
     policy: PolicyOptions = { allow: ['mcp_connect:*', 'mcp__*'] },
+    waits?: { ttlMs: number },
   ): Agent {
     return createAgent({
+      ...(waits ? { waits } : {}),
       model: scriptedModel(Array.from({ length: 50 }, () => turns(calls))),
       mcpServers: { t: fixture.config },
       mcp: {
@@ -112,6 +120,63 @@ describe.skipIf(!url)('task polls as the worker’s delayed resume', () => {
       // no resume at the waits' expiry was queued on the way: nothing is left in the queue
       expect(jobs.filter((j) => j.why !== 'task-poll' && j.why !== null)).toEqual([]);
       expect((await store.waits.list({ sessionId: 'polled' })).waits).toEqual([]);
+    } finally {
+      await worker.stop();
+      await agent.close();
+    }
+  });
+
+  it('a task that never ends, polled by a worker: its wait keeps its first expiry across the re-parks, so one last poll past it ends the call TOOL_OUTCOME_UNKNOWN and the session, and no job is left', async () => {
+    const agent = agentOf(
+      [{ name: 'mcp__t__finish', arguments: { ms: 600_000, pollMs: 100 } }],
+      undefined,
+      // long enough for a task poll or two to park again before it
+      { ttlMs: 4_000 },
+    );
+    const worker = createWorker({
+      agent,
+      connectionString: db.url,
+      schema: db.bossSchema,
+      sweepSeconds: 3600,
+    });
+    try {
+      await worker.start();
+      await worker.enqueue({ input: 'Do the work.', sessionId: 'hung' });
+      let first: Wait | undefined;
+      await vi.waitFor(
+        async () => {
+          [first] = (await agent.sessions.waits({ sessionId: 'hung' })).waits;
+          expect(first?.kind).toBe('task');
+        },
+        { timeout: 30_000, interval: 50 },
+      );
+      // parked again by a task poll: the same wait, the same lifetime
+      await vi.waitFor(
+        async () => {
+          const polls = (await jobsOf('hung')).filter((j) => j.why === 'task-poll');
+          expect(polls.filter((j) => j.outcome === 'parked').length).toBeGreaterThanOrEqual(1);
+        },
+        { timeout: 30_000, interval: 50 },
+      );
+      const [again] = (await agent.sessions.waits({ sessionId: 'hung' })).waits;
+      if (again)
+        expect(again).toMatchObject({
+          id: first!.id,
+          createdAt: first!.createdAt,
+          expiresAt: first!.expiresAt,
+        });
+      await vi.waitFor(async () => expect((await store.get('hung'))?.status).toBe('completed'), {
+        timeout: 15_000,
+        interval: 100,
+      });
+      expect((await store.get('hung'))?.finalContent).toMatch(
+        /^got: Error \[TOOL_OUTCOME_UNKNOWN\].*at its last poll: its wait passed waits\.ttlMs/,
+      );
+      // given up once: one tasks/cancel, and nothing left in the queue
+      expect(requestsFor(fixture.log(), 'tasks/cancel', first!.task!.taskId)).toBe(1);
+      const jobs = await jobsOf('hung');
+      expect(jobs.filter((j) => j.state !== 'completed')).toEqual([]);
+      expect(jobs.at(-1)).toMatchObject({ why: 'task-poll', outcome: 'completed' });
     } finally {
       await worker.stop();
       await agent.close();
