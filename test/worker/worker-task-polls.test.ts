@@ -1,3 +1,4 @@
+import PgBoss from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAgent, scriptedModel } from '../../src/index.js';
 import type {
@@ -179,6 +180,81 @@ describe.skipIf(!url)('task polls as the worker’s delayed resume', () => {
       expect(jobs.at(-1)).toMatchObject({ why: 'task-poll', outcome: 'completed' });
     } finally {
       await worker.stop();
+      await agent.close();
+    }
+  });
+
+  it('a stray resume of a session parked on a task starts no second chain of polls: one job stays queued, and one queued for later is cancelled', async () => {
+    const agent = agentOf([{ name: 'mcp__t__finish', arguments: { ms: 600_000, pollMs: 200 } }]);
+    const worker = createWorker({
+      agent,
+      connectionString: db.url,
+      schema: db.bossSchema,
+      sweepSeconds: 3600,
+    });
+    const boss = new PgBoss({
+      connectionString: db.url,
+      schema: db.bossSchema,
+      schedule: false,
+      supervise: false,
+      migrate: false,
+    });
+    boss.on('error', () => undefined);
+    const queued = async () =>
+      (
+        await db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM "${db.bossSchema}".job
+           WHERE name = 'muster' AND singleton_key = 'forked' AND state < 'active'`,
+        )
+      )[0]!.n;
+    try {
+      await worker.start();
+      await boss.start();
+      await worker.enqueue({ input: 'Do the work.', sessionId: 'forked' });
+      await vi.waitFor(
+        async () => expect((await jobsOf('forked')).map((j) => j.outcome)).toContain('parked'),
+        { timeout: 30_000, interval: 50 },
+      );
+      // an approval's old `expires` resume firing now, and one due tomorrow
+      const stray = await boss.send(
+        'muster',
+        { kind: 'resume', sessionId: 'forked', why: 'expires' },
+        { singletonKey: 'forked' },
+      );
+      const tomorrow = await boss.send(
+        'muster',
+        { kind: 'resume', sessionId: 'forked', why: 'expires' },
+        { singletonKey: 'forked', startAfter: new Date(Date.now() + 86_400_000) },
+      );
+      const stateOf = async (id: string | null) =>
+        (
+          await db.query<{ state: string }>(
+            `SELECT state FROM "${db.bossSchema}".job WHERE id = $1`,
+            [id],
+          )
+        )[0]?.state;
+      await vi.waitFor(async () => expect(await stateOf(stray)).toBe('completed'), {
+        timeout: 30_000,
+        interval: 50,
+      });
+      expect(await stateOf(tomorrow)).toBe('cancelled');
+      // the polls go on as one chain: never two jobs of the session queued at once
+      const done = async () =>
+        (await jobsOf('forked')).filter((j) => j.why === 'task-poll' && j.state === 'completed')
+          .length;
+      const before = await done();
+      let most = 0;
+      await vi.waitFor(
+        async () => {
+          most = Math.max(most, await queued());
+          expect(await done()).toBeGreaterThanOrEqual(before + 2);
+        },
+        { timeout: 30_000, interval: 25 },
+      );
+      expect(most).toBe(1);
+    } finally {
+      await worker.stop();
+      await boss.stop({ graceful: false, wait: true });
       await agent.close();
     }
   });
