@@ -498,7 +498,16 @@ export class RunWaits implements CallWaits {
       if (wait.kind === 'task') this.#tasks.set(outcome.callId, wait);
       const shown = publicWait(wait);
       this.parked.push(shown);
-      this.#ctx.emit({ type: 'wait.created', timestamp: isoNow(), sessionId, runId, wait: shown });
+      // a task wait parked again as an earlier run announced it is no news (every poll would
+      // repeat it); `session.parked` still lists it
+      if (!this.#announced(wait))
+        this.#ctx.emit({
+          type: 'wait.created',
+          timestamp: isoNow(),
+          sessionId,
+          runId,
+          wait: shown,
+        });
     }
     return waits;
   }
@@ -578,6 +587,21 @@ export class RunWaits implements CallWaits {
       else this.#byCall.set(callId, left);
     }
     this.#taken.clear();
+  }
+
+  /**
+   * True for a `task` wait this run found parked by an earlier run after a poll (so reported
+   * then: a wait only held before its first poll, by a run that died, has no `polledAt` and
+   * was never reported) that parks again with the same task status and status message.
+   */
+  #announced(wait: Wait): boolean {
+    if (wait.kind !== 'task' || !wait.task) return false;
+    const found = this.found.find((w) => w.id === wait.id && w.kind === 'task');
+    return (
+      found?.task?.polledAt !== undefined &&
+      found.task.status === wait.task.status &&
+      found.task.statusMessage === wait.task.statusMessage
+    );
   }
 
   #eventBase(wait: Wait, callId: string) {

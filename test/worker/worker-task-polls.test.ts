@@ -73,7 +73,7 @@ describe.skipIf(!url)('task polls as the worker’s delayed resume', () => {
   const toolCalls = (tool: string) =>
     fixture.log().filter((r) => r.method === 'tools/call' && r.tool === tool).length;
 
-  it('a resume past parkAfterMs polls the task once, at once, and parks again while it works', async () => {
+  it('a resume past parkAfterMs polls the task once, at once, and parks again while it works, reporting no unchanged status and no wait again', async () => {
     const agent = agentOf([{ name: 'mcp__t__finish', arguments: { ms: 60_000, pollMs: 50 } }]);
     try {
       const sent = await agent.send('Do the work.', { sessionId: 'once' });
@@ -87,6 +87,9 @@ describe.skipIf(!url)('task polls as the worker’s delayed resume', () => {
       ]);
       // one poll, not parkAfterMs more of them
       expect(requestsFor(fixture.log(), 'tasks/get', taskId)).toBe(polls + 1);
+      // nothing new to report: the task's status is unchanged, its wait the one announced
+      expect(ofType(events, 'tool.task')).toEqual([]);
+      expect(ofType(events, 'wait.created')).toEqual([]);
     } finally {
       await agent.close();
     }

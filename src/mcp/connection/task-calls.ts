@@ -193,6 +193,8 @@ export class TaskCalls {
             ? {
                 acceptedAt: resumed.acceptedAt,
                 pollFirst: true,
+                // the run that parked it reported its stored status: a resume reports changes
+                seedReported: true,
                 lastPoll: resumed.lastPoll,
                 ...(resumed.answers ? { initialAnswers: resumed.answers } : {}),
               }
