@@ -49,6 +49,12 @@ export interface AgentRunIds {
   readonly toolName?: string | undefined;
   /** For a resume, the session id `resume()` was given (checked as the run starts). */
   readonly named?: unknown;
+  /**
+   * The run only starts a new session: one that exists once the run holds its lease is
+   * refused (`SESSION_ALREADY_RUNNING`) before anything is written (a worker's start job,
+   * SPEC 15.5: another job of the same request started it).
+   */
+  readonly createOnly?: boolean;
 }
 
 /**
@@ -265,7 +271,13 @@ export class AgentRun {
             onOpening,
             runtime.options.mcp?.replay === 'idempotent',
           )
-        : await openSessionRun(this.#store, sessionId, plan.request, onOpening);
+        : await openSessionRun(
+            this.#store,
+            sessionId,
+            plan.request,
+            onOpening,
+            this.#ids.createOnly === true,
+          );
     } catch (err) {
       // the run did not start: only its failure is reported
       for (const event of first) this.#log?.drop(event);

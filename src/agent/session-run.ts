@@ -77,7 +77,9 @@ export type OnSessionOpening = (opening: SessionOpening) => void;
  * Loads or creates the session, repairs calls a previous run left unanswered (they become
  * `TOOL_OUTCOME_UNKNOWN` results, never replays), and commits the new user message. A new
  * session is stored with the run's principal; an existing one for another principal is
- * refused (`PRINCIPAL_MISMATCH`) before anything is written.
+ * refused (`PRINCIPAL_MISMATCH`) before anything is written. With `createOnly` (a worker's
+ * start job) a session that exists is refused (`SESSION_ALREADY_RUNNING`) before anything is
+ * written: the run was to start it, and another run did.
  * `store` is expected to type its failures and name the run's lease (see `guardedStore`).
  */
 export async function openSessionRun(
@@ -85,8 +87,15 @@ export async function openSessionRun(
   sessionId: string,
   request: RunRequest,
   onOpening: OnSessionOpening = () => {},
+  createOnly = false,
 ): Promise<SessionRun> {
   const existing = await store.get(sessionId);
+  if (existing && createOnly)
+    throw new SessionError(
+      'SESSION_ALREADY_RUNNING',
+      `Session '${sessionId}' was started by another run of the same request (a start job delivered twice): this run wrote nothing. Resume the session to continue it.`,
+      { sessionId },
+    );
   const startedAt = isoNow();
   // before anything else: another principal learns nothing of the session (not even its waits)
   if (existing)
