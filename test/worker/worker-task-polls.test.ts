@@ -262,6 +262,48 @@ describe.skipIf(!url)('task polls as the worker’s delayed resume', () => {
     }
   });
 
+  it('a delegated (asTool) run parked on a task: the root’s link carries the task, so a worker polls it through the root to the end; no link is left', async () => {
+    const child = agentOf([{ name: 'mcp__t__finish', arguments: { ms: 2_000, pollMs: 200 } }]);
+    const root = createAgent({
+      model: scriptedModel(
+        Array.from({ length: 5 }, () => turns([{ name: 'helper', arguments: { prompt: 'go' } }])),
+      ),
+      tools: [child.asTool({ name: 'helper', description: 'Does the work.' })],
+      policy: { allow: ['helper'] },
+      sessionStore: store,
+    });
+    const worker = createWorker({
+      agent: root,
+      connectionString: db.url,
+      schema: db.bossSchema,
+      sweepSeconds: 3600,
+    });
+    const before = toolCalls('finish');
+    try {
+      await worker.start();
+      await worker.enqueue({ input: 'Delegate the work.', sessionId: 'delegated' });
+      await vi.waitFor(
+        async () => {
+          const { waits } = await root.sessions.waits({ sessionId: 'delegated' });
+          expect(waits).toMatchObject([{ kind: 'task', task: { status: 'working' } }]);
+        },
+        { timeout: 30_000, interval: 50 },
+      );
+      await vi.waitFor(
+        async () => expect((await store.get('delegated'))?.status).toBe('completed'),
+        { timeout: 30_000, interval: 100 },
+      );
+      expect((await store.get('delegated'))?.finalContent).toBe('got: got: done');
+      expect(toolCalls('finish') - before).toBe(1);
+      expect((await jobsOf('delegated')).some((j) => j.why === 'task-poll')).toBe(true);
+      expect((await store.waits.list({ sessionId: 'delegated' })).waits).toEqual([]);
+    } finally {
+      await worker.stop();
+      await root.close();
+      await child.close();
+    }
+  });
+
   it('a run parked on a task and an approval: the decision resumes it (the task wait needs none), and task polls finish it', async () => {
     const agent = agentOf(
       [
