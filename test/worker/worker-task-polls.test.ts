@@ -266,10 +266,10 @@ describe.skipIf(!url)('task polls as the worker’s delayed resume', () => {
     const child = agentOf([{ name: 'mcp__t__finish', arguments: { ms: 2_000, pollMs: 200 } }]);
     const root = createAgent({
       model: scriptedModel(
-        Array.from({ length: 5 }, () => turns([{ name: 'helper', arguments: { prompt: 'go' } }])),
+        Array.from({ length: 5 }, () => turns([{ name: 'delegate', arguments: { prompt: 'go' } }])),
       ),
-      tools: [child.asTool({ name: 'helper', description: 'Does the work.' })],
-      policy: { allow: ['helper'] },
+      tools: [child.asTool({ name: 'delegate', description: 'Does the work.' })],
+      policy: { allow: ['delegate'] },
       sessionStore: store,
     });
     const worker = createWorker({

@@ -387,13 +387,14 @@ describe('a task parked within a process (memory store)', () => {
     const child = agentOn(store, { parkAfterMs: 1 });
     const turn = (request: ModelRequest) => {
       const result = request.messages.findLast((m): m is ToolResultMessage => m.role === 'tool');
-      if (!result) return { toolCalls: [{ name: 'helper', arguments: { prompt: 'go' }, id: 'c' }] };
+      if (!result)
+        return { toolCalls: [{ name: 'delegate', arguments: { prompt: 'go' }, id: 'c' }] };
       return { text: `root got: ${result.content}` };
     };
     const root = createAgent({
       model: scriptedModel(Array.from({ length: 5 }, () => turn)),
-      tools: [child.asTool({ name: 'helper', description: 'Does the work.' })],
-      policy: { allow: ['helper'] },
+      tools: [child.asTool({ name: 'delegate', description: 'Does the work.' })],
+      policy: { allow: ['delegate'] },
       sessionStore: store,
     });
     try {
