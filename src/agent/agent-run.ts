@@ -56,6 +56,12 @@ export interface AgentRunIds {
   readonly named?: unknown;
   /** The tool call of the run that delegated to this one (`asTool`): its budget counts this run. */
   readonly caller?: ToolExecutionContext | undefined;
+  /**
+   * The run only starts a new session: one that exists once the run holds its lease is
+   * refused (`SESSION_ALREADY_RUNNING`) before anything is written (a worker's start job,
+   * SPEC 15.5: another job of the same request started it).
+   */
+  readonly createOnly?: boolean;
 }
 
 /**
@@ -282,7 +288,13 @@ export class AgentRun {
             onOpening,
             runtime.options.mcp?.replay === 'idempotent',
           )
-        : await openSessionRun(this.#store, sessionId, plan.request, onOpening);
+        : await openSessionRun(
+            this.#store,
+            sessionId,
+            plan.request,
+            onOpening,
+            this.#ids.createOnly === true,
+          );
     } catch (err) {
       // the run did not start: only its failure is reported
       for (const event of first) this.#log?.drop(event);
@@ -400,21 +412,29 @@ export class AgentRun {
    * The calls a resumed run found in flight (`mcp.replay: 'idempotent'`, SPEC 15.5), decided
    * from the run's catalog: those of MCP tools annotated `idempotentHint` or `readOnlyHint`
    * stay with the calls to run (sent again, once); the others are repaired now, as
-   * `TOOL_OUTCOME_UNKNOWN` results committed before any call runs.
+   * `TOOL_OUTCOME_UNKNOWN` results committed before any call runs. The replays that parked
+   * on a wait before they were sent (`SessionRun.replayed`) are replays still.
    */
   async #sortInFlight(
     catalog: ToolCatalog,
   ): Promise<{ pendingCalls?: readonly ToolCallRequest[]; replaying?: ReadonlySet<string> }> {
     const session = this.#session!;
     const inFlight = session.inFlight;
-    if (!inFlight || inFlight.size === 0) return { pendingCalls: session.pendingCalls };
+    // replays that parked before they were sent stay replays, whatever the catalog says now
+    const replayed = session.replayed;
+    if (!inFlight || inFlight.size === 0)
+      return {
+        pendingCalls: session.pendingCalls,
+        ...(replayed && replayed.size > 0 ? { replaying: replayed } : {}),
+      };
     const calls = session.pendingCalls ?? [];
     const unknown = calls.filter(
       (c) => inFlight.has(c.callId) && !isReplayable(catalog.get(c.name)),
     );
-    const replaying = new Set(
-      calls.filter((c) => inFlight.has(c.callId) && !unknown.includes(c)).map((c) => c.callId),
-    );
+    const replaying = new Set([
+      ...calls.filter((c) => inFlight.has(c.callId) && !unknown.includes(c)).map((c) => c.callId),
+      ...(replayed ?? []),
+    ]);
     if (unknown.length > 0) {
       const repairs = unansweredCallResults(
         [{ role: 'assistant', content: unknown.map(toolCallPart) }],

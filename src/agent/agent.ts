@@ -35,6 +35,11 @@ const storeReader: { read?: (agent: Agent) => SessionStore } = {};
 /** Reads an agent's options: filled once, by the class's static block below. */
 const optionsReader: { read?: (agent: Agent) => AgentOptions } = {};
 
+/** Starts a run that only creates its session: filled once, by the class's static block below. */
+const newSessionRunner: {
+  run?: (agent: Agent, request: RunRequest) => AsyncIterable<AgentEvent>;
+} = {};
+
 /** The options `child()` constructs a child agent with. */
 interface AdoptingOptions extends AgentOptions {
   readonly [ADOPT]: AgentScope;
@@ -55,6 +60,7 @@ export class Agent {
   static {
     storeReader.read = (agent) => agent.#runtime.store;
     optionsReader.read = (agent) => agent.#runtime.options;
+    newSessionRunner.run = (agent, request) => agent.#runEvents(request, { createOnly: true });
   }
 
   readonly #runtime: AgentScope;
@@ -212,6 +218,7 @@ export class Agent {
       sessionId?: string;
       toolName?: string | undefined;
       caller?: ToolExecutionContext | undefined;
+      createOnly?: boolean;
     } = {},
   ): AsyncIterable<AgentEvent> {
     const named: unknown = how.resume ? how.sessionId : request?.sessionId;
@@ -224,6 +231,7 @@ export class Agent {
       caller: how.caller,
       // a resume names its session: one that is no id fails the run, not a new session
       ...(how.resume ? { named } : {}),
+      ...(how.createOnly ? { createOnly: true } : {}),
     };
     return new AgentRun(this.#runtime, request, ids).events();
   }
@@ -235,6 +243,16 @@ export class Agent {
  */
 export function agentSessionStore(agent: Agent): SessionStore {
   return storeReader.read!(agent);
+}
+
+/**
+ * `agent.run(request)` for a session that must not exist yet: once the run holds the
+ * session's lease, a session that exists (started by another delivery of the same request)
+ * is refused with `SESSION_ALREADY_RUNNING` before anything is written. For code of this
+ * package that drives an agent's runs (a worker's start job, SPEC 15.5); not public API.
+ */
+export function agentStartRun(agent: Agent, request: RunRequest): AsyncIterable<AgentEvent> {
+  return newSessionRunner.run!(agent, request);
 }
 
 /** What code that dispatches an agent's runs (workers, SPEC 15.5) needs of its options. */

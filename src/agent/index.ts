@@ -1,4 +1,10 @@
-export { Agent, agentDispatchFacts, agentSessionStore, createAgent } from './agent.js';
+export {
+  Agent,
+  agentDispatchFacts,
+  agentSessionStore,
+  agentStartRun,
+  createAgent,
+} from './agent.js';
 export type { AgentDispatchFacts } from './agent.js';
 export type { AgentSessions } from './agent-sessions.js';
 export type {

@@ -62,6 +62,12 @@ export class RunWaits implements CallWaits {
    * this run before its first poll): it stays until the call's result is committed.
    */
   readonly #tasks = new Map<string, Wait>();
+  /**
+   * The links to a delegated run's `task` waits kept in the store for each call that resumes
+   * that run (found, or parked on by this run): they stay until the call's result is
+   * committed, so a root that dies meanwhile resumes the delegated run again.
+   */
+  readonly #taskLinks = new Map<string, Wait[]>();
 
   /** The waits the session held when the run opened it. */
   readonly found: readonly Wait[];
@@ -74,7 +80,8 @@ export class RunWaits implements CallWaits {
     for (const wait of found)
       if (wait.callId !== undefined) {
         this.#byCall.set(wait.callId, [...(this.#byCall.get(wait.callId) ?? []), wait]);
-        if (wait.kind === 'task' && wait.task) this.#tasks.set(wait.callId, wait);
+        // a link to a delegated run's task wait is not this run's task: the delegated run polls
+        if (wait.kind === 'task' && wait.task && !wait.child) this.#tasks.set(wait.callId, wait);
       }
   }
 
@@ -84,7 +91,8 @@ export class RunWaits implements CallWaits {
    * result was never committed is then an unknown outcome for a later resume, never a second
    * run of an approved call. The `task` waits of the calls in `pending` (those the resumed run
    * polls on) stay until their results are committed: a process that dies while polling
-   * leaves them for the next resume, which polls again, never sending the call twice.
+   * leaves them for the next resume, which polls again, never sending the call twice. So do
+   * the links of those calls to a delegated run's `task` waits (the delegated run polls).
    */
   async takeUp(pending: ReadonlySet<string> = new Set()): Promise<void> {
     const waits = this.#ctx.store.waits;
@@ -94,6 +102,9 @@ export class RunWaits implements CallWaits {
     );
     for (const w of gone)
       if (w.callId !== undefined && w.kind === 'task') this.#tasks.delete(w.callId);
+    for (const w of this.found)
+      if (w.kind === 'task' && w.child && w.callId !== undefined && pending.has(w.callId))
+        this.#taskLinks.set(w.callId, [...(this.#taskLinks.get(w.callId) ?? []), w]);
     if (gone.length === 0) return;
     await waits.remove(
       this.#ctx.sessionId,
@@ -191,10 +202,11 @@ export class RunWaits implements CallWaits {
    */
   async releaseTasks(outcomes: readonly ToolCallOutcome[]): Promise<void> {
     const waits = this.#ctx.store.waits;
-    if (!waits || this.#tasks.size === 0) return;
-    const done = outcomes.flatMap((o) => {
-      const wait = o.parked ? undefined : this.#tasks.get(o.callId);
-      return wait ? [wait] : [];
+    if (!waits || (this.#tasks.size === 0 && this.#taskLinks.size === 0)) return;
+    const ended = outcomes.filter((o) => !o.parked).map((o) => o.callId);
+    const done = ended.flatMap((callId) => {
+      const wait = this.#tasks.get(callId);
+      return [...(wait ? [wait] : []), ...(this.#taskLinks.get(callId) ?? [])];
     });
     if (done.length === 0) return;
     await waits.remove(
@@ -202,7 +214,10 @@ export class RunWaits implements CallWaits {
       done.map((w) => w.id),
       this.#ctx.writeOptions(),
     );
-    for (const wait of done) this.#tasks.delete(wait.callId!);
+    for (const callId of ended) {
+      this.#tasks.delete(callId);
+      this.#taskLinks.delete(callId);
+    }
   }
 
   /** When a wait made now was created and when it expires (`waits.ttlMs`), ISO 8601. */
@@ -230,7 +245,12 @@ export class RunWaits implements CallWaits {
     return { into, ...this.#lifetime() };
   }
 
-  /** A `task` wait of `callId` holding `task` (the call's held wait's id when it has one). */
+  /**
+   * A `task` wait of `callId` holding `task`. When the call holds one already (found at resume,
+   * or held before its first poll) it keeps that wait's id and lifetime: a task polled and
+   * parked again and again must still reach its expiry (SPEC 15.1: one last poll, then
+   * `TOOL_OUTCOME_UNKNOWN`), whatever the number of resumes.
+   */
   #taskWait(
     callId: string,
     toolName: string,
@@ -239,9 +259,12 @@ export class RunWaits implements CallWaits {
     approvedBy: Wait['approvedBy'],
   ): Wait {
     const { sessionId, runId, principal } = this.#ctx;
-    const { createdAt, expiresAt } = this.#lifetime();
+    const held = this.#tasks.get(callId);
+    const fresh = this.#lifetime();
+    const createdAt = held?.createdAt ?? fresh.createdAt;
+    const expiresAt = held ? held.expiresAt : fresh.expiresAt;
     return {
-      id: this.#tasks.get(callId)?.id ?? newId('wait'),
+      id: held?.id ?? newId('wait'),
       sessionId,
       runId,
       kind: 'task',
@@ -249,7 +272,7 @@ export class RunWaits implements CallWaits {
       toolName,
       server: task.server,
       createdAt,
-      expiresAt,
+      ...(expiresAt !== undefined ? { expiresAt } : {}),
       fingerprint,
       status: 'pending',
       task: {
@@ -479,7 +502,8 @@ export class RunWaits implements CallWaits {
       : child
         ? child.waits.map((cw) => ({
             ...base,
-            id: newId('wait'),
+            // the link to the same wait of the delegated run keeps its id across re-parks
+            id: this.#linkId(outcome.callId, child.sessionId, cw.id) ?? newId('wait'),
             kind: cw.kind,
             // what the person is asked is the delegated run's: its tool, arguments and form
             ...(cw.toolName !== undefined ? { toolName: cw.toolName } : {}),
@@ -489,6 +513,8 @@ export class RunWaits implements CallWaits {
             ...(cw.requestedSchema !== undefined ? { requestedSchema: cw.requestedSchema } : {}),
             ...(cw.url !== undefined ? { url: cw.url } : {}),
             ...(cw.expiresAt !== undefined ? { expiresAt: cw.expiresAt } : {}),
+            // a delegated run's task: when it is due its next poll (a worker resumes the root)
+            ...(cw.task !== undefined ? { task: cw.task } : {}),
             child: { sessionId: child.sessionId, waitId: cw.id },
           }))
         : input
@@ -505,12 +531,36 @@ export class RunWaits implements CallWaits {
     // go back: their answers still hold for its next resume
     for (const unused of this.#byCall.get(outcome.callId) ?? [])
       if (!this.#taken.has(unused.id)) await into.put(unused, this.#ctx.writeOptions());
+    // the call's task links that this park does not write again: the delegated run no longer
+    // waits on those tasks
+    const stale = (this.#taskLinks.get(outcome.callId) ?? []).filter(
+      (link) => !waits.some((w) => w.id === link.id),
+    );
+    if (stale.length > 0)
+      await into.remove(
+        sessionId,
+        stale.map((w) => w.id),
+        this.#ctx.writeOptions(),
+      );
+    this.#taskLinks.set(
+      outcome.callId,
+      waits.filter((w) => w.kind === 'task' && w.child),
+    );
     for (const wait of waits) {
       await into.put(wait, this.#ctx.writeOptions());
-      if (wait.kind === 'task') this.#tasks.set(outcome.callId, wait);
+      if (wait.kind === 'task' && !wait.child) this.#tasks.set(outcome.callId, wait);
       const shown = publicWait(wait);
       this.parked.push(shown);
-      this.#ctx.emit({ type: 'wait.created', timestamp: isoNow(), sessionId, runId, wait: shown });
+      // a task wait parked again as an earlier run announced it is no news (every poll would
+      // repeat it); `session.parked` still lists it
+      if (!this.#announced(wait))
+        this.#ctx.emit({
+          type: 'wait.created',
+          timestamp: isoNow(),
+          sessionId,
+          runId,
+          wait: shown,
+        });
     }
     return waits;
   }
@@ -590,6 +640,28 @@ export class RunWaits implements CallWaits {
       else this.#byCall.set(callId, left);
     }
     this.#taken.clear();
+  }
+
+  /** The id of the link this run found from `callId` to the delegated run's wait `waitId`. */
+  #linkId(callId: string, sessionId: string, waitId: string): string | undefined {
+    return this.#byCall
+      .get(callId)
+      ?.find((w) => w.child?.sessionId === sessionId && w.child.waitId === waitId)?.id;
+  }
+
+  /**
+   * True for a `task` wait this run found parked by an earlier run after a poll (so reported
+   * then: a wait only held before its first poll, by a run that died, has no `polledAt` and
+   * was never reported) that parks again with the same task status and status message.
+   */
+  #announced(wait: Wait): boolean {
+    if (wait.kind !== 'task' || !wait.task) return false;
+    const found = this.found.find((w) => w.id === wait.id && w.kind === 'task');
+    return (
+      found?.task?.polledAt !== undefined &&
+      found.task.status === wait.task.status &&
+      found.task.statusMessage === wait.task.statusMessage
+    );
   }
 
   #eventBase(wait: Wait, callId: string) {

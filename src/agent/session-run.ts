@@ -43,6 +43,12 @@ export interface SessionRun {
    * catalog marks replayable, and repairs the others as `TOOL_OUTCOME_UNKNOWN`.
    */
   readonly inFlight?: ReadonlySet<string>;
+  /**
+   * The calls among `pendingCalls` that parked on a wait while they were being sent again
+   * (their start recorded a replay, SPEC 15.5): still replays, so one the pipeline does not
+   * send now (denied, its approval expired) is `TOOL_OUTCOME_UNKNOWN`, not "not run".
+   */
+  readonly replayed?: ReadonlySet<string>;
   /** Records the final answer, and its typed value when the run asked for `output`. */
   complete(content: string, output?: unknown): Promise<unknown>;
   /** Records the failure (code and message only). */
@@ -73,7 +79,9 @@ export type OnSessionOpening = (opening: SessionOpening) => void;
  * Loads or creates the session, repairs calls a previous run left unanswered (they become
  * `TOOL_OUTCOME_UNKNOWN` results, never replays), and commits the new user message. A new
  * session is stored with the run's principal; an existing one for another principal is
- * refused (`PRINCIPAL_MISMATCH`) before anything is written.
+ * refused (`PRINCIPAL_MISMATCH`) before anything is written. With `createOnly` (a worker's
+ * start job) a session that exists is refused (`SESSION_ALREADY_RUNNING`) before anything is
+ * written: the run was to start it, and another run did.
  * `store` is expected to type its failures and name the run's lease (see `guardedStore`).
  */
 export async function openSessionRun(
@@ -81,8 +89,15 @@ export async function openSessionRun(
   sessionId: string,
   request: RunRequest,
   onOpening: OnSessionOpening = () => {},
+  createOnly = false,
 ): Promise<SessionRun> {
   const existing = await store.get(sessionId);
+  if (existing && createOnly)
+    throw new SessionError(
+      'SESSION_ALREADY_RUNNING',
+      `Session '${sessionId}' was started by another run of the same request (a start job delivered twice): this run wrote nothing. Resume the session to continue it.`,
+      { sessionId },
+    );
   const startedAt = isoNow();
   // before anything else: another principal learns nothing of the session (not even its waits)
   if (existing)
@@ -174,6 +189,10 @@ export async function resumeSessionRun(
   }
   const startedAt = isoNow();
   const inFlight = replay ? replayCandidates(existing, waitingCalls) : new Set<string>();
+  // a replay that parked (an approval asked again) is still a replay when it is decided
+  const replayed = new Set(
+    [...waitingCalls].filter((callId) => wasReplayed(existing.startedCalls, callId)),
+  );
   const repairs = repairsOf(existing, new Set([...waitingCalls, ...inFlight]));
   const repaired = repairs.map((r) => r.message);
   const pendingCalls = lastTurnCalls(existing, new Set([...waitingCalls, ...inFlight]));
@@ -204,6 +223,7 @@ export async function resumeSessionRun(
     ...(finalText !== undefined ? { finalText } : {}),
     ...(pendingCalls.length > 0 ? { pendingCalls } : {}),
     ...(inFlight.size > 0 ? { inFlight } : {}),
+    ...(replayed.size > 0 ? { replayed } : {}),
     startedAt,
     ...ending(store, sessionId),
   };

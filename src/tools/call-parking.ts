@@ -9,6 +9,11 @@ export interface ChildWait {
   readonly requestedSchema?: Readonly<Record<string, unknown>>;
   readonly url?: string;
   readonly expiresAt?: string;
+  /**
+   * A `task` wait's handle (its server is `server`): the root's link carries it, so whoever
+   * schedules the root's resume knows when the task is due its next poll.
+   */
+  readonly task?: Omit<ParkedTask, 'server'>;
 }
 
 /** A delegated run (`asTool`) that parked inside a call: the root run parks on its waits. */

@@ -26,8 +26,11 @@ export interface JobLoopParts {
   readonly sweepSeconds: number;
   readonly session: (data: unknown, signal: AbortSignal) => Promise<SessionJobOutcome>;
   readonly sweep: () => Promise<unknown>;
-  /** Queues the session's resume (at `startAfter`, or now). */
-  readonly resumeLater: (sessionId: string, why: ResumeReason, startAfter?: Date) => Promise<void>;
+  /**
+   * Queues the delayed resume of a session whose run parked, at `startAfter`, unless a job of
+   * the session is queued at or before it (one chain of resumes per session).
+   */
+  readonly resumeLater: (sessionId: string, why: ResumeReason, startAfter: Date) => Promise<void>;
   /**
    * Queues a job's work again before the loop stops its run: a start job's own data (its
    * session may not exist yet), or the session's resume.

@@ -1,4 +1,4 @@
-import { agentDispatchFacts } from '../agent/index.js';
+import { agentDispatchFacts, agentStartRun } from '../agent/index.js';
 import type { Agent, AgentDispatchFacts, AgentEvent } from '../agent/index.js';
 import { MusterError } from '../errors/index.js';
 import type { DispatchableStore, Wait } from '../session/index.js';
@@ -49,7 +49,9 @@ export async function runSessionJob(
   let events: AsyncIterable<AgentEvent>;
   if (state === undefined) {
     if (data.kind !== 'start') return { kind: 'noop' };
-    events = agent.run({ ...data.request, sessionId: data.sessionId, signal });
+    // a session that exists by the time the run holds its lease was started by another job
+    // of this request (queued again by the sweep or a drain): this one is a no-op
+    events = agentStartRun(agent, { ...data.request, sessionId: data.sessionId, signal });
   } else {
     if (state.status === 'completed' || state.status === 'idle') return { kind: 'noop' };
     events = agent.resume(data.sessionId, {

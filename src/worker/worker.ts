@@ -17,6 +17,7 @@ import { runSessionJob } from './session-jobs.js';
 import type { ResumeReason, SessionJobData } from './session-jobs.js';
 import { sweepOrphans } from './lease-sweep.js';
 import { JobLoop } from './job-loop.js';
+import { queueParkedResume } from './parked-resume.js';
 
 /** What {@link Worker.enqueue} returns: the session the run goes to and its job's id. */
 export interface EnqueuedRun {
@@ -96,7 +97,7 @@ export class Worker {
         runSessionJob(this.#options.agent, this.#store, data as SessionJobData, signal),
       sweep: () => sweepOrphans(boss, this.#store, this.#staleJobSeconds),
       resumeLater: (sessionId, why, startAfter) =>
-        this.#sendResume(boss, sessionId, why, startAfter),
+        this.#resumeParked(boss, sessionId, why, startAfter),
       requeue: (data) => this.#requeue(boss, data as SessionJobData),
       report: (err) => this.#report(err),
     });
@@ -177,6 +178,23 @@ export class Worker {
   async #onDecided(boss: WorkerBoss, decided: WaitDecidedInTransaction): Promise<void> {
     if (decided.pending > 0) return;
     await this.#sendResume(boss, decided.sessionId, 'decided', undefined, decided.query);
+  }
+
+  /** The delayed resume of a parked run, one chain per session (see {@link queueParkedResume}). */
+  async #resumeParked(
+    boss: WorkerBoss,
+    sessionId: string,
+    why: ResumeReason,
+    at: Date,
+  ): Promise<void> {
+    await queueParkedResume(boss, sessionId, at, async () => {
+      const data: SessionJobData = { kind: 'resume', sessionId, why };
+      const id = await boss.boss.send(boss.queue, data, {
+        singletonKey: sessionId,
+        startAfter: at,
+      });
+      return sentId(id, boss.queue);
+    });
   }
 
   async #sendResume(

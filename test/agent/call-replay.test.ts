@@ -70,6 +70,7 @@ function resumer(
   store: SqliteSessionStore,
   replay: 'never' | 'idempotent' | undefined,
   policy: PolicyOptions = { allow: ['mcp_connect:*', 'mcp__*'] },
+  waits?: { ttlMs: number },
 ): Agent {
   const turn = (request: ModelRequest) => {
     const result = request.messages.findLast((m): m is ToolResultMessage => m.role === 'tool');
@@ -81,6 +82,7 @@ function resumer(
     mcp: { strictConfig: true, ...(replay !== undefined ? { replay } : {}) },
     policy,
     sessionStore: store,
+    ...(waits ? { waits } : {}),
   });
 }
 
@@ -211,6 +213,56 @@ describe('calls in flight at a crash', () => {
       expect(gateCalls('denied')).toHaveLength(1);
     } finally {
       await agent.close();
+      store.close();
+    }
+  });
+
+  it('a replay that parks on an approval stays a replay: denied, or its wait expired, it is TOOL_OUTCOME_UNKNOWN (not sent again); approved, it is sent once', async () => {
+    const ids = ['pdeny', 'pexpire', 'pallow'];
+    // one at a time: three processes at once on a short lease lose it on a busy machine
+    for (const id of ids) await crashed(id, 'gate_idempotent');
+    for (const id of ids) openGate(id);
+    const store = new SqliteSessionStore({ path: db });
+    // the tool now asks for an approval, and nobody is there to give it: the replay parks
+    const ask: PolicyOptions = { allow: ['mcp_connect:*'], park: true };
+    const agent = resumer(store, 'idempotent', ask);
+    const expiring = resumer(store, 'idempotent', ask, { ttlMs: 1 });
+    try {
+      for (const id of ids) {
+        const { events, error } = await resume(id === 'pexpire' ? expiring : agent, store, id);
+        expect(error).toBeUndefined();
+        expect(ofType(events, 'session.parked')[0]!.waits).toMatchObject([
+          { kind: 'approval', callId: 'call_gate' },
+        ]);
+      }
+      const waitOf = async (id: string) => (await agent.sessions.waits({ sessionId: id })).waits;
+      await agent.decide('pdeny', (await waitOf('pdeny'))[0]!.id, { decision: 'deny' });
+      await agent.decide('pallow', (await waitOf('pallow'))[0]!.id, { decision: 'allow' });
+      for (const id of ['pdeny', 'pexpire']) {
+        const { events, error } = await collect(agent.resume(id));
+        expect(error).toBeUndefined();
+        const [completed] = ofType(events, 'tool.completed');
+        expect(completed).toMatchObject({
+          callId: 'call_gate',
+          errorCode: 'TOOL_OUTCOME_UNKNOWN',
+          executed: true,
+        });
+        expect(completed!.content).toMatch(/^Error \[TOOL_OUTCOME_UNKNOWN\].*not sent again/);
+        // sent once, by the process that was killed
+        expect(gateCalls(id)).toHaveLength(1);
+      }
+      const { events, error } = await collect(agent.resume('pallow'));
+      expect(error).toBeUndefined();
+      expect(ofType(events, 'tool.completed')).toMatchObject([
+        { callId: 'call_gate', isError: false, executed: true, content: 'passed pallow' },
+      ]);
+      expect(gateCalls('pallow').map((c) => c.key)).toEqual([
+        'pallow:call_gate',
+        'pallow:call_gate',
+      ]);
+    } finally {
+      await agent.close();
+      await expiring.close();
       store.close();
     }
   });

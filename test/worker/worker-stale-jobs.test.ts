@@ -2,9 +2,11 @@ import PgBoss from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAgent, scriptedModel } from '../../src/index.js';
 import type { Wait } from '../../src/index.js';
+import type { DispatchableStore } from '../../src/session/index.js';
 import { PostgresSessionStore } from '../../src/session/postgres.js';
 import { createWorker } from '../../src/worker/index.js';
 import { sweepOrphans } from '../../src/worker/lease-sweep.js';
+import { runSessionJob } from '../../src/worker/session-jobs.js';
 import { fetchSessionJobs } from '../../src/worker/session-fetch.js';
 import { openWorkerBoss } from '../../src/worker/worker-boss.js';
 import type { WorkerBoss } from '../../src/worker/worker-boss.js';
@@ -119,6 +121,53 @@ describe.skipIf(!url)('session jobs a worker left active before taking the lease
     expect(await jobsOf('ended')).toEqual([{ kind: 'resume', why: 'decided', state: 'cancelled' }]);
     // a second sweep queues nothing more
     expect(await sweepOrphans(wb, store, 60)).toBe(0);
+  });
+
+  it('a slow worker whose start job was queued again: taking the lease after the other job’s run completed the session, its run is a no-op', async () => {
+    let requests = 0;
+    const runner = createAgent({
+      model: scriptedModel(
+        Array.from({ length: 4 }, () => () => {
+          requests++;
+          return { text: 'hello there' };
+        }),
+      ),
+      sessionStore: store,
+    });
+    const data = {
+      kind: 'start',
+      sessionId: 'slow',
+      request: { input: 'Hello', sessionId: 'slow' },
+    } as const;
+    // the slow worker read the session (none yet), then stalled before its run's lease
+    let resumeSlow!: () => void;
+    const stalled = new Promise<void>((resolve) => (resumeSlow = resolve));
+    let read!: () => void;
+    const hasRead = new Promise<void>((resolve) => (read = resolve));
+    const slowStore: Pick<DispatchableStore, 'dispatchState'> = {
+      dispatchState: async (id) => {
+        const state = await store.dispatchState(id);
+        read();
+        await stalled;
+        return state;
+      },
+    };
+    try {
+      const slow = runSessionJob(runner, slowStore, data, new AbortController().signal);
+      await hasRead;
+      // the job the sweep queued again runs on another worker and completes the session
+      expect(await runSessionJob(runner, store, data, new AbortController().signal)).toEqual({
+        kind: 'completed',
+      });
+      resumeSlow();
+      expect(await slow).toEqual({ kind: 'noop' });
+      expect(requests).toBe(1);
+      const state = await store.get('slow');
+      expect(state?.status).toBe('completed');
+      expect(state?.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+    } finally {
+      await runner.close();
+    }
   });
 
   it('a worker killed between fetch and lease: another worker’s sweep takes the session over and its run happens once', async () => {

@@ -228,6 +228,8 @@ export class TaskCalls {
             ? {
                 acceptedAt: resumed.acceptedAt,
                 pollFirst: true,
+                // the run that parked it reported its stored status: a resume reports changes
+                seedReported: true,
                 lastPoll: resumed.lastPoll,
                 ...(resumed.polledAt !== undefined ? { polledAt: resumed.polledAt } : {}),
                 ...(resumed.answers ? { initialAnswers: resumed.answers } : {}),

@@ -136,6 +136,19 @@ describe('pollTask', () => {
       ['completed', undefined],
     ]);
 
+    // a task resumed from its wait: its stored status was reported by the run that parked it
+    const resumed = scripted([{}, { statusMessage: 'half' }, done]);
+    const again: TaskStatusReport[] = [];
+    await pollTask(
+      resumed.channel,
+      SEED,
+      options(resumed.clock, { seedReported: true, onStatus: (r) => void again.push(r) }),
+    );
+    expect(again.map((r) => [r.status, r.statusMessage])).toEqual([
+      ['working', 'half'],
+      ['completed', undefined],
+    ]);
+
     const throwing = scripted([{}]);
     const boom = new Error('observer failed');
     const err = await rejection(

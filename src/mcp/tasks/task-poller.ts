@@ -65,8 +65,16 @@ export interface TaskPollOptions {
   readonly maxPollIntervalMs: number;
   /** The call's signal: an abort ends the call (and cancels the task, see `cancelOnAbort`). */
   readonly signal: AbortSignal;
-  /** Told of the seed status, then of each change of status or status message. */
+  /**
+   * Told of the seed status (unless `seedReported`), then of each change of status or status
+   * message.
+   */
   readonly onStatus?: (report: TaskStatusReport) => void;
+  /**
+   * The seed's status was reported already (a task resumed from its wait: the run that parked
+   * it reported it, and the wait stores it): only changes from it are reported.
+   */
+  readonly seedReported?: boolean;
   /** Answers `input_required`; without it such a task fails (`no-input-handler`). */
   readonly answerInput?: TaskInputAnswerer;
   /**
@@ -208,7 +216,15 @@ export async function pollTask(
   let polledAt: number | undefined = options.polledAt;
   try {
     await options.onAccepted?.(acceptedAt);
-    report(seed);
+    if (options.seedReported) {
+      const statusMessage =
+        seed.statusMessage === undefined ? undefined : redact(seed.statusMessage);
+      last = {
+        taskId,
+        status: seed.status,
+        ...(statusMessage !== undefined ? { statusMessage } : {}),
+      };
+    } else report(seed);
     const initial = options.initialAnswers;
     if (initial && Object.keys(initial).length > 0)
       await ended(channel.update(taskId, initial, signal), signal, ids, options, false);

@@ -454,4 +454,45 @@ describe('a task parked within a process (memory store)', () => {
     expect(requestsFor(fixture.log(), 'tasks/get', taskId)).toBe(polls + 1);
     expect(requestsFor(fixture.log(), 'tasks/cancel', taskId)).toBe(1);
   });
+
+  it("a delegated (asTool) run parked on a task: the root's link carries the task and keeps its id across resumes, and none is left when the call ends", async () => {
+    const store = new MemorySessionStore();
+    const sessionId = 'task-delegated';
+    const child = agentOn(store, { parkAfterMs: 1 });
+    const turn = (request: ModelRequest) => {
+      const result = request.messages.findLast((m): m is ToolResultMessage => m.role === 'tool');
+      if (!result)
+        return { toolCalls: [{ name: 'delegate', arguments: { prompt: 'go' }, id: 'c' }] };
+      return { text: `root got: ${result.content}` };
+    };
+    const root = createAgent({
+      model: scriptedModel(Array.from({ length: 5 }, () => turn)),
+      tools: [child.asTool({ name: 'delegate', description: 'Does the work.' })],
+      policy: { allow: ['delegate'] },
+      sessionStore: store,
+    });
+    try {
+      const sent = await root.send('Delegate the work.', { sessionId });
+      expect(sent.status).toBe('parked');
+      const [link] = sent.waits!;
+      expect(link).toMatchObject({ kind: 'task', callId: 'c', task: { status: 'working' } });
+      // polled through the root, still working: parked again on the same link, and only on it
+      const again = await collect(root.resume(sessionId));
+      expect(again.error).toBeUndefined();
+      expect((await store.waits.list({ sessionId })).waits).toMatchObject([
+        { id: link!.id, kind: 'task', task: { taskId: link!.task!.taskId } },
+      ]);
+      fixture.finish(link!.task!.taskId);
+      const { events, error } = await collect(root.resume(sessionId));
+      expect(error).toBeUndefined();
+      expect(ofType(events, 'session.completed').at(-1)).toMatchObject({
+        sessionId,
+        content: 'root got: got: done',
+      });
+      expect((await store.waits.list({ sessionId })).waits).toEqual([]);
+    } finally {
+      await root.close();
+      await child.close();
+    }
+  });
 });
