@@ -49,12 +49,5 @@ export type {
   WaitDecidedInTransaction,
 } from './session-dispatch.js';
 export { isDispatchable } from './session-dispatch.js';
-export type {
-  FleetState,
-  FleetJob,
-  FleetSession,
-  FleetQuery,
-  FleetView,
-  SessionFleetStore,
-} from './session-fleet.js';
+export type { FleetState, FleetJob } from './session-fleet.js';
 export { isFleetStore } from './session-fleet.js';

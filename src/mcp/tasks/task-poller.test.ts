@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { McpError } from '../../errors/index.js';
 import { loadClient } from '../failures/client-errors.js';
+import { TaskStillRunning } from '../contracts/task-types.js';
 import type { CapturedTask } from '../contracts/task-types.js';
 import { clampPollInterval, pollTask } from './index.js';
 import type { DetailedTask, TaskChannel, TaskStatusReport } from './index.js';
@@ -227,5 +228,34 @@ describe('pollTask', () => {
       expect(err).toMatchObject({ code: 'ABORTED' });
       expect(sent.cancels).toEqual(cancels);
     }
+  });
+
+  it('a resumed task that parks (an agent closed) before a fresh tasks/get answers keeps when it was last polled', async () => {
+    const ac = new AbortController();
+    const { channel, clock, sent } = scripted([{}]);
+    // the agent closes while the resumed task's first poll is out: it never answers
+    const closing: TaskChannel = {
+      ...channel,
+      get: async () => {
+        ac.abort('agent-closed');
+        throw new Error('aborted before tasks/get answered');
+      },
+    };
+    const err = await rejection(
+      pollTask(
+        closing,
+        SEED,
+        options(clock, {
+          signal: ac.signal,
+          pollFirst: true,
+          polledAt: 1_234,
+          seedReported: true,
+          park: { onAbort: (reason: unknown) => reason === 'agent-closed' },
+        }),
+      ),
+    );
+    expect(err).toBeInstanceOf(TaskStillRunning);
+    expect((err as TaskStillRunning).polledAt).toBe(1_234);
+    expect(sent.cancels).toEqual([]);
   });
 });

@@ -50,6 +50,8 @@ describe('a task parked within a process (memory store)', () => {
       parkAfterMs?: number;
       waitTtlMs?: number;
       onTask?: (agent: Agent) => void;
+      /** Told when a resumed run has started (its waits read), before its first poll. */
+      onResumed?: (agent: Agent) => void;
       /** The model's call (default: `finish` of 60 s). */
       call?: { name: string; arguments: object };
       /** The elicitation handler parks (a person answers later). */
@@ -86,6 +88,7 @@ describe('a task parked within a process (memory store)', () => {
       observability: {
         onEvent: (event) => {
           if (event.type === 'tool.task') options.onTask?.(agent);
+          if (event.type === 'session.started' && event.continued) options.onResumed?.(agent);
         },
       },
     });
@@ -296,39 +299,6 @@ describe('a task parked within a process (memory store)', () => {
     expect(requestsFor(fixture.log(), 'tasks/get', taskId)).toBe(polls);
   });
 
-  it('a resumed task that parks again before a fresh tasks/get answers keeps when it was last polled', async () => {
-    const store = new MemorySessionStore();
-    const sessionId = 'task-polled-kept';
-    const first = agentOn(store, { parkAfterMs: 1 });
-    let wait: Wait;
-    try {
-      const sent = await first.send('Do the work.', { sessionId });
-      expect(sent.status).toBe('parked');
-      wait = sent.waits![0]!;
-    } finally {
-      await first.close();
-    }
-    const polledAt = wait.task!.polledAt;
-    expect(polledAt).toBeDefined();
-    const polls = requestsFor(fixture.log(), 'tasks/get', wait.task!.taskId);
-
-    // the resumed run reports the task's stored status, and its agent closes before it polls
-    let closing: Promise<void> | undefined;
-    const second = agentOn(store, {
-      onTask: (agent) => {
-        closing ??= agent.close();
-      },
-    });
-    const { events, error } = await collect(second.resume(sessionId));
-    await closing;
-    expect(error).toBeUndefined();
-    expect(requestsFor(fixture.log(), 'tasks/get', wait.task!.taskId)).toBe(polls);
-    expect(ofType(events, 'session.parked')[0]!.waits).toMatchObject([
-      { id: wait.id, task: { polledAt } },
-    ]);
-    expect((await store.waits.get(sessionId, wait.id))!.task!.polledAt).toBe(polledAt);
-  });
-
   it('a cancel decided while a resumed run polls the task is not undone when that run parks again: the next resume cancels', async () => {
     const store = new MemorySessionStore();
     const sessionId = 'task-cancel-raced';
@@ -349,7 +319,7 @@ describe('a task parked within a process (memory store)', () => {
     let decided: Promise<Wait> | undefined;
     const second = agentOn(store, {
       parkAfterMs: 1,
-      onTask: () => {
+      onResumed: () => {
         decided ??= store.waits.decide(sessionId, wait.id, { decision: 'cancel', reason: 'ann' });
       },
     });
