@@ -28,6 +28,7 @@ describe('bad budgets and prices', () => {
     ['a negative budget', { maxCostUsd: -0.5 }],
     ['a zero budget', { maxCostUsd: 0 }],
     ['a NaN budget', { maxCostUsd: Number.NaN }],
+    ['a budget under a picodollar', { maxCostUsd: 4e-13 }],
     ['an infinite budget', { maxCostUsd: Number.POSITIVE_INFINITY }],
     ['a zero token budget', { maxTotalTokens: 0 }],
     ['a fractional maxToolCalls', { maxToolCalls: 2.5 }],
