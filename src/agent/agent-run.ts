@@ -81,8 +81,11 @@ export class AgentRun {
   #budget: RunBudget | undefined;
   /** Aborts the run's tool calls (not the run) when its budget runs out. */
   #calls: AbortController | undefined;
-  /** When the run started (`performance.now()`): its budget's active time counts from there. */
-  readonly #startedAt = performance.now();
+  /**
+   * When the run started executing, its events first read (`performance.now()`): its budget's
+   * active time counts from there, not from `run()`.
+   */
+  #startedAt = 0;
   readonly #store: SessionStore;
 
   /**
@@ -135,6 +138,7 @@ export class AgentRun {
 
   /** The steps of the run, in order; resolves with its failure, if any. */
   async #execute(): Promise<MusterError | undefined> {
+    this.#startedAt = performance.now();
     try {
       this.#claimSession();
     } catch (err) {

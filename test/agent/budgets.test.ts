@@ -397,6 +397,24 @@ describe('budgets', () => {
       .toEqual(expect.arrayContaining(['hold slow-1', 'cancelled slow-1']));
   }, 30_000);
 
+  it('maxDurationMs counts from when the run starts (its events are read), not from run()', async () => {
+    const model = scriptedModel([{ text: 'done', usage: u(10, 10) }]);
+    const lead = root.child({ model, modelName: 'lead' });
+    const events = lead.run({
+      input: 'answer',
+      sessionId: 'late-001',
+      limits: { maxDurationMs: 60_000 },
+    });
+    // an hour passes before the host reads the run's events (the clock moved on: no sleep)
+    const now = performance.now.bind(performance);
+    vi.spyOn(performance, 'now').mockImplementation(() => now() + 3_600_000);
+    const { error } = await collect(events);
+    expect(error).toBeUndefined();
+    expect(model.requests).toHaveLength(1);
+    const spent = (await root.sessions.get('late-001'))!.budget!.spent.durationMs;
+    expect(spent).toBeLessThan(60_000);
+  });
+
   it('maxDurationMs: the time a run is parked on a wait does not count', async () => {
     const model = scriptedModel([pingTurn(u(10, 10)), { text: 'done', usage: u(10, 10) }]);
     const lead = root.child({
