@@ -41,7 +41,10 @@ export interface Limits {
    * agent's `pricing` (a model without a price is refused).
    */
   readonly maxCostUsd?: number;
-  /** Budget: milliseconds the run may be active; time parked on a wait does not count. */
+  /**
+   * Budget: milliseconds the run may be active, from when it starts; time parked on a wait does
+   * not count. Reaching it stops the model request and the calls in flight.
+   */
   readonly maxDurationMs?: number;
   /** Budget: tool calls the run may start, its delegated runs' included (all turns together). */
   readonly maxToolCalls?: number;
