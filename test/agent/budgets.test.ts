@@ -260,6 +260,33 @@ describe('budgets', () => {
     expect(stored.usage).toMatchObject({ totalTokens: 1100 });
   }, 30_000);
 
+  it('a server that ignores the cancel of a call whose run spent its budget has its later sampling refused, not answered as background work', async () => {
+    rootTurns.push(
+      { text: 'a sampled answer', usage: u(600, 200) },
+      { text: 'an answer nobody pays for', usage: u(600, 200) },
+    );
+    const model = scriptedModel([
+      {
+        toolCalls: [{ name: 'mcp__b__sample_twice', arguments: { id: 'twice-1', text: 'hi' } }],
+        usage: u(250, 50),
+      },
+      { text: 'never asked' },
+    ]);
+    const lead = root.child({ model, modelName: 'lead' });
+    const { error } = await collect(
+      lead.run({ input: 'sample', sessionId: 'resample-001', limits: { maxTotalTokens: 1000 } }),
+    );
+    expect(error).toMatchObject({
+      code: 'BUDGET_EXHAUSTED',
+      details: { limit: 'maxTotalTokens', spent: 1100 },
+    });
+    await expect
+      .poll(() => serverLog().filter((l) => l.startsWith('resample twice-1')), { timeout: 10_000 })
+      .toEqual([expect.stringMatching(/^resample twice-1 refused: .*was cancelled/)]);
+    // the agent's model answered the first request only
+    expect(rootTurns).toHaveLength(1);
+  }, 30_000);
+
   it("warns once per limit at 80 %; 'finish' takes exactly one last turn, its request without tools", async () => {
     const model = scriptedModel([
       pingTurn(u(200, 100)),
