@@ -4,7 +4,6 @@ import { abortedError, toMusterError } from '../errors/index.js';
 import type { MusterError } from '../errors/index.js';
 import { ZERO_USAGE } from '../model/index.js';
 import type { ModelMessage, ToolCallPart, Usage } from '../model/index.js';
-import type { SessionStore } from '../session/index.js';
 import { RunScope } from '../tools/index.js';
 import type { ToolCallRequest, ToolCatalog } from '../tools/index.js';
 import { callIsolated, followAbort, isoNow, raceAbort } from '../util/index.js';
@@ -26,6 +25,7 @@ import type { SessionOpening, SessionRun } from './session-run.js';
 import { repairedCallEvent, unansweredCallResults } from './transcript-repair.js';
 import { isReplayable } from './call-replay.js';
 import { guardedStore } from './store-guard.js';
+import type { GuardedSessionStore } from './store-guard.js';
 import { readCommittedAnswer } from './output/index.js';
 import { RunWaits } from './run-waits.js';
 import { liveWaits, openWaits, publicWait, sessionWaits } from './open-waits.js';
@@ -87,9 +87,12 @@ export class AgentRun {
   #budget: RunBudget | undefined;
   /** Aborts the run's tool calls (not the run) when its budget runs out. */
   #calls: AbortController | undefined;
-  /** When the run started (`performance.now()`): its budget's active time counts from there. */
-  readonly #startedAt = performance.now();
-  readonly #store: SessionStore;
+  /**
+   * When the run started executing, its events first read (`performance.now()`): its budget's
+   * active time counts from there, not from `run()`.
+   */
+  #startedAt = 0;
+  readonly #store: GuardedSessionStore;
 
   /**
    * `request` is the run request, or for a resume (`ids.resume`) the options of `resume()`
@@ -141,6 +144,7 @@ export class AgentRun {
 
   /** The steps of the run, in order; resolves with its failure, if any. */
   async #execute(): Promise<MusterError | undefined> {
+    this.#startedAt = performance.now();
     try {
       this.#claimSession();
     } catch (err) {
@@ -344,6 +348,9 @@ export class AgentRun {
       emit: (event) => this.#emit(event),
       onExhausted: (error) => calls.abort(error),
       onDelegated: (usage) => this.#scope?.addUsage(usage, false, true),
+      // what a delegated run, a sampling answer or the clock spent reaches the store before
+      // the run's next step commit: a process that dies meanwhile does not lose it
+      save: () => this.#store.saveBudget(sessionId),
     });
   }
 

@@ -41,6 +41,8 @@ export class AgentRuntime implements AgentScope, RuntimeLifecycle {
   readonly tracing: RunTracing | undefined;
   /** `observability.agentName`: the name of this agent's runs in traces. */
   readonly agentName: string | undefined;
+  /** The model name that answers sampling requests (`mcp.handlers.sampling: 'agent'`). */
+  readonly samplingModelName: string | undefined;
   /** Sessions with a run in this process, each with the promise that settles when it ends. */
   readonly running = new Map<string, Promise<void>>();
   /** `agent.usage`: every run of this agent and of its children. */
@@ -65,6 +67,10 @@ export class AgentRuntime implements AgentScope, RuntimeLifecycle {
     this.mcp = parts.mcp;
     this.tracing = parts.tracing;
     this.agentName = parts.agentName;
+    this.samplingModelName =
+      options.mcp?.handlers?.sampling === 'agent'
+        ? (options.modelName ?? options.model?.defaultModelName)
+        : undefined;
   }
 
   /** Runs a registry change once nothing is in flight (`REGISTRY_BUSY` otherwise), tracked. */

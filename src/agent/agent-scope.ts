@@ -34,6 +34,12 @@ export interface AgentScope {
   readonly tracing: RunTracing | undefined;
   /** The agent's name in traces: the root's `observability.agentName`, a child's `name`. */
   readonly agentName: string | undefined;
+  /**
+   * The model name that answers servers' sampling requests (`mcp.handlers.sampling: 'agent'`):
+   * the root's model's, whatever model a run or a child uses; undefined when the agent's model
+   * answers none.
+   */
+  readonly samplingModelName: string | undefined;
   /** Aborted when the agent (or an ancestor) closes. */
   readonly closeSignal: AbortSignal;
   /**

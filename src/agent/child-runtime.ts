@@ -86,6 +86,10 @@ export class ChildRuntime implements AgentScope {
   get contextTool() {
     return this.#parent.contextTool;
   }
+  /** The root's model answers sampling requests, a child's runs' included. */
+  get samplingModelName() {
+    return this.#parent.samplingModelName;
+  }
   /** The root's tracing (one tracer); each run names its own agent. */
   get tracing() {
     return this.#parent.tracing;

@@ -39,6 +39,15 @@ describe('budget limits', () => {
     );
   });
 
+  it('refuses a maxCostUsd under one picodollar (it would round to none), saying the minimum', () => {
+    for (const tiny of [4e-13, 5e-13, 9.99e-13, Number.MIN_VALUE]) {
+      const resolve = () => resolveLimits(DEFAULT_LIMITS, { maxCostUsd: tiny }, 'run limits');
+      expect(resolve).toThrow(expect.objectContaining({ code: 'INVALID_CONFIGURATION' }));
+      expect(resolve).toThrow('at least 1e-12 (one picodollar)');
+    }
+    expect(resolveLimits(DEFAULT_LIMITS, { maxCostUsd: 1e-12 }, 'l').maxCostUsd).toBe(1e-12);
+  });
+
   it("takes SPEC 15.4's maxTokens as maxTotalTokens, and refuses both when they differ", () => {
     const run = resolveLimits(DEFAULT_LIMITS, { maxTokens: 30 }, 'run limits');
     expect(run.maxTotalTokens).toBe(30);

@@ -36,11 +36,15 @@ export interface Limits {
    */
   readonly maxTokens?: number;
   /**
-   * Budget: US dollars the run may spend, with its delegated runs and sampling: a positive
-   * finite number, priced by the agent's `pricing` (a model without a price is refused).
+   * Budget: US dollars the run may spend, with its delegated runs and sampling: a finite
+   * number of at least 1e-12 (one picodollar, the unit dollars are counted in), priced by the
+   * agent's `pricing` (a model without a price is refused).
    */
   readonly maxCostUsd?: number;
-  /** Budget: milliseconds the run may be active; time parked on a wait does not count. */
+  /**
+   * Budget: milliseconds the run may be active, from when it starts; time parked on a wait does
+   * not count. Reaching it stops the model request and the calls in flight.
+   */
   readonly maxDurationMs?: number;
   /** Budget: tool calls the run may start, its delegated runs' included (all turns together). */
   readonly maxToolCalls?: number;
@@ -80,12 +84,15 @@ const KEYS: readonly (keyof Limits)[] = [
   ...BUDGET_LIMIT_KEYS,
 ];
 
+/** The smallest `maxCostUsd`: one picodollar, the unit dollars are counted in. */
+const MIN_COST_USD = 1e-12;
+
 /** The largest value of the limits that have one. */
 const MAXIMA: Partial<Record<keyof Limits, number>> = { maxToolArgumentDepth: MAX_DATA_DEPTH };
 
 /**
  * Layers overrides over a base, checking each (`INVALID_CONFIGURATION`): `maxCostUsd` a
- * positive finite number, `onBudgetExhausted` `'fail'` or `'finish'`, every other limit a
+ * finite number of at least one picodollar, `onBudgetExhausted` `'fail'` or `'finish'`, every other limit a
  * positive integer, at most its maximum where it has one.
  */
 export function resolveLimits(
@@ -132,10 +139,11 @@ export function resolveLimits(
 function limitProblem(key: keyof Limits, value: unknown): string | undefined {
   if (key === 'onBudgetExhausted')
     return value === 'fail' || value === 'finish' ? undefined : "'fail' or 'finish'";
+  // dollars are counted in whole picodollars: less than one would be a budget of none
   if (key === 'maxCostUsd')
-    return typeof value === 'number' && Number.isFinite(value) && value > 0
+    return typeof value === 'number' && Number.isFinite(value) && value >= MIN_COST_USD
       ? undefined
-      : 'a positive finite number of US dollars (for example 0.5)';
+      : `a positive finite number of US dollars (for example 0.5), at least ${MIN_COST_USD} (one picodollar)`;
   const max = MAXIMA[key];
   return typeof value === 'number' &&
     Number.isSafeInteger(value) &&

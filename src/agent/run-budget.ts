@@ -46,7 +46,22 @@ export interface RunBudgetInit {
    * its session's usage (the delegating tool then reports none).
    */
   readonly onDelegated?: (usage: Usage) => void;
+  /**
+   * Stores the budget now, between the run's step commits (a commit of its session that
+   * carries the budget, coalesced by the run). Called, for a budget of the run's own, when
+   * spending is counted outside the run's own turns and calls (a delegated run's turn and the
+   * calls it starts, a sampling answer, a tool's report) and, under `maxDurationMs`, when a
+   * tenth of the limit (at least a second) of active time passed since the budget was last
+   * recorded: a process that dies then loses at most that.
+   */
+  readonly save?: () => void;
 }
+
+/** The longest delay `setTimeout` takes (2^31 - 1 ms, about 24.8 days); longer is re-armed. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** The least active time between two saves of the clock (see `RunBudgetInit.save`). */
+const MIN_SAVE_EVERY_MS = 1000;
 
 /** The budgets of the runs in flight, by the scope their tool calls see (for `asTool`). */
 const budgets = new WeakMap<RunScope, RunBudget>();
@@ -75,7 +90,12 @@ export class RunBudget {
   #exhausted: BudgetExhaustion | undefined;
   /** Events of this run's own turns, reported once the turn's event is out (`flush`). */
   #pending: BudgetEvent[] = [];
-  #timers: ReturnType<typeof setTimeout>[] = [];
+  /** The one timer of `maxDurationMs`, while it runs. */
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  /** Active milliseconds when the budget was last recorded (or opened). */
+  #recordedMs: number;
+  /** A save is asked for at the end of this turn of the event loop. */
+  #saveQueued = false;
   #closed = false;
 
   constructor(init: RunBudgetInit) {
@@ -89,6 +109,7 @@ export class RunBudget {
     this.#pico = toPicoUsd(spent?.costUsd ?? 0);
     this.#calls = spent?.toolCalls ?? 0;
     this.#priorMs = spent?.durationMs ?? 0;
+    this.#recordedMs = this.#priorMs;
     this.#warned = new Set(init.stored?.warned ?? []);
     this.#resume(init.stored?.exhausted);
     this.#startClock();
@@ -129,10 +150,15 @@ export class RunBudget {
     for (let p = this.#parent; p; p = p.#parent) p.#delegated(usage);
   }
 
-  /** Counts usage spent outside the run's turns (sampling, a tool's report) and reports at once. */
+  /**
+   * Counts usage spent outside the run's turns (sampling, a tool's report), reports at once
+   * and stores the budget (no step commit of the run follows at once).
+   */
   spendNow(usage: Usage): void {
+    if (this.#closed) return;
     this.spendTurn(usage);
     this.flush();
+    this.#save();
   }
 
   /** Reports the warnings and the exhaustion the spending so far caused. */
@@ -164,6 +190,8 @@ export class RunBudget {
       b.#calls++;
       b.#check('maxToolCalls');
       b.flush();
+      // a delegated run's call reaches no step commit of the runs that delegated
+      if (b !== this) b.#save();
     }
     return undefined;
   }
@@ -171,13 +199,15 @@ export class RunBudget {
   /** The budget as the session stores it at each step commit. */
   record(): SessionBudget {
     const exhausted = this.#exhausted?.runId === this.#init.runId ? this.#exhausted : undefined;
+    const activeMs = this.activeMs;
+    this.#recordedMs = activeMs;
     return {
       limits: budgetLimits(this.limits),
       spent: {
         tokens: this.#tokens,
         costUsd: fromPicoUsd(this.#pico),
         toolCalls: this.#calls,
-        durationMs: Math.round(this.activeMs),
+        durationMs: Math.round(activeMs),
       },
       warned: [...this.#warned],
       ...(exhausted ? { exhausted: exhausted.limit } : {}),
@@ -192,16 +222,33 @@ export class RunBudget {
   /** Stops the run's clock and timers; later spending (a late delegated turn) is not counted. */
   close(): void {
     this.#closed = true;
-    for (const timer of this.#timers) clearTimeout(timer);
-    this.#timers = [];
+    this.#stopClock();
   }
 
-  /** Counts usage of a run this one delegated to, as it went. */
+  /**
+   * Counts usage of a run this one delegated to, as it went, and stores the budget: the
+   * delegated run's turn reaches no step commit of this run until its call ends, and a process
+   * that dies before would lose it.
+   */
   #delegated(usage: Usage): void {
     if (this.#closed) return;
     this.#init.onDelegated?.(usage);
     this.#count(usage);
     this.flush();
+    this.#save();
+  }
+
+  /**
+   * Stores a budget of the run's own (see `RunBudgetInit.save`) once what is counted now is
+   * counted: the calls a turn starts together are stored in one save.
+   */
+  #save(): void {
+    if (this.#closed || this.#saveQueued || !this.own || !this.#init.save) return;
+    this.#saveQueued = true;
+    queueMicrotask(() => {
+      this.#saveQueued = false;
+      if (!this.#closed) this.#init.save?.();
+    });
   }
 
   #count(usage: Usage): void {
@@ -272,8 +319,7 @@ export class RunBudget {
       ...this.#event('budget.exhausted', limit, { spent, max }),
       onBudgetExhausted: this.policy,
     } as BudgetExhaustedEvent);
-    for (const timer of this.#timers) clearTimeout(timer);
-    this.#timers = [];
+    this.#stopClock();
     // the calls in flight were started within a limit of calls: they may end
     if (limit !== 'maxToolCalls')
       this.#init.onExhausted(budgetExhaustedError(this.#exhausted, this.#init.runId));
@@ -304,24 +350,42 @@ export class RunBudget {
       this.#check(limit);
   }
 
-  /** Sets the timers of `maxDurationMs`: its warning at 80 % and its end. */
+  /** Starts the clock of `maxDurationMs` (see {@link RunBudget.#tick}). */
   #startClock(): void {
+    if (this.limits.maxDurationMs !== undefined) this.#tick();
+  }
+
+  /**
+   * The clock of `maxDurationMs`: reports what the active time reached (its warning at 80 %,
+   * its end), stores the budget when a tenth of the limit passed unrecorded, and sets the one
+   * timer for whichever comes next, at most `MAX_TIMER_MS` ahead (a longer wait takes more
+   * than one timer, one after the other).
+   */
+  readonly #tick = (): void => {
+    this.#timer = undefined;
     const max = this.limits.maxDurationMs;
-    if (max === undefined || this.#exhausted) return;
-    const at = (share: number, then: () => void) => {
-      const left = max * share - this.activeMs;
-      if (left <= 0) return then();
-      this.#timers.push(setTimeout(() => at(share, then), Math.ceil(left)));
-    };
-    if (!this.#warned.has('maxDurationMs'))
-      at(0.8, () => {
-        this.#check('maxDurationMs');
-        this.flush();
-      });
-    at(1, () => {
+    if (max === undefined || this.#closed || this.#exhausted) return;
+    const now = this.activeMs;
+    if (now >= max || (!this.#warned.has('maxDurationMs') && now * 5 >= max * 4)) {
       this.#check('maxDurationMs');
       this.flush();
-    });
+      if (this.#exhausted) return;
+    }
+    const every = Math.max(max / 10, MIN_SAVE_EVERY_MS);
+    if (now - this.#recordedMs >= every) {
+      this.#save();
+      // the save records the budget once it is written; until then the stretch counts as saved
+      this.#recordedMs = now;
+    }
+    const warnAt = this.#warned.has('maxDurationMs') ? max : max * 0.8;
+    const next = Math.min(warnAt, this.#recordedMs + every);
+    const delay = Math.min(Math.max(Math.ceil(next - now), 1), MAX_TIMER_MS);
+    this.#timer = setTimeout(this.#tick, delay);
+  };
+
+  #stopClock(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
   }
 
   #event<T extends BudgetEvent['type']>(

@@ -151,9 +151,11 @@ export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Prom
   const onDelta = (kind: 'text' | 'reasoning', content: string) => {
     if (ctx.stream) ctx.emit({ type: 'model.delta', ...eventBase(ctx), kind, content });
   };
+  // a budget that runs out (the clock) stops a model request in flight; not the last turn's
+  const turnSignal = ctx.callSignal ?? ctx.signal;
   // one closure per run: the observer calls it for every turn
   const take = (attempts: TurnAttempts | undefined) =>
-    nextTurn(ctx, transcript, tools, onDelta, attempts);
+    nextTurn(ctx, transcript, tools, onDelta, attempts, turnSignal);
   let usage = ZERO_USAGE;
   let repairs = 0;
   const budget = ctx.budget;
@@ -175,6 +177,11 @@ export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Prom
     const steering = ctx.steer?.(transcript);
     if (steering) await steering;
     const turn = await ctx.observer.modelTurn(iteration, ctx.stream, take);
+    const stopped = turn.error && !ctx.signal.aborted ? budget?.exhaustion : undefined;
+    if (stopped) {
+      usage = addUsage(usage, await stoppedTurn(ctx, transcript, iteration, turn, stopped));
+      continue;
+    }
     usage = addUsage(usage, await commitTurn(ctx, transcript, iteration, turn));
     if (turn.calls.length === 0) {
       if (!ctx.output) return { content: turn.text, iterations: iteration, usage };
@@ -266,6 +273,28 @@ async function commitTurn(
 }
 
 /**
+ * A model turn the budget stopped in flight (SPEC 15.4: `maxDurationMs` passed while the model
+ * answered): what it produced is committed, marked incomplete, with its usage if the model
+ * reported any. With `onBudgetExhausted: 'fail'` the run ends with `BUDGET_EXHAUSTED`; with
+ * `'finish'` it goes on to its last turn. Returns the turn's usage.
+ */
+async function stoppedTurn(
+  ctx: RunContext,
+  transcript: ModelMessage[],
+  iteration: number,
+  turn: ModelTurn,
+  spent: BudgetExhaustion,
+): Promise<Usage | undefined> {
+  const error = budgetExhaustedError(spent, ctx.runId);
+  try {
+    await commitTurn(ctx, transcript, iteration, { ...turn, error });
+  } catch (err) {
+    if (err !== error || ctx.budget!.policy === 'fail') throw err;
+  }
+  return turn.usage && ctx.price ? ctx.price(turn.usage) : turn.usage;
+}
+
+/**
  * The run's budget is spent (SPEC 15.4): with `onBudgetExhausted: 'fail'` the run ends with
  * `BUDGET_EXHAUSTED`; with `'finish'` the model gets one last turn without tools (told why)
  * to answer from what was done. A last turn that still asks for tools gets them refused and
@@ -283,7 +312,7 @@ async function lastTurn(
   const note = `The budget of this run is spent (limits.${spent.limit}): no tool can run any more. Answer now, from what you have.`;
   await commit(ctx, transcript, [deepFreeze(userText(note))], {});
   const turn = await ctx.observer.modelTurn(iteration, ctx.stream, (attempts) =>
-    nextTurn(ctx, transcript, NO_TOOLS, onDelta, attempts),
+    nextTurn(ctx, transcript, NO_TOOLS, onDelta, attempts, ctx.signal),
   );
   const total = addUsage(usage, await commitTurn(ctx, transcript, iteration, turn));
   if (turn.calls.length > 0) {
@@ -412,7 +441,8 @@ async function modelRequest(
 
 /**
  * The next model turn: its request is prepared within the observer's turn (inside a traced
- * turn's span), and `attempts` hears of its retries.
+ * turn's span), and `attempts` hears of its retries. `signal` stops it: the run's, or the
+ * run's calls' (also aborted when the budget runs out).
  */
 async function nextTurn(
   ctx: RunContext,
@@ -420,9 +450,10 @@ async function nextTurn(
   tools: () => readonly ModelToolDefinition[],
   onDelta: (kind: 'text' | 'reasoning', content: string) => void,
   attempts: TurnAttempts | undefined,
+  signal: AbortSignal,
 ): Promise<ModelTurn> {
   const request = await modelRequest(ctx, transcript, tools);
-  return takeModelTurn(ctx.model, request, ctx.signal, onDelta, ctx.modelRetry, attempts);
+  return takeModelTurn(ctx.model, request, signal, onDelta, ctx.modelRetry, attempts);
 }
 
 function abortError(ctx: RunContext): MusterError {

@@ -9,7 +9,7 @@ import { resolveOutput } from './output/index.js';
 import type { OutputSpec } from './output/index.js';
 import type { RunObserver } from './run-observer.js';
 import { validateRunRequest } from './validate-options.js';
-import { pricer } from './pricing.js';
+import { priceOf, pricer } from './pricing.js';
 import { budgetOfCall } from './run-budget.js';
 import type { RunBudget } from './run-budget.js';
 import type { ToolExecutionContext } from '../tools/index.js';
@@ -59,8 +59,12 @@ export async function planRun(
     request.output === undefined ? undefined : await resolveOutput(request.output, 'output');
   const price = pricer(runtime.options.pricing, modelName);
   const callerBudget = budgetOfCall(ids.caller);
-  if (!price && (limits.maxCostUsd !== undefined || costCounted(callerBudget)))
-    throw unpricedError(modelName, limits.maxCostUsd !== undefined);
+  const countsCost = limits.maxCostUsd !== undefined || costCounted(callerBudget);
+  if (!price && countsCost) throw unpricedError(modelName, limits.maxCostUsd !== undefined);
+  // the sampling the run's servers ask for is answered, and priced, by the root's model
+  const sampling = runtime.samplingModelName;
+  if (countsCost && sampling !== undefined && !priceOf(runtime.options.pricing, sampling))
+    throw unpricedSamplingError(sampling);
   const plan = { request, limits, model, modelName, output, price, callerBudget };
   // decided synchronously: an untraced run builds nothing and awaits nothing here
   if (!runtime.tracing?.traces()) return { plan };
@@ -82,6 +86,15 @@ export async function planRun(
 /** True when `budget`, or a budget it counts into, limits dollars. */
 function costCounted(budget: RunBudget | undefined): boolean {
   return budget !== undefined && budget.countsCost;
+}
+
+/** A run that counts dollars, whose servers' sampling a model without a price would answer. */
+function unpricedSamplingError(modelName: string): MusterError {
+  return new MusterError(
+    'INVALID_CONFIGURATION',
+    `This run counts dollars (limits.maxCostUsd), and the sampling its MCP servers ask for is answered by the agent's model '${modelName}' (mcp.handlers.sampling: 'agent'), which the agent's pricing has no price for: add createAgent({ pricing: { '${modelName}': { inputPerMTok, outputPerMTok } } }) (US dollars per million tokens), answer sampling with a function of yours, or drop maxCostUsd.`,
+    { details: { option: 'pricing', modelName } },
+  );
 }
 
 /** `limits.maxCostUsd` (the run's own, or a delegating run's) for a model without a price. */

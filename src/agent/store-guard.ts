@@ -1,6 +1,7 @@
 import { MusterError, SessionError, redact } from '../errors/index.js';
 import type { MusterErrorDetails } from '../errors/index.js';
 import type { RunEventLog } from './run-event-log.js';
+import { UNCHANGED } from './step-commits.js';
 import type {
   DecideOptions,
   SessionBudget,
@@ -60,6 +61,18 @@ function typedStoreError(err: unknown, sessionId: string, what: string): unknown
   );
 }
 
+/** A run's view of its store (see {@link guardedStore}). */
+export interface GuardedSessionStore extends SessionStore {
+  /**
+   * Commits the budget of session `id` (and the events the run's log holds) between the run's
+   * step commits (SPEC 15.4), once no commit of the run is in flight; the commits asked for
+   * meanwhile wait for it, so no commit carrying an older budget lands after a newer one.
+   * Coalesced: asked again while one is pending, it is written once more after it, once. A
+   * failure is dropped: the run's next commit meets it and reports it.
+   */
+  saveBudget(id: string): void;
+}
+
 /**
  * A view of `store` whose failures are typed by {@link guardStore}, handed to the run loop so
  * every write of a run reports `SESSION_STORE_FAILED` instead of an untyped error. Every write
@@ -73,7 +86,7 @@ export function guardedStore(
   fence: Fence = unfenced,
   log?: () => RunEventLog | undefined,
   budget?: (sessionId: string) => SessionBudget | undefined,
-): SessionStore {
+): GuardedSessionStore {
   return new GuardedStore(store, write, log ? tracked(fence, log) : fence, fence, log, budget);
 }
 
@@ -106,8 +119,18 @@ const noLease = (): SessionWriteOptions => ({});
 const unfenced: Fence = (operation) => operation();
 
 /** A class, not an object of closures: one is made per run. */
-class GuardedStore implements SessionStore {
+class GuardedStore implements GuardedSessionStore {
   #waits: SessionWaits | undefined;
+  /** The run's commits in flight at the store. */
+  #committing = 0;
+  /** Who waits for no commit to be in flight (a budget save). */
+  #quiet: (() => void)[] = [];
+  /** The budget save pending or in flight: the commits asked for meanwhile wait for it. */
+  #saving: Promise<void> | undefined;
+  /** True once the pending save took the budget it writes. */
+  #saveTaken = false;
+  /** A save asked for after the pending one took its budget: one more follows it. */
+  #saveAgain: string | undefined;
 
   constructor(
     private readonly store: SessionStore,
@@ -140,24 +163,63 @@ class GuardedStore implements SessionStore {
 
   // no async frame, and the log told in its own callbacks: this wraps every commit of every run
   update(id: string, given: SessionPatch): Promise<void | SessionUpdateResult> {
+    // a budget save is pending: this commit follows it (it carries a newer budget)
+    const saving = this.#saving;
+    if (saving) return saving.then(() => this.update(id, given));
+    return this.#update(id, given, false);
+  }
+
+  saveBudget(id: string): void {
+    if (this.#saving) {
+      // a save that has not taken its budget yet takes what is counted now
+      if (this.#saveTaken) this.#saveAgain = id;
+      return;
+    }
+    this.#saveTaken = false;
+    const saved = this.#whenQuiet()
+      .then(() => {
+        this.#saveTaken = true;
+        return this.#update(id, { ...UNCHANGED }, true);
+      })
+      .then(
+        () => undefined,
+        () => undefined,
+      );
+    this.#saving = saved;
+    void saved.then(() => {
+      this.#saving = undefined;
+      const again = this.#saveAgain;
+      this.#saveAgain = undefined;
+      if (again !== undefined) this.saveBudget(again);
+    });
+  }
+
+  /** `saving`: the budget save's own commit, which waits for nothing but the log. */
+  #update(id: string, given: SessionPatch, saving: boolean): Promise<void | SessionUpdateResult> {
     const budget = this.budget?.(id);
     const patch = budget ? withBudget(given, budget) : given;
     const log = this.log?.();
     if (!log) return this.#commit(id, patch);
     // one commit with events at a time: this one carries the next ones once it is done
-    if (log.waiting) return log.idle().then(() => this.update(id, patch));
+    if (log.waiting)
+      return log
+        .idle()
+        .then(() => (saving ? this.#update(id, patch, true) : this.update(id, patch)));
     const events = log.take();
     log.enter();
+    this.#committing++;
     try {
       const step = withEvents(patch, events);
       return this.commitFence(() => this.store.update(id, step, this.write())).then(
         (result) => {
+          this.#committed();
           // published first: leaving schedules a flush only for events still held
           log.committed(result, events !== undefined);
           log.leave();
           return result;
         },
         (err: unknown) => {
+          this.#committed();
           // failed first: the flush that leaving may schedule waits as it says
           if (events) log.failed();
           log.leave();
@@ -165,6 +227,7 @@ class GuardedStore implements SessionStore {
         },
       );
     } catch (err) {
+      this.#committed();
       if (events) log.failed();
       log.leave();
       return Promise.reject(typedStoreError(err, id, 'save the session'));
@@ -172,16 +235,34 @@ class GuardedStore implements SessionStore {
   }
 
   #commit(id: string, patch: SessionPatch): Promise<void | SessionUpdateResult> {
+    this.#committing++;
     try {
       return this.commitFence(() => this.store.update(id, patch, this.write())).then(
-        undefined,
+        (result) => {
+          this.#committed();
+          return result;
+        },
         (err: unknown) => {
+          this.#committed();
           throw typedStoreError(err, id, 'save the session');
         },
       );
     } catch (err) {
+      this.#committed();
       return Promise.reject(typedStoreError(err, id, 'save the session'));
     }
+  }
+
+  /** A commit of the run at the store ended: a budget save waiting for none may go. */
+  #committed(): void {
+    if (--this.#committing === 0 && this.#quiet.length > 0)
+      for (const resolve of this.#quiet.splice(0)) resolve();
+  }
+
+  /** Resolves once no commit of the run is in flight. */
+  #whenQuiet(): Promise<void> {
+    if (this.#committing === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#quiet.push(resolve));
   }
 
   /** The store's `takeSteering`, fenced and typed; absent when the store has none. */

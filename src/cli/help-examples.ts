@@ -11,8 +11,8 @@ Examples:
   $ muster studio --open
 
 Exit codes: 0 ok, 1 internal, 2 usage/config, 3 MCP, 4 sign-in needed, 5 refused by the policy,
-6 tool failed, 7 session or wait, 8 model, 9 run limit, 10 typed answer invalid, 130 interrupted
-(docs/cli.md).`;
+6 tool failed, 7 session or wait, 8 model, 9 run limit, 10 typed answer invalid, 11 budget spent,
+130 interrupted (docs/cli.md).`;
 
 const MCP_EXAMPLES = `
 Examples:

@@ -92,7 +92,9 @@ export interface SessionPatch {
   readonly appendEvents?: readonly SessionLogEntry[] | undefined;
   /**
    * The run's budget as it stands now (SPEC 15.4): replaces the stored one; `null` clears the
-   * previous run's (a new run without a budget).
+   * previous run's (a new run without a budget). Store contract: a store must keep it and give
+   * it back as {@link SessionState.budget}; one that ignores it resets every resumed run's
+   * spending (a park, another process or a crash loop would never reach a limit).
    */
   readonly budget?: SessionBudget | null | undefined;
 }

@@ -28,6 +28,7 @@ describe('bad budgets and prices', () => {
     ['a negative budget', { maxCostUsd: -0.5 }],
     ['a zero budget', { maxCostUsd: 0 }],
     ['a NaN budget', { maxCostUsd: Number.NaN }],
+    ['a budget under a picodollar', { maxCostUsd: 4e-13 }],
     ['an infinite budget', { maxCostUsd: Number.POSITIVE_INFINITY }],
     ['a zero token budget', { maxTotalTokens: 0 }],
     ['a fractional maxToolCalls', { maxToolCalls: 2.5 }],
@@ -118,6 +119,43 @@ describe('bad budgets and prices', () => {
       const reply = await agent.send('x', { sessionId: 'priced-1' });
       expect(reply.text).toBe('ran');
       expect(reply.usage.costUsd).toBeGreaterThan(0);
+    } finally {
+      await agent.close();
+    }
+  });
+
+  it("maxCostUsd is refused when the agent's model would answer sampling unpriced, whatever model the run uses", async () => {
+    const { agent, model } = agentWith({
+      modelName: 'sampler',
+      mcp: { strictConfig: true, handlers: { sampling: 'agent' } },
+    });
+    const started = () => (existsSync(log) ? readFileSync(log, 'utf8') : '');
+    const before = started();
+    try {
+      // the run's model has a price; the agent's model, which answers sampling, has none
+      const { error } = await collect(
+        agent.run({
+          input: 'x',
+          sessionId: 'unpriced-sampling-1',
+          modelName: 'priced',
+          limits: { maxCostUsd: 1 },
+        }),
+      );
+      expect(error).toMatchObject({
+        code: 'INVALID_CONFIGURATION',
+        details: { option: 'pricing', modelName: 'sampler' },
+      });
+      expect(error!.message).toContain("answered by the agent's model 'sampler'");
+      // nothing sent, no server started, nothing written
+      expect(model.requests).toHaveLength(0);
+      expect(started()).toBe(before);
+      expect(await store.get('unpriced-sampling-1')).toBeUndefined();
+      // without a dollar budget the run goes on
+      const reply = await agent.send('x', {
+        sessionId: 'unpriced-sampling-2',
+        modelName: 'priced',
+      });
+      expect(reply.text).toBe('ran');
     } finally {
       await agent.close();
     }

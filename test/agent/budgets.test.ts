@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { createAgent, MemorySessionStore, scriptedModel, tool } from '../../src/index.js';
 import type {
   Agent,
+  ModelClient,
   ModelRequest,
   ScriptedTurn,
   ScriptedTurnSpec,
@@ -47,6 +48,26 @@ const pingTurn = (usage: Usage): ScriptedTurnSpec => ({
   toolCalls: [{ name: 'ping', arguments: {} }],
   usage,
 });
+
+/**
+ * A model whose first turn streams "partial" and then never ends, ignoring its signal (a hung
+ * stream); its later turns are `then`'s.
+ */
+function hungFirstTurn(then: ScriptedTurnSpec[]): ModelClient & { requests: ModelRequest[] } {
+  const rest = scriptedModel(then);
+  const requests: ModelRequest[] = [];
+  return {
+    specificationVersion: 'muster-model-v1',
+    provider: 'hung',
+    requests,
+    async *generate(request, options) {
+      requests.push(request);
+      if (requests.length > 1) return yield* rest.generate(request, options);
+      yield { type: 'text-delta', text: 'partial' };
+      await new Promise<never>(() => undefined);
+    },
+  };
+}
 
 function lastToolResult(request: ModelRequest): string {
   const last = request.messages.filter((m) => m.role === 'tool').at(-1);
@@ -239,6 +260,33 @@ describe('budgets', () => {
     expect(stored.usage).toMatchObject({ totalTokens: 1100 });
   }, 30_000);
 
+  it('a server that ignores the cancel of a call whose run spent its budget has its later sampling refused, not answered as background work', async () => {
+    rootTurns.push(
+      { text: 'a sampled answer', usage: u(600, 200) },
+      { text: 'an answer nobody pays for', usage: u(600, 200) },
+    );
+    const model = scriptedModel([
+      {
+        toolCalls: [{ name: 'mcp__b__sample_twice', arguments: { id: 'twice-1', text: 'hi' } }],
+        usage: u(250, 50),
+      },
+      { text: 'never asked' },
+    ]);
+    const lead = root.child({ model, modelName: 'lead' });
+    const { error } = await collect(
+      lead.run({ input: 'sample', sessionId: 'resample-001', limits: { maxTotalTokens: 1000 } }),
+    );
+    expect(error).toMatchObject({
+      code: 'BUDGET_EXHAUSTED',
+      details: { limit: 'maxTotalTokens', spent: 1100 },
+    });
+    await expect
+      .poll(() => serverLog().filter((l) => l.startsWith('resample twice-1')), { timeout: 10_000 })
+      .toEqual([expect.stringMatching(/^resample twice-1 refused: .*was cancelled/)]);
+    // the agent's model answered the first request only
+    expect(rootTurns).toHaveLength(1);
+  }, 30_000);
+
   it("warns once per limit at 80 %; 'finish' takes exactly one last turn, its request without tools", async () => {
     const model = scriptedModel([
       pingTurn(u(200, 100)),
@@ -396,6 +444,67 @@ describe('budgets', () => {
       .poll(serverLog)
       .toEqual(expect.arrayContaining(['hold slow-1', 'cancelled slow-1']));
   }, 30_000);
+
+  it("maxDurationMs stops a model request in flight: 'fail' ends the run with what it streamed kept", async () => {
+    const model = hungFirstTurn([{ text: 'never asked' }]);
+    const lead = root.child({ model, modelName: 'lead', tools: [ping] });
+    const { events, error } = await collect(
+      lead.run({ input: 'think', sessionId: 'hung-001', limits: { maxDurationMs: 300 } }),
+    );
+    expect(error).toMatchObject({
+      code: 'BUDGET_EXHAUSTED',
+      details: { limit: 'maxDurationMs', max: 300 },
+    });
+    expect(model.requests).toHaveLength(1);
+    expect(ofType(events, 'budget.exhausted')).toHaveLength(1);
+    const stored = (await root.sessions.get('hung-001'))!;
+    expect(stored).toMatchObject({ status: 'failed', error: { code: 'BUDGET_EXHAUSTED' } });
+    expect(stored.messages.at(-1)).toMatchObject({
+      role: 'assistant',
+      incomplete: true,
+      content: [{ type: 'text', text: 'partial' }],
+    });
+  }, 30_000);
+
+  it("maxDurationMs stops a model request in flight: 'finish' takes its last turn, without tools", async () => {
+    const model = hungFirstTurn([{ text: 'the answer so far' }, { text: 'never asked' }]);
+    const lead = root.child({ model, modelName: 'lead', tools: [ping] });
+    const { events, error } = await collect(
+      lead.run({
+        input: 'think',
+        sessionId: 'hung-002',
+        limits: { maxDurationMs: 300, onBudgetExhausted: 'finish' },
+      }),
+    );
+    expect(error).toBeUndefined();
+    expect(ofType(events, 'session.completed')[0]).toMatchObject({
+      content: 'the answer so far',
+    });
+    expect(model.requests).toHaveLength(2);
+    expect(model.requests[0]!.tools.length).toBeGreaterThan(0);
+    expect(model.requests[1]!.tools).toEqual([]);
+    const roles = (await root.sessions.get('hung-002'))!.messages.map((m) => m.role);
+    // the stopped turn's partial answer, the note that the budget is spent, the last turn
+    expect(roles).toEqual(['user', 'assistant', 'user', 'assistant']);
+  }, 30_000);
+
+  it('maxDurationMs counts from when the run starts (its events are read), not from run()', async () => {
+    const model = scriptedModel([{ text: 'done', usage: u(10, 10) }]);
+    const lead = root.child({ model, modelName: 'lead' });
+    const events = lead.run({
+      input: 'answer',
+      sessionId: 'late-001',
+      limits: { maxDurationMs: 60_000 },
+    });
+    // an hour passes before the host reads the run's events (the clock moved on: no sleep)
+    const now = performance.now.bind(performance);
+    vi.spyOn(performance, 'now').mockImplementation(() => now() + 3_600_000);
+    const { error } = await collect(events);
+    expect(error).toBeUndefined();
+    expect(model.requests).toHaveLength(1);
+    const spent = (await root.sessions.get('late-001'))!.budget!.spent.durationMs;
+    expect(spent).toBeLessThan(60_000);
+  });
 
   it('maxDurationMs: the time a run is parked on a wait does not count', async () => {
     const model = scriptedModel([pingTurn(u(10, 10)), { text: 'done', usage: u(10, 10) }]);

@@ -17,6 +17,7 @@ import {
   slug,
 } from '../../scripts/docs/markdown.mjs';
 import { listExamples } from '../../scripts/run-examples.mjs';
+import { UNCHANGED } from '../../src/agent/step-commits.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const GUIDE = join(ROOT, 'docs/guide');
@@ -267,5 +268,14 @@ describe("the README's first screen", () => {
 
   it('links to the guide', () => {
     expect(firstScreen()).toContain('](docs/guide/README.md)');
+  });
+});
+
+describe('writing a store of your own (sessions.md)', () => {
+  it('names every field of a SessionPatch, each of which the store must keep', () => {
+    const page = readFileSync(join(GUIDE, 'sessions.md'), 'utf8');
+    const section = page.split('\n## Writing a store of your own\n')[1]?.split('\n## ')[0] ?? '';
+    const missing = Object.keys(UNCHANGED).filter((field) => !section.includes(`\`${field}\``));
+    expect(missing).toEqual([]);
   });
 });

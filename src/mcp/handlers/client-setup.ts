@@ -9,7 +9,8 @@ import type {
   McpHandlers,
   McpRequestOrigin,
 } from '../contracts/handler-types.js';
-import type { InFlightCalls } from './in-flight-calls.js';
+import { McpError } from '../../errors/index.js';
+import type { CancelledCall, InFlightCalls } from './in-flight-calls.js';
 import { deliverLog } from './logging-handler.js';
 import type { ClientRequestHandler } from '../client/mcp-connection.js';
 import { mcpEvent } from '../contracts/mcp-defaults.js';
@@ -89,6 +90,9 @@ export function clientSetup(server: string, f: ClientFeatures, principal?: strin
     handlers.push({
       method: 'sampling/createMessage',
       handler: (request, ctx) => {
+        // a server that ignored its call's cancel: nobody answers for that run any more
+        const cancelled = f.inFlight.cancelled(server, principal);
+        if (cancelled) throw cancelledSampling(server, cancelled);
         const { origin, emit, authorize, addUsage } = attribution(signalOf(ctx));
         return answerSampling((request as { params: CreateMessageRequestParams }).params, origin, {
           handler: sampling,
@@ -173,6 +177,18 @@ export function toElicitationRequest(
 export interface InputRequestContext {
   readonly mcpReq: { readonly signal: AbortSignal };
   readonly canPark: boolean;
+}
+
+/**
+ * The refusal of a sampling request that came from a call Muster cancelled (its run aborted,
+ * or its budget spent, SPEC 15.4): no run answers for it, and it is not background work.
+ */
+function cancelledSampling(server: string, call: CancelledCall): McpError {
+  return new McpError(
+    'MCP_OPERATION_FAILED',
+    `Sampling for '${server}' was refused: the call it arrived during (${call.callId} of session ${call.sessionId}) was cancelled, its run aborted or out of budget, so no run answers for it. The server should stop when its call is cancelled.`,
+    { server, details: { server, code: 'ABORTED' } },
+  );
 }
 
 function parkable(ctx: unknown): boolean {

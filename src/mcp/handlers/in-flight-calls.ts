@@ -29,6 +29,20 @@ export interface InFlightCall {
   readonly run?: InFlightRun;
 }
 
+/** The call of a request refused because that call was cancelled (see `InFlightCalls.cancelled`). */
+export interface CancelledCall {
+  readonly sessionId: string;
+  readonly runId: string;
+  readonly callId: string;
+}
+
+/**
+ * How long a connection remembers the last call it saw cancelled (its run aborted, or its
+ * budget spent), once that call has ended: a server that ignored the cancel and asks for
+ * sampling within it is refused (SPEC 15.4).
+ */
+export const CANCELLED_CALL_MS = 60_000;
+
 /**
  * Which tool calls are in flight on which connection, so that a request the server makes of
  * the client (sampling, elicitation, roots) is attributed to the session, run and call it
@@ -43,6 +57,8 @@ export interface InFlightCall {
  */
 export class InFlightCalls {
   readonly #byConnection = new Map<string, InFlightCall[]>();
+  /** The last call each connection saw end cancelled, until when it is remembered. */
+  readonly #cancelled = new Map<string, { readonly call: CancelledCall; readonly until: number }>();
 
   /** Records a call on `server` (for `principal`, on its own connection); the returned function ends it. */
   begin(server: string, call: InFlightCall, principal?: string): () => void {
@@ -55,6 +71,11 @@ export class InFlightCalls {
       const at = list?.indexOf(call) ?? -1;
       if (list && at >= 0) list.splice(at, 1);
       if (list?.length === 0) this.#byConnection.delete(key);
+      if (call.signal.aborted)
+        this.#cancelled.set(key, {
+          call: cancelledCall(call),
+          until: Date.now() + CANCELLED_CALL_MS,
+        });
     };
   }
 
@@ -72,6 +93,30 @@ export class InFlightCalls {
     if (!calls || !last) return undefined;
     return calls.every((c) => c.sessionId === last.sessionId) ? last : undefined;
   }
+
+  /**
+   * The cancelled call a request on the connection of `server` (`principal`'s own, when given)
+   * came from, when no call that is not cancelled is in flight there: the latest one still in
+   * flight whose signal aborted, or the last one that ended so within `CANCELLED_CALL_MS`.
+   * Such a request (a server that ignored the cancel) belongs to no live run: a sampling
+   * request is refused rather than answered as background work (SPEC 15.4).
+   */
+  cancelled(server: string, principal?: string): CancelledCall | undefined {
+    const key = connectionKey(server, principal);
+    const calls = this.#byConnection.get(key);
+    if (calls?.some((c) => !c.signal.aborted)) return undefined;
+    const aborted = calls?.at(-1);
+    if (aborted) return cancelledCall(aborted);
+    const last = this.#cancelled.get(key);
+    if (!last) return undefined;
+    if (last.until > Date.now()) return last.call;
+    this.#cancelled.delete(key);
+    return undefined;
+  }
+}
+
+function cancelledCall(call: InFlightCall): CancelledCall {
+  return { sessionId: call.sessionId, runId: call.runId, callId: call.callId };
 }
 
 /** The key of one connection: the server's shared one, or `principal`'s (`\u0000` is in neither name). */
