@@ -19,7 +19,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
@@ -30,10 +30,15 @@ import { countingAgent } from './fleet-runs.js';
 import type { TargetLine } from './mcp-report.js';
 import { BENCH_SOURCE, loadStores, loadWorker, muster } from './muster.js';
 
-/** Worker processes in the fleet. */
-export const FLEET_PROCESSES = 4;
-/** Runs each worker process takes at once (the worker's default). */
-export const FLEET_CONCURRENCY = 4;
+/** Run slots, in the fleet and in the one process it is compared with. */
+const FLEET_SLOTS = 16;
+/**
+ * Worker processes in the fleet: one per core, at most 4 (a deployment runs a worker per core;
+ * more processes than cores only share them).
+ */
+export const FLEET_PROCESSES = Math.max(1, Math.min(4, availableParallelism()));
+/** Runs each worker process takes at once: the slots shared among the processes. */
+export const FLEET_CONCURRENCY = Math.ceil(FLEET_SLOTS / FLEET_PROCESSES);
 /** The fleet's rate must be at least this share of one process's. */
 export const FLEET_TARGET_RATIO = 0.5;
 
