@@ -399,6 +399,7 @@ export class AgentRun {
       waits: this.#waits,
       pendingCalls,
       replaying,
+      recordedStarts: session.recordedStarts,
       // nothing built or awaited at a step boundary unless steering may wait
       steer: (transcript) =>
         this.#log?.steeringMaybe === false ? undefined : this.#takeSteering(transcript),

@@ -63,6 +63,8 @@ export interface LoopRun extends RunIdentity {
   readonly pendingCalls?: readonly ToolCallRequest[] | undefined;
   /** The calls among `pendingCalls` sent again after a crash (`mcp.replay`, SPEC 15.5). */
   readonly replaying?: ReadonlySet<string> | undefined;
+  /** The call starts `pendingCalls` already recorded (`SessionRun.recordedStarts`). */
+  readonly recordedStarts?: ReadonlySet<string> | undefined;
   /** Takes steering at each step boundary (SPEC 15.2). */
   readonly steer?: ((transcript: ModelMessage[]) => Promise<void> | undefined) | undefined;
   /** Holds an event for the commit made next (see `RunContext.stage`). */
@@ -119,6 +121,7 @@ export async function loopContext(
   if (run.waits) ctx.waits = run.waits;
   if (run.pendingCalls) ctx.pendingCalls = run.pendingCalls;
   if (run.replaying) ctx.replaying = run.replaying;
+  if (run.recordedStarts) ctx.recordedStarts = run.recordedStarts;
   if (run.steer) ctx.steer = run.steer;
   if (run.stage) ctx.stage = run.stage;
   if (run.budget) ctx.budget = run.budget;

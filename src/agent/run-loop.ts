@@ -31,7 +31,13 @@ import { runTurnCalls } from './tool-scheduler.js';
 import type { RunObserver } from './run-observer.js';
 import { turnTools } from './run-tool-view.js';
 import type { RunToolView } from './run-tool-view.js';
-import { UNCHANGED, commitMessages as commit, stepCommits, toolMessage } from './step-commits.js';
+import {
+  UNCHANGED,
+  commitMessages as commit,
+  skipRecorded,
+  stepCommits,
+  toolMessage,
+} from './step-commits.js';
 import { replayCommits, replayMark, replayedEvent } from './call-replay.js';
 import { outputInvalidError, repairInstruction } from './output/index.js';
 import type { OutputSpec } from './output/index.js';
@@ -92,6 +98,11 @@ export interface RunContext {
    * pipeline does not send stays `TOOL_OUTCOME_UNKNOWN`.
    */
   readonly replaying?: ReadonlySet<string> | undefined;
+  /**
+   * The call starts `pendingCalls` already recorded (a call's id, or its replay mark): those
+   * are not appended again when the call runs again (a task polled on each resume).
+   */
+  readonly recordedStarts?: ReadonlySet<string> | undefined;
   /** Takes steering messages (SPEC 15.2) into the transcript, at each step boundary. */
   readonly steer?: ((transcript: ModelMessage[]) => Promise<void> | undefined) | undefined;
   /**
@@ -161,7 +172,7 @@ export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Prom
   const budget = ctx.budget;
   // the calls a resumed run runs again were counted when they first started
   if (ctx.pendingCalls && ctx.pendingCalls.length > 0)
-    await runCalls(ctx, transcript, ctx.pendingCalls, ctx.replaying, false);
+    await runCalls(ctx, transcript, ctx.pendingCalls, ctx.replaying, false, ctx.recordedStarts);
   for (let iteration = (ctx.iterationsDone ?? 0) + 1; ; iteration++) {
     // no model request starts once the budget is spent, but a last one without tools
     const spent = budget?.exhaustion;
@@ -371,12 +382,13 @@ async function runCalls(
   calls: readonly ToolCallRequest[],
   replaying?: ReadonlySet<string>,
   counted = true,
+  recorded?: ReadonlySet<string>,
 ): Promise<void> {
   const waits = ctx.waits;
   const budget = ctx.budget;
-  const commits = stepCommits(
-    waits ? { ...ctx, park: (outcome) => waits.park(outcome) } : ctx,
-    transcript,
+  const commits = skipRecorded(
+    stepCommits(waits ? { ...ctx, park: (outcome) => waits.park(outcome) } : ctx, transcript),
+    recorded,
   );
   const emit = ctx.emit as (event: ToolEvent) => void;
   const outcomes = await runTurnCalls(
@@ -401,10 +413,12 @@ async function runCalls(
     ctx.observer,
     replaying
       ? replayCommits(commits, replaying, (callId) =>
-          ctx.store.update(ctx.sessionId, {
-            ...UNCHANGED,
-            appendStartedCalls: [replayMark(callId)],
-          }),
+          recorded?.has(replayMark(callId))
+            ? Promise.resolve()
+            : ctx.store.update(ctx.sessionId, {
+                ...UNCHANGED,
+                appendStartedCalls: [replayMark(callId)],
+              }),
         )
       : commits,
     budget && counted ? () => budget.startCall() : undefined,

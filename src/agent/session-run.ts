@@ -9,7 +9,7 @@ import { unansweredCallResults } from './transcript-repair.js';
 import type { RepairedCall } from './transcript-repair.js';
 import { sessionWaits } from './open-waits.js';
 import { assertSessionPrincipal } from './principal-check.js';
-import { wasReplayed } from './call-replay.js';
+import { replayMark, wasReplayed } from './call-replay.js';
 import type { ToolCallRequest } from '../tools/index.js';
 
 /** A session opened for one run: the transcript the model sees, and how the run ends in the store. */
@@ -49,6 +49,13 @@ export interface SessionRun {
    * send now (denied, its approval expired) is `TOOL_OUTCOME_UNKNOWN`, not "not run".
    */
   readonly replayed?: ReadonlySet<string>;
+  /**
+   * The entries of the session's call starts (`SessionState.startedCalls`) that `pendingCalls`
+   * already hold: a call's id, or its replay mark (`replay:<callId>`). A call run again (a task
+   * polled on each resume, an approval decided) does not record its start twice: the list
+   * would grow by one entry per resume, and only membership counts.
+   */
+  readonly recordedStarts?: ReadonlySet<string>;
   /** Records the final answer, and its typed value when the run asked for `output`. */
   complete(content: string, output?: unknown): Promise<unknown>;
   /** Records the failure (code and message only). */
@@ -196,6 +203,7 @@ export async function resumeSessionRun(
   const repairs = repairsOf(existing, new Set([...waitingCalls, ...inFlight]));
   const repaired = repairs.map((r) => r.message);
   const pendingCalls = lastTurnCalls(existing, new Set([...waitingCalls, ...inFlight]));
+  const recordedStarts = startsRecorded(existing.startedCalls, pendingCalls);
   onOpening({
     continued: true,
     startedAt,
@@ -224,6 +232,7 @@ export async function resumeSessionRun(
     ...(pendingCalls.length > 0 ? { pendingCalls } : {}),
     ...(inFlight.size > 0 ? { inFlight } : {}),
     ...(replayed.size > 0 ? { replayed } : {}),
+    ...(recordedStarts.size > 0 ? { recordedStarts } : {}),
     startedAt,
     ...ending(store, sessionId),
   };
@@ -253,6 +262,18 @@ function replayCandidates(existing: SessionState, waiting: ReadonlySet<string>):
       !wasReplayed(started, part.callId)
     )
       out.add(part.callId);
+  return out;
+}
+
+/** The entries of `started` that record the start (or the replay) of one of `calls`. */
+function startsRecorded(
+  started: readonly string[] | undefined,
+  calls: readonly ToolCallRequest[],
+): Set<string> {
+  const out = new Set<string>();
+  if (!started || calls.length === 0) return out;
+  const entries = new Set(calls.flatMap((c) => [c.callId, replayMark(c.callId)]));
+  for (const entry of started) if (entries.has(entry)) out.add(entry);
   return out;
 }
 

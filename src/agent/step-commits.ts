@@ -116,3 +116,19 @@ export function stepCommits(ctx: CommitTarget, transcript: ModelMessage[]): Call
       }),
   };
 }
+
+/**
+ * `commits` whose start of a call already recorded among the session's call starts
+ * (`recorded`: a resumed run's parked calls run again) is not written again: only membership
+ * counts, and a task polled on each resume would otherwise add an entry per poll.
+ */
+export function skipRecorded(
+  commits: CallCommits,
+  recorded: ReadonlySet<string> | undefined,
+): CallCommits {
+  if (!recorded || recorded.size === 0) return commits;
+  return {
+    started: (call) => (recorded.has(call.callId) ? Promise.resolve() : commits.started(call)),
+    finished: (index, outcome) => commits.finished(index, outcome),
+  };
+}

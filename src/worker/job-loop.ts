@@ -1,13 +1,8 @@
+import { FetchBackoff } from './fetch-backoff.js';
 import { fetchSessionJobs } from './session-fetch.js';
 import type { FetchedJob } from './session-fetch.js';
 import type { ResumeReason, SessionJobOutcome } from './session-jobs.js';
 import type { WorkerBoss } from './worker-boss.js';
-
-/** How long the loop waits after a fetch found no job, in ms: doubled after each empty one. */
-const IDLE_POLL_MS = 100;
-
-/** The longest wait between fetches of an idle loop, in ms. */
-const IDLE_POLL_MAX_MS = 2000;
 
 /** Failed fetches in a row before the loop reports them (then every 100th). */
 const FETCH_FAILURES_REPORTED = 3;
@@ -70,7 +65,7 @@ export class JobLoop {
   #lastSweepSent = Date.now();
   #lastSweepFetch = 0;
   #lastDeadSweepCheck = 0;
-  #idleMs = IDLE_POLL_MS;
+  readonly #backoff = new FetchBackoff();
   #fetchFailures = 0;
 
   constructor(parts: JobLoopParts) {
@@ -121,13 +116,22 @@ export class JobLoop {
         // taken even when drained meanwhile: the drain waits for them like any other
         for (const job of jobs) this.#take(job);
         fetched = jobs.length;
-        this.#idleMs = fetched > 0 ? IDLE_POLL_MS : Math.min(this.#idleMs * 2, IDLE_POLL_MAX_MS);
+        this.#backoff.fetched(fetched, Date.now());
       }
       this.#maybeSweep();
       // with every slot busy, still woken in time for the sweep
       if (this.#slotsTaken() >= concurrency) await this.#idle(SWEEP_FETCH_MS);
-      else if (fetched === 0) await this.#idle(this.#idleMs);
+      else if (fetched === 0) await this.#idle(this.nextFetchDelay());
     }
+  }
+
+  /**
+   * How long the loop, idle now, waits before its next fetch, in ms: its back-off, capped by
+   * the earliest delayed resume it queued (a task's next poll), so that job is taken as it
+   * falls due.
+   */
+  nextFetchDelay(now = Date.now()): number {
+    return this.#backoff.delay(now);
   }
 
   /** Jobs whose run is going on: the slots taken. */
@@ -222,6 +226,7 @@ export class JobLoop {
         if (later)
           await this.#parts
             .resumeLater(sessionId, later.why, later.at)
+            .then(() => this.#backoff.queued(later.at.getTime()))
             .catch((err: unknown) => this.#parts.report(err));
       }
     } finally {

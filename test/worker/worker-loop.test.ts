@@ -158,6 +158,48 @@ describe.skipIf(!url)('the job loop', () => {
     expect(reported).toEqual([new Error('the queue is down')]);
   });
 
+  it("an idle loop that queued a task poll's delayed resume fetches as it falls due: its back-off is capped by the due time", async () => {
+    const wb = await queueOf('due');
+    await boss.send('due', { kind: 'start', sessionId: 'k10' }, { singletonKey: 'k10' });
+    // a task polled every 300 ms: the run parks with its next poll due then (well ahead here,
+    // so nothing below depends on how fast the test runs)
+    const pollAt = Date.now() + 60_000;
+    const queued: Date[] = [];
+    const loop = loopOf(
+      wb,
+      () => Promise.resolve({ kind: 'parked', expiresAt: undefined, nextPollAt: pollAt }),
+      {
+        resumeLater: async (sessionId, why, startAfter) => {
+          await boss.send(
+            wb.queue,
+            { kind: 'resume', sessionId, why },
+            { singletonKey: sessionId, startAfter },
+          );
+          queued.push(startAfter);
+        },
+      },
+    );
+    loop.start();
+    try {
+      await vi.waitFor(
+        async () =>
+          expect((await jobsOf('due', 'k10')).map((j) => j.state)).toEqual([
+            'completed',
+            'created',
+          ]),
+        { timeout: 10_000 },
+      );
+      expect(queued.map((d) => d.getTime())).toEqual([pollAt]);
+      // 300 ms, 50 ms before the poll falls due the loop waits no longer than that (its own
+      // back-off is at least 100 ms and grows to 2 s), and once due it fetches at once
+      expect(loop.nextFetchDelay(pollAt - 300)).toBeLessThanOrEqual(300);
+      expect(loop.nextFetchDelay(pollAt - 50)).toBe(50);
+      expect(loop.nextFetchDelay(pollAt)).toBe(0);
+    } finally {
+      await loop.drain(5000);
+    }
+  });
+
   it('a job whose run ended frees its slot while its completion is written, and is not handed back by a drain', async () => {
     const wb = await queueOf('slot');
     await boss.send('slot', { kind: 'start', sessionId: 'k8' }, { singletonKey: 'k8' });
