@@ -19,7 +19,7 @@ import { quoteSchema } from './postgres-schema.js';
 import { DEFAULT_POSTGRES_BOUNDS, PostgresConnection } from './postgres-connection.js';
 import { PostgresArchive } from './postgres-archive.js';
 import type { Transact } from './postgres-archive.js';
-import { PostgresWaits } from './postgres-waits.js';
+import { linkRootSql, PostgresWaits } from './postgres-waits.js';
 import { PostgresEventLog, eventChannel } from './postgres-event-log.js';
 import { PostgresStepCommit } from './postgres-step-commit.js';
 import { PostgresLeases } from './postgres-leases.js';
@@ -429,16 +429,26 @@ export class PostgresSessionStore implements SessionStore, DispatchableStore, Se
   }
 
   /**
-   * The session's status and principal (one statement, no transcript), or `undefined` when
+   * The session's status and principal (one statement, no transcript), and the root session
+   * whose pending links stand for its waits when it is a delegated run's, or `undefined` when
    * it is not stored: what a worker reads before it runs one of the session's jobs.
    */
   async dispatchState(sessionId: string): Promise<SessionDispatchState | undefined> {
-    const [row] = await this.#db.query<{ status: SessionStatus; principal: string | null }>({
-      text: `SELECT status, principal FROM ${this.#s}.muster_sessions WHERE id = $1`,
-      values: [sessionId],
+    const [row] = await this.#db.query<{
+      status: SessionStatus;
+      principal: string | null;
+      root: string | null;
+    }>({
+      text: `SELECT status, principal, (SELECT r.session_id FROM (${linkRootSql(this.#s)}) r) AS root
+        FROM ${this.#s}.muster_sessions WHERE id = $1`,
+      values: [sessionId, null],
     });
     if (row === undefined) return undefined;
-    return { status: row.status, ...(row.principal !== null ? { principal: row.principal } : {}) };
+    return {
+      status: row.status,
+      ...(row.principal !== null ? { principal: row.principal } : {}),
+      ...(row.root !== null ? { root: row.root } : {}),
+    };
   }
 
   /** Ends the pool when the store made it (a pool passed in stays the host's). Idempotent. */

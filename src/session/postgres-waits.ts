@@ -1,4 +1,4 @@
-import type { PoolClient } from 'pg';
+import type { PoolClient, QueryResult } from 'pg';
 import type { SessionWriteOptions } from './session-store.js';
 import type {
   DecideOptions,
@@ -136,18 +136,21 @@ export class PostgresWaits implements SessionWaits {
       );
       const hook = this.#hook?.();
       if (hook) {
-        // a wait past its expiry counts as decided: the resume applies `waits.onExpiry`; a
-        // task wait needs no decision (the resume polls its task)
-        const left = await c.query<{ n: string }>(
-          `SELECT count(*) AS n FROM ${this.#s}.muster_waits WHERE session_id = $1
-             AND status = 'pending' AND kind <> 'task'
-             AND (expires_at IS NULL OR expires_at::timestamptz > $2::timestamptz)`,
-          [sessionId, new Date(now).toISOString()],
-        );
+        // a delegated run's wait: the root session that links to it is the one a resume
+        // continues (its resume continues the delegated run through the link)
+        const root = await linkRoot(c, this.#s, sessionId, waitId);
+        if (root !== undefined)
+          // the root's decisions take turns too (always after the decided wait's session's
+          // lock, never before it): the last one to leave the root none pending sees 0
+          await c.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
+            `${this.#s}.muster_waits:${root.sessionId}`,
+          ]);
+        const resumeSessionId = root?.sessionId ?? sessionId;
         await hook({
           sessionId,
           wait: decided,
-          pending: Number(left.rows[0]!.n),
+          resumeSessionId,
+          pending: await this.#pending(c, resumeSessionId, root?.waitId ?? waitId, now),
           query: (text, values) => c.query(text, values === undefined ? undefined : [...values]),
         });
       }
@@ -170,6 +173,35 @@ export class PostgresWaits implements SessionWaits {
     });
   }
 
+  /**
+   * The waits of the session still pending and not expired, `except` left out: a wait past its
+   * expiry counts as decided (the resume applies `waits.onExpiry`), a task wait needs no
+   * decision (the resume polls its task), and a link stands as the wait it links to does
+   * (followed through nested delegations; a link whose wait is gone counts as decided).
+   */
+  async #pending(c: PoolClient, sessionId: string, except: string, now: number): Promise<number> {
+    const at = new Date(now).toISOString();
+    const open = `status = 'pending' AND kind <> 'task'
+      AND (expires_at IS NULL OR expires_at::timestamptz > $3::timestamptz)`;
+    const found = await c.query<{ body: string }>(
+      `SELECT body FROM ${this.#s}.muster_waits WHERE session_id = $1 AND id <> $2 AND ${open}`,
+      [sessionId, except, at],
+    );
+    let pending = 0;
+    for (const row of found.rows) {
+      let wait: Wait | undefined = JSON.parse(row.body) as Wait;
+      for (let links = 0; wait?.child !== undefined && links < MAX_LINKS; links++) {
+        const linked: QueryResult<{ body: string }> = await c.query<{ body: string }>(
+          `SELECT body FROM ${this.#s}.muster_waits WHERE session_id = $1 AND id = $2 AND ${open}`,
+          [wait.child.sessionId, wait.child.waitId, at],
+        );
+        wait = linked.rows[0] ? (JSON.parse(linked.rows[0].body) as Wait) : undefined;
+      }
+      if (wait !== undefined) pending++;
+    }
+    return pending;
+  }
+
   async #read(
     c: PoolClient,
     sessionId: string,
@@ -182,4 +214,45 @@ export class PostgresWaits implements SessionWaits {
     );
     return found.rows[0] ? (JSON.parse(found.rows[0].body) as Wait) : undefined;
   }
+}
+
+/**
+ * How many delegated runs deep a link (`Wait.child`) is followed here: links are data, and a
+ * chain past this (a cycle) is not followed further (the agent's own bound, `MAX_WAIT_LINKS`).
+ */
+const MAX_LINKS = 32;
+
+/**
+ * The SQL of a delegated run's root: the topmost pending link (`Wait.child`) that stands, through
+ * nested links, for the wait `$2` of session `$1` (any of its waits when `$2` is null). `{s}` is
+ * the quoted schema. The `LIKE` only spares the JSON parse of waits that link to nothing.
+ */
+export function linkRootSql(quotedSchema: string): string {
+  const links = `w.status = 'pending' AND w.body LIKE '%"child":%'`;
+  const child = `(w.body::jsonb -> 'child')`;
+  return `WITH RECURSIVE up(session_id, id, depth) AS (
+      SELECT w.session_id, w.id, 1 FROM ${quotedSchema}.muster_waits w
+      WHERE ${links} AND ${child} ->> 'sessionId' = $1
+        AND ($2::text IS NULL OR ${child} ->> 'waitId' = $2)
+      UNION ALL
+      SELECT w.session_id, w.id, up.depth + 1 FROM up JOIN ${quotedSchema}.muster_waits w
+        ON ${links} AND ${child} ->> 'sessionId' = up.session_id AND ${child} ->> 'waitId' = up.id
+      WHERE up.depth < ${MAX_LINKS}
+    )
+    SELECT session_id, id FROM up ORDER BY depth DESC, session_id, id LIMIT 1`;
+}
+
+/** The root link of the wait `waitId` of a delegated run's session (see {@link linkRootSql}). */
+async function linkRoot(
+  c: PoolClient,
+  quotedSchema: string,
+  sessionId: string,
+  waitId: string,
+): Promise<{ readonly sessionId: string; readonly waitId: string } | undefined> {
+  const found = await c.query<{ session_id: string; id: string }>(linkRootSql(quotedSchema), [
+    sessionId,
+    waitId,
+  ]);
+  const row = found.rows[0];
+  return row ? { sessionId: row.session_id, waitId: row.id } : undefined;
 }

@@ -16,9 +16,15 @@ export interface WaitDecidedInTransaction {
   /** The wait as decided. */
   readonly wait: Wait;
   /**
-   * Waits of the session still pending and not expired after this decision, `task` waits left
-   * out (they need no decision: a resume polls their tasks): 0 means a resume would continue
-   * the run.
+   * The session whose resume continues the decided wait's run: `sessionId`, or, for a wait of
+   * a delegated (`asTool`) run, the root session whose pending link stands for it (nested links
+   * followed to the top). The root's resume continues the delegated run through its link.
+   */
+  readonly resumeSessionId: string;
+  /**
+   * Waits of `resumeSessionId` still pending and not expired after this decision, `task` waits
+   * left out (they need no decision: a resume polls their tasks), a link counted as the wait it
+   * links to stands: 0 means a resume would continue the run.
    */
   readonly pending: number;
   /** Runs SQL in the decision's transaction. */
@@ -37,6 +43,12 @@ export interface SessionDispatchState {
   readonly status: SessionStatus;
   /** The principal the session acts for; absent: the local user. */
   readonly principal?: string;
+  /**
+   * Set for a delegated (`asTool`) run's session whose waits a root session's pending links
+   * stand for: that root (nested links followed to the top). Its jobs resume the root, whose
+   * resume continues this session through its link with the delegated agent.
+   */
+  readonly root?: string;
 }
 
 /**
@@ -68,8 +80,9 @@ export interface DispatchableStore {
    */
   hasRelation(relation: string): Promise<boolean>;
   /**
-   * The session's status and principal, without its transcript (one statement), or
-   * `undefined` when it is not stored: every job a worker takes reads it first.
+   * The session's status and principal, without its transcript (one statement), and its root
+   * when it is a delegated run's session that a root's pending link stands for, or `undefined`
+   * when it is not stored: every job a worker takes reads it first.
    */
   dispatchState(sessionId: string): Promise<SessionDispatchState | undefined>;
 }

@@ -35,7 +35,9 @@ export type SessionJobOutcome =
 /**
  * Runs one session job, idempotently: a start job for a session that has messages continues it
  * (a resume), a job for a session a live lease holds is a no-op, a resume of a session that is
- * gone, completed or idle is a no-op. The run's own lease and fencing guard every write.
+ * gone, completed or idle is a no-op. A job for a delegated run's session that a root's link
+ * stands for resumes that root (never the delegated session with the worker's agent). The
+ * run's own lease and fencing guard every write.
  */
 export async function runSessionJob(
   agent: Agent,
@@ -45,7 +47,15 @@ export async function runSessionJob(
   facts: Pick<AgentDispatchFacts, 'nextTaskPoll'> = agentDispatchFacts(agent),
 ): Promise<SessionJobOutcome> {
   // status and principal only: the run reads the transcript itself
-  const state = await store.dispatchState(data.sessionId);
+  let state = await store.dispatchState(data.sessionId);
+  let sessionId = data.sessionId;
+  if (state?.root !== undefined) {
+    // a delegated run's session (a root links to its waits): the worker's agent is the root's,
+    // and the root's resume continues this session through its link with the delegated agent
+    sessionId = state.root;
+    state = await store.dispatchState(sessionId);
+    if (state === undefined) return { kind: 'noop' };
+  }
   let events: AsyncIterable<AgentEvent>;
   if (state === undefined) {
     if (data.kind !== 'start') return { kind: 'noop' };
@@ -54,7 +64,7 @@ export async function runSessionJob(
     events = agentStartRun(agent, { ...data.request, sessionId: data.sessionId, signal });
   } else {
     if (state.status === 'completed' || state.status === 'idle') return { kind: 'noop' };
-    events = agent.resume(data.sessionId, {
+    events = agent.resume(sessionId, {
       signal,
       ...(state.principal !== undefined ? { principal: state.principal } : {}),
     });

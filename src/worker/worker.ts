@@ -174,10 +174,13 @@ export class Worker {
     return this.#opening;
   }
 
-  /** In the decision's transaction: once no wait is pending, the resume job commits with it. */
+  /**
+   * In the decision's transaction: once no wait is pending, the resume job commits with it. A
+   * delegated run's wait resumes its root, which continues the delegated run through its link.
+   */
   async #onDecided(boss: WorkerBoss, decided: WaitDecidedInTransaction): Promise<void> {
     if (decided.pending > 0) return;
-    await this.#sendResume(boss, decided.sessionId, 'decided', undefined, decided.query);
+    await this.#sendResume(boss, decided.resumeSessionId, 'decided', undefined, decided.query);
   }
 
   /** The delayed resume of a parked run, one chain per session (see {@link queueParkedResume}). */
