@@ -96,13 +96,15 @@ async function resume(agent: Agent, store: SqliteSessionStore, id: string) {
 }
 
 describe('calls in flight at a crash', () => {
-  it("mcp.replay 'never' (the default): an annotated call in flight is TOOL_OUTCOME_UNKNOWN and is not sent again", async () => {
-    await crashed('never', 'gate_idempotent');
-    openGate('never');
+  /**
+   * Resumes session `id` under `replay`: its gated call is TOOL_OUTCOME_UNKNOWN for the model
+   * and the server saw it `sent` times in all.
+   */
+  async function resumesUnknown(id: string, replay: 'idempotent' | undefined, sent: number) {
     const store = new SqliteSessionStore({ path: db });
-    const agent = resumer(store, undefined);
+    const agent = resumer(store, replay);
     try {
-      const { events, error } = await resume(agent, store, 'never');
+      const { events, error } = await resume(agent, store, id);
       expect(error).toBeUndefined();
       expect(ofType(events, 'tool.completed')).toMatchObject([
         { callId: 'call_gate', errorCode: 'TOOL_OUTCOME_UNKNOWN', executed: true },
@@ -110,11 +112,17 @@ describe('calls in flight at a crash', () => {
       expect(ofType(events, 'session.completed')[0]!.content).toMatch(
         /^got: Error \[TOOL_OUTCOME_UNKNOWN\]/,
       );
-      expect(gateCalls('never')).toHaveLength(1);
+      expect(gateCalls(id)).toHaveLength(sent);
     } finally {
       await agent.close();
       store.close();
     }
+  }
+
+  it("mcp.replay 'never' (the default): an annotated call in flight is TOOL_OUTCOME_UNKNOWN and is not sent again", async () => {
+    await crashed('never', 'gate_idempotent');
+    openGate('never');
+    await resumesUnknown('never', undefined, 1);
   });
 
   it("mcp.replay 'idempotent': a call of a tool annotated idempotentHint or readOnlyHint is sent once more, with the same idempotency key, and the model gets its result", async () => {
@@ -148,22 +156,7 @@ describe('calls in flight at a crash', () => {
   it("mcp.replay 'idempotent': a call of an unannotated tool stays TOOL_OUTCOME_UNKNOWN", async () => {
     await crashed('plain', 'gate');
     openGate('plain');
-    const store = new SqliteSessionStore({ path: db });
-    const agent = resumer(store, 'idempotent');
-    try {
-      const { events, error } = await resume(agent, store, 'plain');
-      expect(error).toBeUndefined();
-      expect(ofType(events, 'tool.completed')).toMatchObject([
-        { callId: 'call_gate', errorCode: 'TOOL_OUTCOME_UNKNOWN', executed: true },
-      ]);
-      expect(ofType(events, 'session.completed')[0]!.content).toMatch(
-        /^got: Error \[TOOL_OUTCOME_UNKNOWN\]/,
-      );
-      expect(gateCalls('plain')).toHaveLength(1);
-    } finally {
-      await agent.close();
-      store.close();
-    }
+    await resumesUnknown('plain', 'idempotent', 1);
   });
 
   it('a replay in flight at a second crash is TOOL_OUTCOME_UNKNOWN: the call is never sent a third time', async () => {
@@ -171,22 +164,7 @@ describe('calls in flight at a crash', () => {
     // the resuming process replays the call, and is killed while the server holds it
     await crashed('twice', 'gate_idempotent', 'resume', 'idempotent');
     openGate('twice');
-    const store = new SqliteSessionStore({ path: db });
-    const agent = resumer(store, 'idempotent');
-    try {
-      const { events, error } = await resume(agent, store, 'twice');
-      expect(error).toBeUndefined();
-      expect(ofType(events, 'tool.completed')).toMatchObject([
-        { callId: 'call_gate', errorCode: 'TOOL_OUTCOME_UNKNOWN', executed: true },
-      ]);
-      expect(ofType(events, 'session.completed')[0]!.content).toMatch(
-        /^got: Error \[TOOL_OUTCOME_UNKNOWN\]/,
-      );
-      expect(gateCalls('twice')).toHaveLength(2);
-    } finally {
-      await agent.close();
-      store.close();
-    }
+    await resumesUnknown('twice', 'idempotent', 2);
   });
 
   it('the policy applies to the replay: a call it now denies is not sent again and stays TOOL_OUTCOME_UNKNOWN', async () => {

@@ -65,9 +65,10 @@ export class McpManager {
     this.#background = background as Emit;
     this.maxResponseBytes = options.maxResponseBytes;
     this.parkAfterMs = options.tasks?.parkAfterMs ?? MCP_DEFAULTS.tasks.parkAfterMs;
-    this.#handlersOf = (server, principal) =>
-      features
-        ? clientSetup(
+    // the handlers and capabilities a connection declares, for the shared client or a principal's
+    const setup = features
+      ? (server: string, principal?: string) =>
+          clientSetup(
             server,
             {
               ...features,
@@ -77,8 +78,10 @@ export class McpManager {
               lifetime: this.#lifetime.signal,
             },
             principal,
-          ).handlers
-        : (client?.handlers ?? []);
+          )
+      : undefined;
+    this.#handlersOf = (server, principal) =>
+      setup ? setup(server, principal).handlers : (client?.handlers ?? []);
     this.registry = new ServerRegistry(declarations, options);
     this.index = new ToolIndex(options.names ?? 'safe');
     this.connector = new Connector(this.registry, this.index, {
@@ -91,22 +94,7 @@ export class McpManager {
       onTransportError: (e, connection) => void this.health.verify(e, connection),
       ...(verdicts ? { verdicts } : {}),
       ...(client ? { client } : {}),
-      ...(features
-        ? {
-            clientFor: (server: string, principal?: string) =>
-              clientSetup(
-                server,
-                {
-                  ...features,
-                  inFlight: this.inFlight,
-                  hub: this.hub,
-                  background: this.#background,
-                  lifetime: this.#lifetime.signal,
-                },
-                principal,
-              ),
-          }
-        : {}),
+      ...(setup ? { clientFor: setup } : {}),
     });
     this.health = new HealthChecks({
       registry: this.registry,
