@@ -63,6 +63,16 @@ export interface VariantResult {
   readonly hostUs: Summary;
   /** Whole `agent.run()` with the MCP calls, in ms per run. */
   readonly runMs: Summary;
+  /** The samples behind the summaries, so that several comparisons can be pooled. */
+  readonly samples: VariantSampleSet;
+}
+
+/** The per-call samples (µs) of one variant, in the order they were taken. */
+export interface VariantSampleSet {
+  /** One array per baseline, in the order of `CallCaseSpec.baselines`. */
+  readonly baselines: readonly (readonly number[])[];
+  readonly direct: readonly number[];
+  readonly agent: readonly number[];
 }
 
 /** One transport's comparison. */
@@ -225,6 +235,7 @@ export async function compareCalls(spec: CallCaseSpec): Promise<CallComparison> 
         mcpPartUs: summarize(s.mcpPart),
         hostUs: summarize(s.host),
         runMs: summarize(s.runMs),
+        samples: { baselines: s.baselines, direct: s.direct, agent: s.agent },
       };
     }),
   };

@@ -48,7 +48,7 @@ export interface StartupResult extends ReadyResult {
 }
 
 /** Connects raw clients to every launch in parallel, lists tools, closes; returns ms. */
-async function rawReady(
+export async function rawReady(
   launches: readonly StdioLaunch[],
   mode: 'legacy' | 'auto',
   minTools: number,
@@ -74,7 +74,7 @@ async function rawReady(
 }
 
 /** Creates an agent with the servers, times `initialize()`, checks and closes it. */
-async function musterReady(
+export async function musterReady(
   launches: readonly StdioLaunch[],
   minTools: number,
 ): Promise<{ ms: number; era: string; tools: number }> {

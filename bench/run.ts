@@ -6,7 +6,8 @@
  * and the durable stores' step commit beside a one-row INSERT (PostgreSQL from DATABASE_URL),
  * and the worker fleet's short runs beside pg-boss alone and one process (DATABASE_URL).
  * Prints to stdout only. The peer MCP clients (AI SDK, OpenAI Agents) are measured when
- * installed: `npm --prefix bench/peers ci`.
+ * installed: `npm --prefix bench/peers ci`; `npm run bench:peers` runs only the rows against
+ * them, in rounds, with the servers on their own CPU (bench/peers-run.ts).
  *
  *   npm run bench                    (BENCH_SCALE=0.2 for a quick pass; measures dist/)
  *   BENCH_SOURCE=src npx tsx bench/run.ts   (the sources, through tsx's transform)

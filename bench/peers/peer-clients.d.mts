@@ -11,11 +11,25 @@ export interface PeerEndpoint {
   close(): Promise<void>;
 }
 
+/** A peer connected to a server and holding its tool list, until closed. */
+export interface PeerReady {
+  /** How many tools the server listed. */
+  readonly tools: number;
+  close(): Promise<void>;
+}
+
 /** A peer MCP client library. */
 export interface PeerClient {
   readonly label: string;
+  /** A short name for tables. */
+  readonly short: string;
   /** The target kinds this peer can connect to. */
   readonly targets: readonly PeerTarget['kind'][];
+  /**
+   * Connects to `target` and lists its tools (AI SDK: `client.tools()`; OpenAI Agents:
+   * `server.connect()` then `server.listTools()`), the way a host gets a server ready.
+   */
+  ready(target: PeerTarget): Promise<PeerReady>;
   open(
     target: PeerTarget,
     tool: string,
