@@ -39,7 +39,7 @@ function pad(cells: readonly string[], widths: readonly number[]): string {
 function table(number: string, row: PeerRow, all: readonly Stat[], digits: number): string[] {
   const raw = all.find((a) => a.client.kind === 'raw');
   const peer = fastestPeer(all);
-  const title = `${number}. ${row.title} (${row.unit}${row.unit === 'µs' ? ' per call' : ''})`;
+  const title = `${number}. ${row.title}: ${row.unit}${row.unit === 'µs' ? ' per call' : ''}`;
   const label = (c: ClientSamples) => (c.era === '' ? c.label : `${c.label} [${c.era}]`);
   const widths = [
     Math.max(...all.map((a) => label(a.client).length), 20) + 2,
