@@ -15,6 +15,12 @@ export interface CpuPinning {
    * client in a comparison gets the wrapped launch, so they are treated alike.
    */
   wrap(launch: StdioLaunch): StdioLaunch;
+  /**
+   * The same launch free to run on every CPU this process was allowed before pinning (a child
+   * inherits its parent's CPU): for rows where many servers start at once, which would queue
+   * on one server CPU.
+   */
+  spread(launch: StdioLaunch): StdioLaunch;
 }
 
 /** Parses a CPU list as `taskset` prints it (`0,1`, `0-3,6`). */
@@ -31,7 +37,7 @@ export function parseCpuList(text: string): number[] {
 }
 
 function off(text: string): CpuPinning {
-  return { on: false, text, wrap: (launch) => launch };
+  return { on: false, text, wrap: (launch) => launch, spread: (launch) => launch };
 }
 
 /**
@@ -46,6 +52,11 @@ export function pinCpus(env: NodeJS.ProcessEnv = process.env): CpuPinning {
   const cpus = parseCpuList(query.stdout.slice(query.stdout.lastIndexOf(':') + 1));
   if (cpus.length < 2) return off(`CPU pinning off (${cpus.length} CPU allowed)`);
   const [benchCpu, serverCpu] = [cpus[0]!, cpus[1]!];
+  const taskset = (list: string) => (launch: StdioLaunch) => ({
+    ...launch,
+    command: 'taskset',
+    args: ['-c', list, launch.command, ...launch.args],
+  });
   const pin = spawnSync('taskset', ['-a', '-cp', String(benchCpu), String(process.pid)], {
     encoding: 'utf8',
   });
@@ -53,11 +64,8 @@ export function pinCpus(env: NodeJS.ProcessEnv = process.env): CpuPinning {
     return off(`CPU pinning off (taskset failed: ${pin.stderr.trim() || pin.status})`);
   return {
     on: true,
-    text: `CPU pinning on: bench process on CPU ${benchCpu}, every server under taskset -c ${serverCpu} (BENCH_PIN=0 turns it off)`,
-    wrap: (launch) => ({
-      ...launch,
-      command: 'taskset',
-      args: ['-c', String(serverCpu), launch.command, ...launch.args],
-    }),
+    text: `CPU pinning on: bench process on CPU ${benchCpu}, every server under taskset -c ${serverCpu}, except the ten servers started at once (free on CPUs ${cpus.join(',')}) (BENCH_PIN=0 turns it off)`,
+    wrap: taskset(String(serverCpu)),
+    spread: taskset(cpus.join(',')),
   };
 }

@@ -64,6 +64,7 @@ export async function runPeersBench(): Promise<void> {
     rows = await measurePeerRows({
       peers,
       wrap: pinning.wrap,
+      spread: pinning.spread,
       rounds,
       stdio: { warmupSamples: 5, samples: n(50) },
       http: { warmupSamples: 3, samples: n(20) },

@@ -66,6 +66,8 @@ export interface PeerRowsOptions {
   readonly peers: readonly PeerClient[];
   /** How a server launch is wrapped (the same for every client). */
   readonly wrap: (launch: StdioLaunch) => StdioLaunch;
+  /** How the ten servers started at once are wrapped (the same for every client). */
+  readonly spread: (launch: StdioLaunch) => StdioLaunch;
   readonly rounds: number;
   /** Per round. */
   readonly stdio: SampleCounts;
@@ -275,7 +277,7 @@ export async function measurePeerRows(options: PeerRowsOptions): Promise<PeerRow
   const basic = options.wrap(stdioConfig('basic-server.mjs'));
   const bigServer = options.wrap(stdioConfig('big-result-server.mjs'));
   const launches = Array.from({ length: servers }, (_, i) =>
-    options.wrap(stdioConfig('basic-server.mjs', [`--name=s${i}`])),
+    options.spread(stdioConfig('basic-server.mjs', [`--name=s${i}`])),
   );
   let stdio: ClientSamples[] | undefined;
   let http: ClientSamples[] | undefined;

@@ -2,7 +2,8 @@ import type { FetchLike } from '@modelcontextprotocol/client';
 import { McpError, MusterError } from '../../errors/index.js';
 import { limitResponseBody } from './body-limit.js';
 import type { LimitedResponse } from './body-limit.js';
-import { trackResponseBody } from './request-watch.js';
+import { SEND_MARK_HEADER } from './request-watch.js';
+import type { ResponseBodyWatch } from './request-watch.js';
 
 /** What {@link createGuardedFetch} needs. */
 export interface GuardedFetchOptions {
@@ -27,6 +28,11 @@ export interface GuardedFetchOptions {
    * before the request or its body fails with that error. Must not throw.
    */
   readonly onRefusal?: (error: McpError, method: string) => void;
+  /**
+   * Where the response body of a request marked by a send (`settleSendWithResponseBody`) is
+   * recorded. The mark is a private header, removed before the request leaves.
+   */
+  readonly watch?: ResponseBodyWatch;
 }
 
 /** True for a response that is, or stands for, a redirect. */
@@ -81,6 +87,8 @@ export function createGuardedFetch(options: GuardedFetchOptions): FetchLike {
 
   return async (url, init) => {
     const headers = new Headers(init?.headers);
+    const mark = headers.get(SEND_MARK_HEADER);
+    if (mark !== null) headers.delete(SEND_MARK_HEADER);
     if (origin !== undefined && new URL(url).origin === origin) {
       for (const [name, value] of extraHeaders) {
         if (!headers.has(name)) headers.set(name, value);
@@ -108,7 +116,7 @@ export function createGuardedFetch(options: GuardedFetchOptions): FetchLike {
       if (error instanceof McpError) options.onRefusal?.(error, method);
       throw error;
     }
-    trackResponseBody(method, limited.done);
+    if (mark !== null) options.watch?.track(mark, method, limited.done);
     if (options.onRefusal !== undefined) {
       const report = options.onRefusal;
       limited.done.catch((error: McpError) => report(error, method));

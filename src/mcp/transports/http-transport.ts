@@ -4,7 +4,7 @@ import { SecretRegistry } from '../../util/index.js';
 import type { McpHttpServerConfig } from '../contracts/config-types.js';
 import { createGuardedFetch } from './guarded-fetch.js';
 import { validateRemoteConfig } from './remote-config.js';
-import { settleSendWithResponseBody } from './request-watch.js';
+import { ResponseBodyWatch, settleSendWithResponseBody } from './request-watch.js';
 import { TaskCapture } from './task-capture.js';
 import type { TransportContext, TransportHandle } from '../contracts/transport-types.js';
 
@@ -26,7 +26,9 @@ export function createHttpTransport(
   ctx: TransportContext,
 ): TransportHandle {
   const checked = validateRemoteConfig(ctx.server, config);
+  const watch = new ResponseBodyWatch();
   const fetch = createGuardedFetch({
+    watch,
     server: ctx.server,
     maxResponseBytes: ctx.maxResponseBytes,
     headers: checked.headers,
@@ -42,7 +44,7 @@ export function createHttpTransport(
     redirectPolicy: 'follow',
     ...(authProvider === undefined ? {} : { authProvider }),
   });
-  settleSendWithResponseBody(transport);
+  settleSendWithResponseBody(transport, watch);
   const tasks = new TaskCapture();
   tasks.attach(transport);
   return { transport, tasks };

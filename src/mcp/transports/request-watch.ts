@@ -1,5 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Transport } from '@modelcontextprotocol/client';
+import type { Transport, TransportSendOptions } from '@modelcontextprotocol/client';
 
 /**
  * Why this exists: the Streamable HTTP transport reads a `text/event-stream` answer to a
@@ -8,8 +7,17 @@ import type { Transport } from '@modelcontextprotocol/client';
  * would wait for its timeout. Watching the POST bodies opened while one request is sent
  * lets that `send()` reject with the guard's own error, which the client hands to the
  * caller at once.
+ *
+ * How a body finds its send without `AsyncLocalStorage` (which would turn on Node's promise
+ * hooks for every promise of the host process): the send passes a private header naming it,
+ * which the guarded fetch removes before the request leaves and uses to record the body. A
+ * transport that does not pass per-send headers on (the legacy SSE transport, whose POSTs are
+ * only acknowledged: answers come on its event stream) records nothing, and its sends settle
+ * as the transport settles them.
  */
-const watches = new AsyncLocalStorage<RequestBodies>();
+
+/** The private header that names one send; removed by the guarded fetch, never sent. */
+export const SEND_MARK_HEADER = 'x-muster-send';
 
 /** The response bodies of one request being sent, and the first guard failure among them. */
 interface RequestBodies {
@@ -17,20 +25,33 @@ interface RequestBodies {
   failure?: unknown;
 }
 
-/**
- * Records the end of a response body opened by the guarded fetch. Only the bodies of POST
- * requests count: a GET made in the same async context (a standalone or resumed stream)
- * belongs to no single request.
- */
-export function trackResponseBody(method: string, done: Promise<void>): void {
-  if (method.toUpperCase() !== 'POST') return;
-  const bodies = watches.getStore();
-  if (bodies === undefined) return;
-  bodies.ends.push(done);
-  // Recorded in the same microtask turn the body fails, before any reader sees the error.
-  done.catch((error: unknown) => {
-    bodies.failure ??= error;
-  });
+/** The sends of one transport waiting for their response bodies, by mark. */
+export class ResponseBodyWatch {
+  readonly #sends = new Map<string, RequestBodies>();
+  #next = 0;
+
+  /** A new send: its mark and its bodies. */
+  open(): [mark: string, bodies: RequestBodies, close: () => void] {
+    const mark = String(++this.#next);
+    const bodies: RequestBodies = { ends: [] };
+    this.#sends.set(mark, bodies);
+    return [mark, bodies, () => this.#sends.delete(mark)];
+  }
+
+  /**
+   * Records the end of a response body opened by the guarded fetch for the send `mark` (the
+   * value of {@link SEND_MARK_HEADER}). Only POST bodies count: a GET belongs to no request.
+   */
+  track(mark: string, method: string, done: Promise<void>): void {
+    if (method.toUpperCase() !== 'POST') return;
+    const bodies = this.#sends.get(mark);
+    if (bodies === undefined) return;
+    bodies.ends.push(done);
+    // Recorded in the same microtask turn the body fails, before any reader sees the error.
+    done.catch((error: unknown) => {
+      bodies.failure ??= error;
+    });
+  }
 }
 
 /** True when `message` is, or contains, a JSON-RPC request (it has `method` and `id`). */
@@ -47,20 +68,26 @@ function carriesRequest(message: unknown): boolean {
  * error when one of them grew too large (also when the client already failed on that
  * body with an error of its own). Notifications and responses are sent as they are. The
  * client's request machinery only attaches a rejection handler to `send()`, so the longer
- * wait changes nothing else.
+ * wait changes nothing else. `watch` is the one the transport's guarded fetch records into.
  */
-export function settleSendWithResponseBody(transport: Transport): void {
+export function settleSendWithResponseBody(transport: Transport, watch: ResponseBodyWatch): void {
   const send = transport.send.bind(transport);
-  transport.send = (message, options) => {
+  transport.send = async (message, options) => {
     if (!carriesRequest(message)) return send(message, options);
-    const bodies: RequestBodies = { ends: [] };
-    return watches.run(bodies, async () => {
+    const [mark, bodies, close] = watch.open();
+    const marked: TransportSendOptions = {
+      ...options,
+      headers: { ...options?.headers, [SEND_MARK_HEADER]: mark },
+    };
+    try {
       try {
-        await send(message, options);
+        await send(message, marked);
       } catch (error) {
         throw bodies.failure ?? error;
       }
       await Promise.all(bodies.ends);
-    });
+    } finally {
+      close();
+    }
   };
 }

@@ -4,7 +4,7 @@ import type { McpError } from '../../errors/index.js';
 import type { McpSseServerConfig } from '../contracts/config-types.js';
 import { createGuardedFetch } from './guarded-fetch.js';
 import { validateRemoteConfig } from './remote-config.js';
-import { settleSendWithResponseBody } from './request-watch.js';
+import { ResponseBodyWatch, settleSendWithResponseBody } from './request-watch.js';
 import type { TransportContext, TransportHandle } from '../contracts/transport-types.js';
 
 /**
@@ -31,7 +31,9 @@ export function createSseTransport(
   const checked = validateRemoteConfig(ctx.server, config);
   let started = false;
   let refusal: McpError | undefined;
+  const watch = new ResponseBodyWatch();
   const fetch = createGuardedFetch({
+    watch,
     server: ctx.server,
     maxResponseBytes: ctx.maxResponseBytes,
     headers: checked.headers,
@@ -58,7 +60,7 @@ export function createSseTransport(
     }
     started = true;
   };
-  settleSendWithResponseBody(transport);
+  settleSendWithResponseBody(transport, watch);
   return { transport };
 }
 

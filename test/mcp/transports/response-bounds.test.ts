@@ -2,6 +2,7 @@ import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { McpError } from '../../../src/errors/index.js';
 import { createGuardedFetch, createTransport } from '../../../src/mcp/transports/index.js';
+import { SEND_MARK_HEADER } from '../../../src/mcp/transports/request-watch.js';
 import { CALL_TIMEOUT_MS, LIMIT, PROMPT_MS, ctx, newClient, rejection, thrown } from './helpers.js';
 import {
   startLoopback,
@@ -140,6 +141,8 @@ describe('through a real v2 server', () => {
 
       expect(real.requests.length).toBeGreaterThan(1);
       for (const request of real.requests) {
+        // the mark that ties a response body to its send never leaves the process
+        expect(request.headers[SEND_MARK_HEADER]).toBeUndefined();
         expect(request.headers['x-tenant']).toBe('acme');
         expect(request.headers.authorization).toBe('Bearer tok-123');
       }
