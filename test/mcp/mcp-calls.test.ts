@@ -94,7 +94,8 @@ describe('protocol verdicts', () => {
       open({ model: scriptedModel([{ text: 'one' }]), mcpServers: config }),
     );
     await first.send('x');
-    expect(first.mcp.list()[0]).toMatchObject({ status: 'connected', era: 'modern' });
+    // a dual-era server without extensions speaks the legacy era (docs/decisions.md)
+    expect(first.mcp.list()[0]).toMatchObject({ status: 'connected', era: 'legacy' });
     await first.close();
     // one process: `server/discover` went to the real server, no throwaway probe process
     expect((await readCountingLog(log)).filter((e) => e.event === 'start')).toHaveLength(1);
@@ -104,7 +105,7 @@ describe('protocol verdicts', () => {
     try {
       await second.send('y');
       expect((await readCountingLog(log)).filter((e) => e.event === 'start')).toHaveLength(2);
-      expect(second.mcp.list()[0]).toMatchObject({ status: 'connected', era: 'modern' });
+      expect(second.mcp.list()[0]).toMatchObject({ status: 'connected', era: 'legacy' });
     } finally {
       await second.close();
     }
@@ -150,12 +151,10 @@ describe('protocol verdicts', () => {
     );
     try {
       await agent.send('x');
-      expect(agent.mcp.list()[0]).toMatchObject({ status: 'connected', era: 'modern' });
+      // negotiated again: a dual-era server without extensions speaks the legacy era
+      expect(agent.mcp.list()[0]).toMatchObject({ status: 'connected', era: 'legacy' });
       const fresh = new FileVerdictCache(process.env['MUSTER_HOME']!);
-      expect(await fresh.get(key)).toMatchObject({
-        kind: 'modern',
-        discover: expect.not.objectContaining({ bogus: true }),
-      });
+      expect(await fresh.get(key)).toEqual({ kind: 'legacy' });
     } finally {
       await agent.close();
     }
@@ -174,7 +173,7 @@ describe('protocol verdicts', () => {
       const first = (await readCountingLog(log)).filter((e) => e.event === 'start');
       expect(first).toHaveLength(1); // auto negotiates on the real process
       const era = agent.mcp.list()[0]!.era;
-      expect(era).toBe('modern');
+      expect(era).toBe('legacy'); // a dual-era server without extensions (docs/decisions.md)
       process.kill(first.at(-1)!.pid, 'SIGKILL');
       await expect.poll(() => agent.mcp.list()[0]!.status, { timeout: 15_000 }).toBe('failed');
       await agent.send('y');

@@ -1,4 +1,10 @@
-import type { CallToolResult, Client, Tool as McpTool } from '@modelcontextprotocol/client';
+import type {
+  CallToolResult,
+  Client,
+  DiscoverResult,
+  PriorDiscovery,
+  Tool as McpTool,
+} from '@modelcontextprotocol/client';
 import { McpError as McpErrorOf } from '../../errors/index.js';
 import type { McpError } from '../../errors/index.js';
 import { callIsolated } from '../../util/index.js';
@@ -69,6 +75,8 @@ export class McpConnection {
   #capture: TaskAnswerCapture | undefined;
   /** True when the client declared the Tasks extension (only with a capture). */
   #tasksDeclared = false;
+  /** True when the server refused the legacy era Muster tried first (see `ProtocolVerdict`). */
+  #legacyRefused = false;
 
   private constructor(
     readonly server: string,
@@ -121,6 +129,8 @@ export class McpConnection {
     connection.#remote = spec.config.type === 'http' || spec.config.type === 'sse';
     connection.#capture = link.client ? undefined : link.tasks;
     connection.#tasksDeclared = declareTasks;
+    const prior = spec.verdict;
+    connection.#legacyRefused = prior?.kind === 'modern' && prior.legacyRefused === true;
     // answers that can no longer come: a Streamable HTTP response stream that ended without
     // the answer, a stdio answer over the size bound (the connection goes on), a close
     watchTransport(
@@ -149,7 +159,7 @@ export class McpConnection {
         client.connect(link.transport, {
           timeout: bound.remainingMs(),
           signal: bound.signal,
-          ...(spec.verdict ? { prior: spec.verdict as never } : {}),
+          ...(prior ? { prior: priorOf(prior) } : {}),
         }),
       );
     } catch (err) {
@@ -185,7 +195,10 @@ export class McpConnection {
   get verdict(): ProtocolVerdict | undefined {
     if (this.era === 'legacy') return { kind: 'legacy' };
     const discover = this.client.getDiscoverResult?.();
-    return this.era === 'modern' && discover ? { kind: 'modern', discover } : undefined;
+    if (this.era !== 'modern' || !discover) return undefined;
+    return this.#legacyRefused
+      ? { kind: 'modern', discover, legacyRefused: true }
+      : { kind: 'modern', discover };
   }
 
   /**
@@ -457,6 +470,13 @@ export class McpConnection {
   #failure(reason: 'not-sent' | 'stream-lost'): McpError {
     return reason === 'not-sent' ? notSentError(this.server) : streamLostError(this.server);
   }
+}
+
+/** A remembered verdict as the official client takes it (`connect({ prior })`). */
+function priorOf(verdict: ProtocolVerdict): PriorDiscovery {
+  return verdict.kind === 'legacy'
+    ? { kind: 'legacy' }
+    : { kind: 'modern', discover: verdict.discover as DiscoverResult };
 }
 
 /** Sends the transport's session `DELETE` (Streamable HTTP with a session), bounded. */

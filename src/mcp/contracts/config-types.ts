@@ -89,7 +89,12 @@ export type McpServerSource = 'project' | 'user' | 'options' | 'runtime';
 
 /** How the protocol version is chosen. */
 export interface McpProtocolPolicy {
-  /** `auto` (modern first, legacy fallback), `legacy`, or one pinned version. */
+  /**
+   * `auto` (the default: modern first, legacy fallback; a stdio server that serves both eras
+   * and declares no extension in its `server/discover` result is spoken to in the legacy era,
+   * which costs less per call), `legacy`, or one pinned version (`{ pin: '2026-07-28' }` keeps
+   * such a stdio server modern).
+   */
   readonly mode: 'auto' | 'legacy' | { readonly pin: string };
   /**
    * How long the protocol probe (`server/discover`) waits for an answer, in ms. Over stdio a

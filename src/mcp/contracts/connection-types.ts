@@ -11,7 +11,15 @@ export const CLIENT_INFO = { name: 'muster', version: '0.1.0' };
 /** A remembered protocol verdict: reconnects skip the era probe (and its throwaway process). */
 export type ProtocolVerdict =
   | { readonly kind: 'legacy' }
-  | { readonly kind: 'modern'; readonly discover: unknown };
+  | {
+      readonly kind: 'modern';
+      readonly discover: unknown;
+      /**
+       * True when the server (stdio, no extension declared) refused the legacy `initialize`
+       * Muster tried first: it stays modern, and is not tried in the legacy era again.
+       */
+      readonly legacyRefused?: true;
+    };
 
 /** The protocol mode a connection is opened with. */
 export type ConnectMode = 'auto' | 'legacy' | { readonly pin: string };

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { prefersLegacyEra, verdictForStdioChoice } from './era-choice.js';
+
+const bare = { supportedVersions: ['2026-07-28'], capabilities: { tools: {} } };
+const tasks = {
+  supportedVersions: ['2026-07-28'],
+  capabilities: { tools: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } },
+};
+const stdio = { command: 'node' };
+
+describe('prefersLegacyEra', () => {
+  it('is true for a discover result without extensions, absent or empty', () => {
+    expect(prefersLegacyEra(bare)).toBe(true);
+    expect(prefersLegacyEra({ ...bare, capabilities: { extensions: {} } })).toBe(true);
+    expect(prefersLegacyEra({ supportedVersions: ['2026-07-28'] })).toBe(true);
+  });
+
+  it('is false for one that declares an extension, and for what is no discover result', () => {
+    expect(prefersLegacyEra(tasks)).toBe(false);
+    expect(prefersLegacyEra({ bogus: true })).toBe(false);
+    expect(prefersLegacyEra(undefined)).toBe(false);
+  });
+});
+
+describe('verdictForStdioChoice', () => {
+  it('reads a stdio modern verdict without extensions as legacy', () => {
+    expect(verdictForStdioChoice(stdio, { kind: 'modern', discover: bare })).toEqual({
+      kind: 'legacy',
+    });
+  });
+
+  it('keeps a verdict with extensions, one learned from a refused initialize, and remote ones', () => {
+    const withTasks = { kind: 'modern', discover: tasks } as const;
+    expect(verdictForStdioChoice(stdio, withTasks)).toBe(withTasks);
+    const refused = { kind: 'modern', discover: bare, legacyRefused: true } as const;
+    expect(verdictForStdioChoice(stdio, refused)).toBe(refused);
+    const http = { type: 'http', url: 'https://example.com/mcp' } as const;
+    const remote = { kind: 'modern', discover: bare } as const;
+    expect(verdictForStdioChoice(http, remote)).toBe(remote);
+    expect(verdictForStdioChoice(stdio, undefined)).toBeUndefined();
+  });
+});

@@ -1,0 +1,44 @@
+import type { McpServerConfig } from '../contracts/config-types.js';
+import type { ProtocolVerdict } from '../contracts/connection-types.js';
+
+// Which era a dual-era stdio server is spoken to in, in `auto` mode (docs/decisions.md,
+// "Dual-era stdio servers without extensions speak the legacy era"): the legacy one, unless
+// the server declares an extension (the Tasks extension needs 2026-07-28) or refuses
+// `initialize`. The modern era costs about 80 µs of wall time and 30-40 µs of client CPU per
+// stdio call (the client's per-request envelope and result checks); over stdio it adds only
+// the parking of elicitations as `input_required`, which a `{ pin: '2026-07-28' }` keeps.
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** True for a stdio declaration (`type` absent or `stdio`). */
+export function isStdioConfig(config: McpServerConfig): boolean {
+  return config.type === undefined || config.type === 'stdio';
+}
+
+/**
+ * True when a `server/discover` result leaves the era to Muster: it is one (it lists its
+ * versions) and declares no extension (`capabilities.extensions` absent or empty). Such a
+ * stdio server is spoken to in the legacy era when it also answers `initialize`.
+ */
+export function prefersLegacyEra(discover: unknown): boolean {
+  if (!isObject(discover) || !Array.isArray(discover['supportedVersions'])) return false;
+  const capabilities = discover['capabilities'];
+  const extensions = isObject(capabilities) ? capabilities['extensions'] : undefined;
+  return !isObject(extensions) || Object.keys(extensions).length === 0;
+}
+
+/**
+ * A remembered verdict as the era choice reads it now: a modern verdict of a stdio server
+ * whose discover result {@link prefersLegacyEra}, and which was not learned from a refused
+ * `initialize` (`legacyRefused`), is a legacy one (verdicts saved before the choice). A
+ * server that refuses `initialize` then fails that connect, and the verdict is renegotiated.
+ */
+export function verdictForStdioChoice(
+  config: McpServerConfig,
+  verdict: ProtocolVerdict | undefined,
+): ProtocolVerdict | undefined {
+  if (verdict?.kind !== 'modern' || verdict.legacyRefused === true || !isStdioConfig(config))
+    return verdict;
+  return prefersLegacyEra(verdict.discover) ? { kind: 'legacy' } : verdict;
+}

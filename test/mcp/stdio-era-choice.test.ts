@@ -1,0 +1,210 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createAgent, scriptedModel } from '../../src/index.js';
+import type { AgentOptions, McpServerConfig } from '../../src/index.js';
+import { normalizedKey } from '../../src/mcp/config/config-sources.js';
+import { FileVerdictCache } from '../../src/mcp/connection/verdict-cache.js';
+import { readCountingLog, stdioConfig } from '../support/mcp-fixtures.js';
+import { collect, ofType } from '../support/run-helpers.js';
+import { startTasksFixture } from './tasks/tasks-fixture.js';
+
+// The era of a stdio server in `auto` mode (docs/decisions.md, "Dual-era stdio servers
+// without extensions speak the legacy era"): a server that serves both eras and declares no
+// extension is spoken to in the legacy era, on the one process the probe went to; a server
+// that declares an extension, or serves only the modern era, stays modern.
+
+const open = (extra: Partial<AgentOptions>): AgentOptions => ({
+  mcp: { strictConfig: true },
+  policy: { allow: ['mcp_connect:*', 'mcp__*'] },
+  ...extra,
+});
+
+/** A counting-server declaration logging to a fresh file, and that file. */
+function counting(...flags: string[]): { config: McpServerConfig; log: string } {
+  const log = join(mkdtempSync(join(tmpdir(), 'muster-era-')), 'log');
+  return {
+    config: stdioConfig('counting-server.mjs', [`--log=${log}`, '--log-requests', ...flags]),
+    log,
+  };
+}
+
+/** The processes started and the requests read, from a counting-server log. */
+async function activity(log: string): Promise<{ starts: number; requests: string[] }> {
+  const lines = await readCountingLog(log);
+  return {
+    starts: lines.filter((l) => l.event === 'start').length,
+    requests: lines.map((l) => l.event as string).filter((e) => e !== 'start' && e !== 'exit'),
+  };
+}
+
+/** The verdict saved in this test file's MUSTER_HOME for `config`. */
+function savedVerdict(config: McpServerConfig): Promise<unknown> {
+  const cache = new FileVerdictCache(process.env['MUSTER_HOME']!);
+  return cache.get(FileVerdictCache.keyOf(normalizedKey(config)));
+}
+
+describe('the era of a stdio server in auto mode', () => {
+  it('a server that declares the Tasks extension negotiates 2026-07-28', async () => {
+    const fixture = await startTasksFixture('stdio');
+    const agent = createAgent(
+      open({ model: scriptedModel([{ text: 'ok' }]), mcpServers: { t: fixture.config } }),
+    );
+    try {
+      await agent.send('x');
+      expect(agent.mcp.list()[0]).toMatchObject({
+        status: 'connected',
+        era: 'modern',
+        protocolVersion: '2026-07-28',
+      });
+      expect(await savedVerdict(fixture.config)).toMatchObject({ kind: 'modern' });
+    } finally {
+      await agent.close();
+      await fixture.stop();
+    }
+  });
+
+  it('a dual-era server without extensions ends legacy on its one process; the verdict saved skips the probe next time', async () => {
+    const { config, log } = counting('--extras');
+    const asked: unknown[] = [];
+    const model = scriptedModel([
+      {
+        toolCalls: [
+          { name: 'mcp__c__echo', arguments: { text: 'hi' } },
+          { name: 'mcp__c__ask', arguments: {} },
+          { name: 'mcp__c__grow', arguments: {} },
+        ],
+      },
+      { text: 'first done' },
+      { toolCalls: [{ name: 'mcp__c__grown-1', arguments: {} }] },
+      { text: 'second done' },
+    ]);
+    const first = createAgent(
+      open({
+        model,
+        mcp: {
+          strictConfig: true,
+          handlers: {
+            elicitation: async (request) => {
+              asked.push(request.message);
+              return { action: 'accept', content: { pick: 'b' } };
+            },
+          },
+        },
+        mcpServers: { c: config },
+      }),
+    );
+    try {
+      const one = await collect(first.run({ input: 'x' }));
+      expect(one.error).toBeUndefined();
+      expect(first.mcp.list()[0]).toMatchObject({ status: 'connected', era: 'legacy' });
+      expect(first.mcp.list()[0]!.protocolVersion).not.toBe('2026-07-28');
+      expect(ofType(one.events, 'tool.completed').map((e) => e.content)).toEqual([
+        'counting: hi',
+        'ask accept {"pick":"b"}',
+        'grown-1',
+      ]);
+      // the legacy `elicitation/create` reached the host's handler
+      expect(asked).toEqual(['Pick one.']);
+      // the list change of the legacy era (an unsolicited notification) marks the tools stale
+      await expect
+        .poll(() => first.mcp.list()[0]!.tools.every((t) => t.stale), { timeout: 15_000 })
+        .toBe(true);
+      const two = await collect(first.run({ input: 'y' }));
+      expect(two.error).toBeUndefined();
+      expect(ofType(two.events, 'tool.completed').map((e) => e.content)).toEqual(['grown-1']);
+      // one process: the probe, the handover and the legacy handshake all went to it
+      const seen = await activity(log);
+      expect(seen.starts).toBe(1);
+      expect(seen.requests.slice(0, 2)).toEqual(['server/discover', 'initialize']);
+      expect(seen.requests.filter((r) => r === 'server/discover')).toHaveLength(1);
+      expect(await savedVerdict(config)).toEqual({ kind: 'legacy' });
+    } finally {
+      await first.close();
+    }
+    const before = (await activity(log)).requests.length;
+    const second = createAgent(
+      open({ model: scriptedModel([{ text: 'ok' }]), mcpServers: { c: config } }),
+    );
+    try {
+      await second.send('z');
+      expect(second.mcp.list()[0]).toMatchObject({ status: 'connected', era: 'legacy' });
+      const seen = await activity(log);
+      expect(seen.starts).toBe(2);
+      // straight to `initialize`: no `server/discover` on the second agent's process
+      expect(seen.requests.slice(before)).toEqual(['initialize', 'tools/list']);
+    } finally {
+      await second.close();
+    }
+  }, 30_000);
+
+  it('a modern-only server stays modern on its one process, and is not tried in the legacy era again', async () => {
+    const { config, log } = counting('--modern-only');
+    const first = createAgent(
+      open({ model: scriptedModel([{ text: 'ok' }]), mcpServers: { m: config } }),
+    );
+    try {
+      await first.send('x');
+      expect(first.mcp.list()[0]).toMatchObject({
+        status: 'connected',
+        era: 'modern',
+        protocolVersion: '2026-07-28',
+      });
+      const seen = await activity(log);
+      expect(seen.starts).toBe(1);
+      // the legacy handshake was refused; the connection went on in the modern era
+      expect(seen.requests.slice(0, 3)).toEqual(['server/discover', 'initialize', 'tools/list']);
+      expect(await savedVerdict(config)).toMatchObject({ kind: 'modern', legacyRefused: true });
+    } finally {
+      await first.close();
+    }
+    const before = (await activity(log)).requests.length;
+    const second = createAgent(
+      open({ model: scriptedModel([{ text: 'ok' }]), mcpServers: { m: config } }),
+    );
+    try {
+      await second.send('y');
+      expect(second.mcp.list()[0]).toMatchObject({ status: 'connected', era: 'modern' });
+      expect((await activity(log)).requests.slice(before)).toEqual(['tools/list']);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('a modern verdict saved before the choice is read as legacy, and saved so', async () => {
+    const { config, log } = counting();
+    const cache = new FileVerdictCache(process.env['MUSTER_HOME']!);
+    const discover = { supportedVersions: ['2026-07-28'], capabilities: { tools: {} } };
+    await cache.set(FileVerdictCache.keyOf(normalizedKey(config)), { kind: 'modern', discover });
+    const agent = createAgent(
+      open({ model: scriptedModel([{ text: 'ok' }]), mcpServers: { c: config } }),
+    );
+    try {
+      await agent.send('x');
+      expect(agent.mcp.list()[0]).toMatchObject({ status: 'connected', era: 'legacy' });
+      expect((await activity(log)).requests).toEqual(['initialize', 'tools/list']);
+      expect(await savedVerdict(config)).toEqual({ kind: 'legacy' });
+    } finally {
+      await agent.close();
+    }
+  });
+
+  it('a pin of 2026-07-28 keeps a dual-era server without extensions modern', async () => {
+    const { config, log } = counting();
+    const agent = createAgent(
+      open({
+        model: scriptedModel([{ text: 'ok' }]),
+        mcp: { strictConfig: true, protocol: { mode: { pin: '2026-07-28' } } },
+        mcpServers: { c: config },
+      }),
+    );
+    try {
+      await agent.send('x');
+      expect(agent.mcp.list()[0]).toMatchObject({ status: 'connected', era: 'modern' });
+      expect((await activity(log)).requests).not.toContain('initialize');
+    } finally {
+      await agent.close();
+    }
+  });
+});
