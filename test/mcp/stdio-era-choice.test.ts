@@ -208,3 +208,119 @@ describe('the era of a stdio server in auto mode', () => {
     }
   });
 });
+
+describe('the era trial of a stdio server in auto mode, when it goes wrong', () => {
+  it('a dual-era server slow to start goes legacy by the probe timeout, and its late discover answer holds nothing back', async () => {
+    const { config, log } = counting('--start-delay-ms=1500');
+    const agent = createAgent(
+      open({
+        model: scriptedModel([
+          { toolCalls: [{ name: 'mcp__c__echo', arguments: { text: 'late' } }] },
+          { text: 'ok' },
+        ]),
+        // the probe times out before the server reads it: the client goes legacy by itself
+        mcp: { strictConfig: true, protocol: { mode: 'auto', probeTimeoutMs: 500 } },
+        mcpServers: { c: config },
+      }),
+    );
+    try {
+      const run = await collect(agent.run({ input: 'x' }));
+      expect(run.error).toBeUndefined();
+      expect(agent.mcp.list()[0]).toMatchObject({ status: 'connected', era: 'legacy' });
+      expect(ofType(run.events, 'tool.completed').map((e) => e.content)).toEqual([
+        'counting: late',
+      ]);
+      // one process: the late answer to the probe (no extensions) held nothing back
+      const seen = await activity(log);
+      expect(seen.starts).toBe(1);
+      expect(seen.requests.slice(0, 2)).toEqual(['server/discover', 'initialize']);
+      expect(await savedVerdict(config)).toEqual({ kind: 'legacy' });
+    } finally {
+      await agent.close();
+    }
+  }, 30_000);
+
+  it('a dual-era server whose initialize answer the client rejects is started again, modern, and not marked as refusing', async () => {
+    const { config, log } = counting('--bad-initialize-version');
+    const agent = createAgent(
+      open({ model: scriptedModel([{ text: 'ok' }]), mcpServers: { c: config } }),
+    );
+    try {
+      await agent.send('x');
+      expect(agent.mcp.list()[0]).toMatchObject({ status: 'connected', era: 'modern' });
+      // the server finished a legacy handshake on the first process: nothing modern went there
+      const lines = await readCountingLog(log);
+      const pids = [...new Set(lines.map((l) => l.pid))];
+      expect(pids).toHaveLength(2);
+      const on = (pid: unknown) =>
+        lines.filter((l) => l.pid === pid && l.event !== 'start').map((l) => l.event);
+      expect(on(pids[0])).toEqual(['server/discover', 'initialize']);
+      expect(on(pids[1])).toEqual(['tools/list']);
+      const saved = await savedVerdict(config);
+      expect(saved).toMatchObject({ kind: 'modern', legacyFailed: true });
+      expect(saved).not.toHaveProperty('legacyRefused');
+    } finally {
+      await agent.close();
+    }
+  }, 30_000);
+
+  it('a modern-only server silent on initialize is started again, modern, and not marked as refusing', async () => {
+    const { config, log } = counting('--modern-only', '--silent-on-initialize');
+    const agent = createAgent(
+      open({
+        model: scriptedModel([{ text: 'ok' }]),
+        // the trial waits this long for the `initialize` answer; the probe before it must not
+        // time out on a loaded machine (the client would send `initialize` itself, unbounded)
+        mcp: { strictConfig: true, protocol: { mode: 'auto', probeTimeoutMs: 4_000 } },
+        mcpServers: { m: config },
+      }),
+    );
+    try {
+      await agent.send('x');
+      expect(agent.mcp.list()[0]).toMatchObject({ status: 'connected', era: 'modern' });
+      const seen = await activity(log);
+      expect(seen.starts).toBe(2);
+      expect(seen.requests).toEqual(['server/discover', 'initialize', 'tools/list']);
+      const saved = await savedVerdict(config);
+      expect(saved).toMatchObject({ kind: 'modern', legacyFailed: true });
+      expect(saved).not.toHaveProperty('legacyRefused');
+    } finally {
+      await agent.close();
+    }
+  }, 45_000);
+
+  it('an old modern verdict read as legacy, of a modern-only server that ends on initialize, is dropped and negotiated again', async () => {
+    const { config, log } = counting('--modern-only', '--exit-on-initialize');
+    const cache = new FileVerdictCache(process.env['MUSTER_HOME']!);
+    const discover = { supportedVersions: ['2026-07-28'], capabilities: { tools: {} } };
+    await cache.set(FileVerdictCache.keyOf(normalizedKey(config)), { kind: 'modern', discover });
+    const first = createAgent(
+      open({ model: scriptedModel([{ text: 'ok' }]), mcpServers: { m: config } }),
+    );
+    try {
+      await first.send('x');
+      expect(first.mcp.list()[0]).toMatchObject({ status: 'connected', era: 'modern' });
+      // the old verdict's `initialize` (ends), the negotiation's probe and trial (ends), modern
+      const seen = await activity(log);
+      expect(seen.starts).toBe(3);
+      expect(seen.requests).toEqual(['initialize', 'server/discover', 'initialize', 'tools/list']);
+      expect(await savedVerdict(config)).toMatchObject({ kind: 'modern', legacyFailed: true });
+    } finally {
+      await first.close();
+    }
+    // the verdict learned keeps it modern: no `initialize` again
+    const before = await activity(log);
+    const second = createAgent(
+      open({ model: scriptedModel([{ text: 'ok' }]), mcpServers: { m: config } }),
+    );
+    try {
+      await second.send('y');
+      expect(second.mcp.list()[0]).toMatchObject({ status: 'connected', era: 'modern' });
+      const seen = await activity(log);
+      expect(seen.starts).toBe(before.starts + 1);
+      expect(seen.requests.slice(before.requests.length)).toEqual(['tools/list']);
+    } finally {
+      await second.close();
+    }
+  }, 30_000);
+});

@@ -2,10 +2,18 @@ import { McpError, abortedError } from '../../errors/index.js';
 import type { McpTransportFailureReason, MusterError } from '../../errors/index.js';
 
 /**
+ * The option a {@link ConnectBound}'s deadline comes from: `connectTimeoutMs` for a connect,
+ * `probeTimeoutMs` (`mcp.protocol.probeTimeoutMs`) for the legacy `initialize` tried on a
+ * stdio server in `auto` mode, which is bounded as the probe is.
+ */
+export type ConnectLimit = 'connectTimeoutMs' | 'probeTimeoutMs';
+
+/**
  * The bound of one connect (Muster's protocol probe, the spawn or dial, the handshake): the
- * caller's signal and the server's `connectTimeoutMs`, as one deadline. The official client
- * does not watch a signal during its protocol probe, so the connect is raced against this
- * bound rather than left to the client: an abort or the deadline ends the connect at once.
+ * caller's signal and the server's `connectTimeoutMs` (or another `limit`), as one deadline.
+ * The official client does not watch a signal during its protocol probe, so the connect is
+ * raced against this bound rather than left to the client: an abort or the deadline ends the
+ * connect at once.
  */
 export class ConnectBound {
   readonly #controller = new AbortController();
@@ -18,6 +26,7 @@ export class ConnectBound {
     private readonly server: string,
     private readonly timeoutMs: number,
     caller?: AbortSignal,
+    private readonly limit: ConnectLimit = 'connectTimeoutMs',
   ) {
     this.#deadline = performance.now() + timeoutMs;
     this.#timer = setTimeout(() => this.#stop(this.#timedOut()), timeoutMs);
@@ -81,18 +90,19 @@ export class ConnectBound {
   }
 
   #timedOut(): McpError {
-    return new McpError(
-      'MCP_CONNECTION_FAILED',
-      `Server '${this.server}' did not finish connecting within connectTimeoutMs (${this.timeoutMs} ms), so it was stopped: raise connectTimeoutMs in its declaration, or check the server.`,
-      {
-        server: this.server,
-        details: {
-          server: this.server,
-          reason: 'timed-out' satisfies McpTransportFailureReason,
-          limit: 'connectTimeoutMs',
-          limitMs: this.timeoutMs,
-        },
+    const { server, timeoutMs, limit } = this;
+    const message =
+      limit === 'probeTimeoutMs'
+        ? `Server '${server}' did not answer the legacy initialize within probeTimeoutMs (${timeoutMs} ms), so it was stopped: raise mcp.protocol.probeTimeoutMs, or check the server.`
+        : `Server '${server}' did not finish connecting within connectTimeoutMs (${timeoutMs} ms), so it was stopped: raise connectTimeoutMs in its declaration, or check the server.`;
+    return new McpError('MCP_CONNECTION_FAILED', message, {
+      server,
+      details: {
+        server,
+        reason: 'timed-out' satisfies McpTransportFailureReason,
+        limit,
+        limitMs: timeoutMs,
       },
-    );
+    });
   }
 }

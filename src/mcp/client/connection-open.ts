@@ -1,3 +1,4 @@
+import { McpError } from '../../errors/index.js';
 import { ConnectBound } from './connect-bound.js';
 import type {
   ConnectionLink,
@@ -7,6 +8,8 @@ import type {
 import { MCP_DEFAULTS } from '../contracts/mcp-defaults.js';
 import { openSdkLink } from '../servers/sdk-connection.js';
 import { isStdioConfig, prefersLegacyEra } from './era-choice.js';
+import { findInCauseChain } from '../failures/cause-chain.js';
+import { answeredWithError } from './pending-requests.js';
 import { HandedOverError, SharedPipe } from './pipe-lease.js';
 import { openDirectLink, usesFastPath } from './sdk-fast-path.js';
 import type { TransportHandle } from '../transports/index.js';
@@ -74,9 +77,10 @@ export async function openConnection<C extends NegotiatedConnection>(
  * A server that answers the probe in the modern era but declares no extension
  * ({@link prefersLegacyEra}) is spoken to in the legacy era (docs/decisions.md): the first
  * client, which sent the server nothing after the probe (its lease refused it), is detached
- * and the same process handed to a second client that runs the plain `initialize`. A server
- * that refuses it stays modern on the same pipe (its verdict says so: `legacyRefused`); one
- * that does not answer within the probe timeout, or ends, is started again in the modern era.
+ * and the same process handed to a second client that runs the plain `initialize`
+ * ({@link tryLegacyEra}).
+ *
+ * A refused send of a handed-over client never leaves here as it is (see {@link handoverFailure}).
  */
 async function negotiateInPlace<C extends NegotiatedConnection>(
   spec: ConnectionSpecOf<C>,
@@ -91,43 +95,108 @@ async function negotiateInPlace<C extends NegotiatedConnection>(
   try {
     opened = await connect(quietOnHandover(spec), { ...first.link, transport: probing }, bound);
   } catch (err) {
-    if (bound.failure || !first.endedOnProbe()) throw err;
+    if (bound.failure || !first.endedOnProbe()) throw handoverFailure(spec.server, err);
     return await connect({ ...spec, verdict: { kind: 'legacy' } }, start().link, bound);
   }
   const verdict = opened.verdict;
   if (verdict?.kind !== 'modern' || !prefersLegacyEra(verdict.discover)) return opened;
   probing.retire();
-  await opened.close();
-  // the plain `initialize` on the same pipe, bounded as the probe is
-  const probeMs = spec.probe?.timeoutMs ?? MCP_DEFAULTS.probeTimeoutMs;
-  const trial = new ConnectBound(spec.server, Math.min(probeMs, bound.remainingMs()), bound.signal);
-  const legacy = pipe.lease({ owning: false });
-  const refused = { kind: 'modern', discover: verdict.discover, legacyRefused: true } as const;
+  // From here until a lease adopts the pipe, no connection owns the process: any way out but
+  // an adoption stops it (an abort during the handover, a failure before the trial's client
+  // took the pipe).
+  const stop = () => void first.link.terminate?.().catch(() => undefined);
+  let adopted = false;
   try {
-    const connection = await connect(
-      { ...spec, verdict: { kind: 'legacy' } },
-      { ...first.link, transport: legacy },
-      trial,
-    );
-    legacy.adopt();
-    return connection;
-  } catch {
+    await opened.close();
+    const tried = await tryLegacyEra(spec, connect, bound, { ...first.link, transport: pipe });
+    if (tried.connection) {
+      adopted = true;
+      return tried.connection;
+    }
     if (bound.failure) throw bound.failure;
-    if (trial.failure === undefined && first.link.exit?.() === undefined) {
-      // `initialize` refused (a modern-only server): it goes on in the modern era
+    const discover = verdict.discover;
+    if (tried.refused) {
+      // `initialize` answered with a JSON-RPC error (a modern-only server): it goes on in the
+      // modern era on this process, and is not tried in the legacy era again
       const modern = pipe.lease({ owning: true });
-      return await connect(
-        { ...spec, verdict: refused },
+      const connection = await connect(
+        { ...spec, verdict: { kind: 'modern', discover, legacyRefused: true } },
         { ...first.link, transport: modern },
         bound,
       );
+      adopted = true;
+      return connection;
     }
-    // no answer within the probe timeout, or the process ended: started again, modern
-    void first.link.terminate?.().catch(() => undefined);
-    return await connect({ ...spec, verdict: refused }, start().link, bound);
+    // no answer within the probe timeout, the process ended, or an answer the client did not
+    // take (the server may have finished a legacy handshake): started again, modern
+    stop();
+    return await connect(
+      { ...spec, verdict: { kind: 'modern', discover, legacyFailed: true } },
+      start().link,
+      bound,
+    );
+  } catch (err) {
+    throw handoverFailure(spec.server, err);
+  } finally {
+    if (!adopted) stop();
+  }
+}
+
+/** What the legacy `initialize` tried on a server's process came to. */
+interface LegacyTrial<C> {
+  /** The legacy connection, which owns the process now. */
+  readonly connection?: C;
+  /** True when the server answered `initialize` with a JSON-RPC error (a refusal). */
+  readonly refused: boolean;
+}
+
+/**
+ * The plain `initialize` on the process the probe went to (`link`, whose transport is the
+ * shared pipe), by a second client over a lease of that pipe, bounded as the probe is. Only a
+ * JSON-RPC error answer to it is a refusal (the client's `ProtocolError`, by type); anything
+ * else that fails it (no answer, the process ended, a send failed, an answer the client did
+ * not take) is not.
+ */
+async function tryLegacyEra<C extends NegotiatedConnection>(
+  spec: ConnectionSpecOf<C>,
+  connect: ConnectOver<C>,
+  bound: ConnectBound,
+  link: Omit<ConnectionLink, 'transport'> & { readonly transport: SharedPipe },
+): Promise<LegacyTrial<C>> {
+  const probeMs = spec.probe?.timeoutMs ?? MCP_DEFAULTS.probeTimeoutMs;
+  const remaining = bound.remainingMs();
+  const trial =
+    probeMs < remaining
+      ? new ConnectBound(spec.server, probeMs, bound.signal, 'probeTimeoutMs')
+      : new ConnectBound(spec.server, remaining, bound.signal);
+  const legacy = link.transport.lease({ owning: false });
+  try {
+    const connection = await connect(
+      { ...spec, verdict: { kind: 'legacy' } },
+      { ...link, transport: legacy },
+      trial,
+    );
+    legacy.adopt();
+    return { connection, refused: false };
+  } catch (err) {
+    const refused = !trial.failure && answeredWithError(err) && link.exit?.() === undefined;
+    return { refused };
   } finally {
     trial.dispose();
   }
+}
+
+/**
+ * `err`, unless it is (or wraps) the refusal of a handed-over client's send, which must never
+ * reach a host as it is: then a connect failure of Muster's own.
+ */
+function handoverFailure(server: string, err: unknown): unknown {
+  if (!findInCauseChain(err, (e) => (e instanceof HandedOverError ? true : undefined))) return err;
+  return new McpError(
+    'MCP_CONNECTION_FAILED',
+    `Server '${server}' could not connect: the protocol era negotiation on its process was cut short; connect again.`,
+    { server, cause: err, details: { server } },
+  );
 }
 
 /** `spec` with the errors of a handed-over client's refused sends kept from `onError`. */

@@ -29,11 +29,13 @@ describe('verdictForStdioChoice', () => {
     });
   });
 
-  it('keeps a verdict with extensions, one learned from a refused initialize, and remote ones', () => {
+  it('keeps a verdict with extensions, one learned from a failed legacy trial, and remote ones', () => {
     const withTasks = { kind: 'modern', discover: tasks } as const;
     expect(verdictForStdioChoice(stdio, withTasks)).toBe(withTasks);
     const refused = { kind: 'modern', discover: bare, legacyRefused: true } as const;
     expect(verdictForStdioChoice(stdio, refused)).toBe(refused);
+    const failed = { kind: 'modern', discover: bare, legacyFailed: true } as const;
+    expect(verdictForStdioChoice(stdio, failed)).toBe(failed);
     const http = { type: 'http', url: 'https://example.com/mcp' } as const;
     const remote = { kind: 'modern', discover: bare } as const;
     expect(verdictForStdioChoice(http, remote)).toBe(remote);

@@ -30,15 +30,17 @@ export function prefersLegacyEra(discover: unknown): boolean {
 
 /**
  * A remembered verdict as the era choice reads it now: a modern verdict of a stdio server
- * whose discover result {@link prefersLegacyEra}, and which was not learned from a refused
- * `initialize` (`legacyRefused`), is a legacy one (verdicts saved before the choice). A
- * server that refuses `initialize` then fails that connect, and the verdict is renegotiated.
+ * whose discover result {@link prefersLegacyEra}, and which was not learned from a failed
+ * legacy trial (`legacyRefused`, `legacyFailed`), is a legacy one (verdicts saved before the
+ * choice); the verdict returned is then a new object, never `verdict` itself. A server that
+ * does not take `initialize` then fails that connect in whatever way, and the derived verdict
+ * is dropped and negotiated again (`openWithVerdict`).
  */
 export function verdictForStdioChoice(
   config: McpServerConfig,
   verdict: ProtocolVerdict | undefined,
 ): ProtocolVerdict | undefined {
-  if (verdict?.kind !== 'modern' || verdict.legacyRefused === true || !isStdioConfig(config))
-    return verdict;
+  if (verdict?.kind !== 'modern' || !isStdioConfig(config)) return verdict;
+  if (verdict.legacyRefused === true || verdict.legacyFailed === true) return verdict;
   return prefersLegacyEra(verdict.discover) ? { kind: 'legacy' } : verdict;
 }

@@ -75,8 +75,8 @@ export class McpConnection {
   #capture: TaskAnswerCapture | undefined;
   /** True when the client declared the Tasks extension (only with a capture). */
   #tasksDeclared = false;
-  /** True when the server refused the legacy era Muster tried first (see `ProtocolVerdict`). */
-  #legacyRefused = false;
+  /** What the legacy era Muster tried first came to, when it failed (see `ProtocolVerdict`). */
+  #legacyTrial: LegacyTrial = {};
 
   private constructor(
     readonly server: string,
@@ -130,7 +130,7 @@ export class McpConnection {
     connection.#capture = link.client ? undefined : link.tasks;
     connection.#tasksDeclared = declareTasks;
     const prior = spec.verdict;
-    connection.#legacyRefused = prior?.kind === 'modern' && prior.legacyRefused === true;
+    connection.#legacyTrial = prior?.kind === 'modern' ? legacyTrialOf(prior) : {};
     // answers that can no longer come: a Streamable HTTP response stream that ended without
     // the answer, a stdio answer over the size bound (the connection goes on), a close
     watchTransport(
@@ -196,9 +196,7 @@ export class McpConnection {
     if (this.era === 'legacy') return { kind: 'legacy' };
     const discover = this.client.getDiscoverResult?.();
     if (this.era !== 'modern' || !discover) return undefined;
-    return this.#legacyRefused
-      ? { kind: 'modern', discover, legacyRefused: true }
-      : { kind: 'modern', discover };
+    return { kind: 'modern', discover, ...this.#legacyTrial };
   }
 
   /**
@@ -470,6 +468,17 @@ export class McpConnection {
   #failure(reason: 'not-sent' | 'stream-lost'): McpError {
     return reason === 'not-sent' ? notSentError(this.server) : streamLostError(this.server);
   }
+}
+
+/** The marks a modern verdict carries of a failed legacy trial (see `ProtocolVerdict`). */
+type LegacyTrial = { readonly legacyRefused?: true; readonly legacyFailed?: true };
+
+/** The legacy-trial marks of `verdict`, to carry into the verdict of the connection. */
+function legacyTrialOf(verdict: ProtocolVerdict & { kind: 'modern' }): LegacyTrial {
+  return {
+    ...(verdict.legacyRefused === true ? { legacyRefused: true } : {}),
+    ...(verdict.legacyFailed === true ? { legacyFailed: true } : {}),
+  };
 }
 
 /** A remembered verdict as the official client takes it (`connect({ prior })`). */

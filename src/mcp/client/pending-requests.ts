@@ -118,6 +118,15 @@ export class PendingRequests {
 }
 
 /**
+ * True when `err` is the client's error for a JSON-RPC error answer the server sent (its
+ * `ProtocolError`), not one a {@link PendingRequests} handed the client in its name.
+ */
+export function answeredWithError(err: unknown): boolean {
+  const fact = clientErrorOf(err);
+  return fact?.kind === 'protocol' && fact.code !== LOCAL_FAILURE_CODE;
+}
+
+/**
  * Records the requests `transport` sends in `pending` (see {@link PendingRequests.watch}),
  * fails a request whose stdio answer was over the size bound (`onOversizedAnswer`, the
  * connection goes on), and keeps responses behind the notifications that came before them.

@@ -85,11 +85,14 @@ export class PipeLease implements Transport {
   #detached = false;
   #closeReported = false;
   /**
-   * With `holdAfterChoice`: `watching` for a `server/discover` answer, `offered` once one left
-   * the era to Muster, then `passed` (the client sent `initialize`: it went legacy itself) or
-   * `held` (it sent anything else: refused). Without it, always `passed`.
+   * With `holdAfterChoice`: `watching` for the answer to the probe outstanding, `offered` once
+   * one left the era to Muster, then `passed` (the client sent `initialize`: it went legacy
+   * itself, after that answer or without waiting for one, as on a probe timeout) or `held` (it
+   * sent anything else after that answer: refused). Without it, always `passed`.
    */
   #choice: 'watching' | 'offered' | 'passed' | 'held';
+  /** The id of the `server/discover` probe this lease sent and saw no answer to yet. */
+  #probe: string | undefined;
 
   constructor(
     private readonly pipe: SharedPipe,
@@ -126,11 +129,21 @@ export class PipeLease implements Transport {
     this.pipe.attach(this);
   }
 
-  /** Sends on the pipe, unless this lease was detached or holds its client back. */
+  /**
+   * Sends on the pipe, unless this lease was detached or holds its client back. `initialize`
+   * always goes out, and ends the watch: the client chose the legacy era itself.
+   */
   send(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
     if (this.#detached) return Promise.reject(new HandedOverError());
-    if (this.#choice === 'offered')
-      this.#choice = 'method' in message && message.method === 'initialize' ? 'passed' : 'held';
+    const method = 'method' in message ? message.method : undefined;
+    if (this.#choice === 'watching' || this.#choice === 'offered') {
+      if (method === 'initialize') {
+        this.#choice = 'passed';
+        this.#probe = undefined;
+      } else if (this.#choice === 'offered') this.#choice = 'held';
+      else if (method === 'server/discover' && 'id' in message && isProbeId(message.id))
+        this.#probe = message.id;
+    }
     if (this.#choice === 'held') return Promise.reject(new HandedOverError());
     return this.pipe.transport.send(message, options);
   }
@@ -148,13 +161,24 @@ export class PipeLease implements Transport {
     this.onclose?.();
   }
 
-  /** A message of the transport, for this lease's client. */
+  /**
+   * A message of the transport, for this lease's client. While watching, only the answer to
+   * the probe outstanding counts: a result that leaves the era to Muster offers it, anything
+   * else (an error, a result with extensions) leaves the client to go on as it decides.
+   */
   deliver(message: JSONRPCMessage, extra: Parameters<NonNullable<Transport['onmessage']>>[1]) {
-    if (this.#choice === 'watching' || this.#choice === 'offered') {
-      const m = message as { id?: unknown; result?: unknown };
-      if (typeof m.id === 'string' && m.id.startsWith(PROBE_ID) && m.result !== undefined)
-        this.#choice = prefersLegacyEra(m.result) ? 'offered' : 'watching';
+    if (this.#choice === 'watching' && this.#probe !== undefined) {
+      const m = message as { id?: unknown; result?: unknown; error?: unknown };
+      if (m.id === this.#probe && (m.result !== undefined || m.error !== undefined)) {
+        this.#probe = undefined;
+        if (m.result !== undefined && prefersLegacyEra(m.result)) this.#choice = 'offered';
+      }
     }
     this.onmessage?.(message, extra);
   }
+}
+
+/** True for the id of one of the official client's `server/discover` probes. */
+function isProbeId(id: unknown): id is string {
+  return typeof id === 'string' && id.startsWith(PROBE_ID);
 }

@@ -22,6 +22,15 @@ const MODERN_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 const FILE = 'protocol-verdicts.json';
 
 /**
+ * True for a verdict kept a day: a legacy one, and a modern one learned from a legacy trial
+ * that failed without a refusal (`legacyFailed`: no answer, an ended process), which may not
+ * fail again and is tried again then.
+ */
+function shortLived(verdict: ProtocolVerdict): boolean {
+  return verdict.kind === 'legacy' || verdict.legacyFailed === true;
+}
+
+/**
  * Verdicts in `<MUSTER_HOME>/protocol-verdicts.json`, keyed by a hash of the normalized
  * declaration (no secrets are stored: keys are hashes, values are protocol facts). It is an
  * optimization only: every read or write failure is ignored.
@@ -41,7 +50,7 @@ export class FileVerdictCache implements VerdictCache {
   async get(key: string): Promise<ProtocolVerdict | undefined> {
     const entry = (await this.#load()).get(key);
     if (!entry) return undefined;
-    const ttl = entry.verdict.kind === 'legacy' ? LEGACY_TTL_MS : MODERN_TTL_MS;
+    const ttl = shortLived(entry.verdict) ? LEGACY_TTL_MS : MODERN_TTL_MS;
     return Date.now() - entry.savedAt <= ttl ? entry.verdict : undefined;
   }
 

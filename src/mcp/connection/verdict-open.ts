@@ -35,8 +35,9 @@ export interface VerdictOpenOptions {
  * Opens a connection with the remembered protocol verdict (the entry's, else the cache's; a
  * stdio server's modern verdict without extensions, saved before the era choice, read as
  * legacy); a verdict the server no longer accepts is forgotten and negotiation redone (a server that
- * cannot be reached keeps it, so reconnects to it stay cheap), and the verdict
- * learned is remembered. With `signIn`, an OAuth server may be signed in on the way
+ * cannot be reached keeps it, so reconnects to it stay cheap; a verdict read as legacy is
+ * dropped on any failure, since a modern-only server may end on `initialize` or stay silent),
+ * and the verdict learned is remembered. With `signIn`, an OAuth server may be signed in on the way
  * ({@link openSignedIn}); without it (background reconnects) a needed login just fails.
  */
 export async function openWithVerdict(
@@ -53,6 +54,8 @@ export async function openWithVerdict(
     : undefined;
   // a verdict saved before the stdio era choice follows it (see `verdictForStdioChoice`)
   const verdict = verdictForStdioChoice(e.config, remembered);
+  // derived by that reading, not remembered as it is
+  const derived = verdict !== remembered;
   const attempt = (v: ProtocolVerdict | undefined) =>
     signIn ? openSignedIn(e, () => o.open(e, signal, v), signal, o.lifetime) : o.open(e, signal, v);
   let opened: Opened;
@@ -60,9 +63,11 @@ export async function openWithVerdict(
     opened = await attempt(verdict);
   } catch (err) {
     // A remembered verdict may be stale (the server changed): forget it and negotiate again.
-    // A server that is down or unreachable says nothing about its protocol: keep it then.
-    if (!verdict || signal.aborted || needsSignIn(err) || wasNotSent(err) || suspectsLoss(err))
-      throw err;
+    // A server that is down or unreachable says nothing about its protocol: keep it then. A
+    // derived one is dropped whatever the failure: a modern-only server that ends on
+    // `initialize`, or never answers it, fails as if lost, and would fail so until it expired.
+    if (!verdict || signal.aborted || needsSignIn(err)) throw err;
+    if (!derived && (wasNotSent(err) || suspectsLoss(err))) throw err;
     remembered = undefined;
     delete e.verdict;
     if (cacheKey) await verdicts!.delete(cacheKey);

@@ -16,9 +16,17 @@ export type ProtocolVerdict =
       readonly discover: unknown;
       /**
        * True when the server (stdio, no extension declared) refused the legacy `initialize`
-       * Muster tried first: it stays modern, and is not tried in the legacy era again.
+       * Muster tried first (a JSON-RPC error answer): it stays modern, and is not tried in the
+       * legacy era again.
        */
       readonly legacyRefused?: true;
+      /**
+       * True when that legacy `initialize` failed without a refusal (no answer within the probe
+       * timeout, the process ended, an answer the client could not take): the server was
+       * started again in the modern era and stays modern while this verdict lives (a day in
+       * the verdict cache, not a modern verdict's seven), then is tried again.
+       */
+      readonly legacyFailed?: true;
     };
 
 /** The protocol mode a connection is opened with. */

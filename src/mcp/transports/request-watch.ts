@@ -10,10 +10,10 @@ import type { Transport, TransportSendOptions } from '@modelcontextprotocol/clie
  *
  * How a body finds its send without `AsyncLocalStorage` (which would turn on Node's promise
  * hooks for every promise of the host process): the send passes a private header naming it,
- * which the guarded fetch removes before the request leaves and uses to record the body. A
- * transport that does not pass per-send headers on (the legacy SSE transport, whose POSTs are
- * only acknowledged: answers come on its event stream) records nothing, and its sends settle
- * as the transport settles them.
+ * which the guarded fetch removes before the request leaves and uses to record the body. Only
+ * the Streamable HTTP transport has this watch: the legacy SSE transport does not pass per-send
+ * headers on (and its POSTs are only acknowledged: answers come on its event stream), so its
+ * sends are left as they are and its guarded fetch has no watch.
  */
 
 /** The private header that names one send; removed by the guarded fetch, never sent. */

@@ -4,7 +4,6 @@ import type { McpError } from '../../errors/index.js';
 import type { McpSseServerConfig } from '../contracts/config-types.js';
 import { createGuardedFetch } from './guarded-fetch.js';
 import { validateRemoteConfig } from './remote-config.js';
-import { ResponseBodyWatch, settleSendWithResponseBody } from './request-watch.js';
 import type { TransportContext, TransportHandle } from '../contracts/transport-types.js';
 
 /**
@@ -31,9 +30,9 @@ export function createSseTransport(
   const checked = validateRemoteConfig(ctx.server, config);
   let started = false;
   let refusal: McpError | undefined;
-  const watch = new ResponseBodyWatch();
+  // no request watch (`settleSendWithResponseBody`): `SSEClientTransport.send` does not pass
+  // per-send headers on, so no POST could name its send; its POSTs are only acknowledgements
   const fetch = createGuardedFetch({
-    watch,
     server: ctx.server,
     maxResponseBytes: ctx.maxResponseBytes,
     headers: checked.headers,
@@ -60,7 +59,6 @@ export function createSseTransport(
     }
     started = true;
   };
-  settleSendWithResponseBody(transport, watch);
   return { transport };
 }
 

@@ -66,6 +66,13 @@ describe('response bytes are bounded before parsing', () => {
     await client.close();
   });
 
+  it('legacy SSE transport: its sends are its own (no request watch: it passes no per-send header on)', () => {
+    const sse = createTransport({ type: 'sse', url: 'http://127.0.0.1:9/sse' }, ctx('sse'));
+    expect(Object.hasOwn(sse.transport, 'send')).toBe(false);
+    const http = createTransport({ type: 'http', url: 'http://127.0.0.1:9/mcp' }, ctx('http'));
+    expect(Object.hasOwn(http.transport, 'send')).toBe(true);
+  });
+
   it('legacy SSE transport: an oversized event closes the connection and fails pending calls', async () => {
     const ssePeer = await startScriptedSsePeer(LIMIT * 2);
     // The event source would reconnect on a timer (3 s by default): fake timers let the test
