@@ -1,9 +1,11 @@
 /**
  * The Muster the benchmarks measure: the built package in `dist/` (what users import, as
- * `tsc` emits it), or the TypeScript sources when `BENCH_SOURCE=src`. The sources run through
- * tsx, whose transform wraps every named function in a `__name(...)` call made each time a
- * closure is created; the built package has none, so timing the sources charges per-closure
- * costs no user pays. `npm run bench` builds first. Types always come from the sources.
+ * `npm run build` emits it: `tsc`'s output bundled per entry point; `tools/index` is an entry
+ * of its own for these benchmarks), or the TypeScript sources when `BENCH_SOURCE=src`. The
+ * sources run through tsx, whose transform wraps every named function in a `__name(...)` call
+ * made each time a closure is created; the built package has none, so timing the sources
+ * charges per-closure costs no user pays. `npm run bench` builds first. Types always come from
+ * the sources.
  */
 import { existsSync } from 'node:fs';
 import type * as Root from '../src/index.js';

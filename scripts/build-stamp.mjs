@@ -31,7 +31,8 @@ function sourceFiles(root, folder) {
 
 /**
  * A hash of everything the build reads: the library's and the studio page's sources, the
- * configs, and the versions of the compiler and the bundler.
+ * configs, the script that bundles the entry points, and the versions of the compiler and the
+ * bundlers.
  */
 export function sourceKey(root) {
   const hash = createHash('sha256');
@@ -41,6 +42,7 @@ export function sourceKey(root) {
     'tsconfig.json',
     'tsconfig.build.json',
     'package.json',
+    'scripts/bundle-entries.mjs',
   ];
   for (const f of files)
     hash
@@ -48,7 +50,7 @@ export function sourceKey(root) {
       .update('\0')
       .update(readFileSync(join(root, f)))
       .update('\0');
-  for (const pkg of ['typescript', 'vite'])
+  for (const pkg of ['typescript', 'esbuild', 'vite'])
     hash
       .update(pkg)
       .update(JSON.parse(readFileSync(require.resolve(`${pkg}/package.json`), 'utf8')).version);

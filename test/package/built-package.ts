@@ -6,6 +6,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   renameSync,
   rmSync,
   statSync,
@@ -13,6 +14,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { distIsCurrent, sourceKey } from '../../scripts/build-stamp.mjs';
 
@@ -23,8 +25,8 @@ export const ROOT = resolve(import.meta.dirname, '../..');
  * The package as it ships, for the tests that run it: the repository itself when `dist/` is a
  * finished `npm run build` of the current sources (its stamp says so; `.ci/run` builds before
  * the tests), else the package built with the real build config (`tsconfig.build.json`: no
- * source maps) into a folder under `node_modules/.cache` (so its dependencies resolve as they
- * would for a consumer), with its `package.json` beside `dist/`. Either way the folder holds
+ * source maps) and bundled as `npm run build` bundles it (scripts/bundle-entries.mjs), into a
+ * folder under `node_modules/.cache` (so its dependencies resolve as they would for a consumer), with its `package.json` beside `dist/`. Either way the folder holds
  * `package.json` beside `dist/`; returns it. The cached build is made once per state of the
  * sources (the build stamp's key) and shared by every test file and suite; treat it as
  * read-only. The first file to need it builds it under a lock while the others wait; the
@@ -67,6 +69,10 @@ export function buildPackage(): { dir: string } {
       { cwd: ROOT, stdio: 'pipe' },
     );
     copyFileSync(join(ROOT, 'package.json'), join(building, 'package.json'));
+    execFileSync(process.execPath, [join(ROOT, 'scripts/bundle-entries.mjs'), building], {
+      cwd: ROOT,
+      stdio: 'pipe',
+    });
     renameSync(building, dir);
   } finally {
     rmSync(building, { recursive: true, force: true });
@@ -150,7 +156,9 @@ export function entryExports(dir: string): Record<string, string[]> {
 
 /**
  * Runs `script` (an ES module body) in a fresh Node process that records every module it
- * resolves; returns those URLs.
+ * resolves; returns those URLs, and for each file of the package's bundled `dist/` among them,
+ * the URLs its modules had before bundling (`.../dist/agent/agent.js`), read from the
+ * `// dist/<path>.js` comment esbuild puts before each module it bundles.
  */
 export function modulesLoadedBy(script: string, dir: string): string[] {
   const log = join(tmpdir(), `muster-loads-${process.pid}-${process.hrtime.bigint()}.log`);
@@ -172,5 +180,19 @@ export function modulesLoadedBy(script: string, dir: string): string[] {
     // nothing resolved
   }
   rmSync(log, { force: true });
-  return text.split('\n').filter(Boolean);
+  const urls = text.split('\n').filter(Boolean);
+  return [...urls, ...urls.flatMap((url) => bundledModules(url, dir))];
+}
+
+/**
+ * The modules bundled into the file at `url` when it is a `.js` file of `dir/dist`, as the
+ * URLs they had in `tsc`'s `dist/`; none for any other URL. (URLs as Node.js records them:
+ * symbolic links resolved.)
+ */
+export function bundledModules(url: string, dir: string): string[] {
+  const dist = pathToFileURL(realpathSync(join(dir, 'dist'))).href;
+  if (!url.startsWith(`${dist}/`) || !url.endsWith('.js')) return [];
+  return [...readFileSync(fileURLToPath(url), 'utf8').matchAll(/^\/\/ dist\/(\S+\.js)$/gm)].map(
+    (m) => `${dist}/${m[1]}`,
+  );
 }

@@ -1,4 +1,7 @@
-import { pathToFileURL } from 'node:url';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildPackage, entryExports, entryPoints, modulesLoadedBy } from './built-package.js';
 
@@ -21,6 +24,28 @@ const HEAVY = [
 const heavyIn = (urls: readonly string[]) =>
   HEAVY.filter(([, pattern]) => urls.some((u) => pattern.test(u))).map(([name]) => name);
 
+// The package's own parts that load on first use, through a dynamic import() (the bundle keeps
+// each in a chunk of its own): none may load with the root.
+const LAZY = [
+  'mcp/transports/stdio-transport.js',
+  'mcp/tasks/task-poller.js',
+  'studio/studio-start.js',
+  'cli/program.js',
+  'session/sqlite.js',
+  'session/postgres.js',
+  'worker/index.js',
+  'providers/openai.js',
+] as const;
+
+const lazyIn = (urls: readonly string[]) =>
+  LAZY.filter((path) => urls.some((u) => u.endsWith(`/dist/${path}`)));
+
+/** The `.js` files of the built package's `dist/` (the studio page's left out). */
+const distFiles = (dir: string) =>
+  readdirSync(join(dir, 'dist'), { recursive: true, encoding: 'utf8' }).filter(
+    (f) => f.endsWith('.js') && !f.startsWith('studio-ui'),
+  );
+
 let built: ReturnType<typeof buildPackage>;
 beforeAll(() => {
   built = buildPackage();
@@ -33,6 +58,61 @@ describe('the built package', () => {
     const urls = modulesLoadedBy(`await import(${JSON.stringify(rootUrl())});`, built.dir);
     expect(urls.length).toBeGreaterThan(5); // the recorder saw the package's own modules
     expect(heavyIn(urls)).toEqual([]);
+  });
+
+  it('importing the root reads a few bundled files, not one file per module, and no lazy part', () => {
+    const urls = modulesLoadedBy(`await import(${JSON.stringify(rootUrl())});`, built.dir);
+    const dist = pathToFileURL(realpathSync(join(built.dir, 'dist'))).href;
+    const files = new Set(
+      urls.filter((u) => u.startsWith(`${dist}/`) && existsSync(fileURLToPath(u))),
+    );
+    // Node.js 20 spends about 0.7 ms per module it loads; the root was ~180 of them unbundled
+    expect(files.size).toBeLessThanOrEqual(15);
+    // the modules in those files are still there, under the names they had (the agent's own)
+    expect(urls).toContain(`${dist}/agent/agent.js`);
+    expect(lazyIn(urls)).toEqual([]);
+  });
+
+  it('bundles every module once: one copy (one MusterError) whichever entry point imports it', () => {
+    // module -> the files it is in (esbuild may name a module twice within one file)
+    const seen = new Map<string, Set<string>>();
+    for (const file of distFiles(built.dir)) {
+      const text = readFileSync(join(built.dir, 'dist', file), 'utf8');
+      for (const [, module] of text.matchAll(/^\/\/ dist\/(\S+\.js)$/gm))
+        seen.set(module!, (seen.get(module!) ?? new Set()).add(file));
+    }
+    expect(seen.size).toBeGreaterThan(100); // the bundles name their modules
+    expect([...seen].filter(([, files]) => files.size > 1).map(([m]) => m)).toEqual([]);
+    expect(seen.get('errors/muster-error.js')?.size).toBe(1);
+  });
+
+  it('the root and muster-agent/mcp share their modules: the same functions and error classes', () => {
+    const url = (subpath: string) =>
+      pathToFileURL(entryPoints(built.dir).find((e) => e.subpath === subpath)!.js).href;
+    const out = execFileSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const root = await import(${JSON.stringify(url('.'))});
+         const mcp = await import(${JSON.stringify(url('./mcp'))});
+         let thrown;
+         try { mcp.assertMcpExtensionSupported('no-such-extension'); } catch (err) { thrown = err; }
+         process.stdout.write(JSON.stringify({
+           sameFunction: root.fileTokenStore === mcp.fileTokenStore,
+           musterError: thrown instanceof root.MusterError,
+           mcpError: thrown instanceof root.McpError,
+           code: thrown?.code,
+         }));`,
+      ],
+      { cwd: built.dir, encoding: 'utf8' },
+    );
+    expect(JSON.parse(out)).toEqual({
+      sameFunction: true,
+      musterError: true,
+      mcpError: true,
+      code: 'MCP_EXTENSION_UNSUPPORTED',
+    });
   });
 
   it('createSdkMcpServer and createAgent with MCP servers still load none of them', () => {
