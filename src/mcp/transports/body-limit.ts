@@ -103,10 +103,11 @@ function sseEventCounter(): Counter {
 /**
  * Bounds the bytes of `response` before anything parses it. A declared `content-length`
  * over the limit fails at once (the body is cancelled); an event stream is bounded per
- * event only, so its declared length is not compared. Otherwise the body is wrapped in a
- * counting stream that errors, and cancels the network body, as soon as the count passes
- * the limit: per event for `text/event-stream` (a long-lived stream is not killed by its
- * total size), over the whole body for anything else.
+ * event only, so its declared length is not compared. Otherwise the body is counted as it is
+ * read, and reading fails, and cancels the network body, as soon as the count passes the
+ * limit: per event for `text/event-stream`, through a counting stream (a long-lived stream is
+ * not killed by its total size), over the whole body for anything else, on the response
+ * itself ({@link boundInPlace}).
  *
  * @throws McpError `MCP_OPERATION_FAILED` when `content-length` exceeds the limit.
  */
@@ -125,16 +126,37 @@ export function limitResponseBody(response: Response, limit: BodyLimit): Limited
   if (source === null || NULL_BODY_STATUSES.has(response.status)) {
     return { response, done: Promise.resolve() };
   }
-  const count = sse ? sseEventCounter() : totalCounter();
-  const reader = source.getReader();
   let settle: (error?: McpError) => void = () => {};
   const done = new Promise<void>((resolve, reject) => {
     settle = (error) => (error === undefined ? resolve() : reject(error));
   });
   // The caller may never await `done`; an oversize error is reported through the body too.
   done.catch(() => {});
+  if (!sse) return { response: boundInPlace(response, source, limit, settle), done };
 
-  const counted = new ReadableStream<Uint8Array>(
+  const limited = new Response(countedStream(source, sseEventCounter(), limit, true, settle), {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+  // Keep what the client may read from the original (the final URL of the request).
+  Object.defineProperty(limited, 'url', { value: response.url });
+  return { response: limited, done };
+}
+
+/**
+ * `source` read through a counter: the stream errors, and cancels the network body, as soon as
+ * the count passes the limit.
+ */
+function countedStream(
+  source: ReadableStream<Uint8Array>,
+  count: Counter,
+  limit: BodyLimit,
+  sse: boolean,
+  settle: (error?: McpError) => void,
+): ReadableStream<Uint8Array> {
+  const reader = source.getReader();
+  return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
         let chunk: Awaited<ReturnType<typeof reader.read>>;
@@ -166,13 +188,66 @@ export function limitResponseBody(response: Response, limit: BodyLimit): Limited
     },
     { highWaterMark: 0 },
   );
+}
 
-  const limited = new Response(counted, {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
+/**
+ * Bounds a whole (not event-stream) body on the response itself, without a second stream and
+ * a second `Response`: building those costs Node more per request than reading the answer
+ * (a web stream is made transferable at construction). `json()`, `text()` and `arrayBuffer()`
+ * read the original body with a count and fail with the limit's error as soon as it is passed;
+ * `body`, when someone asks for the stream itself, is the counted stream as for event streams.
+ */
+function boundInPlace(
+  response: Response,
+  source: ReadableStream<Uint8Array>,
+  limit: BodyLimit,
+  settle: (error?: McpError) => void,
+): Response {
+  let whole: Promise<Uint8Array> | undefined;
+  let counted: ReadableStream<Uint8Array> | undefined;
+  const bytes = () => (whole ??= readBounded(source, limit, settle));
+  const text = async () => new TextDecoder().decode(await bytes());
+  Object.defineProperties(response, {
+    body: { get: () => (counted ??= countedStream(source, totalCounter(), limit, false, settle)) },
+    text: { value: text },
+    json: { value: async () => JSON.parse(await text()) as unknown },
+    arrayBuffer: {
+      value: async () => {
+        const b = await bytes();
+        return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength);
+      },
+    },
   });
-  // Keep what the client may read from the original (the final URL of the request).
-  Object.defineProperty(limited, 'url', { value: response.url });
-  return { response: limited, done };
+  return response;
+}
+
+/** The whole of `source`, counted as it comes; the limit's error once the count passes it. */
+async function readBounded(
+  source: ReadableStream<Uint8Array>,
+  limit: BodyLimit,
+  settle: (error?: McpError) => void,
+): Promise<Uint8Array> {
+  const reader = source.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    for (;;) {
+      const chunk = await reader.read();
+      if (chunk.done) break;
+      total += chunk.value.byteLength;
+      if (total > limit.maxResponseBytes) {
+        const error = responseTooLarge(limit, total, 'response', true);
+        reader.cancel(error).catch(() => {});
+        settle(error);
+        throw error;
+      }
+      chunks.push(chunk.value);
+    }
+  } catch (error) {
+    // a failed read ends the body too (after an oversize error `done` has already rejected)
+    settle();
+    throw error;
+  }
+  settle();
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
 }

@@ -213,3 +213,40 @@ describe('createGuardedFetch', () => {
     ).toMatchObject({ code: 'INVALID_CONFIGURATION' });
   });
 });
+
+describe('a whole body is bounded on the response itself', () => {
+  let peer: Loopback;
+  const body = JSON.stringify({ text: 'é'.repeat(300) });
+  beforeAll(async () => {
+    // chunked (no content-length), in several writes, so the count runs over chunks
+    peer = await startLoopback((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const text = req.url === '/big' ? 'x'.repeat(5000) : body;
+      for (let i = 0; i < text.length; i += 100) res.write(text.slice(i, i + 100));
+      res.end();
+    });
+  });
+  afterAll(() => peer.close());
+  const fetch = () => createGuardedFetch({ server: 'w', maxResponseBytes: 1000 });
+
+  it('json(), text(), arrayBuffer() and body read the same bytes as an unbounded response', async () => {
+    expect(await (await fetch()(`${peer.origin}/ok`)).json()).toEqual(JSON.parse(body));
+    expect(await (await fetch()(`${peer.origin}/ok`)).text()).toBe(body);
+    const buffer = await (await fetch()(`${peer.origin}/ok`)).arrayBuffer();
+    expect(new TextDecoder().decode(buffer)).toBe(body);
+    const streamed = await new Response((await fetch()(`${peer.origin}/ok`)).body).text();
+    expect(streamed).toBe(body);
+  });
+
+  it.each(['json', 'text', 'arrayBuffer', 'body'] as const)(
+    'an undeclared oversized body fails %s with the limit error',
+    async (how) => {
+      const response = await fetch()(`${peer.origin}/big`);
+      const error = await rejection(() =>
+        how === 'body' ? new Response(response.body).text() : response[how](),
+      );
+      expect(error).toBeInstanceOf(McpError);
+      expect(error).toMatchObject({ code: 'MCP_OPERATION_FAILED', server: 'w' });
+    },
+  );
+});
