@@ -440,8 +440,9 @@ const timeoutSweep: UpstreamPatch = {
     'a timer; one timer per `Protocol` (`_timeoutSweep`) is armed for the earliest deadline, ' +
     'fires the expired entries and re-arms for the next. It is unref-ed while no request is ' +
     'pending (a pending request keeps the process alive, as its own timer did) and cleared on ' +
-    'close. `_resetTimeout` moves the deadline. One difference: after `maxTotalTimeout`, the ' +
-    'entry is deleted and (unlike its leaked timer today) fires no late cancel.',
+    'close. `_resetTimeout` moves the deadline. One difference: when `maxTotalTimeout` ends a ' +
+    'request, its entry goes without leaving an armed timer behind (today the timer stays ' +
+    'armed, keeping the process alive, until it fires and finds the request settled).',
 };
 
 const dispatchGuardOnce: UpstreamPatch = {
