@@ -56,6 +56,9 @@ function mediaType(contentType: string | null): string {
   return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
+/** Decodes whole bodies as `Response.text()` does (UTF-8, a leading BOM dropped); stateless. */
+const UTF8 = new TextDecoder();
+
 /** Counts bytes; returns the running count after `chunk`. */
 type Counter = (chunk: Uint8Array) => number;
 
@@ -206,7 +209,7 @@ function boundInPlace(
   let whole: Promise<Uint8Array> | undefined;
   let counted: ReadableStream<Uint8Array> | undefined;
   const bytes = () => (whole ??= readBounded(source, limit, settle));
-  const text = async () => new TextDecoder().decode(await bytes());
+  const text = async () => UTF8.decode(await bytes());
   Object.defineProperties(response, {
     body: { get: () => (counted ??= countedStream(source, totalCounter(), limit, false, settle)) },
     text: { value: text },
