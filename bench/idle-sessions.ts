@@ -56,7 +56,14 @@ export async function measureIdleSessions(
     const heapUsedBefore = await settledHeap(gc);
     for (let i = 0; i < count; i++) await runOneTurn(agent, `idle-${i}`);
     const heapUsedAfter = await settledHeap(gc);
-    const listed = (await agent.sessions.list({ limit: 1000 })).sessions;
+    // pages of at most 1,000 (the store's bound)
+    const listed = [];
+    let cursor: string | undefined;
+    do {
+      const page = await agent.sessions.list({ limit: 1000, ...(cursor ? { cursor } : {}) });
+      listed.push(...page.sessions);
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
     if (listed.length !== count || listed.some((s) => s.status !== 'completed'))
       throw new Error(`expected ${count} completed sessions, found ${listed.length}`);
     const heapDeltaBytes = heapUsedAfter - heapUsedBefore;
