@@ -20,7 +20,7 @@ rm -rf "$work"
 mkdir -p "$work"
 git -C "$head" worktree add --force --detach "$work/base-tree" "$base_rev" >/dev/null
 (cd "$work/base-tree" && npm ci --no-audit --no-fund --loglevel=error && npx tsc -p tsconfig.build.json)
-(cd "$head" && npx tsc -p tsconfig.build.json)
+(cd "$head" && npm run build)
 
 for side in base head; do
   if [ "$side" = base ]; then tree="$work/base-tree"; else tree="$head"; fi

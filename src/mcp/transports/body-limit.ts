@@ -196,28 +196,52 @@ function countedStream(
 /**
  * Bounds a whole (not event-stream) body on the response itself, without a second stream and
  * a second `Response`: building those costs Node more per request than reading the answer
- * (a web stream is made transferable at construction). `json()`, `text()` and `arrayBuffer()`
- * read the original body with a count and fail with the limit's error as soon as it is passed;
- * `body`, when someone asks for the stream itself, is the counted stream as for event streams.
+ * (a web stream is made transferable at construction). `json()`, `text()`, `arrayBuffer()`,
+ * `bytes()`, `blob()` and `formData()` read the original body with a count and fail with the
+ * limit's error as soon as it is passed; `body`, when someone asks for the stream itself, is
+ * a counted stream as for event streams (the original once the body was read); `clone()`
+ * tees the body and bounds both halves.
  */
 function boundInPlace(
   response: Response,
-  source: ReadableStream<Uint8Array>,
+  body: ReadableStream<Uint8Array>,
   limit: BodyLimit,
   settle: (error?: McpError) => void,
 ): Response {
+  let source = body;
   let whole: Promise<Uint8Array> | undefined;
   let counted: ReadableStream<Uint8Array> | undefined;
   const bytes = () => (whole ??= readBounded(source, limit, settle));
   const text = async () => UTF8.decode(await bytes());
+  const copy = async () => new Uint8Array(await bytes());
   Object.defineProperties(response, {
-    body: { get: () => (counted ??= countedStream(source, totalCounter(), limit, false, settle)) },
+    body: {
+      get: () =>
+        whole ? source : (counted ??= countedStream(source, totalCounter(), limit, false, settle)),
+    },
     text: { value: text },
     json: { value: async () => JSON.parse(await text()) as unknown },
-    arrayBuffer: {
-      value: async () => {
-        const b = await bytes();
-        return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength);
+    arrayBuffer: { value: async () => (await copy()).buffer },
+    bytes: { value: copy },
+    blob: {
+      value: async () =>
+        new Blob([await copy()], { type: response.headers.get('content-type') ?? '' }),
+    },
+    formData: {
+      value: async () => new Response(await copy(), { headers: response.headers }).formData(),
+    },
+    clone: {
+      value: () => {
+        const [kept, other] = source.tee();
+        source = kept;
+        const twin = new Response(other, {
+          status: response.status,
+          statusText: response.statusText,
+          headers: response.headers,
+        });
+        Object.defineProperty(twin, 'url', { value: response.url });
+        // the twin's end is not the request's: only the original settles `done`
+        return boundInPlace(twin, other, limit, () => undefined);
       },
     },
   });
@@ -230,10 +254,11 @@ async function readBounded(
   limit: BodyLimit,
   settle: (error?: McpError) => void,
 ): Promise<Uint8Array> {
-  const reader = source.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
   try {
+    // inside the try: a body already taken fails the read and still settles `done`
+    const reader = source.getReader();
     for (;;) {
       const chunk = await reader.read();
       if (chunk.done) break;

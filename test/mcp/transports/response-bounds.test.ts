@@ -236,14 +236,32 @@ describe('a whole body is bounded on the response itself', () => {
     expect(new TextDecoder().decode(buffer)).toBe(body);
     const streamed = await new Response((await fetch()(`${peer.origin}/ok`)).body).text();
     expect(streamed).toBe(body);
+    const blob = await (await fetch()(`${peer.origin}/ok`)).blob();
+    expect(await blob.text()).toBe(body);
+    // read, then asked for its stream: the used body, as fetch gives it
+    const used = await fetch()(`${peer.origin}/ok`);
+    await used.text();
+    expect(used.body).not.toBeNull();
   });
 
-  it.each(['json', 'text', 'arrayBuffer', 'body'] as const)(
+  it('a clone and its original both read the whole body (an OAuth error answer is read twice)', async () => {
+    const response = await fetch()(`${peer.origin}/ok`);
+    expect(await response.clone().json()).toEqual(JSON.parse(body));
+    expect(await response.text()).toBe(body);
+    const big = await fetch()(`${peer.origin}/big`);
+    const twin = big.clone();
+    await expect(twin.text()).rejects.toMatchObject({ code: 'MCP_OPERATION_FAILED' });
+    await expect(big.json()).rejects.toMatchObject({ code: 'MCP_OPERATION_FAILED' });
+  });
+
+  it.each(['json', 'text', 'arrayBuffer', 'bytes', 'blob', 'body'] as const)(
     'an undeclared oversized body fails %s with the limit error',
     async (how) => {
       const response = await fetch()(`${peer.origin}/big`);
       const error = await rejection(() =>
-        how === 'body' ? new Response(response.body).text() : response[how](),
+        how === 'body'
+          ? new Response(response.body).text()
+          : (response as unknown as Record<string, () => Promise<unknown>>)[how]!(),
       );
       expect(error).toBeInstanceOf(McpError);
       expect(error).toMatchObject({ code: 'MCP_OPERATION_FAILED', server: 'w' });
