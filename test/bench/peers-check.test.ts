@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -34,15 +34,19 @@ describe('npm run bench:peers --check', () => {
     expect(result.stdout).toBe('');
   });
 
-  const installed = peersInstalled(DEFAULT_PEERS);
-  it.skipIf(!installed)(
-    `passes with the installed peers${installed ? '' : ' (skipped: bench/peers/node_modules is not installed; npm --prefix bench/peers ci)'}`,
-    () => {
-      const result = check(DEFAULT_PEERS);
-      expect(result.stderr).toBe('');
-      expect(result.status).toBe(0);
-    },
-  );
+  it('passes where the peers are installed', () => {
+    // the installed folder when there is one, else a folder holding what the check looks for
+    const dir = peersInstalled(DEFAULT_PEERS) ? DEFAULT_PEERS : join(empty, 'installed');
+    if (dir !== DEFAULT_PEERS) {
+      const marker = join(dir, 'node_modules/@ai-sdk/mcp');
+      mkdirSync(marker, { recursive: true });
+      writeFileSync(join(marker, 'package.json'), '{"name":"@ai-sdk/mcp","version":"1.0.102"}');
+    }
+    expect(peersInstalled(dir)).toBe(true);
+    const result = check(dir);
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+  });
 
   it('runs before the build in the npm script', () => {
     const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
