@@ -29,21 +29,27 @@ function muster(args: readonly string[]) {
   return runMuster(cli.bin, args, { cwd: project.dir, env: project.env, inProcess: true });
 }
 
+/** `muster run` with the echo tool allowed, priced at $2 / $8 per million tokens, within `maxCost`. */
+function runWithin(model: string, maxCost: string, before: readonly string[] = []) {
+  return muster([
+    ...before,
+    'run',
+    'Work.',
+    '--model',
+    model,
+    '--allow',
+    'mcp__basic__echo',
+    '--price',
+    '2,8',
+    '--max-cost',
+    maxCost,
+  ]);
+}
+
 describe('muster run --max-cost', () => {
   it('stops the run that spends it, exit 11 (BUDGET_EXHAUSTED), after warning at 80 %', async () => {
     const model = turns('spend.json', [echo, echo, echo, { text: 'never asked' }]);
-    const run = await muster([
-      'run',
-      'Work.',
-      '--model',
-      model,
-      '--allow',
-      'mcp__basic__echo',
-      '--price',
-      '2,8',
-      '--max-cost',
-      '0.005',
-    ]);
+    const run = await runWithin(model, '0.005');
     expect(run.code, run.stderr).toBe(11);
     expect(run.stderr).toContain('budget --max-cost is 80 % spent ($0.0056 of $0.005)');
     expect(run.stderr).toMatch(/error \[BUDGET_EXHAUSTED\]/);
@@ -53,19 +59,7 @@ describe('muster run --max-cost', () => {
 
   it('with --json, a run within it reports its cost', async () => {
     const model = turns('within.json', [echo, { text: 'done', usage }]);
-    const run = await muster([
-      '--json',
-      'run',
-      'Work.',
-      '--model',
-      model,
-      '--allow',
-      'mcp__basic__echo',
-      '--price',
-      '2,8',
-      '--max-cost',
-      '1',
-    ]);
+    const run = await runWithin(model, '1', ['--json']);
     expect(run.code, run.stderr).toBe(0);
     const doc = JSON.parse(run.stdout) as { usage: { costUsd: number } };
     expect(doc.usage.costUsd).toBe(0.0056);
