@@ -132,11 +132,17 @@ function agentFor(
   });
 }
 
-/** The text each completed tool call of a run answered (errors with their code). */
+/**
+ * The text each completed tool call of a run answered (errors with their code), in the order the
+ * model made the calls: calls of one turn run side by side and may end in any order.
+ */
 function answers(events: readonly AgentEvent[]): string[] {
-  return ofType(events, 'tool.completed').map((e) =>
-    e.isError ? `error: ${e.errorCode} ${e.content}` : e.content,
-  );
+  const order = new Map<string, number>();
+  for (const e of ofType(events, 'model.completed'))
+    for (const call of e.toolCalls) order.set(call.callId, order.size);
+  return ofType(events, 'tool.completed')
+    .sort((a, b) => order.get(a.callId)! - order.get(b.callId)!)
+    .map((e) => (e.isError ? `error: ${e.errorCode} ${e.content}` : e.content));
 }
 
 /** What `whoami` answered: the token's subject. */

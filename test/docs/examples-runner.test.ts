@@ -1,13 +1,14 @@
 /**
  * `npm run examples` (scripts/run-examples.mjs): run as a process over planted examples (a
- * broken one, a hanging one, one that checks where it runs) and once over the real
- * `examples/`, after which the repository is as it was.
+ * broken one, a hanging one, one that checks where it runs) and over real examples, after which
+ * the repository is as it was; the listing of every example is checked without running them.
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listExamples } from '../../scripts/run-examples.mjs';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const RUNNER = join(ROOT, 'scripts/run-examples.mjs');
@@ -155,14 +156,36 @@ describe('npm run examples', () => {
     expect(code).toBe(0);
   });
 
-  it('runs every example under examples/, helpers left out, and leaves the repository as it was', async () => {
+  it('lists every example under examples/ with the helpers left out', () => {
+    const listed = listExamples().map((f) => relative(ROOT, f));
+    expect(listed).toEqual(
+      expect.arrayContaining([
+        'examples/offline-agent.ts',
+        'examples/demo/demo.ts',
+        'examples/workers.ts',
+        'examples/providers/openai.ts',
+      ]),
+    );
+    // helpers (marked `// example-helper: not run on its own`) are imported, not run
+    expect(listed).not.toContain('examples/demo/print-events.ts');
+    expect(listed).not.toContain('examples/providers/run-example.ts');
+    expect(listed).not.toContain('examples/migrating/query-host.ts');
+  });
+
+  // `.ci/run` runs `npm run examples` over all of them as a step of its own: here the process
+  // runs three targets (a file and two folders that hold helpers) and must leave no trace.
+  it('runs real examples under examples/, helpers left out, and leaves the repository as it was', async () => {
     const status = () =>
       execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], {
         cwd: ROOT,
         encoding: 'utf8',
       });
     const before = status();
-    const { code, stdout, stderr } = await runner([]);
+    const { code, stdout, stderr } = await runner([
+      'examples/offline-agent.ts',
+      'examples/demo',
+      'examples/providers',
+    ]);
     expect(code, `${stdout}\n${stderr}`).toBe(0);
     const ran = [...stdout.matchAll(/^ok {3}(\S+)/gm)].map((m) => m[1]);
     expect(ran).toEqual(
@@ -172,7 +195,6 @@ describe('npm run examples', () => {
         'examples/providers/openai.ts',
       ]),
     );
-    // helpers (marked `// example-helper: not run on its own`) are imported, not run
     expect(ran).not.toContain('examples/demo/print-events.ts');
     expect(ran).not.toContain('examples/providers/run-example.ts');
     expect(status()).toBe(before);
