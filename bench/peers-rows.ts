@@ -149,7 +149,7 @@ function pool(into: ClientSamples[] | undefined, next: ClientSamples[]): ClientS
 }
 
 /** The HTTP fixture in its own process (launched like a stdio server); resolves its URL. */
-async function startHttpServer(
+export async function startHttpServer(
   wrap: (launch: StdioLaunch) => StdioLaunch,
 ): Promise<{ url: string; close: () => Promise<void> }> {
   const launch = wrap({ command: process.execPath, args: [HTTP_SERVER] });

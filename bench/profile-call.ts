@@ -2,6 +2,12 @@
  * CPU profile of one echo call over stdio (`basic-server.mjs`), for docs/performance.md:
  *
  *   npx tsx bench/profile-call.ts <who> [calls] [out-dir]
+ *   PROFILE_HTTP=1 npx tsx bench/profile-call.ts <who> [calls] [out-dir]
+ *
+ * With `PROFILE_HTTP=1` the call goes over Streamable HTTP to the dual-era fixture of
+ * `npm run bench:peers` (`peers-http-server.mjs`) in a process of its own. Either way this
+ * process runs on one CPU and the server on another, as in `npm run bench:peers` (`BENCH_PIN=0`
+ * turns that off).
  *
  * `who`: `raw-legacy` (the official client, its default), `raw-auto`, `muster` (Muster's
  * `agent.mcp.callTool`, default protocol mode), `muster-legacy` (`mcp.protocol.mode: legacy`),
@@ -16,7 +22,10 @@ import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { pinCpus } from './cpu-pinning.js';
+import { startHttpServer } from './peers-rows.js';
 import { stdioConfig } from '../test/support/mcp-fixtures.js';
 import { loadPeers } from './peers.js';
 import { muster } from './muster.js';
@@ -31,39 +40,60 @@ interface Caller {
   close(): Promise<unknown>;
 }
 
+const pinning = pinCpus();
+
 async function open(who: Who): Promise<Caller> {
-  const launch = stdioConfig('basic-server.mjs');
+  const launch = pinning.wrap(stdioConfig('basic-server.mjs'));
+  const http = process.env.PROFILE_HTTP === '1' ? await startHttpServer(pinning.wrap) : undefined;
   const args = { text: 'hello' };
+  const withServer = (caller: Caller): Caller => ({
+    call: caller.call,
+    close: async () => {
+      await caller.close();
+      await http?.close();
+    },
+  });
   if (who === 'raw-legacy' || who === 'raw-auto') {
     const client =
       who === 'raw-auto'
         ? new Client({ name: 'profile', version: '0' }, { versionNegotiation: { mode: 'auto' } })
         : new Client({ name: 'profile', version: '0' });
-    await client.connect(new StdioClientTransport(launch));
+    await client.connect(
+      http
+        ? new StreamableHTTPClientTransport(new URL(http.url))
+        : new StdioClientTransport(launch),
+    );
     await client.listTools();
-    return {
+    return withServer({
       call: () => client.callTool({ name: 'echo', arguments: args }),
       close: () => client.close(),
-    };
+    });
   }
   if (who === 'ai-sdk') {
     const peer = (await loadPeers())?.[0];
     if (!peer) throw new Error('peers not installed: npm --prefix bench/peers ci');
-    const endpoint = await peer.open({ kind: 'stdio', ...launch }, 'echo', args);
-    return endpoint;
+    const endpoint = await peer.open(
+      http ? { kind: 'http', url: http.url } : { kind: 'stdio', ...launch },
+      'echo',
+      args,
+    );
+    return withServer(endpoint);
   }
   const agent = createAgent({
     mcp: {
       strictConfig: true,
       ...(who === 'muster-legacy' ? { protocol: { mode: 'legacy' } } : {}),
     },
-    mcpServers: { b: launch },
+    mcpServers: { b: http ? { type: 'http', url: http.url } : launch },
     policy: { allow: ['mcp_connect:*', 'mcp__*'] },
   });
   await agent.initialize();
   const status = agent.mcp.list()[0];
   if (status?.status !== 'connected') throw new Error(`not connected: ${status?.status}`);
-  return { call: () => agent.mcp.callTool('b', 'echo', args), close: () => agent.close() };
+  return withServer({
+    call: () => agent.mcp.callTool('b', 'echo', args),
+    close: () => agent.close(),
+  });
 }
 
 async function main(): Promise<void> {
