@@ -14,8 +14,8 @@ import { faultLog, faultyStdio, readFaultLog } from './support/faulty-servers.js
 import { diagnosticsOf } from './support/pending-options.js';
 
 // Stdio servers that fail before they are connected: they exit at start, never answer
-// `initialize`, start slowly, or are aborted while connecting (with and without the protocol
-// probe, which `auto` mode sends to the real process).
+// `initialize`, start slowly, or are aborted while connecting (in `legacy` and in `auto` mode,
+// whose first contact sends `initialize` first too, to the real process).
 
 const CANARY = 'CANARY-stderr-token-5b1e0c';
 const good = () => faultyStdio({ name: 'good' });
@@ -126,11 +126,11 @@ describe('a stdio server that starts slowly', () => {
 describe('an abort while a stdio server connects', () => {
   it.each([
     ['the initialize handshake', 'legacy' as const],
-    ['the protocol probe', 'auto' as const],
+    ['the first contact of auto mode', 'auto' as const],
   ])('during %s settles the run within 500 ms and leaves no process', async (_label, mode) => {
     const file = faultLog(`abort-${mode}`);
     const { agent, log } = faultAgent({
-      // the first process hangs (in `auto` mode on the `server/discover` probe);
+      // the first process hangs on `initialize` (in `auto` mode too: it goes first);
       // later ones answer, so the next run shows the server is usable
       servers: { hung: faultyStdio({ mode: 'hang-init', restartMode: 'normal', log: file }) },
       mcp: { strictConfig: true, protocol: { mode } },
@@ -144,7 +144,8 @@ describe('an abort while a stdio server connects', () => {
       const abortedAt = performance.now();
       controller.abort();
       const error = await within(run, 10_000, 'the aborted run to settle');
-      const label = mode === 'auto' ? 'abort during the stdio probe' : 'abort during connect';
+      const label =
+        mode === 'auto' ? 'abort during the auto first contact' : 'abort during connect';
       const settleMs = measured(label, performance.now() - abortedAt);
       expect(error?.code).toBe('ABORTED');
       expect(settleMs).toBeLessThan(500);

@@ -55,29 +55,35 @@ async function expectReaped(pids: number[]): Promise<void> {
   }
 }
 
+// The official client's `server/discover` probe reaches a stdio server in `auto` mode only
+// after the `initialize` Muster sends first (docs/decisions.md, "First contact with a stdio
+// server: `initialize` first"): here, by a server whose answer declares an extension
+// (`--extension`), stopped and started again to be probed.
+
 describe('an abort during the first contact of a stdio server', () => {
-  it('a server hung on the protocol probe: the run settles at once and its process is gone', async () => {
-    const server = scriptedServer(['--discover=hang']);
+  it('a server hung on the protocol probe: the run settles at once and its processes are gone', async () => {
+    const server = scriptedServer(['--extension', '--discover=hang']);
     servers.push(server);
     const { error, settledMs, status } = await abortDuring(server, 'server/discover');
     expect(error?.code).toBe('ABORTED');
     expect(settledMs).toBeLessThan(SETTLE_MS);
     // the run was aborted, not the server: it connects again at the next run
     expect(status).toBe('pending');
-    // the probe went to the one process started
-    expect(server.pids()).toHaveLength(1);
+    // the first process answered `initialize`; the probe went to the one started again
+    expect(server.pids()).toHaveLength(2);
+    expect(server.methods()).toEqual(['initialize', 'server/discover']);
     await expectReaped(server.pids());
   });
 
-  it('a server hung on initialize after the probe: the run settles at once; no process is left', async () => {
+  it('a server hung on initialize: the run settles at once; no process is left', async () => {
     const server = scriptedServer(['--initialize=hang']);
     servers.push(server);
     const { error, settledMs } = await abortDuring(server, 'initialize');
     expect(error?.code).toBe('ABORTED');
     expect(settledMs).toBeLessThan(SETTLE_MS);
-    // probed in place: one process got the probe, then `initialize`
+    // `initialize` first, on the one process started
     expect(server.pids()).toHaveLength(1);
-    expect(server.methods()).toEqual(['server/discover', 'initialize']);
+    expect(server.methods()).toEqual(['initialize']);
     await expectReaped(server.pids());
   });
 
@@ -92,9 +98,9 @@ describe('an abort during the first contact of a stdio server', () => {
   });
 
   it('a hung server that ignores SIGTERM is killed too', async () => {
-    const server = scriptedServer(['--discover=hang', '--ignore-sigterm']);
+    const server = scriptedServer(['--initialize=hang', '--ignore-sigterm']);
     servers.push(server);
-    const { error, settledMs } = await abortDuring(server, 'server/discover');
+    const { error, settledMs } = await abortDuring(server, 'initialize');
     expect(error?.code).toBe('ABORTED');
     expect(settledMs).toBeLessThan(SETTLE_MS);
     await expectReaped(server.pids());
@@ -128,7 +134,7 @@ describe('bounded connects', () => {
   });
 
   it('a silent probe counts as legacy after probeTimeoutMs, and is re-sent probeMaxRetries times', async () => {
-    const server = scriptedServer(['--discover=silent']);
+    const server = scriptedServer(['--extension', '--discover=silent']);
     servers.push(server);
     const agent = agentWith(server.config, {
       protocol: { mode: 'auto', probeTimeoutMs: 150, probeMaxRetries: 2 },
@@ -138,10 +144,16 @@ describe('bounded connects', () => {
       await agent.initialize();
       const elapsed = performance.now() - started;
       expect(agent.mcp.list()[0]).toMatchObject({ status: 'connected', era: 'legacy' });
-      // the probe process got the probe three times (one try and two re-sends), the real one
-      // only `initialize` and the listing
-      expect(server.methods().filter((m) => m === 'server/discover')).toHaveLength(3);
-      expect(server.methods().slice(3)).toEqual(['initialize', 'tools/list']);
+      // the first process answered `initialize` (an extension declared); the one started again
+      // got the probe three times (one try and two re-sends), then `initialize` and the listing
+      expect(server.methods()).toEqual([
+        'initialize',
+        'server/discover',
+        'server/discover',
+        'server/discover',
+        'initialize',
+        'tools/list',
+      ]);
       expect(elapsed).toBeGreaterThanOrEqual(3 * 150 - 50);
       expect(elapsed).toBeLessThan(10_000);
     } finally {
@@ -150,7 +162,7 @@ describe('bounded connects', () => {
   });
 
   it('without probe options, a silent probe counts as legacy after 10 s, within the connect', async () => {
-    const server = scriptedServer(['--discover=silent']);
+    const server = scriptedServer(['--extension', '--discover=silent']);
     servers.push(server);
     const agent = agentWith(
       { ...server.config, connectTimeoutMs: 20_000 },
@@ -170,13 +182,20 @@ describe('bounded connects', () => {
   }, 30_000);
 
   it('a server that exits on the probe is a legacy server, started once more for real', async () => {
-    const server = scriptedServer(['--discover=exit']);
+    const server = scriptedServer(['--extension', '--discover=exit']);
     servers.push(server);
     const agent = agentWith(server.config);
     try {
       await agent.initialize();
       expect(agent.mcp.list()[0]).toMatchObject({ status: 'connected', era: 'legacy' });
-      expect(server.pids()).toHaveLength(2);
+      // the first contact's `initialize` (an extension), the probe (ends), `initialize` again
+      expect(server.pids()).toHaveLength(3);
+      expect(server.methods()).toEqual([
+        'initialize',
+        'server/discover',
+        'initialize',
+        'tools/list',
+      ]);
     } finally {
       await agent.close();
     }

@@ -111,7 +111,7 @@ describe('protocol verdicts', () => {
     }
   });
 
-  it('a legacy server that ends on the probe is started again and initialized plainly, once', async () => {
+  it('a legacy server that would end on the probe is not probed: initialized plainly on its one process', async () => {
     const { faultyStdio, faultLog, readFaultLog } =
       await import('../faults/support/faulty-servers.js');
     const file = faultLog('exit-on-probe');
@@ -122,8 +122,8 @@ describe('protocol verdicts', () => {
     try {
       await first.send('x');
       expect(first.mcp.list()[0]).toMatchObject({ status: 'connected', era: 'legacy' });
-      // the real process ended on `server/discover`; one more was started with `initialize`
-      expect((await readFaultLog(file)).starts).toHaveLength(2);
+      // `initialize` first: the server never saw the `server/discover` it ends on
+      expect((await readFaultLog(file)).starts).toHaveLength(1);
     } finally {
       await first.close();
     }
@@ -133,7 +133,7 @@ describe('protocol verdicts', () => {
     try {
       await second.send('y');
       expect(second.mcp.list()[0]).toMatchObject({ status: 'connected', era: 'legacy' });
-      expect((await readFaultLog(file)).starts).toHaveLength(3); // the legacy verdict was saved
+      expect((await readFaultLog(file)).starts).toHaveLength(2); // the legacy verdict was saved
     } finally {
       await second.close();
     }

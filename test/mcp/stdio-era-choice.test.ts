@@ -11,9 +11,11 @@ import { collect, ofType } from '../support/run-helpers.js';
 import { startTasksFixture } from './tasks/tasks-fixture.js';
 
 // The era of a stdio server in `auto` mode (docs/decisions.md, "Dual-era stdio servers
-// without extensions speak the legacy era"): a server that serves both eras and declares no
-// extension is spoken to in the legacy era, on the one process the probe went to; a server
-// that declares an extension, or serves only the modern era, stays modern.
+// without extensions speak the legacy era" and "First contact with a stdio server: `initialize`
+// first"): the plain `initialize` goes first; a server that answers it and declares no
+// extension is spoken to in the legacy era on that one process; one that declares an extension
+// is started again and stays modern, and a modern-only server (it refuses `initialize`) goes
+// modern on the same process.
 
 const open = (extra: Partial<AgentOptions>): AgentOptions => ({
   mcp: { strictConfig: true },
@@ -30,14 +32,21 @@ function counting(...flags: string[]): { config: McpServerConfig; log: string } 
   };
 }
 
-/** The processes started and the requests read, from a counting-server log. */
+/**
+ * The processes started and the requests read, from a counting-server log. A modern
+ * connection's `subscriptions/listen` is left out: the client sends it beside its first
+ * requests, in no fixed order with them.
+ */
 async function activity(log: string): Promise<{ starts: number; requests: string[] }> {
   const lines = await readCountingLog(log);
   return {
     starts: lines.filter((l) => l.event === 'start').length,
-    requests: lines.map((l) => l.event as string).filter((e) => e !== 'start' && e !== 'exit'),
+    requests: lines.map((l) => l.event as string).filter(isRequest),
   };
 }
+
+const isRequest = (event: unknown) =>
+  event !== 'start' && event !== 'exit' && event !== 'subscriptions/listen';
 
 /** The verdict saved in this test file's MUSTER_HOME for `config`. */
 function savedVerdict(config: McpServerConfig): Promise<unknown> {
@@ -65,7 +74,34 @@ describe('the era of a stdio server in auto mode', () => {
     }
   });
 
-  it('a dual-era server without extensions ends legacy on its one process; the verdict saved skips the probe next time', async () => {
+  it('a server whose initialize answer declares an extension is started again and probed: modern', async () => {
+    const { config, log } = counting('--extension=io.example/widgets');
+    const agent = createAgent(
+      open({ model: scriptedModel([{ text: 'ok' }]), mcpServers: { x: config } }),
+    );
+    try {
+      await agent.send('x');
+      expect(agent.mcp.list()[0]).toMatchObject({ status: 'connected', era: 'modern' });
+      // the first process answered the legacy `initialize` (the extension in its
+      // capabilities) and was stopped; the second was probed and is the modern connection
+      const lines = await readCountingLog(log);
+      const pids = [...new Set(lines.map((l) => l.pid))];
+      expect(pids).toHaveLength(2);
+      const on = (pid: unknown) =>
+        lines.filter((l) => l.pid === pid && isRequest(l.event)).map((l) => l.event);
+      expect(on(pids[0])).toEqual(['initialize']);
+      expect(on(pids[1])![0]).toBe('server/discover');
+      expect(on(pids[1])).not.toContain('initialize');
+      const saved = await savedVerdict(config);
+      expect(saved).toMatchObject({ kind: 'modern' });
+      expect(saved).not.toHaveProperty('legacyRefused');
+      expect(saved).not.toHaveProperty('legacyFailed');
+    } finally {
+      await agent.close();
+    }
+  });
+
+  it('a dual-era server without extensions is legacy on its one process, never probed; the verdict saved is used next time', async () => {
     const { config, log } = counting('--extras');
     const asked: unknown[] = [];
     const model = scriptedModel([
@@ -114,11 +150,11 @@ describe('the era of a stdio server in auto mode', () => {
       const two = await collect(first.run({ input: 'y' }));
       expect(two.error).toBeUndefined();
       expect(ofType(two.events, 'tool.completed').map((e) => e.content)).toEqual(['grown-1']);
-      // one process: the probe, the handover and the legacy handshake all went to it
+      // one process, and one handshake: `initialize` first, no `server/discover` at all
       const seen = await activity(log);
       expect(seen.starts).toBe(1);
-      expect(seen.requests.slice(0, 2)).toEqual(['server/discover', 'initialize']);
-      expect(seen.requests.filter((r) => r === 'server/discover')).toHaveLength(1);
+      expect(seen.requests.slice(0, 2)).toEqual(['initialize', 'tools/list']);
+      expect(seen.requests).not.toContain('server/discover');
       expect(await savedVerdict(config)).toEqual({ kind: 'legacy' });
     } finally {
       await first.close();
@@ -132,7 +168,7 @@ describe('the era of a stdio server in auto mode', () => {
       expect(second.mcp.list()[0]).toMatchObject({ status: 'connected', era: 'legacy' });
       const seen = await activity(log);
       expect(seen.starts).toBe(2);
-      // straight to `initialize`: no `server/discover` on the second agent's process
+      // the remembered verdict: the same handshake, on the second agent's process
       expect(seen.requests.slice(before)).toEqual(['initialize', 'tools/list']);
     } finally {
       await second.close();
@@ -153,8 +189,10 @@ describe('the era of a stdio server in auto mode', () => {
       });
       const seen = await activity(log);
       expect(seen.starts).toBe(1);
-      // the legacy handshake was refused; the connection went on in the modern era
-      expect(seen.requests.slice(0, 3)).toEqual(['server/discover', 'initialize', 'tools/list']);
+      // the legacy handshake was refused; the client probed the same process and went modern
+      expect(seen.requests.slice(0, 2)).toEqual(['initialize', 'server/discover']);
+      expect(seen.requests).toContain('tools/list');
+      expect(seen.requests.filter((r) => r === 'initialize')).toHaveLength(1);
       expect(await savedVerdict(config)).toMatchObject({ kind: 'modern', legacyRefused: true });
     } finally {
       await first.close();
@@ -210,7 +248,7 @@ describe('the era of a stdio server in auto mode', () => {
 });
 
 describe('the era trial of a stdio server in auto mode, when it goes wrong', () => {
-  it('a dual-era server slow to start goes legacy by the probe timeout, and its late discover answer holds nothing back', async () => {
+  it('a dual-era server slow to start (within probeTimeoutMs) is legacy on its one process', async () => {
     const { config, log } = counting('--start-delay-ms=1500');
     const agent = createAgent(
       open({
@@ -218,8 +256,8 @@ describe('the era trial of a stdio server in auto mode, when it goes wrong', () 
           { toolCalls: [{ name: 'mcp__c__echo', arguments: { text: 'late' } }] },
           { text: 'ok' },
         ]),
-        // the probe times out before the server reads it: the client goes legacy by itself
-        mcp: { strictConfig: true, protocol: { mode: 'auto', probeTimeoutMs: 500 } },
+        // `initialize` waits in the pipe until the server reads it
+        mcp: { strictConfig: true, protocol: { mode: 'auto', probeTimeoutMs: 8_000 } },
         mcpServers: { c: config },
       }),
     );
@@ -230,10 +268,9 @@ describe('the era trial of a stdio server in auto mode, when it goes wrong', () 
       expect(ofType(run.events, 'tool.completed').map((e) => e.content)).toEqual([
         'counting: late',
       ]);
-      // one process: the late answer to the probe (no extensions) held nothing back
       const seen = await activity(log);
       expect(seen.starts).toBe(1);
-      expect(seen.requests.slice(0, 2)).toEqual(['server/discover', 'initialize']);
+      expect(seen.requests.slice(0, 2)).toEqual(['initialize', 'tools/list']);
       expect(await savedVerdict(config)).toEqual({ kind: 'legacy' });
     } finally {
       await agent.close();
@@ -253,9 +290,9 @@ describe('the era trial of a stdio server in auto mode, when it goes wrong', () 
       const pids = [...new Set(lines.map((l) => l.pid))];
       expect(pids).toHaveLength(2);
       const on = (pid: unknown) =>
-        lines.filter((l) => l.pid === pid && l.event !== 'start').map((l) => l.event);
-      expect(on(pids[0])).toEqual(['server/discover', 'initialize']);
-      expect(on(pids[1])).toEqual(['tools/list']);
+        lines.filter((l) => l.pid === pid && isRequest(l.event)).map((l) => l.event);
+      expect(on(pids[0])).toEqual(['initialize']);
+      expect(on(pids[1])).toEqual(['server/discover', 'tools/list']);
       const saved = await savedVerdict(config);
       expect(saved).toMatchObject({ kind: 'modern', legacyFailed: true });
       expect(saved).not.toHaveProperty('legacyRefused');
@@ -269,9 +306,8 @@ describe('the era trial of a stdio server in auto mode, when it goes wrong', () 
     const agent = createAgent(
       open({
         model: scriptedModel([{ text: 'ok' }]),
-        // the trial waits this long for the `initialize` answer; the probe before it must not
-        // time out on a loaded machine (the client would send `initialize` itself, unbounded)
-        mcp: { strictConfig: true, protocol: { mode: 'auto', probeTimeoutMs: 4_000 } },
+        // the trial waits this long for the `initialize` answer
+        mcp: { strictConfig: true, protocol: { mode: 'auto', probeTimeoutMs: 2_000 } },
         mcpServers: { m: config },
       }),
     );
@@ -280,7 +316,7 @@ describe('the era trial of a stdio server in auto mode, when it goes wrong', () 
       expect(agent.mcp.list()[0]).toMatchObject({ status: 'connected', era: 'modern' });
       const seen = await activity(log);
       expect(seen.starts).toBe(2);
-      expect(seen.requests).toEqual(['server/discover', 'initialize', 'tools/list']);
+      expect(seen.requests).toEqual(['initialize', 'server/discover', 'tools/list']);
       const saved = await savedVerdict(config);
       expect(saved).toMatchObject({ kind: 'modern', legacyFailed: true });
       expect(saved).not.toHaveProperty('legacyRefused');
@@ -300,10 +336,10 @@ describe('the era trial of a stdio server in auto mode, when it goes wrong', () 
     try {
       await first.send('x');
       expect(first.mcp.list()[0]).toMatchObject({ status: 'connected', era: 'modern' });
-      // the old verdict's `initialize` (ends), the negotiation's probe and trial (ends), modern
+      // the old verdict's `initialize` (ends), the negotiation's trial (ends), probed: modern
       const seen = await activity(log);
       expect(seen.starts).toBe(3);
-      expect(seen.requests).toEqual(['initialize', 'server/discover', 'initialize', 'tools/list']);
+      expect(seen.requests).toEqual(['initialize', 'initialize', 'server/discover', 'tools/list']);
       expect(await savedVerdict(config)).toMatchObject({ kind: 'modern', legacyFailed: true });
     } finally {
       await first.close();

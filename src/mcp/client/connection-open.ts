@@ -7,17 +7,21 @@ import type {
 } from '../contracts/connection-types.js';
 import { MCP_DEFAULTS } from '../contracts/mcp-defaults.js';
 import { openSdkLink } from '../servers/sdk-connection.js';
-import { isStdioConfig, prefersLegacyEra } from './era-choice.js';
+import { declaresExtension, isStdioConfig } from './era-choice.js';
 import { findInCauseChain } from '../failures/cause-chain.js';
 import { answeredWithError } from './pending-requests.js';
 import { HandedOverError, SharedPipe } from './pipe-lease.js';
 import { openDirectLink, usesFastPath } from './sdk-fast-path.js';
 import type { TransportHandle } from '../transports/index.js';
 
-/** What the open path reads of a connection it opened: its era, its verdict, and `close()`. */
+/**
+ * What the open path reads of a connection it opened: its era, its verdict, the server's
+ * capabilities, and `close()`.
+ */
 export interface NegotiatedConnection {
   readonly era: 'modern' | 'legacy' | undefined;
   readonly verdict: ProtocolVerdict | undefined;
+  readonly serverCapabilities: Readonly<Record<string, unknown>> | undefined;
   close(): Promise<void>;
 }
 
@@ -33,8 +37,8 @@ export type ConnectOver<C> = (
  * pair, or the transport of a process or remote server, all within one {@link ConnectBound}
  * (`connectTimeoutMs` and the run's signal). A stdio server in `auto` mode without a
  * remembered verdict is negotiated in place, on the real process (see {@link negotiateInPlace}):
- * the first contact starts one process, as the legacy mode does; only a server that ends on
- * the probe (or does not answer the legacy `initialize` tried after it) is started again.
+ * the first contact starts one process, as the legacy mode does; only a server that declares
+ * an extension, or does not take the legacy `initialize` tried first, is started again.
  */
 export async function openConnection<C extends NegotiatedConnection>(
   spec: ConnectionSpecOf<C>,
@@ -69,16 +73,19 @@ export async function openConnection<C extends NegotiatedConnection>(
 }
 
 /**
- * The first contact with a stdio server in `auto` mode, on the real process: the official
- * client probes with `server/discover` and, for a legacy server, sends `initialize` on the
- * same pipe. A server that ends on the probe (any request before `initialize`) is a legacy
- * server, as the official client decides: it is started again and initialized plainly.
+ * The first contact with a stdio server in `auto` mode, on the real process (docs/decisions.md,
+ * "First contact with a stdio server: `initialize` first"): the plain legacy `initialize` goes
+ * first ({@link tryLegacyEra}), so a server that serves the legacy era (dual-era or legacy-only)
+ * costs one round trip and runs one era's code, as with a legacy client.
  *
- * A server that answers the probe in the modern era but declares no extension
- * ({@link prefersLegacyEra}) is spoken to in the legacy era (docs/decisions.md): the first
- * client, which sent the server nothing after the probe (its lease refused it), is detached
- * and the same process handed to a second client that runs the plain `initialize`
- * ({@link tryLegacyEra}).
+ * - Answered, no extension declared: the connection is legacy, on this process.
+ * - Answered with an extension declared (the Tasks extension needs 2026-07-28): this process
+ *   is legacy now, so it is stopped and the server started again in `auto`, where the official
+ *   client's `server/discover` finds the modern era ({@link startedAgain}).
+ * - Refused with a JSON-RPC error (a modern-only server): the official client probes the same
+ *   process and goes on in the modern era, marked `legacyRefused` (not tried again).
+ * - Anything else (no answer within `probeTimeoutMs`, the process ended, an answer the client
+ *   did not take): started again in `auto`, marked `legacyFailed` (tried again in a day).
  *
  * A refused send of a handed-over client never leaves here as it is (see {@link handoverFailure}).
  */
@@ -90,55 +97,60 @@ async function negotiateInPlace<C extends NegotiatedConnection>(
 ): Promise<C> {
   const first = start();
   const pipe = new SharedPipe(first.link.transport);
-  const probing = pipe.lease({ owning: true, holdAfterChoice: true });
-  let opened: C;
-  try {
-    opened = await connect(quietOnHandover(spec), { ...first.link, transport: probing }, bound);
-  } catch (err) {
-    if (bound.failure || !first.endedOnProbe()) throw handoverFailure(spec.server, err);
-    return await connect({ ...spec, verdict: { kind: 'legacy' } }, start().link, bound);
-  }
-  const verdict = opened.verdict;
-  if (verdict?.kind !== 'modern' || !prefersLegacyEra(verdict.discover)) return opened;
-  probing.retire();
-  // From here until a lease adopts the pipe, no connection owns the process: any way out but
-  // an adoption stops it (an abort during the handover, a failure before the trial's client
-  // took the pipe).
+  // until a lease adopts the pipe, no connection owns the process: any way out but an
+  // adoption stops it (an abort, a failure before a client took the pipe)
   const stop = () => void first.link.terminate?.().catch(() => undefined);
   let adopted = false;
   try {
-    await opened.close();
     const tried = await tryLegacyEra(spec, connect, bound, { ...first.link, transport: pipe });
     if (tried.connection) {
-      adopted = true;
-      return tried.connection;
+      if (!declaresExtension(tried.connection.serverCapabilities)) {
+        adopted = true;
+        return tried.connection;
+      }
+      await tried.connection.close();
+      return await startedAgain(spec, connect, bound, start, {});
     }
     if (bound.failure) throw bound.failure;
-    const discover = verdict.discover;
     if (tried.refused) {
-      // `initialize` answered with a JSON-RPC error (a modern-only server): it goes on in the
-      // modern era on this process, and is not tried in the legacy era again
+      // `initialize` answered with a JSON-RPC error: the official client probes this process
+      // with `server/discover` and goes on in the modern era
       const modern = pipe.lease({ owning: true });
       const connection = await connect(
-        { ...spec, verdict: { kind: 'modern', discover, legacyRefused: true } },
+        { ...spec, legacyTrial: { legacyRefused: true } },
         { ...first.link, transport: modern },
         bound,
       );
       adopted = true;
       return connection;
     }
-    // no answer within the probe timeout, the process ended, or an answer the client did not
-    // take (the server may have finished a legacy handshake): started again, modern
     stop();
-    return await connect(
-      { ...spec, verdict: { kind: 'modern', discover, legacyFailed: true } },
-      start().link,
-      bound,
-    );
+    return await startedAgain(spec, connect, bound, start, { legacyFailed: true });
   } catch (err) {
     throw handoverFailure(spec.server, err);
   } finally {
     if (!adopted) stop();
+  }
+}
+
+/**
+ * The server started again in `auto` (after a legacy `initialize` that found an extension or
+ * failed): the official client probes it with `server/discover`. One that ends on that probe
+ * is a legacy server, as the official client decides: started once more, legacy.
+ */
+async function startedAgain<C extends NegotiatedConnection>(
+  spec: ConnectionSpecOf<C>,
+  connect: ConnectOver<C>,
+  bound: ConnectBound,
+  start: () => OpenedLink,
+  legacyTrial: NonNullable<ConnectionSpecOf<C>['legacyTrial']>,
+): Promise<C> {
+  const again = start();
+  try {
+    return await connect({ ...spec, legacyTrial }, again.link, bound);
+  } catch (err) {
+    if (bound.failure || !again.endedOnProbe()) throw err;
+    return await connect({ ...spec, verdict: { kind: 'legacy' } }, start().link, bound);
   }
 }
 
@@ -172,7 +184,7 @@ async function tryLegacyEra<C extends NegotiatedConnection>(
   const legacy = link.transport.lease({ owning: false });
   try {
     const connection = await connect(
-      { ...spec, verdict: { kind: 'legacy' } },
+      { ...quietOnHandover(spec), verdict: { kind: 'legacy' } },
       { ...link, transport: legacy },
       trial,
     );

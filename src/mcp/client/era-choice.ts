@@ -2,9 +2,9 @@ import type { McpServerConfig } from '../contracts/config-types.js';
 import type { ProtocolVerdict } from '../contracts/connection-types.js';
 
 // Which era a dual-era stdio server is spoken to in, in `auto` mode (docs/decisions.md,
-// "Dual-era stdio servers without extensions speak the legacy era"): the legacy one, unless
-// the server declares an extension (the Tasks extension needs 2026-07-28) or refuses
-// `initialize`. The modern era costs about 80 µs of wall time and 30-40 µs of client CPU per
+// "Dual-era stdio servers without extensions speak the legacy era", and "First contact with a
+// stdio server: `initialize` first"): the legacy one, unless the server declares an extension
+// (the Tasks extension needs 2026-07-28) or refuses `initialize`. The modern era costs about 80 µs of wall time and 30-40 µs of client CPU per
 // stdio call (the client's per-request envelope and result checks); over stdio it adds only
 // the parking of elicitations as `input_required`, which a `{ pin: '2026-07-28' }` keeps.
 
@@ -23,9 +23,16 @@ export function isStdioConfig(config: McpServerConfig): boolean {
  */
 export function prefersLegacyEra(discover: unknown): boolean {
   if (!isObject(discover) || !Array.isArray(discover['supportedVersions'])) return false;
-  const capabilities = discover['capabilities'];
+  return !declaresExtension(discover['capabilities']);
+}
+
+/**
+ * True when server capabilities (of a `server/discover` result or a legacy `initialize`
+ * answer) declare an extension: `extensions` holds at least one.
+ */
+export function declaresExtension(capabilities: unknown): boolean {
   const extensions = isObject(capabilities) ? capabilities['extensions'] : undefined;
-  return !isObject(extensions) || Object.keys(extensions).length === 0;
+  return isObject(extensions) && Object.keys(extensions).length > 0;
 }
 
 /**

@@ -130,7 +130,8 @@ export class McpConnection {
     connection.#capture = link.client ? undefined : link.tasks;
     connection.#tasksDeclared = declareTasks;
     const prior = spec.verdict;
-    connection.#legacyTrial = prior?.kind === 'modern' ? legacyTrialOf(prior) : {};
+    connection.#legacyTrial =
+      prior?.kind === 'modern' ? legacyTrialOf(prior) : (spec.legacyTrial ?? {});
     // answers that can no longer come: a Streamable HTTP response stream that ended without
     // the answer, a stdio answer over the size bound (the connection goes on), a close
     watchTransport(

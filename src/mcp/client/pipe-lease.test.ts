@@ -2,70 +2,65 @@ import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import { HandedOverError, SharedPipe } from './pipe-lease.js';
 
-/** A stdio-like transport that records what is sent on it. */
-function fakeStdio(): Transport & { sent: JSONRPCMessage[]; pid: number; stderr: null } {
-  const sent: JSONRPCMessage[] = [];
-  return {
-    sent,
+/** A stdio-like transport (a fake: it only records) of what is sent on it and its closes. */
+function fakeStdio(): Transport & {
+  sent: JSONRPCMessage[];
+  closes: number;
+  starts: number;
+  pid: number;
+  stderr: null;
+} {
+  const t = {
+    sent: [] as JSONRPCMessage[],
+    closes: 0,
+    starts: 0,
     pid: 1,
     stderr: null,
-    start: async () => undefined,
-    close: async () => undefined,
-    send: async (message) => void sent.push(message),
+    start: async () => void t.starts++,
+    close: async () => void t.closes++,
+    send: async (message: JSONRPCMessage) => void t.sent.push(message),
   };
+  return t;
 }
 
-const probe = (n: number): JSONRPCMessage => ({
-  jsonrpc: '2.0',
-  id: `server-discover-probe-${n}`,
-  method: 'server/discover',
-});
 const request = (id: number, method: string): JSONRPCMessage => ({ jsonrpc: '2.0', id, method });
-const bare = { supportedVersions: ['2026-07-28'], capabilities: { tools: {} } };
-const tasks = {
-  supportedVersions: ['2026-07-28'],
-  capabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } },
-};
-const answer = (n: number, result: unknown): JSONRPCMessage =>
-  ({ jsonrpc: '2.0', id: `server-discover-probe-${n}`, result }) as JSONRPCMessage;
 
-describe('PipeLease with holdAfterChoice', () => {
-  it('holds back what follows a discover answer without extensions, initialize excepted', async () => {
-    const lease = new SharedPipe(fakeStdio()).lease({ owning: true, holdAfterChoice: true });
-    await lease.start();
-    await lease.send(probe(1));
-    lease.deliver(answer(1, bare), undefined);
-    await expect(lease.send(request(1, 'subscriptions/listen'))).rejects.toBeInstanceOf(
-      HandedOverError,
-    );
-  });
-
-  it('passes once the client sent initialize by itself: a late discover answer holds nothing back', async () => {
+describe('SharedPipe', () => {
+  it('a lease that does not own the pipe detaches on close: its sends are refused, the process stays for the next lease', async () => {
     const transport = fakeStdio();
-    const lease = new SharedPipe(transport).lease({ owning: true, holdAfterChoice: true });
-    await lease.start();
-    await lease.send(probe(1));
-    // the probe timed out: the client goes legacy on the same pipe
-    await lease.send(request(0, 'initialize'));
-    lease.deliver(answer(1, bare), undefined);
-    await lease.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    await lease.send(request(1, 'tools/list'));
+    const pipe = new SharedPipe(transport);
+    const trial = pipe.lease({ owning: false });
+    let closed = 0;
+    trial.onclose = () => closed++;
+    await trial.start();
+    await trial.send(request(1, 'initialize'));
+    await trial.close();
+    expect(closed).toBe(1);
+    expect(transport.closes).toBe(0);
+    await expect(trial.send(request(2, 'tools/list'))).rejects.toBeInstanceOf(HandedOverError);
+
+    const next = pipe.lease({ owning: true });
+    const got: JSONRPCMessage[] = [];
+    next.onmessage = (m) => void got.push(m);
+    await next.start();
+    await next.send(request(3, 'server/discover'));
+    next.deliver({ jsonrpc: '2.0', id: 3, result: {} } as JSONRPCMessage, undefined);
+    expect(got).toHaveLength(1);
+    expect(transport.starts).toBe(1);
     expect(transport.sent.map((m) => ('method' in m ? m.method : undefined))).toEqual([
-      'server/discover',
       'initialize',
-      'notifications/initialized',
-      'tools/list',
+      'server/discover',
     ]);
+    await next.close();
+    expect(transport.closes).toBe(1);
   });
 
-  it('reads only the answer to the probe outstanding, not a late one to a probe sent again', async () => {
-    const lease = new SharedPipe(fakeStdio()).lease({ owning: true, holdAfterChoice: true });
+  it('an adopted lease closes the transport', async () => {
+    const transport = fakeStdio();
+    const lease = new SharedPipe(transport).lease({ owning: false });
     await lease.start();
-    await lease.send(probe(1));
-    await lease.send(probe(2)); // the first timed out and was sent again
-    lease.deliver(answer(2, tasks), undefined);
-    await lease.send(request(1, 'subscriptions/listen'));
-    lease.deliver(answer(1, bare), undefined); // late, for nobody
-    await expect(lease.send(request(2, 'tools/list'))).resolves.toBeUndefined();
+    lease.adopt();
+    await lease.close();
+    expect(transport.closes).toBe(1);
   });
 });

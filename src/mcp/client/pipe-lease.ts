@@ -1,5 +1,4 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
-import { prefersLegacyEra } from './era-choice.js';
 
 type SendOptions = Parameters<Transport['send']>[1];
 
@@ -18,9 +17,6 @@ export class HandedOverError extends Error {
   }
 }
 
-/** The id prefix of the official client's `server/discover` probes (string ids). */
-const PROBE_ID = 'server-discover-probe-';
-
 /**
  * One stdio transport (one process, one pipe) lent to the official clients of a first contact
  * in turn, each through its own {@link PipeLease}: a client connected over a lease can be
@@ -36,13 +32,10 @@ export class SharedPipe {
 
   /**
    * A lease of the pipe. An `owning` lease's `close()` closes the transport (the process);
-   * another one's only detaches its client (see {@link PipeLease.adopt}). With `holdAfterChoice`,
-   * the lease refuses what its client sends after a `server/discover` answer that leaves the
-   * era to Muster (see {@link prefersLegacyEra}), `initialize` excepted: that client is about
-   * to be replaced by a legacy one, and the server must hear nothing modern before.
+   * another one's only detaches its client (see {@link PipeLease.adopt}).
    */
-  lease(options: { owning: boolean; holdAfterChoice?: boolean }): PipeLease {
-    return new PipeLease(this, options.owning, options.holdAfterChoice === true);
+  lease(options: { owning: boolean }): PipeLease {
+    return new PipeLease(this, options.owning);
   }
 
   /** Starts the transport, once whatever the number of leases. */
@@ -84,23 +77,11 @@ export class PipeLease implements Transport {
   onmessage?: Transport['onmessage'];
   #detached = false;
   #closeReported = false;
-  /**
-   * With `holdAfterChoice`: `watching` for the answer to the probe outstanding, `offered` once
-   * one left the era to Muster, then `passed` (the client sent `initialize`: it went legacy
-   * itself, after that answer or without waiting for one, as on a probe timeout) or `held` (it
-   * sent anything else after that answer: refused). Without it, always `passed`.
-   */
-  #choice: 'watching' | 'offered' | 'passed' | 'held';
-  /** The id of the `server/discover` probe this lease sent and saw no answer to yet. */
-  #probe: string | undefined;
 
   constructor(
     private readonly pipe: SharedPipe,
     private owning: boolean,
-    holdAfterChoice: boolean,
-  ) {
-    this.#choice = holdAfterChoice ? 'watching' : 'passed';
-  }
+  ) {}
 
   /** The process's pid, once started. */
   get pid(): number | null {
@@ -117,11 +98,6 @@ export class PipeLease implements Transport {
     this.owning = true;
   }
 
-  /** From now on `close()` only detaches: the pipe goes to another client. */
-  retire(): void {
-    this.owning = false;
-  }
-
   /** Starts the pipe (once for all its leases) and attaches this lease to it. */
   async start(): Promise<void> {
     if (this.#detached) throw new HandedOverError();
@@ -129,22 +105,9 @@ export class PipeLease implements Transport {
     this.pipe.attach(this);
   }
 
-  /**
-   * Sends on the pipe, unless this lease was detached or holds its client back. `initialize`
-   * always goes out, and ends the watch: the client chose the legacy era itself.
-   */
+  /** Sends on the pipe, unless this lease was detached. */
   send(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
     if (this.#detached) return Promise.reject(new HandedOverError());
-    const method = 'method' in message ? message.method : undefined;
-    if (this.#choice === 'watching' || this.#choice === 'offered') {
-      if (method === 'initialize') {
-        this.#choice = 'passed';
-        this.#probe = undefined;
-      } else if (this.#choice === 'offered') this.#choice = 'held';
-      else if (method === 'server/discover' && 'id' in message && isProbeId(message.id))
-        this.#probe = message.id;
-    }
-    if (this.#choice === 'held') return Promise.reject(new HandedOverError());
     return this.pipe.transport.send(message, options);
   }
 
@@ -161,24 +124,8 @@ export class PipeLease implements Transport {
     this.onclose?.();
   }
 
-  /**
-   * A message of the transport, for this lease's client. While watching, only the answer to
-   * the probe outstanding counts: a result that leaves the era to Muster offers it, anything
-   * else (an error, a result with extensions) leaves the client to go on as it decides.
-   */
+  /** A message of the transport, for this lease's client. */
   deliver(message: JSONRPCMessage, extra: Parameters<NonNullable<Transport['onmessage']>>[1]) {
-    if (this.#choice === 'watching' && this.#probe !== undefined) {
-      const m = message as { id?: unknown; result?: unknown; error?: unknown };
-      if (m.id === this.#probe && (m.result !== undefined || m.error !== undefined)) {
-        this.#probe = undefined;
-        if (m.result !== undefined && prefersLegacyEra(m.result)) this.#choice = 'offered';
-      }
-    }
     this.onmessage?.(message, extra);
   }
-}
-
-/** True for the id of one of the official client's `server/discover` probes. */
-function isProbeId(id: unknown): id is string {
-  return typeof id === 'string' && id.startsWith(PROBE_ID);
 }

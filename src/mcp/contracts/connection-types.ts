@@ -15,14 +15,13 @@ export type ProtocolVerdict =
       readonly kind: 'modern';
       readonly discover: unknown;
       /**
-       * True when the server (stdio, no extension declared) refused the legacy `initialize`
-       * Muster tried first (a JSON-RPC error answer): it stays modern, and is not tried in the
-       * legacy era again.
+       * True when the server (stdio) refused the legacy `initialize` Muster tries first (a
+       * JSON-RPC error answer): it stays modern, and is not tried in the legacy era again.
        */
       readonly legacyRefused?: true;
       /**
        * True when that legacy `initialize` failed without a refusal (no answer within the probe
-       * timeout, the process ended, an answer the client could not take): the server was
+       * timeout, the process ended, an answer the client did not take): the server was
        * started again in the modern era and stays modern while this verdict lives (a day in
        * the verdict cache, not a modern verdict's seven), then is tried again.
        */
@@ -46,6 +45,12 @@ export interface ConnectionSpecOf<Connection> {
   readonly mode: ConnectMode;
   /** The verdict of an earlier contact with the same declaration, if any. */
   readonly verdict?: ProtocolVerdict;
+  /**
+   * How the legacy `initialize` Muster tried first on this contact came out, when it was
+   * refused or failed (stdio, `auto`, no verdict): carried into the modern verdict of the
+   * connection (`legacyRefused`, `legacyFailed` of {@link ProtocolVerdict}).
+   */
+  readonly legacyTrial?: { readonly legacyRefused?: true; readonly legacyFailed?: true };
   readonly transport: TransportContext;
   /** The bound of the whole connect (probe, spawn or dial, handshake), in milliseconds. */
   readonly connectTimeoutMs: number;
