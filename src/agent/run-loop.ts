@@ -387,7 +387,13 @@ async function runCalls(
   const waits = ctx.waits;
   const budget = ctx.budget;
   const commits = skipRecorded(
-    stepCommits(waits ? { ...ctx, park: (outcome) => waits.park(outcome) } : ctx, transcript),
+    stepCommits(
+      // what committing reads of the run, not a copy of the whole context per turn
+      waits
+        ? { sessionId: ctx.sessionId, store: ctx.store, park: (outcome) => waits.park(outcome) }
+        : ctx,
+      transcript,
+    ),
     recorded,
   );
   const emit = ctx.emit as (event: ToolEvent) => void;

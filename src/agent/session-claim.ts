@@ -13,6 +13,9 @@ export const DEFAULT_SESSION_LEASE_MS = 30_000;
  */
 const DEADLINE_SHARE = 0.8;
 
+/** The write options of a run that holds no store lease. */
+const NO_LEASE: SessionWriteOptions = Object.freeze({});
+
 /** A session claimed by one run: in this process, and in the store when it offers leases. */
 export interface SessionClaim {
   /**
@@ -60,9 +63,12 @@ export function claimSession(
   let heartbeat: ReturnType<typeof setInterval> | undefined;
   let deadline: ReturnType<typeof setTimeout> | undefined;
   let released = false;
-  // rejects when the lease is lost: what a store operation in flight is raced against
-  let lost: Promise<never> | undefined;
-  let rejectLost: ((reason: SessionError) => void) | undefined;
+  // what every write passes to the store: the lease once held (one object for the run)
+  let writeOptions: SessionWriteOptions = NO_LEASE;
+  // the store operations in flight while the lease is held: each is rejected when it is lost
+  // (one promise per operation, nothing left behind once it settles, unlike a race against
+  // one never-settling promise, which keeps a reaction per operation for the run's life)
+  let inFlight: Set<(reason: SessionError) => void> | undefined;
   const stopTimers = () => {
     if (heartbeat) clearInterval(heartbeat);
     if (deadline) clearTimeout(deadline);
@@ -75,17 +81,20 @@ export function claimSession(
       `The lease on session '${sessionId}' was lost (not renewed within sessionLeaseMs, or taken over by another replica): this run stopped; resume the session to continue it.`,
       { sessionId },
     );
-    rejectLost?.(lostReason);
-    onLost(lostReason);
+    const reason = lostReason;
+    if (inFlight) for (const reject of inFlight) reject(reason);
+    inFlight?.clear();
+    onLost(reason);
   };
   return {
     get lostReason() {
       return lostReason;
     },
-    writeOptions: () => (held ? { lease: held } : {}),
+    writeOptions: () => writeOptions,
     fenced(operation) {
       if (lostReason) return Promise.reject(lostReason);
-      return lost ? Promise.race([operation(), lost]) : operation();
+      if (!inFlight) return operation();
+      return fence(operation(), inFlight);
     },
     async lease(store, runId) {
       if (!store.acquire) return;
@@ -102,8 +111,8 @@ export function claimSession(
           { sessionId },
         );
       }
-      lost = new Promise<never>((_, reject) => (rejectLost = reject));
-      lost.catch(() => undefined);
+      inFlight = new Set();
+      writeOptions = Object.freeze({ lease: held });
       const lease = held;
       const arm = () => {
         if (deadline) clearTimeout(deadline);
@@ -154,4 +163,25 @@ export function claimSession(
       }
     },
   };
+}
+
+/**
+ * `pending`, settled as it settles unless a rejecter in `inFlight` is called first (the lease
+ * was lost): then it rejects at once and `pending` is left to the store, which fences off the
+ * write itself.
+ */
+function fence<T>(pending: Promise<T>, inFlight: Set<(reason: SessionError) => void>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    inFlight.add(reject);
+    pending.then(
+      (value) => {
+        inFlight.delete(reject);
+        resolve(value);
+      },
+      (err: unknown) => {
+        inFlight.delete(reject);
+        reject(err);
+      },
+    );
+  });
 }

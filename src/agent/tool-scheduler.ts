@@ -57,8 +57,12 @@ export async function runTurnCalls(
   while (i < calls.length && !failure) {
     let j = i + 1;
     if (isReadOnly(calls[i]!, env)) while (j < calls.length && isReadOnly(calls[j]!, env)) j++;
-    const batch = calls.slice(i, j);
-    outcomes.push(...(await Promise.all(batch.map((c, k) => step(c, i + k)))));
+    // a batch of one (the usual turn) awaits its call alone: no batch array nor Promise.all
+    if (j === i + 1) outcomes.push(await step(calls[i]!, i));
+    else {
+      const batch = calls.slice(i, j);
+      outcomes.push(...(await Promise.all(batch.map((c, k) => step(c, i + k)))));
+    }
     i = j;
   }
   if (failure) throw failure.error;

@@ -24,6 +24,21 @@ describe('deepFreeze', () => {
     expect(isDeepFrozen(null)).toBe(true);
     expect(isDeepFrozen(Object.freeze({ a: {} }))).toBe(false);
   });
+
+  it('freezes through cycles, shared parts and parts the caller froze shallowly', () => {
+    const shared = { s: { t: 1 } };
+    const shallow = Object.freeze({ inner: { u: [2] } });
+    const value: Record<string, unknown> = { one: shared, two: [shared], shallow };
+    value.self = value;
+    shared.s = Object.assign(shared.s, { back: value });
+    deepFreeze(value);
+    expect(Object.isFrozen(value)).toBe(true);
+    expect(Object.isFrozen(shared)).toBe(true);
+    expect(Object.isFrozen(shared.s)).toBe(true);
+    expect(Object.isFrozen(shallow.inner)).toBe(true);
+    expect(Object.isFrozen(shallow.inner.u)).toBe(true);
+    expect(isDeepFrozen(value)).toBe(true);
+  });
 });
 
 describe('isoNow', () => {

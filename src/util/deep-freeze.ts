@@ -23,20 +23,24 @@ export function isDeepFrozen(value: unknown): boolean {
   return typeof value !== 'object' || value === null || frozenRoots.has(value);
 }
 
-/** Freezes `root` and what it reaches, without recursion (any depth; a cycle is met once). */
+/**
+ * Freezes `root` and what it reaches, without recursion (any depth; a cycle ends). An object
+ * is frozen when first met, so meeting it again unfrozen cannot happen; the set of objects
+ * met already frozen (shared, in a cycle, or frozen by the caller) is made only when one is
+ * met: a fresh tree, the usual case, costs no set. Each object is walked at most twice.
+ */
 function freezeTree(root: object): void {
   const stack: object[] = [root];
-  const seen = new Set<object>();
+  let seenFrozen: Set<object> | undefined;
   while (stack.length > 0) {
     const value = stack.pop()!;
-    if (
-      seen.has(value) ||
-      frozenRoots.has(value) ||
-      ArrayBuffer.isView(value) ||
-      value instanceof ArrayBuffer
-    )
+    if (frozenRoots.has(value) || ArrayBuffer.isView(value) || value instanceof ArrayBuffer)
       continue;
-    seen.add(value);
+    if (Object.isFrozen(value)) {
+      seenFrozen ??= new Set();
+      if (seenFrozen.has(value)) continue;
+      seenFrozen.add(value);
+    } else Object.freeze(value);
     if (Array.isArray(value)) {
       for (const item of value) if (typeof item === 'object' && item !== null) stack.push(item);
     } else {
@@ -45,6 +49,5 @@ function freezeTree(root: object): void {
         if (typeof child === 'object' && child !== null) stack.push(child);
       }
     }
-    Object.freeze(value);
   }
 }

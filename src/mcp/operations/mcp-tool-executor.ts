@@ -256,20 +256,10 @@ export class McpToolExecutor implements ToolExecutor, OwnExecutor, RunViewSource
     // a run whose store keeps waits parks on a task that runs long, or when its agent closes
     // (which never cancels); its handle is committed before the first poll
     const holdTask = parking?.canPark === true ? parking.holdTask : undefined;
-    const options: SendOptions = {
-      ...(parking?.canPark === true
-        ? { park: { afterMs: this.manager.parkAfterMs, onAbort: isAgentClosed } }
-        : {}),
-      ...(holdTask
-        ? {
-            onAccepted: (task: CapturedTask, acceptedAt: number) =>
-              holdTask(parkedTaskOf(server, task, acceptedAt)),
-          }
-        : {}),
+    // one object, its optional fields set after: a literal of spreads costs a copy per part
+    const options: { -readonly [K in keyof SendOptions]: SendOptions[K] } = {
       toolName: name,
       signal: ctx.signal,
-      // the same on every send of the call, so a server can deduplicate (SPEC 15.5)
-      ...(ctx.sessionId && ctx.callId ? { idempotencyKey: `${ctx.sessionId}:${ctx.callId}` } : {}),
       // a call the server made a task of: its statuses as `tool.task` events of the call
       onTask: (report: TaskStatusReport) => {
         const event: ToolTaskEvent = {
@@ -293,6 +283,13 @@ export class McpToolExecutor implements ToolExecutor, OwnExecutor, RunViewSource
           ...(p.message !== undefined ? { message: p.message } : {}),
         }),
     };
+    if (parking?.canPark === true)
+      options.park = { afterMs: this.manager.parkAfterMs, onAbort: isAgentClosed };
+    if (holdTask)
+      options.onAccepted = (task: CapturedTask, acceptedAt: number) =>
+        holdTask(parkedTaskOf(server, task, acceptedAt));
+    // the same on every send of the call, so a server can deduplicate (SPEC 15.5)
+    if (ctx.sessionId && ctx.callId) options.idempotencyKey = `${ctx.sessionId}:${ctx.callId}`;
     try {
       // the task this call became before it parked: polled on, never sent again
       if (parking?.task) {
