@@ -181,6 +181,23 @@ describe('bounded connects', () => {
     }
   }, 30_000);
 
+  it('a server that exits at once fails both eras on two processes, not three', async () => {
+    const server = scriptedServer(['--exit-at-start=3']);
+    servers.push(server);
+    const agent = agentWith(server.config);
+    try {
+      await agent.initialize();
+      const status = agent.mcp.list()[0]!;
+      expect(status.status).toBe('failed');
+      expect(status.error).toMatchObject({ code: 'MCP_CONNECTION_FAILED' });
+      // the first contact's `initialize` (ended), then the probe of the one started again
+      // (ended): no legacy process after a failed legacy `initialize`
+      expect(server.pids()).toHaveLength(2);
+    } finally {
+      await agent.close();
+    }
+  });
+
   it('a server that exits on the probe is a legacy server, started once more for real', async () => {
     const server = scriptedServer(['--extension', '--discover=exit']);
     servers.push(server);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createAgent, scriptedModel } from '../../src/index.js';
-import type { AgentOptions, McpServerConfig } from '../../src/index.js';
+import type { AgentOptions, McpServerConfig, McpStdioServerConfig } from '../../src/index.js';
 import { normalizedKey } from '../../src/mcp/config/config-sources.js';
 import { FileVerdictCache } from '../../src/mcp/connection/verdict-cache.js';
 import { readCountingLog, stdioConfig } from '../support/mcp-fixtures.js';
@@ -301,29 +301,30 @@ describe('the era trial of a stdio server in auto mode, when it goes wrong', () 
     }
   }, 30_000);
 
-  it('a modern-only server silent on initialize is started again, modern, and not marked as refusing', async () => {
+  it('a modern-only server silent on initialize fails at connectTimeoutMs, and the error says how to pin it', async () => {
     const { config, log } = counting('--modern-only', '--silent-on-initialize');
     const agent = createAgent(
       open({
         model: scriptedModel([{ text: 'ok' }]),
-        // the trial waits this long for the `initialize` answer
-        mcp: { strictConfig: true, protocol: { mode: 'auto', probeTimeoutMs: 2_000 } },
-        mcpServers: { m: config },
+        mcpServers: { m: { ...(config as McpStdioServerConfig), connectTimeoutMs: 1_500 } },
       }),
     );
     try {
       await agent.send('x');
-      expect(agent.mcp.list()[0]).toMatchObject({ status: 'connected', era: 'modern' });
+      const status = agent.mcp.list()[0]!;
+      expect(status.status).toBe('failed');
+      expect(status.error).toMatchObject({ code: 'MCP_CONNECTION_FAILED' });
+      expect(status.error?.message).toContain('connectTimeoutMs (1500 ms)');
+      expect(status.error?.message).toContain("mcp.protocol.mode { pin: '2026-07-28' }");
+      // one process, stopped; nothing was tried after the `initialize` it never answered
       const seen = await activity(log);
-      expect(seen.starts).toBe(2);
-      expect(seen.requests).toEqual(['initialize', 'server/discover', 'tools/list']);
-      const saved = await savedVerdict(config);
-      expect(saved).toMatchObject({ kind: 'modern', legacyFailed: true });
-      expect(saved).not.toHaveProperty('legacyRefused');
+      expect(seen.starts).toBe(1);
+      expect(seen.requests).toEqual(['initialize']);
+      expect(await savedVerdict(config)).toBeUndefined();
     } finally {
       await agent.close();
     }
-  }, 45_000);
+  }, 30_000);
 
   it('an old modern verdict read as legacy, of a modern-only server that ends on initialize, is dropped and negotiated again', async () => {
     const { config, log } = counting('--modern-only', '--exit-on-initialize');

@@ -18,14 +18,13 @@ describe('ConnectBound', () => {
     });
   });
 
-  it('names the probe timeout when the legacy initialize it bounds runs out of time', async () => {
-    const failure = await firedFailure(new ConnectBound('s', 5, undefined, 'probeTimeoutMs'));
-    expect(failure?.message).toContain('within probeTimeoutMs (5 ms)');
-    expect(failure?.message).not.toContain('connectTimeoutMs');
-    expect(failure?.details).toMatchObject({
-      reason: 'timed-out',
-      limit: 'probeTimeoutMs',
-      limitMs: 5,
-    });
+  it('adds the hint of the step it bounds while it is set', async () => {
+    const hinted = new ConnectBound('s', 5);
+    hinted.hintOnTimeout('Pin it.');
+    expect((await firedFailure(hinted))?.message).toMatch(/connectTimeoutMs \(5 ms\).* Pin it\.$/);
+    const taken = new ConnectBound('s', 5);
+    taken.hintOnTimeout('Pin it.');
+    taken.hintOnTimeout(undefined);
+    expect((await firedFailure(taken))?.message).not.toContain('Pin it.');
   });
 });

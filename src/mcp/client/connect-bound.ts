@@ -2,13 +2,6 @@ import { McpError, abortedError } from '../../errors/index.js';
 import type { McpTransportFailureReason, MusterError } from '../../errors/index.js';
 
 /**
- * The option a {@link ConnectBound}'s deadline comes from: `connectTimeoutMs` for a connect,
- * `probeTimeoutMs` (`mcp.protocol.probeTimeoutMs`) for the legacy `initialize` tried on a
- * stdio server in `auto` mode, which is bounded as the probe is.
- */
-export type ConnectLimit = 'connectTimeoutMs' | 'probeTimeoutMs';
-
-/**
  * The bound of one connect (Muster's protocol probe, the spawn or dial, the handshake): the
  * caller's signal and the server's `connectTimeoutMs` (or another `limit`), as one deadline.
  * The official client does not watch a signal during its protocol probe, so the connect is
@@ -21,12 +14,13 @@ export class ConnectBound {
   readonly #deadline: number;
   #failure: MusterError | undefined;
   #unlink: () => void = () => undefined;
+  /** What the timeout's message adds while it is set (see {@link ConnectBound.hintOnTimeout}). */
+  #hint: string | undefined;
 
   constructor(
     private readonly server: string,
     private readonly timeoutMs: number,
     caller?: AbortSignal,
-    private readonly limit: ConnectLimit = 'connectTimeoutMs',
   ) {
     this.#deadline = performance.now() + timeoutMs;
     this.#timer = setTimeout(() => this.#stop(this.#timedOut()), timeoutMs);
@@ -76,6 +70,14 @@ export class ConnectBound {
     });
   }
 
+  /**
+   * Adds `hint` to the timeout's message should the bound run out while the step it is about
+   * runs; `undefined` takes it back.
+   */
+  hintOnTimeout(hint: string | undefined): void {
+    this.#hint = hint;
+  }
+
   /** Stops the timer and forgets the caller's signal. */
   dispose(): void {
     clearTimeout(this.#timer);
@@ -90,17 +92,15 @@ export class ConnectBound {
   }
 
   #timedOut(): McpError {
-    const { server, timeoutMs, limit } = this;
-    const message =
-      limit === 'probeTimeoutMs'
-        ? `Server '${server}' did not answer the legacy initialize within probeTimeoutMs (${timeoutMs} ms), so it was stopped: raise mcp.protocol.probeTimeoutMs, or check the server.`
-        : `Server '${server}' did not finish connecting within connectTimeoutMs (${timeoutMs} ms), so it was stopped: raise connectTimeoutMs in its declaration, or check the server.`;
+    const { server, timeoutMs } = this;
+    const hint = this.#hint === undefined ? '' : ` ${this.#hint}`;
+    const message = `Server '${server}' did not finish connecting within connectTimeoutMs (${timeoutMs} ms), so it was stopped: raise connectTimeoutMs in its declaration, or check the server.${hint}`;
     return new McpError('MCP_CONNECTION_FAILED', message, {
       server,
       details: {
         server,
         reason: 'timed-out' satisfies McpTransportFailureReason,
-        limit,
+        limit: 'connectTimeoutMs',
         limitMs: timeoutMs,
       },
     });

@@ -5,7 +5,6 @@ import type {
   ConnectionSpecOf,
   ProtocolVerdict,
 } from '../contracts/connection-types.js';
-import { MCP_DEFAULTS } from '../contracts/mcp-defaults.js';
 import { openSdkLink } from '../servers/sdk-connection.js';
 import { declaresExtension, isStdioConfig } from './era-choice.js';
 import { findInCauseChain } from '../failures/cause-chain.js';
@@ -22,7 +21,8 @@ export interface NegotiatedConnection {
   readonly era: 'modern' | 'legacy' | undefined;
   readonly verdict: ProtocolVerdict | undefined;
   readonly serverCapabilities: Readonly<Record<string, unknown>> | undefined;
-  close(): Promise<void>;
+  /** Closes it; with `force`, a stdio server is stopped at once. */
+  close(options?: { readonly force?: boolean }): Promise<void>;
 }
 
 /** Connects a client over a link within a connect bound (the connection's own step). */
@@ -84,8 +84,10 @@ export async function openConnection<C extends NegotiatedConnection>(
  *   client's `server/discover` finds the modern era ({@link startedAgain}).
  * - Refused with a JSON-RPC error (a modern-only server): the official client probes the same
  *   process and goes on in the modern era, marked `legacyRefused` (not tried again).
- * - Anything else (no answer within `probeTimeoutMs`, the process ended, an answer the client
- *   did not take): started again in `auto`, marked `legacyFailed` (tried again in a day).
+ * - No answer within the connect bound: the connect fails, as in the legacy mode, its error
+ *   saying how to pin a server that ignores `initialize`.
+ * - Anything else (the process ended, an answer the client did not take): started again in
+ *   `auto`, marked `legacyFailed` (tried again in a day).
  *
  * A refused send of a handed-over client never leaves here as it is (see {@link handoverFailure}).
  */
@@ -108,7 +110,8 @@ async function negotiateInPlace<C extends NegotiatedConnection>(
         adopted = true;
         return tried.connection;
       }
-      await tried.connection.close();
+      // thrown away: stopped at once, not given time to exit
+      await bound.race(tried.connection.close({ force: true }));
       return await startedAgain(spec, connect, bound, start, {});
     }
     if (bound.failure) throw bound.failure;
@@ -136,7 +139,9 @@ async function negotiateInPlace<C extends NegotiatedConnection>(
 /**
  * The server started again in `auto` (after a legacy `initialize` that found an extension or
  * failed): the official client probes it with `server/discover`. One that ends on that probe
- * is a legacy server, as the official client decides: started once more, legacy.
+ * after answering `initialize` the first time is a legacy server, as the official client
+ * decides: started once more, legacy. One whose `initialize` failed too has failed both eras:
+ * its error stands (no third process).
  */
 async function startedAgain<C extends NegotiatedConnection>(
   spec: ConnectionSpecOf<C>,
@@ -149,7 +154,7 @@ async function startedAgain<C extends NegotiatedConnection>(
   try {
     return await connect({ ...spec, legacyTrial }, again.link, bound);
   } catch (err) {
-    if (bound.failure || !again.endedOnProbe()) throw err;
+    if (bound.failure || legacyTrial.legacyFailed || !again.endedOnProbe()) throw err;
     return await connect({ ...spec, verdict: { kind: 'legacy' } }, start().link, bound);
   }
 }
@@ -163,11 +168,11 @@ interface LegacyTrial<C> {
 }
 
 /**
- * The plain `initialize` on the process the probe went to (`link`, whose transport is the
- * shared pipe), by a second client over a lease of that pipe, bounded as the probe is. Only a
- * JSON-RPC error answer to it is a refusal (the client's `ProtocolError`, by type); anything
- * else that fails it (no answer, the process ended, a send failed, an answer the client did
- * not take) is not.
+ * The plain `initialize`, the first request on the process of a first contact (`link`, whose
+ * transport is the shared pipe), by a client over a lease of that pipe that lets it go without
+ * stopping the process, within the connect's bound. Only a JSON-RPC error answer to it is a
+ * refusal (the client's `ProtocolError`, by type); anything else that fails it (the process
+ * ended, a send failed, an answer the client did not take) is not.
  */
 async function tryLegacyEra<C extends NegotiatedConnection>(
   spec: ConnectionSpecOf<C>,
@@ -175,26 +180,23 @@ async function tryLegacyEra<C extends NegotiatedConnection>(
   bound: ConnectBound,
   link: Omit<ConnectionLink, 'transport'> & { readonly transport: SharedPipe },
 ): Promise<LegacyTrial<C>> {
-  const probeMs = spec.probe?.timeoutMs ?? MCP_DEFAULTS.probeTimeoutMs;
-  const remaining = bound.remainingMs();
-  const trial =
-    probeMs < remaining
-      ? new ConnectBound(spec.server, probeMs, bound.signal, 'probeTimeoutMs')
-      : new ConnectBound(spec.server, remaining, bound.signal);
   const legacy = link.transport.lease({ owning: false });
+  bound.hintOnTimeout(
+    `It did not answer initialize, the first request of a first contact in auto mode; a server that serves only 2026-07-28 and ignores initialize needs mcp.protocol.mode { pin: '2026-07-28' }.`,
+  );
   try {
     const connection = await connect(
       { ...quietOnHandover(spec), verdict: { kind: 'legacy' } },
       { ...link, transport: legacy },
-      trial,
+      bound,
     );
     legacy.adopt();
     return { connection, refused: false };
   } catch (err) {
-    const refused = !trial.failure && answeredWithError(err) && link.exit?.() === undefined;
+    const refused = !bound.failure && answeredWithError(err) && link.exit?.() === undefined;
     return { refused };
   } finally {
-    trial.dispose();
+    bound.hintOnTimeout(undefined);
   }
 }
 
