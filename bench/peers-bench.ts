@@ -32,8 +32,8 @@ function positive(name: string, fallback: number): number {
 
 /**
  * Runs `npm run bench:peers` (see bench/peers-run.ts): pins the CPUs, measures the peer rows
- * in `ROUNDS` interleaved rounds (default 3), then peak RSS per client and import time, and
- * prints the tables and the targets. `BENCH_SCALE` scales the sample counts.
+ * in `ROUNDS` interleaved rounds (default 3), then peak RSS per client (one process per kind
+ * and round) and import time, and prints the tables and the targets. `BENCH_SCALE` scales the sample counts.
  */
 export async function runPeersBench(): Promise<void> {
   const started = performance.now();
@@ -90,7 +90,9 @@ export async function runPeersBench(): Promise<void> {
   const rss = await measurePeakRss({
     calls,
     bigCalls,
-    repetitions: 1,
+    // one process per kind and round, the kinds alternating: one process's peak RSS varies by
+    // 10 % from run to run on a busy machine
+    repetitions: rounds,
     peers,
     peersDir: peersDir(),
     wrap: pinning.wrap,
