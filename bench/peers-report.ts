@@ -88,7 +88,17 @@ function judgeDirect(name: string, all: readonly Stat[], out: TargetLine[]): str
   const raw = find(all, 'raw').s;
   const peer = fastestPeer(all);
   const vsRaw = direct.median <= raw.median && direct.p99 <= raw.p99;
-  const rawText = `p50 ${x(direct.median / raw.median)}, p99 ${x(direct.p99 / raw.p99)} raw legacy`;
+  // Muster speaking the other era than the raw client's default: also the raw client in the
+  // same era (its `auto` one, modern), for the client's share of the era's cost
+  const directEra = find(all, 'muster-direct').client.era;
+  const sameEra =
+    directEra !== find(all, 'raw').client.era
+      ? all.find((a) => a.client.kind === 'raw-auto' && a.client.era === directEra)
+      : undefined;
+  const sameEraText = sameEra
+    ? `; p50 ${x(direct.median / sameEra.s.median)}, p99 ${x(direct.p99 / sameEra.s.p99)} raw auto, the same era (${directEra})`
+    : '';
+  const rawText = `p50 ${x(direct.median / raw.median)}, p99 ${x(direct.p99 / raw.p99)} raw legacy${sameEraText}`;
   let met: boolean;
   let text: string;
   if (peer) {
