@@ -181,6 +181,27 @@ describe('bounded connects', () => {
     }
   }, 30_000);
 
+  it('a legacy-only server that declares an extension is started again, refuses the probe, and stays legacy', async () => {
+    const server = scriptedServer(['--extension']);
+    servers.push(server);
+    const agent = agentWith(server.config);
+    try {
+      await agent.initialize();
+      expect(agent.mcp.list()[0]).toMatchObject({ status: 'connected', era: 'legacy' });
+      // the first contact's `initialize` (an extension); on the second process the probe
+      // (answered -32601: no modern era) and the official client's own `initialize`
+      expect(server.pids()).toHaveLength(2);
+      expect(server.methods()).toEqual([
+        'initialize',
+        'server/discover',
+        'initialize',
+        'tools/list',
+      ]);
+    } finally {
+      await agent.close();
+    }
+  });
+
   it('a server that exits at once fails both eras on two processes, not three', async () => {
     const server = scriptedServer(['--exit-at-start=3']);
     servers.push(server);

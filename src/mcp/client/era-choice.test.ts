@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { prefersLegacyEra, verdictForStdioChoice } from './era-choice.js';
+import { declaresExtension, prefersLegacyEra, verdictForStdioChoice } from './era-choice.js';
 
 const bare = { supportedVersions: ['2026-07-28'], capabilities: { tools: {} } };
 const tasks = {
@@ -19,6 +19,16 @@ describe('prefersLegacyEra', () => {
     expect(prefersLegacyEra(tasks)).toBe(false);
     expect(prefersLegacyEra({ bogus: true })).toBe(false);
     expect(prefersLegacyEra(undefined)).toBe(false);
+  });
+});
+
+describe('declaresExtension', () => {
+  it('is true only for capabilities whose extensions hold one', () => {
+    expect(declaresExtension(tasks.capabilities)).toBe(true);
+    expect(declaresExtension({ tools: {}, extensions: {} })).toBe(false);
+    expect(declaresExtension({ tools: {} })).toBe(false);
+    expect(declaresExtension({ extensions: ['io.example/x'] })).toBe(false);
+    expect(declaresExtension(undefined)).toBe(false);
   });
 });
 
