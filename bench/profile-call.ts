@@ -43,8 +43,20 @@ interface Caller {
 const pinning = pinCpus();
 
 async function open(who: Who): Promise<Caller> {
-  const launch = pinning.wrap(stdioConfig('basic-server.mjs'));
   const http = process.env.PROFILE_HTTP === '1' ? await startHttpServer(pinning.wrap) : undefined;
+  try {
+    return await openOver(who, http);
+  } catch (err) {
+    await http?.close();
+    throw err;
+  }
+}
+
+async function openOver(
+  who: Who,
+  http: { url: string; close(): Promise<void> } | undefined,
+): Promise<Caller> {
+  const launch = pinning.wrap(stdioConfig('basic-server.mjs'));
   const args = { text: 'hello' };
   const withServer = (caller: Caller): Caller => ({
     call: caller.call,

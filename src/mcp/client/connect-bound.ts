@@ -3,7 +3,7 @@ import type { McpTransportFailureReason, MusterError } from '../../errors/index.
 
 /**
  * The bound of one connect (Muster's protocol probe, the spawn or dial, the handshake): the
- * caller's signal and the server's `connectTimeoutMs` (or another `limit`), as one deadline.
+ * caller's signal and the server's `connectTimeoutMs`, as one deadline.
  * The official client does not watch a signal during its protocol probe, so the connect is
  * raced against this bound rather than left to the client: an abort or the deadline ends the
  * connect at once.

@@ -90,15 +90,16 @@ export type McpServerSource = 'project' | 'user' | 'options' | 'runtime';
 /** How the protocol version is chosen. */
 export interface McpProtocolPolicy {
   /**
-   * `auto` (the default: modern first, legacy fallback; a stdio server that serves both eras
-   * and declares no extension in its `server/discover` result is spoken to in the legacy era,
-   * which costs less per call), `legacy`, or one pinned version (`{ pin: '2026-07-28' }` keeps
-   * such a stdio server modern).
+   * `auto` (the default: over HTTP and SSE modern first, legacy fallback; a stdio server is
+   * sent `initialize` first and stays legacy when it answers without declaring an extension,
+   * which costs less per call, else goes modern), `legacy`, or one pinned version
+   * (`{ pin: '2026-07-28' }` keeps such a stdio server modern).
    */
   readonly mode: 'auto' | 'legacy' | { readonly pin: string };
   /**
-   * How long the protocol probe (`server/discover`) waits for an answer, in ms. Over stdio a
-   * silent server then counts as legacy; over HTTP the connect fails. Default 10 000, and
+   * How long the protocol probe (`server/discover`) waits for an answer, in ms. Over stdio
+   * (where the probe follows a refused `initialize` or a restart) a silent server then counts
+   * as legacy; over HTTP the connect fails. Default 10 000, and
    * never longer than what is left of the server's `connectTimeoutMs`.
    */
   readonly probeTimeoutMs?: number;
