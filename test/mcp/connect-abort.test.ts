@@ -181,27 +181,6 @@ describe('bounded connects', () => {
     }
   }, 30_000);
 
-  it('a legacy-only server that declares an extension is started again, refuses the probe, and stays legacy', async () => {
-    const server = scriptedServer(['--extension']);
-    servers.push(server);
-    const agent = agentWith(server.config);
-    try {
-      await agent.initialize();
-      expect(agent.mcp.list()[0]).toMatchObject({ status: 'connected', era: 'legacy' });
-      // the first contact's `initialize` (an extension); on the second process the probe
-      // (answered -32601: no modern era) and the official client's own `initialize`
-      expect(server.pids()).toHaveLength(2);
-      expect(server.methods()).toEqual([
-        'initialize',
-        'server/discover',
-        'initialize',
-        'tools/list',
-      ]);
-    } finally {
-      await agent.close();
-    }
-  });
-
   it('a server that exits at once fails both eras on two processes, not three', async () => {
     const server = scriptedServer(['--exit-at-start=3']);
     servers.push(server);
@@ -219,15 +198,21 @@ describe('bounded connects', () => {
     }
   });
 
-  it('a server that exits on the probe is a legacy server, started once more for real', async () => {
-    const server = scriptedServer(['--extension', '--discover=exit']);
+  // a legacy-only server declaring an extension is started again and probed: one that
+  // answers the probe -32601 goes legacy on that process (the official client's fallback),
+  // one that ends on it is started once more, legacy
+  it.each([
+    ['refuses the probe: legacy on its second process', [], 2],
+    ['ends on the probe: legacy on a third, started for real', ['--discover=exit'], 3],
+  ])('a legacy-only server that declares an extension and %s', async (_label, flags, pids) => {
+    const server = scriptedServer(['--extension', ...flags]);
     servers.push(server);
     const agent = agentWith(server.config);
     try {
       await agent.initialize();
       expect(agent.mcp.list()[0]).toMatchObject({ status: 'connected', era: 'legacy' });
-      // the first contact's `initialize` (an extension), the probe (ends), `initialize` again
-      expect(server.pids()).toHaveLength(3);
+      // the first contact's `initialize` (an extension), the probe, `initialize` again
+      expect(server.pids()).toHaveLength(pids);
       expect(server.methods()).toEqual([
         'initialize',
         'server/discover',

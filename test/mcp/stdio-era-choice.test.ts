@@ -48,6 +48,15 @@ async function activity(log: string): Promise<{ starts: number; requests: string
 const isRequest = (event: unknown) =>
   event !== 'start' && event !== 'exit' && event !== 'subscriptions/listen';
 
+/** The requests each process read (as {@link activity} counts them), by process, in start order. */
+async function requestsByProcess(log: string): Promise<string[][]> {
+  const lines = await readCountingLog(log);
+  const pids = [...new Set(lines.map((l) => l.pid))];
+  return pids.map((pid) =>
+    lines.filter((l) => l.pid === pid && isRequest(l.event)).map((l) => l.event as string),
+  );
+}
+
 /** The verdict saved in this test file's MUSTER_HOME for `config`. */
 function savedVerdict(config: McpServerConfig): Promise<unknown> {
   const cache = new FileVerdictCache(process.env['MUSTER_HOME']!);
@@ -84,14 +93,11 @@ describe('the era of a stdio server in auto mode', () => {
       expect(agent.mcp.list()[0]).toMatchObject({ status: 'connected', era: 'modern' });
       // the first process answered the legacy `initialize` (the extension in its
       // capabilities) and was stopped; the second was probed and is the modern connection
-      const lines = await readCountingLog(log);
-      const pids = [...new Set(lines.map((l) => l.pid))];
-      expect(pids).toHaveLength(2);
-      const on = (pid: unknown) =>
-        lines.filter((l) => l.pid === pid && isRequest(l.event)).map((l) => l.event);
-      expect(on(pids[0])).toEqual(['initialize']);
-      expect(on(pids[1])![0]).toBe('server/discover');
-      expect(on(pids[1])).not.toContain('initialize');
+      const [first, second, ...more] = await requestsByProcess(log);
+      expect(more).toEqual([]);
+      expect(first).toEqual(['initialize']);
+      expect(second![0]).toBe('server/discover');
+      expect(second).not.toContain('initialize');
       const saved = await savedVerdict(config);
       expect(saved).toMatchObject({ kind: 'modern' });
       expect(saved).not.toHaveProperty('legacyRefused');
@@ -287,13 +293,10 @@ describe('the era trial of a stdio server in auto mode, when it goes wrong', () 
       await agent.send('x');
       expect(agent.mcp.list()[0]).toMatchObject({ status: 'connected', era: 'modern' });
       // the server finished a legacy handshake on the first process: nothing modern went there
-      const lines = await readCountingLog(log);
-      const pids = [...new Set(lines.map((l) => l.pid))];
-      expect(pids).toHaveLength(2);
-      const on = (pid: unknown) =>
-        lines.filter((l) => l.pid === pid && isRequest(l.event)).map((l) => l.event);
-      expect(on(pids[0])).toEqual(['initialize']);
-      expect(on(pids[1])).toEqual(['server/discover', 'tools/list']);
+      expect(await requestsByProcess(log)).toEqual([
+        ['initialize'],
+        ['server/discover', 'tools/list'],
+      ]);
       const saved = await savedVerdict(config);
       expect(saved).toMatchObject({ kind: 'modern', legacyFailed: true });
       expect(saved).not.toHaveProperty('legacyRefused');
