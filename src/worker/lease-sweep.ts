@@ -87,14 +87,18 @@ export async function sweepStaleJobs(
   return queued;
 }
 
-/** Cancels one stale job (see {@link sweepStaleJobs}) and queues its work again; 1 if queued. */
+/**
+ * Queues one stale job's work again and then cancels it (see {@link sweepStaleJobs}); 1 if
+ * queued. The new job comes first: the `singleton` queue takes it while the dead one is still
+ * `active` (and holds it back until the cancel), so a sweeper that dies between the two, or a
+ * send that fails, never leaves the work cancelled and not queued; the next sweep cancels.
+ */
 async function sweepStale(
   boss: WorkerBoss,
   store: Pick<SessionStore, 'get'>,
   row: ActiveRow & { sessionId: string },
 ): Promise<number> {
   const { sessionId } = row;
-  await boss.boss.cancel(boss.queue, row.id);
   const state = await store.get(sessionId);
   const data: SessionJobData | undefined =
     state === undefined
@@ -104,8 +108,12 @@ async function sweepStale(
       : state.status === 'running' || state.status === 'parked'
         ? { kind: 'resume', sessionId, why: 'orphaned' }
         : undefined;
-  if (data === undefined || (await dueJobQueued(boss, sessionId))) return 0;
-  return (await boss.boss.send(boss.queue, data, { singletonKey: sessionId })) !== null ? 1 : 0;
+  const queued =
+    data !== undefined && !(await dueJobQueued(boss, sessionId))
+      ? (await boss.boss.send(boss.queue, data, { singletonKey: sessionId })) !== null
+      : false;
+  await boss.boss.cancel(boss.queue, row.id);
+  return queued ? 1 : 0;
 }
 
 /** True when a job of the session waits in the queue and is due (a delayed one is not). */
@@ -119,9 +127,9 @@ async function dueJobQueued(boss: WorkerBoss, sessionId: string): Promise<boolea
 }
 
 /**
- * Cancels the session's dead active job and queues its resume unless one is due (the dead
- * start job itself when the session was never stored: its request lives only there); 1 if
- * queued.
+ * Queues the session's resume unless one is due (the dead start job itself when the session
+ * was never stored: its request lives only there), then cancels its dead active job, in that
+ * order (see {@link sweepStale}); 1 if queued.
  */
 async function sweepOne(
   boss: WorkerBoss,
@@ -135,17 +143,20 @@ async function sweepOne(
   );
   const rows = jobs.rows as { id: string; state: string; due: boolean; data: SessionJobData }[];
   const active = rows.filter((r) => r.state === 'active');
+  // a job due later (a parked run's `expires` resume) does not count: the session is resumable now
+  let queued = false;
+  if (!rows.some((r) => r.state !== 'active' && r.due)) {
+    const start = active.find((r) => r.data?.kind === 'start')?.data;
+    const data: SessionJobData =
+      start !== undefined && (await store.get(sessionId)) === undefined
+        ? start
+        : { kind: 'resume', sessionId, why: 'orphaned' };
+    queued = (await boss.boss.send(boss.queue, data, { singletonKey: sessionId })) !== null;
+  }
   if (active.length > 0)
     await boss.boss.cancel(
       boss.queue,
       active.map((r) => r.id),
     );
-  // a job due later (a parked run's `expires` resume) does not count: the session is resumable now
-  if (rows.some((r) => r.state !== 'active' && r.due)) return 0;
-  const start = active.find((r) => r.data?.kind === 'start')?.data;
-  const data: SessionJobData =
-    start !== undefined && (await store.get(sessionId)) === undefined
-      ? start
-      : { kind: 'resume', sessionId, why: 'orphaned' };
-  return (await boss.boss.send(boss.queue, data, { singletonKey: sessionId })) !== null ? 1 : 0;
+  return queued ? 1 : 0;
 }

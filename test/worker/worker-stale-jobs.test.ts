@@ -123,6 +123,35 @@ describe.skipIf(!url)('session jobs a worker left active before taking the lease
     expect(await sweepOrphans(wb, store, 60)).toBe(0);
   });
 
+  it('queues the work again before it cancels the dead job: a send that fails leaves the job active for the next sweep, never cancelled with nothing queued', async () => {
+    const request = { input: 'Hello', sessionId: 'unsent' };
+    const dead = await boss.send(
+      'muster',
+      { kind: 'start', sessionId: 'unsent', request },
+      {
+        singletonKey: 'unsent',
+      },
+    );
+    // fetched by a worker that died at once (activated here: a fetch would take whichever job
+    // the tests before left queued first)
+    await db.query(`UPDATE "${db.bossSchema}".job SET state = 'active' WHERE id = $1`, [dead]);
+    await age(dead!);
+    // a fault injected into the real pg-boss: its next send fails (a dropped connection, or
+    // the sweeping worker killed at that moment)
+    const send = vi.spyOn(boss, 'send').mockRejectedValueOnce(new Error('connection lost'));
+    try {
+      await expect(sweepOrphans(wb, store, 60)).rejects.toThrow('connection lost');
+    } finally {
+      send.mockRestore();
+    }
+    expect(await jobsOf('unsent')).toEqual([{ kind: 'start', why: null, state: 'active' }]);
+    expect(await sweepOrphans(wb, store, 60)).toBe(1);
+    expect(await jobsOf('unsent')).toEqual([
+      { kind: 'start', why: null, state: 'cancelled' },
+      { kind: 'start', why: null, state: 'created' },
+    ]);
+  });
+
   it('a slow worker whose start job was queued again: taking the lease after the other job’s run completed the session, its run is a no-op', async () => {
     let requests = 0;
     const runner = createAgent({
