@@ -402,9 +402,11 @@ describe('OAuth world: the MCP server refuses tokens it must not accept', () => 
     expect(await auth(provider, { serverUrl: world.mcpUrl })).toBe('AUTHORIZED');
     const token = provider.tokens()?.access_token ?? '';
     expect((await rawToolCall(world, token)).status).toBe(200);
-    world.advanceClock(299);
+    // `iat`/`exp` are whole seconds, so the token may carry up to a second less than 300 s of
+    // life from the moment it was minted: stay well inside it, then go well past it.
+    world.advanceClock(290);
     expect((await rawToolCall(world, token)).status).toBe(200);
-    world.advanceClock(2);
+    world.advanceClock(11);
     const before = world.counters().mcp;
     const { status, challenge } = await rawToolCall(world, token);
     expect(status).toBe(401);
