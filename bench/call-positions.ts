@@ -15,35 +15,15 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { pinCpus } from './cpu-pinning.js';
 import { forcedGc } from './gc.js';
+import { runScript, ScriptedRunModel } from './mcp-model.js';
 import { muster } from './muster.js';
 import { startHttpServer } from './peers-rows.js';
 import { stdioConfig } from '../test/support/mcp-fixtures.js';
-import type { McpServerConfig, ModelPart } from '../src/index.js';
+import type { McpServerConfig } from '../src/index.js';
 
 const CALLS = 8;
 const SAMPLES = Number(process.argv[2] ?? 150);
 const WARMUP = 50;
-const USAGE = { inputTokens: 10, outputTokens: 2, totalTokens: 12 };
-const FINAL: ModelPart[] = [
-  { type: 'text-delta', text: 'Done.' },
-  { type: 'finish', stopReason: 'stop', usage: USAGE },
-];
-
-/** Eight one-call tool turns to `name`, then an answer. */
-function script(name: string): ModelPart[][] {
-  const turns: ModelPart[][] = [];
-  for (let t = 0; t < CALLS; t++)
-    turns.push([
-      { type: 'tool-call', callId: `call_${t + 1}`, name, argumentsText: '{"text":"hello"}' },
-      { type: 'finish', stopReason: 'tool-calls', usage: USAGE },
-    ]);
-  turns.push(FINAL);
-  return turns;
-}
-
-async function* play(parts: readonly ModelPart[]): AsyncGenerator<ModelPart> {
-  for (const part of parts) yield part;
-}
 
 const pin = pinCpus();
 const gc = process.env.POSITIONS_GC === '1' ? forcedGc().collect : () => undefined;
@@ -51,16 +31,7 @@ const http = process.env.POSITIONS_HTTP === '1' ? await startHttpServer(pin.wrap
 const stdio = pin.wrap(stdioConfig('basic-server.mjs'));
 const server: McpServerConfig = http ? { type: 'http', url: http.url } : stdio;
 
-const model = {
-  specificationVersion: 'muster-model-v1' as const,
-  provider: 'bench',
-  defaultModelName: 'bench',
-  turns: [FINAL],
-  next: 0,
-  generate() {
-    return play(this.turns[this.next++] ?? FINAL);
-  },
-};
+const model = new ScriptedRunModel();
 const agent = muster.createAgent({
   model,
   mcp: { strictConfig: true },
@@ -79,14 +50,14 @@ try {
   );
   const echo = agent.mcp.list()[0]?.tools.find((t) => t.originalName === 'echo')?.name;
   if (echo === undefined) throw new Error('call-positions: the echo tool is not listed');
+  const turns = runScript({ name: echo, argumentsText: '{"text":"hello"}' }, CALLS, 1);
   const at = (): number[][] => Array.from({ length: CALLS }, () => []);
   const clients = [
     {
       label: 'agent tool turn',
       us: at(),
       async sample(record: boolean) {
-        model.turns = script(echo);
-        model.next = 0;
+        model.use(turns);
         let sessionId = '';
         let i = 0;
         for await (const ev of agent.run({ input: 'bench', stream: false })) {
