@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createAgent, scriptedModel } from '../../src/index.js';
-import type { AgentOptions, McpServerConfig, McpStdioServerConfig } from '../../src/index.js';
+import type {
+  Agent,
+  AgentOptions,
+  McpServerConfig,
+  McpStdioServerConfig,
+} from '../../src/index.js';
 import { normalizedKey } from '../../src/mcp/config/config-sources.js';
 import { FileVerdictCache } from '../../src/mcp/connection/verdict-cache.js';
 import { readCountingLog, stdioConfig } from '../support/mcp-fixtures.js';
@@ -22,6 +27,10 @@ const open = (extra: Partial<AgentOptions>): AgentOptions => ({
   policy: { allow: ['mcp_connect:*', 'mcp__*'] },
   ...extra,
 });
+
+/** An agent answering "ok" with `config` as its one server, named `name`. */
+const answering = (name: string, config: McpServerConfig): Agent =>
+  createAgent(open({ model: scriptedModel([{ text: 'ok' }]), mcpServers: { [name]: config } }));
 
 /** A counting-server declaration logging to a fresh file, and that file. */
 function counting(...flags: string[]): { config: McpServerConfig; log: string } {
@@ -66,9 +75,7 @@ function savedVerdict(config: McpServerConfig): Promise<unknown> {
 describe('the era of a stdio server in auto mode', () => {
   it('a server that declares the Tasks extension negotiates 2026-07-28', async () => {
     const fixture = await startTasksFixture('stdio');
-    const agent = createAgent(
-      open({ model: scriptedModel([{ text: 'ok' }]), mcpServers: { t: fixture.config } }),
-    );
+    const agent = answering('t', fixture.config);
     try {
       await agent.send('x');
       expect(agent.mcp.list()[0]).toMatchObject({
@@ -85,9 +92,7 @@ describe('the era of a stdio server in auto mode', () => {
 
   it('a server whose initialize answer declares an extension is started again and probed: modern', async () => {
     const { config, log } = counting('--extension=io.example/widgets');
-    const agent = createAgent(
-      open({ model: scriptedModel([{ text: 'ok' }]), mcpServers: { x: config } }),
-    );
+    const agent = answering('x', config);
     try {
       await agent.send('x');
       expect(agent.mcp.list()[0]).toMatchObject({ status: 'connected', era: 'modern' });
@@ -166,9 +171,7 @@ describe('the era of a stdio server in auto mode', () => {
       await first.close();
     }
     const before = (await activity(log)).requests.length;
-    const second = createAgent(
-      open({ model: scriptedModel([{ text: 'ok' }]), mcpServers: { c: config } }),
-    );
+    const second = answering('c', config);
     try {
       await second.send('z');
       expect(second.mcp.list()[0]).toMatchObject({ status: 'connected', era: 'legacy' });
@@ -183,9 +186,7 @@ describe('the era of a stdio server in auto mode', () => {
 
   it('a modern-only server stays modern on its one process, and is not tried in the legacy era again', async () => {
     const { config, log } = counting('--modern-only');
-    const first = createAgent(
-      open({ model: scriptedModel([{ text: 'ok' }]), mcpServers: { m: config } }),
-    );
+    const first = answering('m', config);
     try {
       await first.send('x');
       expect(first.mcp.list()[0]).toMatchObject({
@@ -204,9 +205,7 @@ describe('the era of a stdio server in auto mode', () => {
       await first.close();
     }
     const before = (await activity(log)).requests.length;
-    const second = createAgent(
-      open({ model: scriptedModel([{ text: 'ok' }]), mcpServers: { m: config } }),
-    );
+    const second = answering('m', config);
     try {
       await second.send('y');
       expect(second.mcp.list()[0]).toMatchObject({ status: 'connected', era: 'modern' });
@@ -221,9 +220,7 @@ describe('the era of a stdio server in auto mode', () => {
     const cache = new FileVerdictCache(process.env['MUSTER_HOME']!);
     const discover = { supportedVersions: ['2026-07-28'], capabilities: { tools: {} } };
     await cache.set(FileVerdictCache.keyOf(normalizedKey(config)), { kind: 'modern', discover });
-    const agent = createAgent(
-      open({ model: scriptedModel([{ text: 'ok' }]), mcpServers: { c: config } }),
-    );
+    const agent = answering('c', config);
     try {
       await agent.send('x');
       expect(agent.mcp.list()[0]).toMatchObject({ status: 'connected', era: 'legacy' });
@@ -286,9 +283,7 @@ describe('the era trial of a stdio server in auto mode, when it goes wrong', () 
 
   it('a dual-era server whose initialize answer the client rejects is started again, modern, and not marked as refusing', async () => {
     const { config, log } = counting('--bad-initialize-version');
-    const agent = createAgent(
-      open({ model: scriptedModel([{ text: 'ok' }]), mcpServers: { c: config } }),
-    );
+    const agent = answering('c', config);
     try {
       await agent.send('x');
       expect(agent.mcp.list()[0]).toMatchObject({ status: 'connected', era: 'modern' });
@@ -335,9 +330,7 @@ describe('the era trial of a stdio server in auto mode, when it goes wrong', () 
     const cache = new FileVerdictCache(process.env['MUSTER_HOME']!);
     const discover = { supportedVersions: ['2026-07-28'], capabilities: { tools: {} } };
     await cache.set(FileVerdictCache.keyOf(normalizedKey(config)), { kind: 'modern', discover });
-    const first = createAgent(
-      open({ model: scriptedModel([{ text: 'ok' }]), mcpServers: { m: config } }),
-    );
+    const first = answering('m', config);
     try {
       await first.send('x');
       expect(first.mcp.list()[0]).toMatchObject({ status: 'connected', era: 'modern' });
@@ -351,9 +344,7 @@ describe('the era trial of a stdio server in auto mode, when it goes wrong', () 
     }
     // the verdict learned keeps it modern: no `initialize` again
     const before = await activity(log);
-    const second = createAgent(
-      open({ model: scriptedModel([{ text: 'ok' }]), mcpServers: { m: config } }),
-    );
+    const second = answering('m', config);
     try {
       await second.send('y');
       expect(second.mcp.list()[0]).toMatchObject({ status: 'connected', era: 'modern' });
