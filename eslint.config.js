@@ -105,6 +105,7 @@ export default tseslint.config(
       'vitest.faults.config.ts',
       'vitest.fleet.config.ts',
       'vitest.install.config.ts',
+      'vitest.docs.config.ts',
       'studio-ui/vite.config.ts',
       '.dependency-cruiser.mjs',
     ],

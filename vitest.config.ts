@@ -5,10 +5,13 @@ import { SummaryReporter } from './test/support/summary-reporter.js';
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'studio-ui/src/**/*.test.ts'],
-    // slow suites with their own scripts: npm run test:replicas, npm run test:faults,
-    // npm run test:browser, npm run test:install, npm run test:fleet
+    // suites with their own scripts: npm run test:replicas, npm run test:faults,
+    // npm run test:browser, npm run test:install, npm run test:fleet, npm run test:docs
     exclude: [
       ...configDefaults.exclude,
+      'test/docs/**',
+      'test/examples/**',
+      'test/lint/**',
       'test/replicas/**',
       'test/fleet/**',
       'test/faults/**',

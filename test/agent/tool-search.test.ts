@@ -11,7 +11,6 @@ import type {
   ToolResultMessage,
 } from '../../src/index.js';
 import {
-  CATALOG_DOMAINS,
   HIDDEN_CATALOG_TOOL,
   catalogServers,
   catalogSize,
@@ -26,6 +25,8 @@ const SEARCH = 'tool_search';
 const TOTAL = catalogSize();
 const HIDDEN = catalogToolName(HIDDEN_CATALOG_TOOL.domain, HIDDEN_CATALOG_TOOL.name);
 const REFUND = 'mcp__billing__issue_refund';
+/** The servers of the visibility and budget tests: fewer processes, the same rules. */
+const VISIBILITY_DOMAINS = ['hr', 'crm', 'weather'];
 
 /** A model whose turns each test scripts anew (one agent, and its servers, serves many tests). */
 class ModelSwitch implements ModelClient {
@@ -339,13 +340,15 @@ describe('tool search and visibility, alwaysLoad, and the budget', () => {
     const hr = catalogTools('hr')
       .map((t) => catalogToolName('hr', t.name))
       .filter((n) => n !== HIDDEN);
+    // the hidden tool's server and the two that alwaysLoad names, with near misses on hr
     const agent = catalogAgent(model, {
+      mcpServers: catalogServers(VISIBILITY_DOMAINS),
       policy: {
         default: 'allow',
         visibleTools: [
           SEARCH,
           'context',
-          ...CATALOG_DOMAINS.filter((d) => d !== 'hr').map((d) => `mcp__${d}`),
+          ...VISIBILITY_DOMAINS.filter((d) => d !== 'hr').map((d) => `mcp__${d}`),
           ...hr,
         ],
       },
@@ -386,13 +389,19 @@ describe('tool search and visibility, alwaysLoad, and the budget', () => {
 
   it("'auto' below the budget sends every definition and no tool_search", async () => {
     const model = new ModelSwitch();
-    // the default budget is 10% of context.maxTokens: a large window takes the whole catalog
-    const agent = catalogAgent(model, { context: { maxTokens: 2_000_000 } });
+    // the default budget is 10% of context.maxTokens: a large window takes every definition
+    // (three servers' 600: the budget is a sum of tokens, whatever the number of servers)
+    const agent = catalogAgent(model, {
+      mcpServers: catalogServers(VISIBILITY_DOMAINS),
+      context: { maxTokens: 1_000_000 },
+    });
     try {
       const scripted = model.use([{ text: 'hi' }]);
       expect((await collect(agent.run({ input: 'hi' }))).error).toBeUndefined();
       const sent = names(scripted.requests[0]!);
-      expect(sent.filter((n) => n.startsWith('mcp__'))).toHaveLength(TOTAL);
+      expect(sent.filter((n) => n.startsWith('mcp__'))).toHaveLength(
+        catalogSize(VISIBILITY_DOMAINS),
+      );
       expect(sent).not.toContain(SEARCH);
     } finally {
       await agent.close();
