@@ -1,0 +1,57 @@
+import type { Client, StandardSchemaV1 } from '@modelcontextprotocol/client';
+
+// Why this exists: `Client.callTool()` sends through `request()` without a result schema, and
+// `request()` then builds one per call with `codecResultValidator`, which learns whether the
+// method has a result schema by validating `undefined` against it and formatting the failure
+// (docs/performance.md, "Proposals for the official client", 1). `request()` with an explicit
+// schema skips that. The schema below is the same check the client would build: its own
+// negotiated codec's `validateResult('tools/call', …)`, built once per codec instead of per call.
+
+/** The part of the client's wire codec this module uses (`WireCodec.validateResult`). */
+interface ResultCodec {
+  validateResult(
+    method: string,
+    raw: unknown,
+  ):
+    | { readonly ok: true; readonly value: unknown }
+    | { readonly ok: false; readonly reason: string; readonly message?: string };
+}
+
+/** The protected accessor `Protocol` keeps for its role classes: the negotiated era's codec. */
+interface CodecAccess {
+  _wireCodec?: () => ResultCodec | undefined;
+}
+
+const METHOD = 'tools/call';
+const built = new WeakMap<ResultCodec, StandardSchemaV1<unknown, unknown>>();
+
+/**
+ * The `tools/call` result schema of `client`'s negotiated era, as the client itself would
+ * build it for `request()` (the same codec, the same outcome and message), made once per codec.
+ * Undefined when the client has no codec accessor (another client version, a direct in-process
+ * client): the caller then uses `callTool()`.
+ */
+export function toolResultSchema(client: Client): StandardSchemaV1<unknown, unknown> | undefined {
+  const access = (client as unknown as CodecAccess)._wireCodec;
+  if (typeof access !== 'function') return undefined;
+  const codec = access.call(client);
+  if (typeof codec?.validateResult !== 'function') return undefined;
+  let schema = built.get(codec);
+  if (!schema) {
+    schema = {
+      '~standard': {
+        version: 1,
+        vendor: 'muster',
+        validate(value: unknown) {
+          const outcome = codec.validateResult(METHOD, value);
+          if (outcome.ok) return { value: outcome.value };
+          const message =
+            outcome.reason === 'invalid' ? (outcome.message ?? 'invalid') : `not-in-era: ${METHOD}`;
+          return { issues: [{ message }] };
+        },
+      },
+    };
+    built.set(codec, schema);
+  }
+  return schema;
+}
