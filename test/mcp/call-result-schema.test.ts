@@ -1,13 +1,16 @@
 /**
  * A `tools/call` result is checked by the client's own codec, once per call, with the schema
  * built once (src/mcp/client/call-result-schema.ts), not rebuilt per call by a failing parse of
- * `undefined` (what `Client.callTool()` does through `request()`). Real stdio servers: the
- * basic fixture (an SDK server, legacy era in `auto`) and the hand-written scripted one.
+ * `undefined` (what `request()` does for `Client.callTool()` by itself). Real servers: the basic
+ * stdio fixture (an SDK server, legacy era in `auto`), the hand-written scripted one, and the
+ * modern-only Streamable HTTP fixture on loopback.
  */
 import { Client } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent, MusterError, scriptedModel } from '../../src/index.js';
 import type { Agent } from '../../src/index.js';
+import { startModernOnlyHttpServer } from '../fixtures/mcp/http-servers.mjs';
+import type { HttpFixture } from '../fixtures/mcp/http-servers.mjs';
 import { stdioConfig } from '../support/mcp-fixtures.js';
 import { collect, ofType } from '../support/run-helpers.js';
 import { scriptedServer } from './support/stdio-scripted.js';
@@ -17,27 +20,41 @@ interface Codec {
   validateResult(method: string, raw: unknown): unknown;
 }
 
-/** The legacy era's codec: a client not connected yet resolves to it, as the client does. */
-const legacyCodec = (
-  new Client({ name: 't', version: '0' }) as unknown as { _wireCodec(): Codec }
-)._wireCodec();
-const original = Object.getOwnPropertyDescriptor(legacyCodec, 'validateResult')!;
+/** The client's codec of an era (one object per era, shared by every client). */
+function codecOf(version?: string): Codec {
+  const client = new Client({ name: 't', version: '0' }) as unknown as {
+    _negotiatedProtocolVersion?: string;
+    _wireCodec(): Codec;
+  };
+  // a client that has negotiated nothing yet resolves to the legacy era's codec
+  if (version) client._negotiatedProtocolVersion = version;
+  return client._wireCodec();
+}
+const CODECS = { legacy: codecOf(), modern: codecOf('2026-07-28') };
+const ORIGINAL = Object.fromEntries(
+  Object.entries(CODECS).map(([era, codec]) => [
+    era,
+    Object.getOwnPropertyDescriptor(codec, 'validateResult')!,
+  ]),
+);
 
-/** Counts what the codec is asked about `tools/call` results while it is watched. */
-function watchCodec(): { probes: number; checks: number } {
+/** Counts what the era's codec is asked about `tools/call` results while it is watched. */
+function watchCodec(era: keyof typeof CODECS): { probes: number; checks: number } {
   const seen = { probes: 0, checks: 0 };
-  const validate = original.value as Codec['validateResult'];
-  legacyCodec.validateResult = (method, raw) => {
+  const codec = CODECS[era];
+  const validate = ORIGINAL[era]!.value as Codec['validateResult'];
+  codec.validateResult = (method, raw) => {
     if (method === 'tools/call') {
       if (raw === undefined) seen.probes++;
       else seen.checks++;
     }
-    return validate.call(legacyCodec, method, raw);
+    return validate.call(codec, method, raw);
   };
   return seen;
 }
 afterEach(() => {
-  Object.defineProperty(legacyCodec, 'validateResult', original);
+  for (const [era, codec] of Object.entries(CODECS))
+    Object.defineProperty(codec, 'validateResult', ORIGINAL[era]!);
 });
 
 describe('tools/call results on a legacy connection', () => {
@@ -71,7 +88,7 @@ describe('tools/call results on a legacy connection', () => {
       ['basic', 'connected'],
       ['scripted', 'connected'],
     ]);
-    const seen = watchCodec();
+    const seen = watchCodec('legacy');
     for (let i = 0; i < 5; i++) {
       const result = await agent.mcp.callTool('basic', 'echo', { text: `call ${i}` });
       expect(result.content).toEqual([{ type: 'text', text: `default: call ${i}` }]);
@@ -85,7 +102,7 @@ describe('tools/call results on a legacy connection', () => {
   });
 
   it('a result the legacy schema refuses fails the call, typed; one without content gains []', async () => {
-    const seen = watchCodec();
+    const seen = watchCodec('legacy');
     const failure = await agent.mcp.callTool('scripted', 'malformed', { kind: 'content' }).then(
       () => undefined,
       (err: unknown) => err,
@@ -103,6 +120,37 @@ describe('tools/call results on a legacy connection', () => {
     // the connection goes on after the refused result
     const echo = await agent.mcp.callTool('scripted', 'echo', { text: 'still here' });
     expect(echo.content).toEqual([{ type: 'text', text: 'still here' }]);
+    expect(seen).toEqual({ probes: 0, checks: 3 });
+  });
+});
+
+describe('tools/call results on a modern Streamable HTTP connection', () => {
+  let server: HttpFixture;
+  let agent: Agent;
+  beforeAll(async () => {
+    server = await startModernOnlyHttpServer();
+    agent = createAgent({
+      model: scriptedModel([]),
+      mcp: { strictConfig: true },
+      mcpServers: { remote: { type: 'http', url: server.url } },
+      policy: { allow: ['mcp_connect:*', 'mcp__*'] },
+    });
+    await agent.initialize();
+  });
+  afterAll(async () => {
+    await agent?.close();
+    await server?.close();
+  });
+
+  it('are checked once each through callTool() (header mirroring kept), never probed', async () => {
+    expect(agent.mcp.list().map((s) => [s.name, s.status])).toEqual([['remote', 'connected']]);
+    const seen = watchCodec('modern');
+    for (let i = 0; i < 3; i++) {
+      const result = await agent.mcp.callTool('remote', 'echo', { text: `call ${i}` });
+      expect(result.content).toEqual([
+        { type: 'text', text: expect.stringContaining(`call ${i}`) },
+      ]);
+    }
     expect(seen).toEqual({ probes: 0, checks: 3 });
   });
 });

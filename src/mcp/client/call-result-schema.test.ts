@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
-import { toolResultSchema } from './call-result-schema.js';
+import { resultSchemaOnce, toolResultSchema } from './call-result-schema.js';
 
 const client = () => new Client({ name: 'unit', version: '0' });
 
@@ -26,8 +26,53 @@ describe('toolResultSchema', () => {
     expect(task.issues?.[0]?.message).toContain("'task'");
   });
 
-  it('is undefined for a client without the codec accessor (callTool() is used then)', () => {
+  it('is undefined for a client without the codec accessor (the client builds its own then)', () => {
     expect(toolResultSchema({} as never)).toBeUndefined();
     expect(toolResultSchema({ _wireCodec: () => undefined } as never)).toBeUndefined();
+  });
+});
+
+/** A fake of the client class (only `request` and the codec accessor): records what it is sent. */
+class FakeClient {
+  readonly sent: unknown[][] = [];
+  _wireCodec() {
+    return (
+      new Client({ name: 'unit', version: '0' }) as unknown as { _wireCodec(): unknown }
+    )._wireCodec();
+  }
+  request(...args: unknown[]): unknown {
+    this.sent.push(args);
+    return args;
+  }
+}
+
+describe('resultSchemaOnce', () => {
+  const Sub = resultSchemaOnce(FakeClient as never) as unknown as new () => FakeClient;
+
+  it('gives tools/call sent without a schema the built one, options moved after it', () => {
+    const client = new Sub();
+    const options = { timeout: 5 };
+    client.request({ method: 'tools/call', params: { name: 'x' } }, options);
+    const [request, schema, moved] = client.sent[0]!;
+    expect(request).toEqual({ method: 'tools/call', params: { name: 'x' } });
+    expect(schema).toBe(toolResultSchema(client as never));
+    expect(moved).toBe(options);
+  });
+
+  it('leaves other methods, and a call that brings its own schema, as they were sent', () => {
+    const client = new Sub();
+    const own = {
+      '~standard': { version: 1, vendor: 'x', validate: (v: unknown) => ({ value: v }) },
+    };
+    client.request({ method: 'tools/list' }, { timeout: 1 });
+    client.request({ method: 'tools/call' }, own, { timeout: 2 });
+    expect(client.sent).toEqual([
+      [{ method: 'tools/list' }, { timeout: 1 }],
+      [{ method: 'tools/call' }, own, { timeout: 2 }],
+    ]);
+  });
+
+  it('is one subclass per base class', () => {
+    expect(resultSchemaOnce(FakeClient as never)).toBe(Sub);
   });
 });

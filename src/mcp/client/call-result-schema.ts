@@ -28,8 +28,8 @@ const built = new WeakMap<ResultCodec, StandardSchemaV1<unknown, unknown>>();
 /**
  * The `tools/call` result schema of `client`'s negotiated era, as the client itself would
  * build it for `request()` (the same codec, the same outcome and message), made once per codec.
- * Undefined when the client has no codec accessor (another client version, a direct in-process
- * client): the caller then uses `callTool()`.
+ * Undefined when the client has no codec accessor (another client version): the client then
+ * builds its own, per call, as before.
  */
 export function toolResultSchema(client: Client): StandardSchemaV1<unknown, unknown> | undefined {
   const access = (client as unknown as CodecAccess)._wireCodec;
@@ -54,4 +54,34 @@ export function toolResultSchema(client: Client): StandardSchemaV1<unknown, unkn
     built.set(codec, schema);
   }
   return schema;
+}
+
+/** True for a Standard Schema (what `request()` takes as its second argument, if any). */
+function isSchema(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && '~standard' in value;
+}
+
+const subclasses = new WeakMap<typeof Client, typeof Client>();
+
+/**
+ * `Base` (the official `Client` class) with one change: a `tools/call` request sent without a
+ * result schema (as `callTool()` sends it) gets {@link toolResultSchema}, so `request()` does
+ * not build one per call. Everything else `callTool()` does (header mirroring, its retry after
+ * a header mismatch, the output check it is configured for) stays its own. One subclass per
+ * base class.
+ */
+export function resultSchemaOnce(Base: typeof Client): typeof Client {
+  const known = subclasses.get(Base);
+  if (known) return known;
+  class ResultSchemaOnce extends Base {
+    override request(...args: unknown[]): never {
+      const [request, second] = args as [{ readonly method?: unknown } | undefined, unknown];
+      const send = super.request as (...a: unknown[]) => never;
+      if (request?.method !== METHOD || isSchema(second)) return send.apply(this, args);
+      const schema = toolResultSchema(this);
+      return schema ? send.call(this, request, schema, second) : send.apply(this, args);
+    }
+  }
+  subclasses.set(Base, ResultSchemaOnce);
+  return ResultSchemaOnce;
 }

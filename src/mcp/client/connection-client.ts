@@ -3,6 +3,7 @@ import { CLIENT_INFO } from '../contracts/connection-types.js';
 import { MCP_DEFAULTS } from '../contracts/mcp-defaults.js';
 import type { ConnectionSpecOf, ProbeBounds } from '../contracts/connection-types.js';
 import { OUTPUT_CHECKED_BY_MUSTER } from './output-check.js';
+import { resultSchemaOnce } from './call-result-schema.js';
 import { pinsModernVersion } from '../config/protocol-pins.js';
 
 // The server notifications a connection forwards to `onNotification`: list changes through
@@ -47,7 +48,9 @@ export function createClient(
   // a pin of a pre-2026 version is the plain `initialize` handshake offering only that one
   const mode = spec.mode;
   const legacyPin = typeof mode === 'object' && !pinsModernVersion(mode.pin) ? mode.pin : undefined;
-  const client = new ClientClass(CLIENT_INFO, {
+  // tools/call with its result schema built once, not per call (call-result-schema.ts)
+  const MusterClient = resultSchemaOnce(ClientClass);
+  const client = new MusterClient(CLIENT_INFO, {
     capabilities: spec.capabilities ?? {},
     jsonSchemaValidator: OUTPUT_CHECKED_BY_MUSTER,
     versionNegotiation: {

@@ -13,7 +13,6 @@ import { secretsOf } from '../config/redact.js';
 import { totalDeadline } from './call-deadline.js';
 import { callParams, callRequest } from './call-request.js';
 import { definitionForClient, outputCheckFor } from './output-check.js';
-import { toolResultSchema } from './call-result-schema.js';
 import { ConnectBound } from './connect-bound.js';
 import { openConnection } from './connection-open.js';
 import { createClient } from './connection-client.js';
@@ -326,12 +325,6 @@ export class McpConnection {
     // Muster checks the output (rounds included): the client gets the definition without it
     const definition =
       this.era === 'modern' && this.#remote ? undefined : listed && definitionForClient(listed);
-    // the client's own result check, built once rather than per call (call-result-schema.ts);
-    // a modern remote call keeps callTool(), which mirrors arguments into headers
-    const schema =
-      (this.era === 'modern' && this.#remote) || this.link.client
-        ? undefined
-        : toolResultSchema(this.client);
     const tag = this.#capture?.tag({ hold: this.tasksOffered });
     const request = {
       ...callRequest(options, deadline, definition),
@@ -342,10 +335,7 @@ export class McpConnection {
       let result: CallToolResult;
       try {
         result = (await this.#track(
-          () =>
-            schema
-              ? this.client.request({ method: 'tools/call', params } as never, schema, request)
-              : this.client.callTool(params as never, request),
+          () => this.client.callTool(params as never, request),
           deadline?.passed,
         )) as CallToolResult;
       } catch (err) {
