@@ -74,6 +74,7 @@ export function resultSchemaOnce(Base: typeof Client): typeof Client {
   const known = subclasses.get(Base);
   if (known) return known;
   class ResultSchemaOnce extends Base {
+    /** `request()`, with the built schema for a `tools/call` sent without one. */
     override request(...args: unknown[]): never {
       const [request, second] = args as [{ readonly method?: unknown } | undefined, unknown];
       const send = super.request as (...a: unknown[]) => never;
