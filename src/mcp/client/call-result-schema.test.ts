@@ -64,11 +64,15 @@ describe('resultSchemaOnce', () => {
     const own = {
       '~standard': { version: 1, vendor: 'x', validate: (v: unknown) => ({ value: v }) },
     };
+    // a function schema (as some libraries make them) is a schema too
+    const fn = Object.assign(() => undefined, { '~standard': own['~standard'] });
     client.request({ method: 'tools/list' }, { timeout: 1 });
     client.request({ method: 'tools/call' }, own, { timeout: 2 });
+    client.request({ method: 'tools/call' }, fn, { timeout: 3 });
     expect(client.sent).toEqual([
       [{ method: 'tools/list' }, { timeout: 1 }],
       [{ method: 'tools/call' }, own, { timeout: 2 }],
+      [{ method: 'tools/call' }, fn, { timeout: 3 }],
     ]);
   });
 

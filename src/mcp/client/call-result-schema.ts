@@ -45,8 +45,9 @@ export function toolResultSchema(client: Client): StandardSchemaV1<unknown, unkn
         validate(value: unknown) {
           const outcome = codec.validateResult(METHOD, value);
           if (outcome.ok) return { value: outcome.value };
+          // as the client's own: the codec's message as it is
           const message =
-            outcome.reason === 'invalid' ? (outcome.message ?? 'invalid') : `not-in-era: ${METHOD}`;
+            outcome.reason === 'invalid' ? (outcome.message as string) : `not-in-era: ${METHOD}`;
           return { issues: [{ message }] };
         },
       },
@@ -56,9 +57,14 @@ export function toolResultSchema(client: Client): StandardSchemaV1<unknown, unkn
   return schema;
 }
 
-/** True for a Standard Schema (what `request()` takes as its second argument, if any). */
+/**
+ * True for a Standard Schema, as `request()` itself decides (an object or a function whose
+ * `~standard.validate` is a function): what it takes as its second argument, if any.
+ */
 function isSchema(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && '~standard' in value;
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return false;
+  const standard = (value as { '~standard'?: { validate?: unknown } })['~standard'];
+  return typeof standard?.validate === 'function';
 }
 
 const subclasses = new WeakMap<typeof Client, typeof Client>();
