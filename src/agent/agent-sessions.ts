@@ -9,7 +9,8 @@ import type {
   ArchivedToolResult,
   ArchiveReadOptions,
 } from './session-archive-access.js';
-import { guardedStore, guardStore } from './store-guard.js';
+import { guardedStore } from './store-guard.js';
+import { guardStore } from './store-operation.js';
 import { fromStored } from './stored-form.js';
 import { listWaits } from './wait-decisions.js';
 import type { WaitPage, WaitQuery } from '../session/index.js';

@@ -12,7 +12,7 @@ import type { SessionStore } from '../session/index.js';
 import type { AgentScope } from './agent-scope.js';
 import { planToolSearch } from './run-tool-search.js';
 import type { RunToolView } from './run-tool-view.js';
-import { guardStore } from './store-guard.js';
+import { guardStore } from './store-operation.js';
 
 /** The tools of one run, fixed when it starts. */
 export interface RunTools {

@@ -1,7 +1,7 @@
 import { SessionError } from '../errors/index.js';
 import type { SessionLease, SessionStore, SessionWriteOptions } from '../session/index.js';
 import type { AgentScope } from './agent-scope.js';
-import { guardStore } from './store-guard.js';
+import { guardStore } from './store-operation.js';
 
 /** The default of the agent's `sessionLeaseMs`: how long a store lease lasts unrenewed. */
 export const DEFAULT_SESSION_LEASE_MS = 30_000;

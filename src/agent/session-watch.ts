@@ -4,7 +4,7 @@ import type { SessionStore } from '../session/index.js';
 import type { Check } from '../util/index.js';
 import { assertValid, isBoolean, optional, shape } from '../util/index.js';
 import type { AgentEvent } from './events.js';
-import { guardStore } from './store-guard.js';
+import { guardStore } from './store-operation.js';
 
 /** What `agent.sessions.watch()` takes (SPEC 15.2). */
 export interface WatchOptions {

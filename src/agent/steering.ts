@@ -7,7 +7,7 @@ import { assertSessionPrincipal } from './principal-check.js';
 import type { AgentScope } from './agent-scope.js';
 import type { AgentEvent } from './events.js';
 import type { RunEventLog } from './run-event-log.js';
-import { guardStore } from './store-guard.js';
+import { guardStore } from './store-operation.js';
 
 /** What `agent.steer()` takes besides the session and the text. */
 const steerOptions = shape({ principal: optional(isPrincipalId) });

@@ -1,9 +1,9 @@
-import { MusterError, SessionError, redact } from '../errors/index.js';
-import type { MusterErrorDetails } from '../errors/index.js';
+import { GuardedWaits } from './guarded-waits.js';
+import { guardStore, typedStoreError } from './store-operation.js';
+import type { Fence } from './store-operation.js';
 import type { RunEventLog } from './run-event-log.js';
 import { UNCHANGED } from './step-commits.js';
 import type {
-  DecideOptions,
   SessionBudget,
   SessionLogEntry,
   SessionUpdateResult,
@@ -13,53 +13,7 @@ import type {
   SessionWaits,
   SessionWriteOptions,
   SteeringTake,
-  Wait,
-  WaitDecision,
-  WaitPage,
-  WaitQuery,
 } from '../session/index.js';
-
-/**
- * Runs one store operation. A store that fails with a Muster error (an unknown session, a
- * lease held elsewhere) keeps its code, a store's own `SESSION_STORE_FAILED` (which says what
- * to do) gains the session; any other failure becomes `SESSION_STORE_FAILED`, with the store's
- * error kept as `cause`.
- */
-export function guardStore<T>(
-  sessionId: string,
-  what: string,
-  operation: () => Promise<T>,
-): Promise<T> {
-  // no async frame: this wraps every commit of every run
-  const fail = (err: unknown): never => {
-    throw typedStoreError(err, sessionId, what);
-  };
-  try {
-    return operation().then(undefined, fail);
-  } catch (err) {
-    return Promise.reject(typedStoreError(err, sessionId, what));
-  }
-}
-
-function typedStoreError(err: unknown, sessionId: string, what: string): unknown {
-  if (MusterError.isInstance(err)) {
-    if (err.code !== 'SESSION_STORE_FAILED' || SessionError.isInstance(err)) return err;
-    // the store's error names the file or server and what to do; the run adds the session
-    return new SessionError(
-      'SESSION_STORE_FAILED',
-      `Could not ${what}: ${err.message} The session keeps what was committed before.`,
-      { sessionId, cause: err, details: err.details as MusterErrorDetails<'SESSION_STORE_FAILED'> },
-    );
-  }
-  // a host's store: its message is quoted redacted, its first line only
-  const message = err instanceof Error ? err.message : String(err);
-  const reason = redact(message.split('\n')[0]!.trim(), []);
-  return new SessionError(
-    'SESSION_STORE_FAILED',
-    `The session store could not ${what}: ${reason}. Check that the store is reachable; the session keeps what was committed before.`,
-    { sessionId, cause: err },
-  );
-}
 
 /** A run's view of its store (see {@link guardedStore}). */
 export interface GuardedSessionStore extends SessionStore {
@@ -111,9 +65,6 @@ function tracked(fence: Fence, log: () => RunEventLog | undefined): Fence {
     return done;
   };
 }
-
-/** Runs one store operation, or refuses it (a run whose lease is lost). */
-export type Fence = <T>(operation: () => Promise<T>) => Promise<T>;
 
 const noLease = (): SessionWriteOptions => ({});
 const unfenced: Fence = (operation) => operation();
@@ -300,51 +251,4 @@ function withBudget(patch: SessionPatch, budget: SessionBudget): SessionPatch {
   if (!Object.isExtensible(patch)) return { ...patch, budget };
   (patch as { budget?: SessionBudget | null | undefined }).budget = budget;
   return patch;
-}
-
-/** A store's waits whose failures are typed by {@link guardStore}. */
-class GuardedWaits implements SessionWaits {
-  constructor(
-    private readonly waits: SessionWaits,
-    private readonly fence: Fence,
-  ) {}
-
-  put(wait: Wait, options?: SessionWriteOptions): Promise<void> {
-    return guardStore(wait.sessionId, 'store the wait', () =>
-      this.fence(() => this.waits.put(wait, options)),
-    );
-  }
-
-  get(sessionId: string, waitId: string): Promise<Wait | undefined> {
-    return guardStore(sessionId, 'read the wait', () =>
-      this.fence(() => this.waits.get(sessionId, waitId)),
-    );
-  }
-
-  list(query?: WaitQuery): Promise<WaitPage> {
-    return guardStore(query?.sessionId ?? '', 'list the waits', () =>
-      this.fence(() => this.waits.list(query)),
-    );
-  }
-
-  decide(
-    sessionId: string,
-    waitId: string,
-    decision: WaitDecision,
-    options?: DecideOptions,
-  ): Promise<Wait> {
-    return guardStore(sessionId, 'decide the wait', () =>
-      this.fence(() => this.waits.decide(sessionId, waitId, decision, options)),
-    );
-  }
-
-  remove(
-    sessionId: string,
-    waitIds: readonly string[],
-    options?: SessionWriteOptions,
-  ): Promise<void> {
-    return guardStore(sessionId, 'remove the waits', () =>
-      this.fence(() => this.waits.remove(sessionId, waitIds, options)),
-    );
-  }
 }

@@ -3,7 +3,8 @@ import { waitStaleError } from '../session/index.js';
 import type { DecideOptions, Wait, WaitDecision, WaitPage, WaitQuery } from '../session/index.js';
 import { formatIssues, validateJsonSchema } from '../tools/index.js';
 import type { AgentScope } from './agent-scope.js';
-import { guardStore, guardedStore } from './store-guard.js';
+import { guardedStore } from './store-guard.js';
+import { guardStore } from './store-operation.js';
 import { isExpired, liveWaits, MAX_WAIT_LINKS, publicWait, shownDecision } from './open-waits.js';
 import {
   assertValid,
