@@ -38,6 +38,25 @@ const NO_MODULE_STATE = [
     'No module-level let or var in src/agent: keep state on the agent, the run or a closure (util once() for a lazy import).',
 }));
 
+/**
+ * A getter or setter in an object literal. V8 gives such an object a hidden class of its own
+ * (the accessor sits in the class), kept in old space; until a full GC that class holds the
+ * getter and everything it closes over across every young-generation GC. One in the run's
+ * session claim kept every finished run alive that way (docs/performance.md).
+ */
+const NO_LITERAL_ACCESSORS = [
+  {
+    selector: "ObjectExpression > Property[kind='get']",
+    message:
+      'No getters in object literals: use a class (its getters live on the prototype) or a data property.',
+  },
+  {
+    selector: "ObjectExpression > Property[kind='set']",
+    message:
+      'No setters in object literals: use a class (its setters live on the prototype) or a method.',
+  },
+];
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'docs/api/**'] },
   js.configs.recommended,
@@ -58,7 +77,12 @@ export default tseslint.config(
     plugins: { jsdoc },
     rules: {
       'no-console': 'error',
-      'no-restricted-syntax': ['error', NO_DEFAULT_EXPORT, ...NO_MESSAGE_DECISIONS],
+      'no-restricted-syntax': [
+        'error',
+        NO_DEFAULT_EXPORT,
+        ...NO_MESSAGE_DECISIONS,
+        ...NO_LITERAL_ACCESSORS,
+      ],
       'jsdoc/require-jsdoc': [
         'error',
         {
@@ -91,6 +115,7 @@ export default tseslint.config(
         'error',
         NO_DEFAULT_EXPORT,
         ...NO_MESSAGE_DECISIONS,
+        ...NO_LITERAL_ACCESSORS,
         ...NO_MODULE_STATE,
       ],
     },

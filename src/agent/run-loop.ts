@@ -239,7 +239,15 @@ export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Prom
     await runCalls(
       ctx,
       transcript,
-      turn.calls.map((c) => ({ ...c, iteration })),
+      // every key written out: on Node 20 the copy a spread makes gets a hidden class outside
+      // V8's transition tree, so each added key cost a new class per call (docs/performance.md)
+      turn.calls.map((c) => ({
+        callId: c.callId,
+        name: c.name,
+        argumentsText: c.argumentsText,
+        arguments: c.arguments,
+        iteration,
+      })),
     );
     if (ctx.signal.aborted) throw abortError(ctx);
   }

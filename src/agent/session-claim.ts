@@ -82,14 +82,18 @@ export function claimSession(
       { sessionId },
     );
     const reason = lostReason;
+    claim.lostReason = reason;
     if (inFlight) for (const reject of inFlight) reject(reason);
     inFlight?.clear();
     onLost(reason);
   };
-  return {
-    get lostReason() {
-      return lostReason;
-    },
+  // `lostReason` is a data property that `lose` sets, not a getter: an object literal whose
+  // getter closes over the run gets a hidden class of its own, and V8 keeps hidden classes in
+  // old space, where nothing frees them before a full GC. Until then that class holds the
+  // getter, and through it this claim and its whole run, across every young-generation GC:
+  // every run was promoted to old space (docs/performance.md, "A getter that kept every run").
+  const claim: { -readonly [K in keyof SessionClaim]: SessionClaim[K] } = {
+    lostReason: undefined,
     writeOptions: () => writeOptions,
     fenced(operation) {
       if (lostReason) return Promise.reject(lostReason);
@@ -163,6 +167,7 @@ export function claimSession(
       }
     },
   };
+  return claim;
 }
 
 /**

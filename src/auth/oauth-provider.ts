@@ -77,9 +77,11 @@ export async function createStoreProvider(
     ...(options.scope === undefined ? {} : { scope: options.scope }),
   };
   const provider: OAuthClientProvider = {
+    // eslint-disable-next-line no-restricted-syntax -- one per OAuth session, not per run or call
     get redirectUrl() {
       return checked.grant === 'client_credentials' ? undefined : checked.redirectUri?.href;
     },
+    // eslint-disable-next-line no-restricted-syntax -- one per OAuth session, not per run or call
     get clientMetadata() {
       return metadata;
     },
@@ -223,9 +225,11 @@ export function wrapHostProvider(
   hooks: LoginHooks,
 ): OAuthClientProvider {
   const wrapped: OAuthClientProvider = {
+    // eslint-disable-next-line no-restricted-syntax -- one per OAuth session, not per run or call
     get redirectUrl() {
       return host.redirectUrl;
     },
+    // eslint-disable-next-line no-restricted-syntax -- one per OAuth session, not per run or call
     get clientMetadata() {
       return host.clientMetadata;
     },

@@ -91,6 +91,7 @@ export function createOAuthSession(input: {
     checked,
     store,
     // made on first use: the OS user name may be looked up in the user database (a file read)
+    // eslint-disable-next-line no-restricted-syntax -- one per OAuth session, not per run or call
     get key() {
       return (key ??= oauthNamespace(input.server, checked.serverUrl.href, osUser(), principal));
     },

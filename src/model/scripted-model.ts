@@ -54,24 +54,32 @@ export interface ScriptedModel extends ModelClientV1 {
  * ```
  */
 export function scriptedModel(turns: readonly ScriptedTurn[]): ScriptedModel {
-  const requests: ModelRequest[] = [];
-  let next = 0;
-  return {
-    specificationVersion: 'muster-model-v1',
-    provider: 'scripted',
-    defaultModelName: 'scripted',
-    get requests() {
-      return requests;
-    },
-    get remainingTurns() {
-      return turns.length - next;
-    },
-    generate(request: ModelRequest, options: ModelCallOptions): AsyncIterable<ModelPart> {
-      requests.push(request);
-      const index = next++;
-      return playTurn(turns[index], index, turns.length, request, options.signal);
-    },
-  };
+  return new ScriptedModelClient(turns);
+}
+
+/** The model {@link scriptedModel} makes (a class: its getters live on the prototype). */
+class ScriptedModelClient implements ScriptedModel {
+  readonly specificationVersion = 'muster-model-v1';
+  readonly provider = 'scripted';
+  readonly defaultModelName = 'scripted';
+  readonly #requests: ModelRequest[] = [];
+  #next = 0;
+
+  constructor(private readonly turns: readonly ScriptedTurn[]) {}
+
+  get requests(): readonly ModelRequest[] {
+    return this.#requests;
+  }
+
+  get remainingTurns(): number {
+    return this.turns.length - this.#next;
+  }
+
+  generate(request: ModelRequest, options: ModelCallOptions): AsyncIterable<ModelPart> {
+    this.#requests.push(request);
+    const index = this.#next++;
+    return playTurn(this.turns[index], index, this.turns.length, request, options.signal);
+  }
 }
 
 async function* playTurn(

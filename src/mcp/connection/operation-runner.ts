@@ -284,13 +284,19 @@ export class OperationRunner {
           timeoutMs = bounds.timeoutMs;
           maxTotalTimeoutMs = bounds.maxTotalTimeoutMs;
           on = c;
-          return c.callToolOrTask(tool, args, {
-            ...bounds,
-            ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-            ...(options.round ? { round: options.round } : {}),
-            ...(options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}),
+          // built key by key, not from spreads: on Node 20 a spread's copy gets a hidden class
+          // outside V8's transition tree, and every key added to it a new class per call
+          const call: { -readonly [K in keyof CallOptions]: CallOptions[K] } = {
+            signal: bounds.signal,
+            timeoutMs: bounds.timeoutMs,
             onLateTask: (task) => void this.tasks.cancel(server, task.taskId, bounds.timeoutMs),
-          });
+          };
+          if (bounds.maxTotalTimeoutMs !== undefined)
+            call.maxTotalTimeoutMs = bounds.maxTotalTimeoutMs;
+          if (options.onProgress) call.onProgress = options.onProgress;
+          if (options.round) call.round = options.round;
+          if (options.idempotencyKey) call.idempotencyKey = options.idempotencyKey;
+          return c.callToolOrTask(tool, args, call);
         },
         options,
       );

@@ -49,6 +49,56 @@ export interface PrincipalLease {
   release(): void;
 }
 
+/** How a {@link SlotLease} hands its slot back to the pool. */
+interface SlotReturns {
+  drop(slot: Slot): void;
+  giveBack(slot: Slot): void;
+}
+
+/**
+ * One use of a slot's connection. A class, so `tools` and `stale` are getters of its prototype:
+ * an object literal's getter gets each object a hidden class of its own, which V8 keeps in old
+ * space, holding the getter and what it closes over until a full GC (docs/performance.md,
+ * "What kept every run alive").
+ */
+class SlotLease implements PrincipalLease {
+  readonly connection: McpConnection;
+  readonly secrets: SecretRegistry;
+  #released = false;
+
+  constructor(
+    private readonly slot: Slot,
+    private readonly returns: SlotReturns,
+  ) {
+    const opened = slot.opened!;
+    this.connection = opened.connection;
+    this.secrets = opened.secrets;
+  }
+
+  get tools(): readonly DiscoveredTool[] {
+    return this.slot.tools;
+  }
+
+  get stale(): boolean {
+    return this.slot.stale;
+  }
+
+  setTools(tools: DiscoveredTool[]): void {
+    this.slot.tools = tools;
+    this.slot.stale = false;
+  }
+
+  discard(): void {
+    this.returns.drop(this.slot);
+  }
+
+  release(): void {
+    if (this.#released) return;
+    this.#released = true;
+    this.returns.giveBack(this.slot);
+  }
+}
+
 /** One principal's connection to one server while the pool holds it. */
 interface Slot {
   readonly key: string;
@@ -239,31 +289,16 @@ export class PrincipalPool {
   }
 
   #lease(slot: Slot): PrincipalLease {
-    const opened = slot.opened!;
-    let released = false;
-    return {
-      connection: opened.connection,
-      secrets: opened.secrets,
-      get tools() {
-        return slot.tools;
-      },
-      get stale() {
-        return slot.stale;
-      },
-      setTools: (tools) => {
-        slot.tools = tools;
-        slot.stale = false;
-      },
-      discard: () => {
-        if (!slot.gone) void this.#drop(slot);
-      },
-      release: () => {
-        if (released) return;
-        released = true;
-        this.#giveBack(slot);
-      },
-    };
+    return new SlotLease(slot, this.#returns);
   }
+
+  /** What a lease calls to give its slot back or drop it (one pair for the pool, not per lease). */
+  readonly #returns: SlotReturns = {
+    drop: (slot) => {
+      if (!slot.gone) void this.#drop(slot);
+    },
+    giveBack: (slot) => this.#giveBack(slot),
+  };
 
   /** One user less; an idle connection moves to the recent end and its deadline is armed. */
   #giveBack(slot: Slot, counted = true): void {

@@ -42,6 +42,37 @@ type SendOptions = Pick<
 /** Sends one call (one round of it). */
 type Send = (options: SendOptions) => Promise<CallToolResult>;
 
+/**
+ * One call's send options: made with `new`, not as an object literal. V8 moves the objects of a
+ * literal whose objects tend to outlive a young-generation GC straight to old space
+ * (allocation-site pretenuring), and a call's options live across its I/O wait. Dead in old
+ * space, they would hold their callbacks, and through them the call and its run, across every
+ * young-generation GC until a full one (docs/performance.md, "What kept every run alive").
+ */
+class CallSendOptions implements SendOptions {
+  declare park?: SendOptions['park'];
+  declare onAccepted?: SendOptions['onAccepted'];
+  declare idempotencyKey?: string;
+  declare round?: SendOptions['round'];
+
+  constructor(
+    readonly toolName: string,
+    readonly signal: AbortSignal,
+    readonly onTask: NonNullable<SendOptions['onTask']>,
+    readonly onProgress: NonNullable<SendOptions['onProgress']>,
+  ) {}
+
+  /** These options for one round of the call (a copy: `{ ...this, round }` on Node 20 costs a hidden class per call). */
+  withRound(round: NonNullable<SendOptions['round']>): CallSendOptions {
+    const copy = new CallSendOptions(this.toolName, this.signal, this.onTask, this.onProgress);
+    if (this.park) copy.park = this.park;
+    if (this.onAccepted) copy.onAccepted = this.onAccepted;
+    if (this.idempotencyKey) copy.idempotencyKey = this.idempotencyKey;
+    copy.round = round;
+    return copy;
+  }
+}
+
 /** Polls on the task a call became in an earlier run, instead of sending it (SPEC 15.3). */
 type ResumeTask = (
   task: TaskResumption,
@@ -257,11 +288,11 @@ export class McpToolExecutor implements ToolExecutor, OwnExecutor, RunViewSource
     // (which never cancels); its handle is committed before the first poll
     const holdTask = parking?.canPark === true ? parking.holdTask : undefined;
     // one object, its optional fields set after: a literal of spreads costs a copy per part
-    const options: { -readonly [K in keyof SendOptions]: SendOptions[K] } = {
-      toolName: name,
-      signal: ctx.signal,
+    const options = new CallSendOptions(
+      name,
+      ctx.signal,
       // a call the server made a task of: its statuses as `tool.task` events of the call
-      onTask: (report: TaskStatusReport) => {
+      (report: TaskStatusReport) => {
         const event: ToolTaskEvent = {
           type: 'tool.task',
           timestamp: new Date().toISOString(),
@@ -276,13 +307,13 @@ export class McpToolExecutor implements ToolExecutor, OwnExecutor, RunViewSource
         };
         emit(event);
       },
-      onProgress: (p: { progress: number; total?: number; message?: string }) =>
+      (p: { progress: number; total?: number; message?: string }) =>
         ctx.reportProgress({
           progress: p.progress,
           ...(p.total !== undefined ? { total: p.total } : {}),
           ...(p.message !== undefined ? { message: p.message } : {}),
         }),
-    };
+    );
     if (parking?.canPark === true)
       options.park = { afterMs: this.manager.parkAfterMs, onAbort: isAgentClosed };
     if (holdTask)
@@ -305,7 +336,7 @@ export class McpToolExecutor implements ToolExecutor, OwnExecutor, RunViewSource
               {
                 server,
                 toolName: name,
-                send: (round) => send({ ...options, round }),
+                send: (round) => send(options.withRound(round)),
                 handlers: () => this.manager.inputHandlers(server, principal),
                 signal: ctx.signal,
                 maxStateBytes: this.manager.maxResponseBytes ?? MCP_DEFAULTS.maxResponseBytes,
