@@ -1,3 +1,4 @@
+import { once } from '../util/index.js';
 import { KeyedQueue } from './keyed-queue.js';
 import { keychainCorruptError, keychainError, keyringMissingError } from './store-errors.js';
 import type { KeychainEntryName } from './store-errors.js';
@@ -24,9 +25,10 @@ export interface KeyringEntry {
   deletePassword(): Promise<boolean>;
 }
 
-/** Loads `@napi-rs/keyring`, an optional peer dependency, when the store is first used. */
-const loadKeyring = async (): Promise<KeyringModule> =>
-  (await import('@napi-rs/keyring')) as KeyringModule;
+/** Loads `@napi-rs/keyring`, an optional peer dependency, when the store is first used (once). */
+const loadKeyring = once(
+  async (): Promise<KeyringModule> => (await import('@napi-rs/keyring')) as KeyringModule,
+);
 
 /**
  * A token store in the operating system's keychain, through the optional peer dependency

@@ -1,9 +1,15 @@
 import type * as ClientExports from '@modelcontextprotocol/client';
 import type { AuthProvider, OAuthClientProvider } from '@modelcontextprotocol/client';
+import { once } from '../util/index.js';
 import type { SecretRegistry } from '../util/index.js';
 import { randomBytes } from 'node:crypto';
 import { authError } from './oauth-errors.js';
 import { wrapHostProvider } from './oauth-provider.js';
+
+/** The official client, loaded on the first 401 (one shared promise). */
+const loadClientModule = once(
+  (): Promise<typeof ClientExports> => import('@modelcontextprotocol/client'),
+);
 
 type UnauthorizedContext = Parameters<NonNullable<AuthProvider['onUnauthorized']>>[0];
 
@@ -74,7 +80,7 @@ export function wrapAuthProvider(
     },
     onUnauthorized: (ctx) =>
       shared(async () => {
-        const client: typeof ClientExports = await import('@modelcontextprotocol/client');
+        const client: typeof ClientExports = await loadClientModule();
         const { resourceMetadataUrl, scope } = client.extractWWWAuthenticateParams(ctx.response);
         const result = await client.auth(silent, {
           serverUrl: ctx.serverUrl,

@@ -5,6 +5,10 @@
 // limit on each scan, and a time budget for all scans of a run.
 
 import type * as NodeVm from 'node:vm';
+import { once } from '../util/index.js';
+
+/** `node:vm`, loaded on the first regex search (one shared promise). */
+const loadVm = once(() => import('node:vm'));
 
 /** The longest regex pattern accepted, in characters. */
 export const MAX_REGEX_PATTERN_LENGTH = 200;
@@ -118,7 +122,7 @@ export async function scanWithRegex(
   limit: number,
   timeoutMs = REGEX_SCAN_TIMEOUT_MS,
 ): Promise<number[] | undefined> {
-  return runScan(await import('node:vm'), regex, texts, limit, timeoutMs);
+  return runScan(await loadVm(), regex, texts, limit, timeoutMs);
 }
 
 type Vm = typeof NodeVm;
@@ -173,7 +177,7 @@ export class RegexTimeBudget {
 
   /** Runs one scan within the budget (the check and the scan run without a pause between). */
   async scan(regex: RegExp, texts: readonly string[], limit: number): Promise<BudgetedScan> {
-    const loaded = await import('node:vm');
+    const loaded = await loadVm();
     const left = this.totalMs - this.#spent;
     if (left < 1) return 'spent';
     const started = this.now();

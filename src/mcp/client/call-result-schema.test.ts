@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
-import { resultSchemaOnce, toolResultSchema } from './call-result-schema.js';
+import { resultSchemaFor, resultSchemaOnce, toolResultSchema } from './call-result-schema.js';
 
 const client = () => new Client({ name: 'unit', version: '0' });
 
@@ -59,21 +59,46 @@ describe('resultSchemaOnce', () => {
     expect(moved).toBe(options);
   });
 
-  it('leaves other methods, and a call that brings its own schema, as they were sent', () => {
+  it('gives every spec method sent without a schema its own, built once per codec and method', () => {
+    const client = new Sub();
+    client.request({ method: 'tools/list' }, { timeout: 1 });
+    client.request({ method: 'ping' });
+    client.request({ method: 'tools/list' }, { timeout: 2 });
+    const [list, ping, again] = client.sent;
+    expect(list![1]).toBe(resultSchemaFor(client as never, 'tools/list'));
+    expect(list![1]).not.toBe(toolResultSchema(client as never));
+    expect(list![2]).toEqual({ timeout: 1 });
+    expect(ping![1]).toBe(resultSchemaFor(client as never, 'ping'));
+    expect(ping![2]).toBeUndefined();
+    expect(again![1]).toBe(list![1]);
+  });
+
+  it('leaves the tasks methods, methods outside the spec and a request with its own schema as sent', () => {
     const client = new Sub();
     const own = {
       '~standard': { version: 1, vendor: 'x', validate: (v: unknown) => ({ value: v }) },
     };
     // a function schema (as some libraries make them) is a schema too
     const fn = Object.assign(() => undefined, { '~standard': own['~standard'] });
-    client.request({ method: 'tools/list' }, { timeout: 1 });
+    client.request({ method: 'tasks/get' }, { timeout: 1 });
+    client.request({ method: 'io.example/custom' }, { timeout: 4 });
     client.request({ method: 'tools/call' }, own, { timeout: 2 });
     client.request({ method: 'tools/call' }, fn, { timeout: 3 });
     expect(client.sent).toEqual([
-      [{ method: 'tools/list' }, { timeout: 1 }],
+      [{ method: 'tasks/get' }, { timeout: 1 }],
+      [{ method: 'io.example/custom' }, { timeout: 4 }],
       [{ method: 'tools/call' }, own, { timeout: 2 }],
       [{ method: 'tools/call' }, fn, { timeout: 3 }],
     ]);
+    expect(resultSchemaFor(client as never, 'io.example/custom')).toBeUndefined();
+  });
+
+  it('validates a tools/list result as the client would: the value, or the issue', async () => {
+    const schema = resultSchemaFor(client(), 'tools/list')!;
+    const tools = [{ name: 'echo', inputSchema: { type: 'object' } }];
+    expect(await schema['~standard'].validate({ tools })).toEqual({ value: { tools } });
+    const bad = await schema['~standard'].validate({ tools: 'none' });
+    expect(bad.issues?.[0]?.message).toContain('expected array');
   });
 
   it('is one subclass per base class', () => {

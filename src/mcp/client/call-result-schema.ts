@@ -1,11 +1,12 @@
 import type { Client, StandardSchemaV1 } from '@modelcontextprotocol/client';
 
-// Why this exists: `Client.callTool()` sends through `request()` without a result schema, and
-// `request()` then builds one per call with `codecResultValidator`, which learns whether the
-// method has a result schema by validating `undefined` against it and formatting the failure
-// (docs/performance.md, "Proposals for the official client", 1). `request()` with an explicit
-// schema skips that. The schema below is the same check the client would build: its own
-// negotiated codec's `validateResult('tools/call', …)`, built once per codec instead of per call.
+// Why this exists: `Client.callTool()`, `listTools()`, `ping()` and the rest send through
+// `request()` without a result schema, and `request()` then builds one per request with
+// `codecResultValidator`, which learns whether the method has a result schema by validating
+// `undefined` against it and formatting the failure (docs/performance.md, "Proposals for the
+// official client", 1). `request()` with an explicit schema skips that. The schema below is the
+// same check the client would build: the codec it resolves for the method, its
+// `validateResult(method, …)`, built once per codec and method instead of per request.
 
 /** The part of the client's wire codec this module uses (`WireCodec.validateResult`). */
 interface ResultCodec {
@@ -17,44 +18,84 @@ interface ResultCodec {
     | { readonly ok: false; readonly reason: string; readonly message?: string };
 }
 
-/** The protected accessor `Protocol` keeps for its role classes: the negotiated era's codec. */
+/**
+ * The protected accessors `Protocol` keeps for its role classes: the codec `request()` resolves
+ * for a method (the bootstrap codec of `initialize` before negotiation), and the negotiated one.
+ */
 interface CodecAccess {
+  _resolveOutboundCodec?: (method: string) => ResultCodec | undefined;
   _wireCodec?: () => ResultCodec | undefined;
 }
 
-const METHOD = 'tools/call';
-const built = new WeakMap<ResultCodec, StandardSchemaV1<unknown, unknown>>();
+type ResultSchema = StandardSchemaV1<unknown, unknown>;
+
+/** Per codec, per method: its schema, or `null` for a method without one in that era. */
+const built = new WeakMap<ResultCodec, Map<string, ResultSchema | null>>();
 
 /**
- * The `tools/call` result schema of `client`'s negotiated era, as the client itself would
- * build it for `request()` (the same codec, the same outcome and message), made once per codec.
- * Undefined when the client has no codec accessor (another client version): the client then
- * builds its own, per call, as before.
+ * Methods sent as they are: `request()` skips its era check for them when given a schema, and
+ * the tasks room brings its own schemas.
  */
-export function toolResultSchema(client: Client): StandardSchemaV1<unknown, unknown> | undefined {
-  const access = (client as unknown as CodecAccess)._wireCodec;
-  if (typeof access !== 'function') return undefined;
-  const codec = access.call(client);
-  if (typeof codec?.validateResult !== 'function') return undefined;
-  let schema = built.get(codec);
-  if (!schema) {
-    schema = {
-      '~standard': {
-        version: 1,
-        vendor: 'muster',
-        validate(value: unknown) {
-          const outcome = codec.validateResult(METHOD, value);
-          if (outcome.ok) return { value: outcome.value };
-          // as the client's own: the codec's message as it is
-          const message =
-            outcome.reason === 'invalid' ? (outcome.message as string) : `not-in-era: ${METHOD}`;
-          return { issues: [{ message }] };
-        },
-      },
-    };
-    built.set(codec, schema);
+const SENT_AS_THEY_ARE = new Set(['tasks/get', 'tasks/cancel']);
+
+/** The codec `client.request()` would use for `method`, through its protected accessors. */
+function codecOf(client: Client, method: string): ResultCodec | undefined {
+  const access = client as unknown as CodecAccess;
+  const codec =
+    typeof access._resolveOutboundCodec === 'function'
+      ? access._resolveOutboundCodec.call(client, method)
+      : typeof access._wireCodec === 'function'
+        ? access._wireCodec.call(client)
+        : undefined;
+  return typeof codec?.validateResult === 'function' ? codec : undefined;
+}
+
+/**
+ * The result schema of `method` in `client`'s era, as the client itself would build it for
+ * `request()` (the same codec, the same outcome and message), made once per codec and method.
+ * Undefined for a method without one in that era (`request()` then refuses it as it would), and
+ * when the client has no codec accessor (another client version): the client then builds its
+ * own, per request, as before.
+ */
+export function resultSchemaFor(client: Client, method: string): ResultSchema | undefined {
+  const codec = codecOf(client, method);
+  if (!codec) return undefined;
+  let byMethod = built.get(codec);
+  if (!byMethod) {
+    byMethod = new Map();
+    built.set(codec, byMethod);
   }
-  return schema;
+  let schema = byMethod.get(method);
+  if (schema === undefined) {
+    // the client's own probe, made once: a method the era does not define has no schema
+    const probe = codec.validateResult(method, undefined);
+    schema = !probe.ok && probe.reason === 'not-in-era' ? null : codecSchema(codec, method);
+    byMethod.set(method, schema);
+  }
+  return schema ?? undefined;
+}
+
+/** `codec.validateResult(method, …)` as a Standard Schema, as the client's own adapter. */
+function codecSchema(codec: ResultCodec, method: string): ResultSchema {
+  return {
+    '~standard': {
+      version: 1,
+      vendor: 'muster',
+      validate(value: unknown) {
+        const outcome = codec.validateResult(method, value);
+        if (outcome.ok) return { value: outcome.value };
+        // as the client's own: the codec's message as it is
+        const message =
+          outcome.reason === 'invalid' ? (outcome.message as string) : `not-in-era: ${method}`;
+        return { issues: [{ message }] };
+      },
+    },
+  };
+}
+
+/** The `tools/call` result schema of `client`'s era (see {@link resultSchemaFor}). */
+export function toolResultSchema(client: Client): ResultSchema | undefined {
+  return resultSchemaFor(client, 'tools/call');
 }
 
 /**
@@ -70,22 +111,24 @@ function isSchema(value: unknown): boolean {
 const subclasses = new WeakMap<typeof Client, typeof Client>();
 
 /**
- * `Base` (the official `Client` class) with one change: a `tools/call` request sent without a
- * result schema (as `callTool()` sends it) gets {@link toolResultSchema}, so `request()` does
- * not build one per call. Everything else `callTool()` does (header mirroring, its retry after
- * a header mismatch, the output check it is configured for) stays its own. One subclass per
- * base class.
+ * `Base` (the official `Client` class) with one change: a request of a spec method sent
+ * without a result schema (as `callTool()`, `listTools()` and `ping()` send theirs) gets
+ * {@link resultSchemaFor}, so `request()` does not build one per request. Everything else those
+ * methods do (header mirroring, the retry after a header mismatch, the output check they are
+ * configured for) stays their own. One subclass per base class.
  */
 export function resultSchemaOnce(Base: typeof Client): typeof Client {
   const known = subclasses.get(Base);
   if (known) return known;
   class ResultSchemaOnce extends Base {
-    /** `request()`, with the built schema for a `tools/call` sent without one. */
+    /** `request()`, with the built schema for a spec method sent without one. */
     override request(...args: unknown[]): never {
       const [request, second] = args as [{ readonly method?: unknown } | undefined, unknown];
       const send = super.request as (...a: unknown[]) => never;
-      if (request?.method !== METHOD || isSchema(second)) return send.apply(this, args);
-      const schema = toolResultSchema(this);
+      const method = request?.method;
+      if (typeof method !== 'string' || SENT_AS_THEY_ARE.has(method) || isSchema(second))
+        return send.apply(this, args);
+      const schema = resultSchemaFor(this, method);
       return schema ? send.call(this, request, schema, second) : send.apply(this, args);
     }
   }

@@ -12,6 +12,10 @@ import { answeredWithError } from './pending-requests.js';
 import { HandedOverError, SharedPipe } from './pipe-lease.js';
 import { openDirectLink, usesFastPath } from './sdk-fast-path.js';
 import type { TransportHandle } from '../transports/index.js';
+import { once } from '../../util/index.js';
+
+/** The transports room, loaded on the first connection (one shared promise: see `loadClient`). */
+const loadTransports = once(() => import('../transports/index.js'));
 
 /**
  * What the open path reads of a connection it opened: its era, its verdict, the server's
@@ -61,7 +65,7 @@ export async function openConnection<C extends NegotiatedConnection>(
   }
   const bound = new ConnectBound(spec.server, spec.connectTimeoutMs, spec.signal);
   try {
-    const { createTransport } = await bound.race(import('../transports/index.js'));
+    const { createTransport } = await bound.race(loadTransports());
     const config = spec.config;
     const start = () => linkOf(spec, createTransport(config, spec.transport));
     if (!spec.verdict && isStdioConfig(config) && spec.mode === 'auto')

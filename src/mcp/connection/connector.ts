@@ -99,6 +99,8 @@ export class Connector {
             e.status === 'connected' && e.stale ? this.#refresh(e, ctx) : this.#connect(e, ctx),
           ),
     );
+    // the verdicts learned are on disk when the servers are ready (one write for them all)
+    await this.config.verdicts?.settled();
   }
 
   /** Connects one server now (used by `register` and operations on a server not connected). */
@@ -107,6 +109,7 @@ export class Connector {
     if (!e || e.blocked) return;
     if (this.#reconnector.active(e)) await this.#reconnector.nudge(e, ctx.signal);
     else await this.#once(e, () => this.#connect(e, ctx));
+    await this.config.verdicts?.settled();
   }
 
   /** Opens a connection to a server and lists its tools (see {@link openServer}). */

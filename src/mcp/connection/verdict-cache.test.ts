@@ -40,3 +40,27 @@ describe('FileVerdictCache lifetimes', () => {
     expect(await cache.get('legacy')).toBeUndefined();
   });
 });
+
+describe('FileVerdictCache saves', () => {
+  it('has every verdict set at once on disk when settled, for a new reader', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'muster-verdicts-'));
+    const cache = new FileVerdictCache(dir);
+    const keys = Array.from({ length: 10 }, (_, i) => `k${i}`);
+    for (const key of keys) void cache.set(key, { kind: 'legacy' });
+    await cache.settled();
+    const reader = new FileVerdictCache(dir);
+    for (const key of keys) expect(await reader.get(key)).toEqual({ kind: 'legacy' });
+  });
+
+  it('settles a forget too, and a set made after it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'muster-verdicts-'));
+    const cache = new FileVerdictCache(dir);
+    await cache.set('gone', { kind: 'legacy' });
+    void cache.delete('gone');
+    void cache.set('kept', { kind: 'modern', discover });
+    await cache.settled();
+    const reader = new FileVerdictCache(dir);
+    expect(await reader.get('gone')).toBeUndefined();
+    expect(await reader.get('kept')).toEqual({ kind: 'modern', discover });
+  });
+});

@@ -8,6 +8,8 @@ export interface VerdictCache {
   get(key: string): Promise<ProtocolVerdict | undefined>;
   set(key: string, verdict: ProtocolVerdict): Promise<void>;
   delete(key: string): Promise<void>;
+  /** Resolves once every change made so far is saved (or its save failed, which is ignored). */
+  settled(): Promise<void>;
 }
 
 interface Entry {
@@ -38,6 +40,10 @@ function shortLived(verdict: ProtocolVerdict): boolean {
 export class FileVerdictCache implements VerdictCache {
   #entries: Promise<Map<string, Entry>> | undefined;
   #writing: Promise<void> = Promise.resolve();
+  /** The save queued behind the one running, not started yet: it writes later changes too. */
+  #queued: Promise<void> | undefined;
+  /** Changes not saved yet. */
+  readonly #changes = new Set<Promise<void>>();
 
   constructor(private readonly dir: string) {}
 
@@ -54,15 +60,34 @@ export class FileVerdictCache implements VerdictCache {
     return Date.now() - entry.savedAt <= ttl ? entry.verdict : undefined;
   }
 
-  /** Saves `verdict` under `key`, now. */
-  async set(key: string, verdict: ProtocolVerdict): Promise<void> {
-    (await this.#load()).set(key, { verdict, savedAt: Date.now() });
-    await this.#save();
+  /** Saves `verdict` under `key`, now. Never rejects. */
+  set(key: string, verdict: ProtocolVerdict): Promise<void> {
+    const savedAt = Date.now();
+    return this.#change(
+      this.#load().then((entries) => {
+        entries.set(key, { verdict, savedAt });
+        return this.#save();
+      }),
+    );
   }
 
-  /** Forgets the verdict saved under `key`. */
-  async delete(key: string): Promise<void> {
-    if ((await this.#load()).delete(key)) await this.#save();
+  /** Forgets the verdict saved under `key`. Never rejects. */
+  delete(key: string): Promise<void> {
+    return this.#change(
+      this.#load().then((entries) => (entries.delete(key) ? this.#save() : undefined)),
+    );
+  }
+
+  /** Every change made so far, saved: see {@link VerdictCache.settled}. */
+  async settled(): Promise<void> {
+    while (this.#changes.size > 0) await Promise.all(this.#changes);
+  }
+
+  /** Tracks a change until it is saved (it never rejects: load and save swallow failures). */
+  #change(change: Promise<void>): Promise<void> {
+    this.#changes.add(change);
+    void change.then(() => this.#changes.delete(change));
+    return change;
   }
 
   #load(): Promise<Map<string, Entry>> {
@@ -80,8 +105,14 @@ export class FileVerdictCache implements VerdictCache {
     return this.#entries.catch(() => new Map<string, Entry>());
   }
 
+  /**
+   * Writes the whole file after the save in flight; a save asked for while one is queued
+   * joins it (ten servers met at once take one or two writes, not ten).
+   */
   #save(): Promise<void> {
-    this.#writing = this.#writing.then(async () => {
+    if (this.#queued) return this.#queued;
+    const queued = this.#writing.then(async () => {
+      this.#queued = undefined;
       try {
         const entries = await this.#load();
         await mkdir(this.dir, { recursive: true, mode: 0o700 });
@@ -92,6 +123,8 @@ export class FileVerdictCache implements VerdictCache {
         // the cache is an optimization; a read-only home only costs a protocol probe
       }
     });
-    return this.#writing;
+    this.#queued = queued;
+    this.#writing = queued;
+    return queued;
   }
 }

@@ -76,8 +76,10 @@ export async function openWithVerdict(
   const learned = opened.connection.verdict;
   if (learned && o.registry.isLive(e)) {
     e.verdict = learned;
+    // saved behind the open, not awaited by it: a startup slot is not held for a file write
+    // (the connector waits for the saves once all its servers are open)
     if (cacheKey && JSON.stringify(learned) !== JSON.stringify(remembered))
-      await verdicts!.set(cacheKey, learned);
+      void verdicts!.set(cacheKey, learned);
   }
   return opened;
 }

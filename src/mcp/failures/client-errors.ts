@@ -1,5 +1,6 @@
 import type * as ClientModule from '@modelcontextprotocol/client';
 import type { SdkErrorCode } from '@modelcontextprotocol/client';
+import { once } from '../../util/index.js';
 import { findInCauseChain } from './cause-chain.js';
 
 /** The official client's module. */
@@ -10,15 +11,18 @@ let classes:
   | undefined;
 
 /**
- * Loads the official client (once; the package root never imports it) and keeps its error
- * classes for {@link clientErrorOf}. Every connection is opened through it, so any error a
- * connection raises is classified against the classes that made it.
+ * Loads the official client (once per process: the package root never imports it) and keeps
+ * its error classes for {@link clientErrorOf}. Every connection is opened through it, so any
+ * error a connection raises is classified against the classes that made it. The promise is
+ * shared: under a loader hook (tsx, an instrumentation hook) each `import()` of a loaded module
+ * is a round trip to the hook's thread, about 0.3 ms (docs/performance.md).
  */
-export async function loadClient(): Promise<McpClientModule> {
-  const client = await import('@modelcontextprotocol/client');
-  classes ??= client;
-  return client;
-}
+export const loadClient: () => Promise<McpClientModule> = once(() =>
+  import('@modelcontextprotocol/client').then((client) => {
+    classes ??= client;
+    return client;
+  }),
+);
 
 /** A typed fact about a client error: what the official client says happened. */
 export type ClientErrorFact =

@@ -1,5 +1,15 @@
 import type { Transport } from '@modelcontextprotocol/client';
+import { once } from '../../util/index.js';
 import type { SdkMcpServer, SdkToolDefinition } from './sdk-server.js';
+
+/** The official parts an in-process connection needs, loaded once per process. */
+const loadSdkParts = once(() =>
+  Promise.all([
+    import('@modelcontextprotocol/client'),
+    import('@modelcontextprotocol/server'),
+    import('@modelcontextprotocol/server/stdio'),
+  ]),
+);
 
 /** The client end of an in-process server connection, and how to tear the server end down. */
 export interface SdkLink {
@@ -13,11 +23,7 @@ export interface SdkLink {
  * protocol eras like a stdio server would.
  */
 export async function openSdkLink(definition: SdkMcpServer): Promise<SdkLink> {
-  const [{ InMemoryTransport }, { McpServer }, { serveStdio }] = await Promise.all([
-    import('@modelcontextprotocol/client'),
-    import('@modelcontextprotocol/server'),
-    import('@modelcontextprotocol/server/stdio'),
-  ]);
+  const [{ InMemoryTransport }, { McpServer }, { serveStdio }] = await loadSdkParts();
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const factory = () => {
     const server = new McpServer(

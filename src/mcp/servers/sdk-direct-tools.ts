@@ -1,7 +1,11 @@
 // The tools of an in-process server as the official `McpServer` would serve them, without it.
 import { isStandardSchema } from '../../tools/index.js';
 import type { StandardSchemaV1Like } from '../../tools/index.js';
+import { once } from '../../util/index.js';
 import type { SdkMcpServer, SdkToolDefinition } from './sdk-server.js';
+
+/** Zod 4, loaded for the first definition with a raw shape (one shared promise). */
+const loadZod = once(() => import('zod/v4'));
 
 /** One tool of a definition, ready to be listed and called directly. */
 export interface DirectTool {
@@ -31,7 +35,7 @@ export async function directToolsOf(
   const cached = cache.get(definition);
   if (cached) return cached;
   const needsZod = definition.tools.some((t) => !isStandardSchema(t.inputSchema));
-  const z = needsZod ? ((await import('zod/v4')) as unknown as ZodV4) : undefined;
+  const z = needsZod ? ((await loadZod()) as unknown as ZodV4) : undefined;
   const tools = new Map<string, DirectTool>();
   for (const t of definition.tools) {
     const schema = isStandardSchema(t.inputSchema) ? t.inputSchema : z!.object(t.inputSchema);

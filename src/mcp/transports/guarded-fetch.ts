@@ -89,7 +89,8 @@ export function createGuardedFetch(options: GuardedFetchOptions): FetchLike {
     const headers = new Headers(init?.headers);
     const mark = headers.get(SEND_MARK_HEADER);
     if (mark !== null) headers.delete(SEND_MARK_HEADER);
-    if (origin !== undefined && new URL(url).origin === origin) {
+    // the URL is parsed only when there is something to send to its origin
+    if (sendsCredentials && new URL(url).origin === origin) {
       for (const [name, value] of extraHeaders) {
         if (!headers.has(name)) headers.set(name, value);
       }
