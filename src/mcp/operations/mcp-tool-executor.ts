@@ -179,9 +179,10 @@ export class McpToolExecutor implements ToolExecutor, OwnExecutor, RunViewSource
       principal === undefined
         ? undefined
         : await principalTarget(this.manager, name, principalContextOf(principal, ctx), listed);
+    // a published tool's address is read at once; only a lost one waits for its connect
     const address = target
       ? { server: target.entry.name, originalName: target.originalName }
-      : await callAddress(this.manager, name, ctx);
+      : (this.manager.index.resolve(name) ?? (await callAddress(this.manager, name, ctx)));
     if (!address) {
       throw new ToolError(
         'TOOL_EXECUTION_FAILED',
@@ -329,9 +330,16 @@ export class McpToolExecutor implements ToolExecutor, OwnExecutor, RunViewSource
         return (await resumeTask(parking.task, options, answers)) as unknown as ToolReturn;
       }
       // a run that can park answers a server's input requests itself (a person may answer
-      // later); elsewhere the official client answers them in process
+      // later); elsewhere the official client answers them in process. A legacy connection
+      // has no input requests (they exist from 2026-07-28 on): a call on the shared one is sent
+      // as it is (a principal's own connection is not looked at here: it keeps the rounds).
+      const rounds =
+        parking?.resumption !== undefined ||
+        (parking?.canPark === true &&
+          (principal !== undefined ||
+            this.manager.registry.get(server)?.connection?.era !== 'legacy'));
       const result =
-        parking && (parking.canPark || parking.resumption)
+        parking && rounds
           ? await callWithInputRounds(
               {
                 server,
