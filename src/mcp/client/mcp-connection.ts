@@ -318,7 +318,9 @@ export class McpConnection {
     if (this.#closed) throw this.#failure('not-sent');
     const listed = this.#tools.get(name);
     // Muster checks the output itself: the client gets the definition without its schema
-    const check = await outputCheckFor(this.server, listed);
+    // (compiled before the send; a tool without an output schema has nothing to wait for)
+    const check =
+      listed?.outputSchema === undefined ? undefined : await outputCheckFor(this.server, listed);
     if (this.#closed) throw this.#failure('not-sent');
     const deadline = totalDeadline(this.server, options.maxTotalTimeoutMs);
     const round = options.round;
@@ -334,17 +336,18 @@ export class McpConnection {
       const params = callParams(name, args, round, options.idempotencyKey);
       let result: CallToolResult;
       try {
-        result = (await this.#track(
-          () => this.client.callTool(params as never, request),
-          deadline?.passed,
-        )) as CallToolResult;
+        // `#track`'s race, made here: one async layer less on every call
+        const sent = this.client.callTool(params as never, request);
+        result = (await (deadline
+          ? Promise.race([sent, deadline.passed])
+          : sent)) as CallToolResult;
       } catch (err) {
         // given up before the answer came (an abort, a timeout): a task still answered goes
         // to `onLateTask`, which cancels it
         const onLate = this.tasksOffered ? options.onLateTask : undefined;
         const task = this.#taskAnswer(tag, onLate);
         if (task) return task;
-        throw err;
+        throw this.#trackedFailure(err);
       }
       // a legacy client takes a task answer for a result (it drops `resultType`)
       if (this.#taskAnswer(tag))
@@ -444,11 +447,16 @@ export class McpConnection {
     try {
       return await (passed ? Promise.race([work(), passed]) : work());
     } catch (err) {
-      const failure = this.#pending.failureOf(err);
-      if (failure) throw failure;
-      if ((this.exit || this.#closed) && closedByClient(err)) throw this.#lost();
-      throw err;
+      throw this.#trackedFailure(err);
     }
+  }
+
+  /** What a request that failed with `err` fails with: see {@link request}. */
+  #trackedFailure(err: unknown): unknown {
+    const failure = this.#pending.failureOf(err);
+    if (failure) return failure;
+    if ((this.exit || this.#closed) && closedByClient(err)) return this.#lost();
+    return err;
   }
 
   #release(): Promise<void> {
