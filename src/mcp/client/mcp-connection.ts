@@ -342,12 +342,14 @@ export class McpConnection {
           ? Promise.race([sent, deadline.passed])
           : sent)) as CallToolResult;
       } catch (err) {
+        // read first, as `#track` did: it takes a local failure off the pending list
+        const failure = this.#trackedFailure(err);
         // given up before the answer came (an abort, a timeout): a task still answered goes
         // to `onLateTask`, which cancels it
         const onLate = this.tasksOffered ? options.onLateTask : undefined;
         const task = this.#taskAnswer(tag, onLate);
         if (task) return task;
-        throw this.#trackedFailure(err);
+        throw failure;
       }
       // a legacy client takes a task answer for a result (it drops `resultType`)
       if (this.#taskAnswer(tag))
