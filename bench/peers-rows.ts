@@ -14,6 +14,7 @@ import type { CallCaseSpec, CallComparison } from './mcp-compare.js';
 import { echoInput, peerBaselines, rawBaseline } from './mcp-endpoints.js';
 import type { Baseline, ToolCall } from './mcp-endpoints.js';
 import type { SampleCounts } from './mcp-calls.js';
+import { settledChildren } from './child-processes.js';
 import { musterReady, rawReady } from './mcp-startup.js';
 import type { PeerClient } from './peers.js';
 
@@ -220,6 +221,7 @@ async function readyRound(
             const a = await musterReady(launches, 1);
             first.push(a.ms);
             era = a.era;
+            await settledChildren();
             options.collect();
             cached.push((await musterReady(launches, 1)).ms);
           } finally {
@@ -228,6 +230,9 @@ async function readyRound(
         },
       ];
       for (let i = 0; i < steps.length; i++) {
+        // a client whose close does not wait for its servers to exit (the AI SDK's) would
+        // leave ten processes shutting down on the CPUs the next client starts its own on
+        await settledChildren();
         options.collect();
         await steps[(offset + r + i) % steps.length]!();
       }

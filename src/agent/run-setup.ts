@@ -1,5 +1,5 @@
 import { UNCHANGED } from './step-commits.js';
-import { archiveToolResult, CONTEXT_TOOL_NAME } from '../context/index.js';
+import { archiveToolResult, CONTEXT_TOOL_NAME, unarchivedResult } from '../context/index.js';
 import { TOOL_SEARCH_TOOL_NAME, ToolCatalog, executorForRun } from '../tools/index.js';
 import type {
   CatalogEntry,
@@ -75,13 +75,11 @@ function archiver(
   sessionId: string,
   store: SessionStore,
 ): NonNullable<ToolCallEnvironment['finishResult']> {
-  return async (result, entry, call) => {
-    // the built-ins' own results are never archived (a search result must stay readable)
-    if (entry.info.source === 'builtin' && BUILTINS_NOT_ARCHIVED.has(entry.name)) return result;
-    const archived = await archiveToolResult(result as NormalizedToolResult, {
+  const archive = async (result: NormalizedToolResult, entry: CatalogEntry, callId: string) => {
+    const archived = await archiveToolResult(result, {
       sessionId,
       toolName: entry.name,
-      callId: call.callId,
+      callId,
       thresholdBytes: runtime.archiveThresholdBytes,
       store: runtime.archive,
     });
@@ -91,5 +89,15 @@ function archiver(
       );
     }
     return archived.result;
+  };
+  // a result with nothing to archive (most) is finished at once, not through `await`s
+  return (result, entry, call) => {
+    // the built-ins' own results are never archived (a search result must stay readable)
+    if (entry.info.source === 'builtin' && BUILTINS_NOT_ARCHIVED.has(entry.name)) return result;
+    const normalized = result as NormalizedToolResult;
+    return (
+      unarchivedResult(normalized, runtime.archiveThresholdBytes) ??
+      archive(normalized, entry, call.callId)
+    );
   };
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { normalizeToolReturn } from '../tools/index.js';
 import {
   archiveToolResult,
+  unarchivedResult,
   DEFAULT_ARCHIVE_PREVIEW_BYTES,
   DEFAULT_ARCHIVE_THRESHOLD_BYTES,
   MemoryArchiveStore,
@@ -266,5 +267,44 @@ describe('archiveToolResult blobs', () => {
     );
     expect(await store.get('mine', refs[0] ?? '')).toBeDefined();
     expect(await store.get('s1', refs[0] ?? '')).toBeUndefined();
+  });
+});
+
+describe('unarchivedResult (the synchronous answer for what is not archived)', () => {
+  it('gives the model-facing result of what archiveToolResult would keep, and nothing else', async () => {
+    const cases = [
+      { content: 'x'.repeat(100) },
+      { content: 'x'.repeat(101) },
+      { content: 'é'.repeat(50) }, // 100 bytes in 50 units
+      { content: `${'é'.repeat(50)}a` },
+      { content: '€'.repeat(33) }, // 99 bytes in 33 units: under the threshold only by bytes
+      { content: '€'.repeat(34) },
+      { content: '😀'.repeat(25) }, // 100 bytes in 50 units (surrogate pairs)
+      { content: `${'😀'.repeat(25)}!` },
+      { content: '\ud800'.repeat(34) }, // lone surrogates: 3 bytes each once encoded
+      { content: 'ok', structured: { a: 1 }, whole: { content: [], structuredContent: { a: 1 } } },
+      { content: 'ok', blobs: [{ kind: 'image' as const, mimeType: 'image/png', data: PNG_B64 }] },
+      { content: 'ok', blobs: [] },
+    ];
+    for (const result of cases) {
+      const archived = await archiveToolResult(
+        result,
+        options(new MemoryArchiveStore(), { thresholdBytes: 100 }),
+      );
+      const kept = unarchivedResult(result, 100);
+      if (archived.refs.length > 0) expect(kept).toBeUndefined();
+      else expect(kept).toEqual(archived.result);
+    }
+  });
+
+  it('returns the result itself when it carries nothing only the archive keeps', () => {
+    const result = { content: 'small', isError: true };
+    expect(unarchivedResult(result, 100)).toBe(result);
+  });
+
+  it('refuses a threshold that is not a whole number >= 0', () => {
+    expect(() => unarchivedResult({ content: 'x' }, -1)).toThrow(
+      expect.objectContaining({ code: 'INVALID_CONFIGURATION' }),
+    );
   });
 });

@@ -52,12 +52,12 @@ export async function archiveToolResult(
   options: ArchiveToolResultOptions,
 ): Promise<ArchiveToolResultOutcome> {
   const previewBytes = options.previewBytes ?? DEFAULT_ARCHIVE_PREVIEW_BYTES;
-  checkSize('thresholdBytes', options.thresholdBytes);
   checkSize('previewBytes', previewBytes);
+  const kept = unarchivedResult(result, options.thresholdBytes);
+  if (kept) return { result: kept, refs: [] };
   const blobs = result.blobs ?? [];
   const totalBytes = utf8Bytes(result.content);
   const archiveText = totalBytes > options.thresholdBytes;
-  if (!archiveText && blobs.length === 0) return { result: modelFacing(result), refs: [] };
 
   const base = {
     sessionId: options.sessionId,
@@ -144,6 +144,31 @@ async function putWhole(
   } catch {
     return undefined; // too large for the archive's bound: the text is what the model pages
   }
+}
+
+/**
+ * The model-facing result when {@link archiveToolResult} would archive nothing (content of at
+ * most `thresholdBytes` UTF-8 bytes, no blobs), else `undefined`. Synchronous: the tool-call
+ * pipeline finishes every small result without an `await` (each one costs the call a turn of
+ * the microtask queue inside its `durationMs`).
+ *
+ * @throws MusterError `INVALID_CONFIGURATION` when `thresholdBytes` is not a whole number >= 0.
+ */
+export function unarchivedResult(
+  result: NormalizedToolResult,
+  thresholdBytes: number,
+): ToolResult | undefined {
+  checkSize('thresholdBytes', thresholdBytes);
+  if (result.blobs !== undefined && result.blobs.length > 0) return undefined;
+  // the byte count is only needed near the threshold: a UTF-8 byte is at most one UTF-16 unit,
+  // and a unit at most three bytes
+  const units = result.content.length;
+  if (
+    units * 3 > thresholdBytes &&
+    (units > thresholdBytes || utf8Bytes(result.content) > thresholdBytes)
+  )
+    return undefined;
+  return modelFacing(result);
 }
 
 /** `result` without what only the archive keeps (`blobs`, `whole`). */

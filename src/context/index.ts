@@ -18,6 +18,7 @@ export type {
 // Archiving tool results
 export {
   archiveToolResult,
+  unarchivedResult,
   DEFAULT_ARCHIVE_THRESHOLD_BYTES,
   DEFAULT_ARCHIVE_PREVIEW_BYTES,
 } from './archive-result.js';

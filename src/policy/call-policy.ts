@@ -1,3 +1,4 @@
+import type { DECIDE_AT_ONCE } from './decide-at-once.js';
 import type { PolicySubject } from './pattern.js';
 import type { AuthorizationDecision, AuthorizationRequest } from './policy-types.js';
 import type { AuthorizeOptions } from './tool-policy.js';
@@ -19,6 +20,13 @@ export interface CallPolicy {
     request: AuthorizationRequest,
     options: AuthorizeOptions,
   ): Promise<AuthorizationDecision>;
+  /**
+   * The decision of `request` when it needs neither a rule, an approver nor a wait (the deny
+   * list, the allow list, an `allow` or `deny` default), without telling the observer; else
+   * `undefined`, and `authorize` decides. Optional: the pipeline decides most calls through it
+   * without an `await` (each is a turn of the microtask queue in the call's `durationMs`).
+   */
+  [DECIDE_AT_ONCE]?(request: AuthorizationRequest): AuthorizationDecision | undefined;
   /** Tells the observer(s) about a decision made elsewhere (for example by a hook). */
   notify(
     request: AuthorizationRequest,

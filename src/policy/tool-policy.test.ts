@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { ToolPolicy } from './index.js';
+import { DECIDE_AT_ONCE, ToolPolicy } from './index.js';
 import type { AuthorizationEvent, AuthorizationRequest, PolicyOptions } from './index.js';
 
 const signal = new AbortController().signal;
@@ -338,5 +338,58 @@ describe('ToolPolicy configuration', () => {
     expect(p.isVisible({ kind: 'tool', name: 'mcp__fs__read_file', server: 'fs' })).toBe(true);
     expect(p.isVisible({ kind: 'tool', name: 'mcp__fs__write_file', server: 'fs' })).toBe(false);
     expect(p.isVisible({ kind: 'connection', server: 'fs' })).toBe(true);
+  });
+});
+
+describe('ToolPolicy decisions taken at once', () => {
+  const configs: PolicyOptions[] = [
+    { deny: ['write_*'], allow: ['write_file'] },
+    { allow: ['write_file'] },
+    { allow: ['read_*'] },
+    { default: 'allow' },
+    { default: 'deny' },
+    { default: 'ask' },
+    { default: 'ask', park: true },
+    { approve: () => true },
+    { rules: [{ id: 'r', authorize: () => undefined }], allow: ['write_file'] },
+    { rules: [{ id: 'r', authorize: () => 'deny' as const }], deny: ['write_*'] },
+  ];
+
+  it('decides as authorize does whenever it decides, and leaves rules and approvers to it', async () => {
+    const requests = [
+      req('write_file'),
+      req('read_file'),
+      req('context', { source: 'builtin' }),
+      req('mcp_connect:docs', { kind: 'connection', server: 'docs' }),
+    ];
+    let atOnce = 0;
+    for (const options of configs) {
+      for (const request of requests) {
+        const policy = new ToolPolicy(options);
+        const now = policy[DECIDE_AT_ONCE](request);
+        const later = await new ToolPolicy(options).authorize(request, { signal, canPark: true });
+        if (now === undefined) {
+          // only what needs a rule, the approver or a wait is left to authorize
+          expect(
+            (options.rules?.length ?? 0) > 0 ||
+              later.stage === 'approval' ||
+              later.decision === 'park' ||
+              later.code === 'TOOL_APPROVAL_REQUIRED',
+          ).toBe(true);
+        } else {
+          atOnce++;
+          expect(now).toEqual(later);
+        }
+      }
+    }
+    expect(atOnce).toBeGreaterThan(10);
+  });
+
+  it('tells the observer nothing itself: the caller notifies it once', () => {
+    const observer = vi.fn();
+    const policy = new ToolPolicy({ allow: ['write_file'], observer });
+    const decision = policy[DECIDE_AT_ONCE](req('write_file'));
+    expect(decision).toMatchObject({ decision: 'allow', stage: 'allow' });
+    expect(observer).not.toHaveBeenCalled();
   });
 });

@@ -1,5 +1,6 @@
 import { MusterError, abortedError } from '../errors/index.js';
 import { assertValid, callIsolated, checkedElsewhere, shape } from '../util/index.js';
+import { DECIDE_AT_ONCE } from './decide-at-once.js';
 import { compilePatterns } from './pattern.js';
 import { parkOrDeny } from './parking.js';
 import { dataVersion } from './policy-version.js';
@@ -170,34 +171,23 @@ export class ToolPolicy {
     callIsolated(() => observer(Object.freeze(event)), onError);
   }
 
+  /**
+   * The decision when the deny list settles it, or, with no rule to ask, the allow list or an
+   * `allow`/`deny` default does; `undefined` when {@link authorize} must decide (a rule, the
+   * approver, a wait). The observer is not told: the caller tells it ({@link notify}).
+   */
+  [DECIDE_AT_ONCE](request: AuthorizationRequest): AuthorizationDecision | undefined {
+    const subject = subjectOf(request);
+    if (this.#deny(subject)) return deniedByList();
+    return this.#rules.length === 0 ? this.#afterRules(subject, request) : undefined;
+  }
+
   async #decide(
     request: AuthorizationRequest,
     options: AuthorizeOptions,
   ): Promise<AuthorizationDecision> {
-    const subject: PolicySubject =
-      request.kind === 'connection'
-        ? {
-            kind: 'connection',
-            server: request.server ?? request.capability.slice('mcp_connect:'.length),
-          }
-        : request.kind === 'sampling'
-          ? {
-              kind: 'sampling',
-              server: request.server ?? request.capability.slice('mcp_sampling:'.length),
-            }
-          : {
-              kind: 'tool',
-              name: request.capability,
-              ...(request.server !== undefined ? { server: request.server } : {}),
-              ...(request.originalName !== undefined ? { originalName: request.originalName } : {}),
-            };
-    if (this.#deny(subject))
-      return {
-        decision: 'deny',
-        stage: 'deny',
-        reason: 'matched policy.deny',
-        code: 'TOOL_DENIED',
-      };
+    const subject = subjectOf(request);
+    if (this.#deny(subject)) return deniedByList();
 
     for (const rule of this.#rules) {
       if (options.signal.aborted) throw abortedError('Authorization', options.signal.reason);
@@ -217,24 +207,8 @@ export class ToolPolicy {
       return fromAnswer(answer, 'rule', request, rule.id);
     }
 
-    if (this.#allow(subject))
-      return { decision: 'allow', stage: 'allow', reason: 'matched policy.allow' };
-    if (request.kind === 'tool' && request.source === 'builtin') {
-      return {
-        decision: 'allow',
-        stage: 'default',
-        reason: 'built-in tools are allowed unless denied',
-      };
-    }
-    if (this.#default === 'allow')
-      return { decision: 'allow', stage: 'default', reason: "policy.default is 'allow'" };
-    if (this.#default === 'deny')
-      return {
-        decision: 'deny',
-        stage: 'default',
-        reason: "policy.default is 'deny'",
-        code: 'TOOL_DENIED',
-      };
+    const listed = this.#afterRules(subject, request);
+    if (listed) return listed;
     const decided = request.kind === 'tool' ? options.decided?.(request) : undefined;
     if (decided !== undefined) return this.#answered(decided, request, options);
     if (!this.#approve && this.#park) return parkOrDeny(request, options.canPark, 'policy.park');
@@ -263,6 +237,32 @@ export class ToolPolicy {
     return this.#answered(answer, request, options);
   }
 
+  /** What decides after the rules without asking anyone: allow list, built-ins, default. */
+  #afterRules(
+    subject: PolicySubject,
+    request: AuthorizationRequest,
+  ): AuthorizationDecision | undefined {
+    if (this.#allow(subject))
+      return { decision: 'allow', stage: 'allow', reason: 'matched policy.allow' };
+    if (request.kind === 'tool' && request.source === 'builtin') {
+      return {
+        decision: 'allow',
+        stage: 'default',
+        reason: 'built-in tools are allowed unless denied',
+      };
+    }
+    if (this.#default === 'allow')
+      return { decision: 'allow', stage: 'default', reason: "policy.default is 'allow'" };
+    if (this.#default === 'deny')
+      return {
+        decision: 'deny',
+        stage: 'default',
+        reason: "policy.default is 'deny'",
+        code: 'TOOL_DENIED',
+      };
+    return undefined;
+  }
+
   #answered(
     answer: ApprovalAnswer,
     request: AuthorizationRequest,
@@ -275,6 +275,30 @@ export class ToolPolicy {
       return parkOrDeny(request, options.canPark, 'the approver', answer.reason);
     return fromAnswer(answer, 'approval', request);
   }
+}
+
+/** What the deny and allow patterns of a request are matched against. */
+function subjectOf(request: AuthorizationRequest): PolicySubject {
+  if (request.kind === 'connection')
+    return {
+      kind: 'connection',
+      server: request.server ?? request.capability.slice('mcp_connect:'.length),
+    };
+  if (request.kind === 'sampling')
+    return {
+      kind: 'sampling',
+      server: request.server ?? request.capability.slice('mcp_sampling:'.length),
+    };
+  return {
+    kind: 'tool',
+    name: request.capability,
+    ...(request.server !== undefined ? { server: request.server } : {}),
+    ...(request.originalName !== undefined ? { originalName: request.originalName } : {}),
+  };
+}
+
+function deniedByList(): AuthorizationDecision {
+  return { decision: 'deny', stage: 'deny', reason: 'matched policy.deny', code: 'TOOL_DENIED' };
 }
 
 function fromAnswer(

@@ -1,3 +1,4 @@
+import { DECIDE_AT_ONCE } from '../policy/index.js';
 import type { AuthorizationDecision, AuthorizationRequest } from '../policy/index.js';
 import type { CallArguments } from './call-arguments.js';
 import { toolApprovalRequestedEvent, toolDecisionEvent } from './call-events.js';
@@ -27,20 +28,44 @@ export function findVisibleTool(
       );
 }
 
+/** What {@link authorizeCall} gives: a refusal, the outcome of a call that ends here, or leave to run. */
+export type CallAuthorization = StageResult<
+  ToolCallOutcome | { readonly decidedBy: DecidedBy } | undefined
+>;
+
 /**
  * Asks the policy about a call with its final arguments (deny, rules, allow, default/approval)
  * and emits the decision. Refuses a denial; resolves with the outcome of a call that ends here
  * without running (a dry run, a redirect), or with undefined when the call may run. Rejects
  * only when the run is aborted. When the policy asked its approver, `onApprovalWaited` is told
- * how long the answer took (milliseconds), which the call's `durationMs` leaves out.
+ * how long the answer took (milliseconds), which the call's `durationMs` leaves out. A decision
+ * the policy takes at once (its lists or default, no rule or approver) is given at once, not
+ * through a promise.
  */
-export async function authorizeCall(
+export function authorizeCall(
   entry: CatalogEntry,
   call: ToolCallRequest,
   args: CallArguments,
   env: ToolCallEnvironment,
   onApprovalWaited?: (ms: number) => void,
-): Promise<StageResult<ToolCallOutcome | { readonly decidedBy: DecidedBy } | undefined>> {
+): CallAuthorization | Promise<CallAuthorization> {
+  const request = authorizationRequest(entry, call, args, env);
+  const now = env.policy[DECIDE_AT_ONCE]?.(request);
+  if (now === undefined) return askPolicy(entry, call, args, env, request, onApprovalWaited);
+  env.policy.notify(request, now, env.onObserverError);
+  return decided(entry, call, args, env, now, undefined, () =>
+    callFingerprint(entry, args, env.policy.version),
+  );
+}
+
+async function askPolicy(
+  entry: CatalogEntry,
+  call: ToolCallRequest,
+  args: CallArguments,
+  env: ToolCallEnvironment,
+  request: AuthorizationRequest,
+  onApprovalWaited: ((ms: number) => void) | undefined,
+): Promise<CallAuthorization> {
   const waits = env.waits;
   // when the approver was asked: the wait for its answer is no part of the call's duration
   let asked: number | undefined;
@@ -48,7 +73,7 @@ export async function authorizeCall(
   let fingerprint: string | undefined;
   let waited: WaitedDecision | undefined;
   const fingerprintOf = () => (fingerprint ??= callFingerprint(entry, args, env.policy.version));
-  const decision = await env.policy.authorize(authorizationRequest(entry, call, args, env), {
+  const decision = await env.policy.authorize(request, {
     signal: env.signal,
     onApprovalRequested: () => {
       env.emit(toolApprovalRequestedEvent(env, call, entry, args));
@@ -63,6 +88,19 @@ export async function authorizeCall(
       : { canPark: false }),
   });
   if (asked !== undefined) onApprovalWaited?.(performance.now() - asked);
+  return decided(entry, call, args, env, decision, waited, fingerprintOf);
+}
+
+/** The stage's result of `decision`, emitted as `tool.decision`. */
+function decided(
+  entry: CatalogEntry,
+  call: ToolCallRequest,
+  args: CallArguments,
+  env: ToolCallEnvironment,
+  decision: AuthorizationDecision,
+  waited: WaitedDecision | undefined,
+  fingerprintOf: () => string,
+): CallAuthorization {
   env.emit(toolDecisionEvent(env, call, decision, env.policy.dryRun));
   if (decision.decision === 'park' && !env.policy.dryRun)
     return pass({

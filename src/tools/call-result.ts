@@ -27,21 +27,29 @@ export function checkResultLimit(
 
 /**
  * The environment's last step after the limit (`finishResult`, for example archiving), whose
- * failure is `TOOL_EXECUTION_FAILED` with `executed: true`.
+ * failure is `TOOL_EXECUTION_FAILED` with `executed: true`. A step that finished at once (a
+ * result with nothing to archive) is answered at once, not through a promise.
  */
-export async function storeCallResult(
+export function storeCallResult(
   finish: NonNullable<ToolCallEnvironment['finishResult']>,
   entry: CatalogEntry,
   result: ToolResult,
   call: ToolCallRequest,
-): Promise<StageResult<ToolResult>> {
+): StageResult<ToolResult> | Promise<StageResult<ToolResult>> {
+  let finished: ToolResult | Promise<ToolResult>;
   try {
-    return pass(await finish(result, entry, call));
+    finished = finish(result, entry, call);
   } catch (err) {
-    return refuse(
-      'TOOL_EXECUTION_FAILED',
-      `The result of '${entry.name}' could not be stored: ${describeFailure(err)}`,
-      true,
-    );
+    return notStored(entry, err);
   }
+  if (!(finished instanceof Promise)) return pass(finished);
+  return finished.then(pass, (err: unknown) => notStored(entry, err));
+}
+
+function notStored(entry: CatalogEntry, err: unknown): StageResult<ToolResult> {
+  return refuse(
+    'TOOL_EXECUTION_FAILED',
+    `The result of '${entry.name}' could not be stored: ${describeFailure(err)}`,
+    true,
+  );
 }

@@ -110,6 +110,50 @@ describe('runToolCall', () => {
     );
     expect(stored.outcome).toMatchObject({ errorCode: 'TOOL_EXECUTION_FAILED', executed: true });
     expect(stored.outcome.result.content).toContain('could not be stored: disk full');
+
+    // a step that fails before it returns a promise is refused the same way
+    const thrown = await call(
+      '{"text":"a"}',
+      { allow: ['*'] },
+      {
+        finishResult: () => {
+          throw new Error('no archive');
+        },
+      },
+    );
+    expect(thrown.outcome).toMatchObject({ errorCode: 'TOOL_EXECUTION_FAILED', executed: true });
+    expect(thrown.outcome.result.content).toContain('could not be stored: no archive');
+  });
+
+  it('takes what a finishing step gives, at once or later', async () => {
+    for (const finishResult of [
+      () => ({ content: 'kept as is' }),
+      async () => ({ content: 'kept as is' }),
+    ]) {
+      const { outcome, types } = await call('{"text":"a"}', { allow: ['*'] }, { finishResult });
+      expect(outcome).toMatchObject({ result: { content: 'kept as is' }, executed: true });
+      expect(types).toEqual(['tool.decision', 'tool.called', 'tool.progress', 'tool.completed']);
+    }
+  });
+
+  it('tells the policy observer of each decision once, decided at once or by a rule', async () => {
+    for (const policy of [
+      { allow: ['echo'] },
+      { deny: ['echo'] },
+      { default: 'allow' as const },
+      { rules: [{ id: 'r', authorize: () => 'allow' as const }] },
+      { rules: [{ id: 'r', authorize: () => undefined }], default: 'deny' as const },
+    ]) {
+      const observer = vi.fn();
+      const { outcome, events } = await call('{"text":"a"}', { ...policy, observer });
+      expect(observer).toHaveBeenCalledTimes(1);
+      const decision = events.find((e) => e.type === 'tool.decision');
+      expect(observer.mock.calls[0]![0]).toMatchObject({
+        callId: 'c1',
+        decision: (decision as { decision: string }).decision,
+      });
+      expect(outcome.executed).toBe((decision as { decision: string }).decision === 'allow');
+    }
   });
 
   it('ends a redirected or dry-run call without running it or an error', async () => {

@@ -43,15 +43,18 @@ export async function runToolCall(
       ? hookContext(entry, call, env)
       : undefined;
 
-  const checked = sent
+  const reading = sent
     ? sentCallArguments(call, env, sent)
-    : await readArguments(
+    : readArguments(
         entry,
         call.argumentsText,
         { maxBytes: env.maxToolArgumentBytes, maxDepth: env.maxToolArgumentDepth },
         env.signal,
         call.arguments,
       );
+  // a stage that answered at once is not awaited: each `await` is a turn of the microtask
+  // queue inside the call's `durationMs`
+  const checked = reading instanceof Promise ? await reading : reading;
   if (!checked.ok) return refused(checked.refusal);
   // the parsed value is the transcript's (frozen): hooks and executors that may change their
   // arguments get their own copy of what is frozen
@@ -66,9 +69,10 @@ export async function runToolCall(
   if (!args.ok) return refused(args.refusal);
 
   // a sent call keeps the approval that let it be sent (recorded with its result)
-  const authorized = sent
+  const authorizing = sent
     ? pass(sent.approvedBy ? { decidedBy: sent.approvedBy } : undefined)
-    : await authorizeCall(entry, call, args.value, env, (ms) => (approvalMs = ms));
+    : authorizeCall(entry, call, args.value, env, (ms) => (approvalMs = ms));
+  const authorized = authorizing instanceof Promise ? await authorizing : authorizing;
   if (!authorized.ok) return refused(authorized.refusal);
   const verdict = authorized.value;
   // a parked call has no result yet: it completes when the run resumes
@@ -94,9 +98,10 @@ export async function runToolCall(
   if (!after.ok) return refused(after.refusal);
   const limited = checkResultLimit(entry, after.value, env);
   if (!limited.ok) return refused(limited.refusal);
-  const result = env.finishResult
-    ? await storeCallResult(env.finishResult, entry, limited.value, call)
+  const stored = env.finishResult
+    ? storeCallResult(env.finishResult, entry, limited.value, call)
     : limited;
+  const result = stored instanceof Promise ? await stored : stored;
   if (!result.ok) return refused(result.refusal);
   const decidedBy = verdict?.decidedBy ?? executed.decidedBy;
   return end({

@@ -64,13 +64,14 @@ export interface ToolCallEnvironment {
   readonly scope?: RunScope;
   /**
    * The last step before the result is reported, after the result limit: for example
-   * archiving a large result and replacing it with a preview and a reference.
+   * archiving a large result and replacing it with a preview and a reference. A step with
+   * nothing to do returns the result itself, not a promise (no `await` on the call's path).
    */
   readonly finishResult?: (
     result: ToolResult,
     entry: CatalogEntry,
     call: ToolCallRequest,
-  ) => Promise<ToolResult>;
+  ) => ToolResult | Promise<ToolResult>;
   /** The trace context of the call (set per call when the run is traced), for the tool. */
   readonly traceContext?: TraceContext;
   /** Parked runs (SPEC 15.1): decisions already taken, and whether a call may park. */

@@ -141,6 +141,18 @@ function blobOf(
 }
 
 function projectCallToolResult(result: CallToolResultLike): NormalizedToolResult {
+  // the common answer, text blocks only: the same result, without the general case's copies
+  if (result.structuredContent === undefined && result.content.every((b) => b.type === 'text')) {
+    const blocks = result.content;
+    const out: MutableResult = {
+      content:
+        blocks.length === 1
+          ? String(blocks[0]!.text ?? '')
+          : blocks.map((b) => String(b.text ?? '')).join('\n\n'),
+    };
+    if (result.isError === true) out.isError = true;
+    return out;
+  }
   const texts: string[] = [];
   const others: unknown[] = [];
   const media: ImagePart[] = [];
