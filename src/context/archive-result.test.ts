@@ -292,8 +292,12 @@ describe('unarchivedResult (the synchronous answer for what is not archived)', (
         options(new MemoryArchiveStore(), { thresholdBytes: 100 }),
       );
       const kept = unarchivedResult(result, 100);
-      if (archived.refs.length > 0) expect(kept).toBeUndefined();
-      else expect(kept).toEqual(archived.result);
+      // the rule, counted independently: more than 100 UTF-8 bytes, or any blob, is archived
+      const archives =
+        Buffer.byteLength(result.content, 'utf8') > 100 || (result.blobs?.length ?? 0) > 0;
+      expect(kept === undefined).toBe(archives);
+      expect(archived.refs.length > 0).toBe(archives);
+      if (kept) expect(kept).toEqual(archived.result);
     }
   });
 

@@ -174,7 +174,10 @@ export class ToolPolicy {
   /**
    * The decision when the deny list settles it, or, with no rule to ask, the allow list or an
    * `allow`/`deny` default does; `undefined` when {@link authorize} must decide (a rule, the
-   * approver, a wait). The observer is not told: the caller tells it ({@link notify}).
+   * approver, a wait). The observer is not told: the caller tells it ({@link notify}). For the
+   * tool-call pipeline, not for hosts: call {@link authorize}.
+   *
+   * @internal
    */
   [DECIDE_AT_ONCE](request: AuthorizationRequest): AuthorizationDecision | undefined {
     const subject = subjectOf(request);

@@ -1,7 +1,19 @@
-import { copyData, isDeepFrozen, jsonTextDepth, MAX_DATA_DEPTH, utf8Bytes } from '../util/index.js';
+import {
+  copyData,
+  isDeepFrozen,
+  isPromiseLike,
+  jsonTextDepth,
+  MAX_DATA_DEPTH,
+  utf8Bytes,
+} from '../util/index.js';
 import { describeFailure, pass, refuse } from './call-stage.js';
 import type { StageResult } from './call-stage.js';
-import { formatIssues, patternEngineOf, validateJsonSchema } from './json-schema-validator.js';
+import {
+  formatIssues,
+  patternEngineOf,
+  validateJsonSchema,
+  validateJsonSchemaNow,
+} from './json-schema-validator.js';
 import type { CatalogEntry } from './tool-catalog.js';
 import type { ValidationOutcome } from './tool-types.js';
 
@@ -58,29 +70,45 @@ export function parseArguments(
  * Validates parsed arguments against the tool's input schema (its executor's own validator
  * when it has one; a server's patterns under RE2). Refuses with `TOOL_ARGUMENTS_INVALID`, or
  * `TOOL_EXECUTION_FAILED` when the schema cannot be used (an invalid pattern, or one RE2
- * cannot run); rejects only when `signal` was aborted.
+ * cannot run); fails (throws, or rejects) only when `signal` was aborted. A schema compiled by
+ * an earlier call, or a validator that answers at once, gives the result at once, not through a
+ * promise.
  */
-export async function checkArguments(
+export function checkArguments(
   entry: CatalogEntry,
   value: unknown,
   signal: AbortSignal,
-): Promise<StageResult<CallArguments>> {
+): StageResult<CallArguments> | Promise<StageResult<CallArguments>> {
   if (!isJsonObject(value)) {
     return refuse('TOOL_ARGUMENTS_INVALID', 'The arguments must be a JSON object.');
   }
-  let outcome: ValidationOutcome;
+  let outcome: ValidationOutcome | PromiseLike<ValidationOutcome>;
   try {
-    // a host validator may fill in defaults in place: it gets its own copy of the frozen parse
-    outcome = entry.executor.validateInput
-      ? await entry.executor.validateInput(entry.name, ownArguments(value as CallArguments))
-      : await validateJsonSchema(entry.inputSchema, value, patternEngineOf(entry.info));
+    if (entry.executor.validateInput) {
+      // a host validator may fill in defaults in place: it gets its own copy of the frozen parse
+      outcome = entry.executor.validateInput(entry.name, ownArguments(value as CallArguments));
+    } else {
+      // a schema compiled by an earlier call checks this one at once, without an `await`
+      const patterns = patternEngineOf(entry.info);
+      outcome =
+        validateJsonSchemaNow(entry.inputSchema, value, patterns) ??
+        validateJsonSchema(entry.inputSchema, value, patterns);
+    }
   } catch (err) {
-    if (signal.aborted) throw err;
-    return refuse(
-      'TOOL_EXECUTION_FAILED',
-      `The input schema of '${entry.name}' could not be used: ${describeFailure(err)}.`,
-    );
+    return unusableSchema(entry, signal, err);
   }
+  if (!isPromiseLike(outcome)) return checkedOutcome(entry, outcome);
+  return Promise.resolve(outcome).then(
+    (o) => checkedOutcome(entry, o),
+    (err: unknown) => unusableSchema(entry, signal, err),
+  );
+}
+
+/** A validator's outcome as the stage's result. */
+function checkedOutcome(
+  entry: CatalogEntry,
+  outcome: ValidationOutcome,
+): StageResult<CallArguments> {
   if (!outcome.success) {
     return refuse(
       'TOOL_ARGUMENTS_INVALID',
@@ -92,6 +120,19 @@ export async function checkArguments(
     return refuse('TOOL_ARGUMENTS_INVALID', 'The arguments must be a JSON object.');
   }
   return pass(out);
+}
+
+/** A validator that failed: the abort itself when `signal` was aborted, else a refusal. */
+function unusableSchema(
+  entry: CatalogEntry,
+  signal: AbortSignal,
+  err: unknown,
+): StageResult<CallArguments> {
+  if (signal.aborted) throw err;
+  return refuse(
+    'TOOL_EXECUTION_FAILED',
+    `The input schema of '${entry.name}' could not be used: ${describeFailure(err)}.`,
+  );
 }
 
 /**

@@ -1,3 +1,4 @@
+import { isPromiseLike } from '../util/index.js';
 import { describeFailure, pass, refuse } from './call-stage.js';
 import type { StageResult } from './call-stage.js';
 import type { CatalogEntry } from './tool-catalog.js';
@@ -36,14 +37,14 @@ export function storeCallResult(
   result: ToolResult,
   call: ToolCallRequest,
 ): StageResult<ToolResult> | Promise<StageResult<ToolResult>> {
-  let finished: ToolResult | Promise<ToolResult>;
+  let finished: ToolResult | PromiseLike<ToolResult>;
   try {
     finished = finish(result, entry, call);
   } catch (err) {
     return notStored(entry, err);
   }
-  if (!(finished instanceof Promise)) return pass(finished);
-  return finished.then(pass, (err: unknown) => notStored(entry, err));
+  if (!isPromiseLike(finished)) return pass(finished);
+  return Promise.resolve(finished).then(pass, (err: unknown) => notStored(entry, err));
 }
 
 function notStored(entry: CatalogEntry, err: unknown): StageResult<ToolResult> {

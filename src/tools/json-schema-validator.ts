@@ -76,6 +76,23 @@ async function validatorFor(schema: JsonSchema, engine: PatternEngine): Promise<
 }
 
 /**
+ * Validates `value` as {@link validateJsonSchema} does, at once, when the schema's check is
+ * compiled already (for this pattern engine); `undefined` when it is not (then call
+ * {@link validateJsonSchema}, which compiles it). The tool-call pipeline validates every call
+ * after a tool's first this way, without an `await`.
+ */
+export function validateJsonSchemaNow(
+  schema: JsonSchema,
+  value: unknown,
+  patterns: PatternEngine = 'native',
+): ValidationOutcome | undefined {
+  const fn = compiled[patterns].get(schema);
+  if (!fn) return undefined;
+  if (fn(value)) return { success: true, value };
+  return { success: false, issues: (fn.errors ?? []).map(toIssue) };
+}
+
+/**
 
  * Compiles a JSON Schema once (per schema object and pattern engine) and returns its check,
  * so a caller can learn that a schema cannot be compiled before it relies on it. Throws when

@@ -1,4 +1,5 @@
 import { MusterError } from '../errors/index.js';
+import { isPromiseLike } from '../util/index.js';
 import type { JsonSchema, ValidationIssue, ValidationOutcome } from './tool-types.js';
 
 /** The Standard Schema v1 surface Muster relies on (validation). */
@@ -79,13 +80,19 @@ export function exportJsonSchema(
   return json;
 }
 
-/** Validates with a Standard Schema and maps its issues to Muster's shape. */
-export async function validateStandard(
+/**
+ * Validates with a Standard Schema and maps its issues to Muster's shape: at once when the
+ * schema validates synchronously (Zod, Valibot and ArkType do), else when its promise settles.
+ */
+export function validateStandard(
   schema: StandardSchemaV1Like,
   value: unknown,
-): Promise<ValidationOutcome> {
-  let result = schema['~standard'].validate(value);
-  if (result instanceof Promise) result = await result;
+): ValidationOutcome | Promise<ValidationOutcome> {
+  const result = schema['~standard'].validate(value);
+  return isPromiseLike(result) ? Promise.resolve(result).then(outcomeOf) : outcomeOf(result);
+}
+
+function outcomeOf(result: StandardResult<unknown>): ValidationOutcome {
   if (result.issues === undefined) return { success: true, value: result.value };
   return {
     success: false,

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ToolPolicy } from '../policy/index.js';
 import type { PolicyOptions } from '../policy/index.js';
 import { HostToolExecutor, ToolCatalog, runToolCall, tool } from './index.js';
-import type { ToolCallEnvironment, ToolEvent } from './index.js';
+import type { ToolCallEnvironment, ToolEvent, ToolExecutor } from './index.js';
 
 const echo = tool({
   name: 'echo',
@@ -134,6 +134,50 @@ describe('runToolCall', () => {
       expect(outcome).toMatchObject({ result: { content: 'kept as is' }, executed: true });
       expect(types).toEqual(['tool.decision', 'tool.called', 'tool.progress', 'tool.completed']);
     }
+  });
+
+  it('sends a call whose stages all answer at once before runToolCall returns', async () => {
+    // a tool checked by its JSON Schema, as a server's tools are (no validator of its own)
+    const executor: ToolExecutor = {
+      listTools: () => [
+        {
+          name: 'shout',
+          description: 'Shouts.',
+          inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+        },
+      ],
+      execute: async (_name, input) => String(input['text']).toUpperCase(),
+    };
+    const shouting = await ToolCatalog.build([executor]);
+    const started = (policy: PolicyOptions) => {
+      const events: ToolEvent[] = [];
+      const env: ToolCallEnvironment = {
+        sessionId: 's1',
+        runId: 'r1',
+        signal: new AbortController().signal,
+        catalog: shouting,
+        policy: new ToolPolicy(policy),
+        beforeTool: [],
+        afterTool: [],
+        maxToolArgumentBytes: 200,
+        maxToolArgumentDepth: 8,
+        maxToolResultBytes: 100,
+        emit: (e) => events.push(e),
+      };
+      const request = { callId: 'c1', name: 'shout', argumentsText: '{"text":"hi"}', iteration: 1 };
+      const outcome = runToolCall(request, env);
+      // what happened before the pipeline's first `await`
+      return { outcome, types: events.map((e) => e.type) };
+    };
+    // the first call compiles the schema (an await); later ones are checked at once
+    expect((await started({ allow: ['shout'] }).outcome).result.content).toBe('HI');
+    const quick = started({ allow: ['shout'] });
+    expect(quick.types).toEqual(['tool.decision', 'tool.called']);
+    expect((await quick.outcome).result.content).toBe('HI');
+    // a rule is asked through a promise: nothing is decided before the first await
+    const ruled = started({ rules: [{ id: 'r', authorize: () => 'allow' as const }] });
+    expect(ruled.types).toEqual([]);
+    expect((await ruled.outcome).result.content).toBe('HI');
   });
 
   it('tells the policy observer of each decision once, decided at once or by a rule', async () => {

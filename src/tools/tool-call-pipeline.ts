@@ -1,3 +1,4 @@
+import { isPromiseLike } from '../util/index.js';
 import { ownArguments, readArguments } from './call-arguments.js';
 import { authorizeCall, findVisibleTool } from './call-authorization.js';
 import { refusedOutcome, toolCompletedEvent } from './call-events.js';
@@ -54,7 +55,7 @@ export async function runToolCall(
       );
   // a stage that answered at once is not awaited: each `await` is a turn of the microtask
   // queue inside the call's `durationMs`
-  const checked = reading instanceof Promise ? await reading : reading;
+  const checked = isPromiseLike(reading) ? await reading : reading;
   if (!checked.ok) return refused(checked.refusal);
   // the parsed value is the transcript's (frozen): hooks and executors that may change their
   // arguments get their own copy of what is frozen
@@ -72,7 +73,7 @@ export async function runToolCall(
   const authorizing = sent
     ? pass(sent.approvedBy ? { decidedBy: sent.approvedBy } : undefined)
     : authorizeCall(entry, call, args.value, env, (ms) => (approvalMs = ms));
-  const authorized = authorizing instanceof Promise ? await authorizing : authorizing;
+  const authorized = isPromiseLike(authorizing) ? await authorizing : authorizing;
   if (!authorized.ok) return refused(authorized.refusal);
   const verdict = authorized.value;
   // a parked call has no result yet: it completes when the run resumes
@@ -101,7 +102,7 @@ export async function runToolCall(
   const stored = env.finishResult
     ? storeCallResult(env.finishResult, entry, limited.value, call)
     : limited;
-  const result = stored instanceof Promise ? await stored : stored;
+  const result = isPromiseLike(stored) ? await stored : stored;
   if (!result.ok) return refused(result.refusal);
   const decidedBy = verdict?.decidedBy ?? executed.decidedBy;
   return end({

@@ -71,7 +71,7 @@ export interface ToolCallEnvironment {
     result: ToolResult,
     entry: CatalogEntry,
     call: ToolCallRequest,
-  ) => ToolResult | Promise<ToolResult>;
+  ) => ToolResult | PromiseLike<ToolResult>;
   /** The trace context of the call (set per call when the run is traced), for the tool. */
   readonly traceContext?: TraceContext;
   /** Parked runs (SPEC 15.1): decisions already taken, and whether a call may park. */

@@ -21,6 +21,7 @@ export type {
 } from './tracing-types.js';
 export { copyData } from './copy-data.js';
 export { once } from './once.js';
+export { isPromiseLike } from './promise-like.js';
 export { isLoopbackHost, isSecureOrLoopback } from './loopback.js';
 export { dataDepth, jsonText, jsonTextDepth, MAX_DATA_DEPTH } from './data-depth.js';
 export {
