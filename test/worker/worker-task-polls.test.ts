@@ -114,7 +114,18 @@ describe.skipIf(!url)('task polls as the worker’s delayed resume', () => {
       });
       expect((await store.get('polled'))?.finalContent).toBe('got: done');
       expect(toolCalls('finish') - before).toBe(1);
-      const jobs = await jobsOf('polled');
+      // pg-boss marks the last poll's job completed once its handler has returned, which is
+      // just after the run's last commit (the session's status) landed
+      const jobs = await vi.waitFor(
+        async () => {
+          const all = await jobsOf('polled');
+          expect(all.filter((j) => j.why === 'task-poll').map((j) => j.state)).not.toContain(
+            'active',
+          );
+          return all;
+        },
+        { timeout: 10_000, interval: 50 },
+      );
       // the run parked (its start job), then each task poll was a delayed resume job
       expect(jobs[0]).toMatchObject({ why: null, state: 'completed', outcome: 'parked' });
       const polls = jobs.filter((j) => j.why === 'task-poll');
