@@ -9,22 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-
-interface ProfileNode {
-  readonly id: number;
-  readonly callFrame: {
-    readonly functionName: string;
-    readonly url: string;
-    readonly lineNumber: number;
-  };
-  readonly children?: readonly number[];
-}
-
-interface CpuProfile {
-  readonly nodes: readonly ProfileNode[];
-  readonly samples: readonly number[];
-  readonly timeDeltas: readonly number[];
-}
+import type { CpuProfile, ProfileNode } from './cpu-profile.js';
 
 /** The area a frame belongs to, from its script URL. */
 function area(node: ProfileNode): string {

@@ -21,23 +21,7 @@ import { loadPeers } from './peers.js';
 import { startHttpServer } from './peers-rows.js';
 import { stdioConfig } from '../test/support/mcp-fixtures.js';
 import { pinCpus } from './cpu-pinning.js';
-
-interface ProfileNode {
-  readonly id: number;
-  readonly callFrame: {
-    readonly functionName: string;
-    readonly url: string;
-    readonly lineNumber: number;
-  };
-  readonly children?: readonly number[];
-}
-
-interface CpuProfile {
-  readonly nodes: readonly ProfileNode[];
-  readonly startTime: number;
-  readonly samples: readonly number[];
-  readonly timeDeltas: readonly number[];
-}
+import type { CpuProfile, ProfileNode } from './cpu-profile.js';
 
 const CALLS = 8;
 const SAMPLES = Number(process.argv[2] ?? 300);
