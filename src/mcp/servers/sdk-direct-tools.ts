@@ -1,7 +1,7 @@
 // The tools of an in-process server as the official `McpServer` would serve them, without it.
 import { isStandardSchema } from '../../tools/index.js';
 import type { StandardSchemaV1Like } from '../../tools/index.js';
-import { once } from '../../util/index.js';
+import { isPromiseLike, once } from '../../util/index.js';
 import type { SdkMcpServer, SdkToolDefinition } from './sdk-server.js';
 
 /** Zod 4, loaded for the first definition with a raw shape (one shared promise). */
@@ -102,7 +102,8 @@ export async function validateArguments(
   args: unknown,
 ): Promise<{ readonly value: unknown } | { readonly error: string }> {
   let result = tool.schema['~standard'].validate(args ?? {});
-  if (result instanceof Promise) result = await result;
+  // any thenable, not only a native promise: a result still to come is never read as one
+  if (isPromiseLike(result)) result = await result;
   if (result.issues === undefined || result.issues.length === 0)
     return { value: (result as { value: unknown }).value };
   return {
