@@ -9,7 +9,12 @@ describe('examples/hooks.ts', () => {
   it('runs the rewritten call, denies the other, and shows only the redacted result', async () => {
     const { code, stdout, stderr } = await runExample('hooks.ts');
     expect(code, stderr).toBe(0);
-    expect(stdout).toContain('hook: deny, staff records are not searchable\n-> TOOL_DENIED\n');
+    // the two calls are read-only and run at once: each call's lines keep their order, but
+    // the other call's lines may come between them
+    const lines = stdout.split('\n');
+    const denied = lines.indexOf('hook: deny, staff records are not searchable');
+    expect(denied).toBeGreaterThanOrEqual(0);
+    expect(lines.indexOf('-> TOOL_DENIED')).toBeGreaterThan(denied);
     expect(stdout).toContain('called with {"email":"ana@example.com","limit":5}\n');
     expect(stdout).toContain('-> found ana@example.com (limit 5): card [card], phone');
     expect(stdout).not.toContain('4111');
