@@ -3,6 +3,7 @@ import { assertValid, callIsolated, checkedElsewhere, shape } from '../util/inde
 import { DECIDE_AT_ONCE } from './decide-at-once.js';
 import { compilePatterns } from './pattern.js';
 import { parkOrDeny } from './parking.js';
+import { deniedByList, fromAnswer, subjectOf } from './policy-answers.js';
 import { dataVersion } from './policy-version.js';
 import type { PatternMatcher, PolicySubject } from './pattern.js';
 import type {
@@ -15,8 +16,6 @@ import type {
   PolicyDecision,
   PolicyOptions,
 } from './policy-types.js';
-
-const DECISIONS: ReadonlySet<string> = new Set(['allow', 'deny', 'redirect', 'park']);
 
 /**
  * The keys of {@link PolicyOptions}: any other is refused (a misspelled `approve` would leave
@@ -278,75 +277,6 @@ export class ToolPolicy {
       return parkOrDeny(request, options.canPark, 'the approver', answer.reason);
     return fromAnswer(answer, 'approval', request);
   }
-}
-
-/** What the deny and allow patterns of a request are matched against. */
-function subjectOf(request: AuthorizationRequest): PolicySubject {
-  if (request.kind === 'connection')
-    return {
-      kind: 'connection',
-      server: request.server ?? request.capability.slice('mcp_connect:'.length),
-    };
-  if (request.kind === 'sampling')
-    return {
-      kind: 'sampling',
-      server: request.server ?? request.capability.slice('mcp_sampling:'.length),
-    };
-  return {
-    kind: 'tool',
-    name: request.capability,
-    ...(request.server !== undefined ? { server: request.server } : {}),
-    ...(request.originalName !== undefined ? { originalName: request.originalName } : {}),
-  };
-}
-
-function deniedByList(): AuthorizationDecision {
-  return { decision: 'deny', stage: 'deny', reason: 'matched policy.deny', code: 'TOOL_DENIED' };
-}
-
-function fromAnswer(
-  answer: DecisionKind | PolicyDecision,
-  stage: 'rule' | 'approval',
-  request: AuthorizationRequest,
-  ruleId?: string,
-): AuthorizationDecision {
-  const d: PolicyDecision | undefined = typeof answer === 'string' ? { decision: answer } : answer;
-  const base = ruleId !== undefined ? { stage, ruleId } : { stage };
-  if (typeof d !== 'object' || d === null || !DECISIONS.has(d.decision)) {
-    return {
-      ...base,
-      decision: 'deny',
-      reason: `invalid ${stage} decision ${JSON.stringify(answer)}`,
-      code: 'TOOL_DENIED',
-    };
-  }
-  if (d.decision === 'park')
-    return {
-      ...base,
-      decision: 'deny',
-      reason: 'a rule cannot park a call (only the approver or policy.park can)',
-      code: 'TOOL_DENIED',
-    };
-  const extra = {
-    ...(d.reason !== undefined ? { reason: String(d.reason) } : {}),
-    ...(d.metadata !== undefined ? { metadata: d.metadata } : {}),
-  };
-  if (d.decision === 'redirect') {
-    if (request.kind !== 'tool' || typeof d.message !== 'string' || d.message.trim() === '') {
-      return {
-        ...base,
-        decision: 'deny',
-        reason:
-          request.kind === 'tool'
-            ? 'redirect without a message'
-            : 'connections cannot be redirected',
-        code: 'TOOL_DENIED',
-      };
-    }
-    return { ...base, ...extra, decision: 'redirect', message: d.message };
-  }
-  if (d.decision === 'deny') return { ...base, ...extra, decision: 'deny', code: 'TOOL_DENIED' };
-  return { ...base, ...extra, decision: 'allow' };
 }
 
 function checkRules(rules: readonly AuthorizationRule[] | undefined): readonly AuthorizationRule[] {

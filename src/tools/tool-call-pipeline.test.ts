@@ -16,14 +16,13 @@ const echo = tool({
 });
 const catalog = await ToolCatalog.build([new HostToolExecutor([echo])]);
 
-async function call(
-  argumentsText: string,
+/** A call's environment with `policy`, its events collected into `events`. */
+function environment(
   policy: PolicyOptions,
+  events: ToolEvent[],
   extra: Partial<ToolCallEnvironment> = {},
-  name = 'echo',
-) {
-  const events: ToolEvent[] = [];
-  const env: ToolCallEnvironment = {
+): ToolCallEnvironment {
+  return {
     sessionId: 's1',
     runId: 'r1',
     signal: new AbortController().signal,
@@ -37,6 +36,16 @@ async function call(
     emit: (e) => events.push(e),
     ...extra,
   };
+}
+
+async function call(
+  argumentsText: string,
+  policy: PolicyOptions,
+  extra: Partial<ToolCallEnvironment> = {},
+  name = 'echo',
+) {
+  const events: ToolEvent[] = [];
+  const env = environment(policy, events, extra);
   const outcome = await runToolCall({ callId: 'c1', name, argumentsText, iteration: 1 }, env);
   return { outcome, events, types: events.map((e) => e.type) };
 }
@@ -151,19 +160,7 @@ describe('runToolCall', () => {
     const shouting = await ToolCatalog.build([executor]);
     const started = (policy: PolicyOptions) => {
       const events: ToolEvent[] = [];
-      const env: ToolCallEnvironment = {
-        sessionId: 's1',
-        runId: 'r1',
-        signal: new AbortController().signal,
-        catalog: shouting,
-        policy: new ToolPolicy(policy),
-        beforeTool: [],
-        afterTool: [],
-        maxToolArgumentBytes: 200,
-        maxToolArgumentDepth: 8,
-        maxToolResultBytes: 100,
-        emit: (e) => events.push(e),
-      };
+      const env = environment(policy, events, { catalog: shouting });
       const request = { callId: 'c1', name: 'shout', argumentsText: '{"text":"hi"}', iteration: 1 };
       const outcome = runToolCall(request, env);
       // what happened before the pipeline's first `await`
