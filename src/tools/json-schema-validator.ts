@@ -87,13 +87,16 @@ export function validateJsonSchemaNow(
   patterns: PatternEngine = 'native',
 ): ValidationOutcome | undefined {
   const fn = compiled[patterns].get(schema);
-  if (!fn) return undefined;
+  return fn ? outcomeOf(fn, value) : undefined;
+}
+
+/** What a compiled check says of `value`, its errors as Muster's issues. */
+function outcomeOf(fn: ValidateFunction, value: unknown): ValidationOutcome {
   if (fn(value)) return { success: true, value };
   return { success: false, issues: (fn.errors ?? []).map(toIssue) };
 }
 
 /**
-
  * Compiles a JSON Schema once (per schema object and pattern engine) and returns its check,
  * so a caller can learn that a schema cannot be compiled before it relies on it. Throws when
  * it cannot.
@@ -103,10 +106,7 @@ export async function compileJsonSchema(
   patterns: PatternEngine = 'native',
 ): Promise<(value: unknown) => ValidationOutcome> {
   const fn = await validatorFor(schema, patterns);
-  return (value) =>
-    fn(value)
-      ? { success: true, value }
-      : { success: false, issues: (fn.errors ?? []).map(toIssue) };
+  return (value) => outcomeOf(fn, value);
 }
 
 /**
@@ -119,9 +119,7 @@ export async function validateJsonSchema(
   value: unknown,
   patterns: PatternEngine = 'native',
 ): Promise<ValidationOutcome> {
-  const fn = await validatorFor(schema, patterns);
-  if (fn(value)) return { success: true, value };
-  return { success: false, issues: (fn.errors ?? []).map(toIssue) };
+  return outcomeOf(await validatorFor(schema, patterns), value);
 }
 
 function toIssue(error: ErrorObject): ValidationIssue {
