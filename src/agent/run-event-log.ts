@@ -2,6 +2,13 @@ import { STABLE_LOG_ENTRY } from '../session/index.js';
 import type { SessionLogEntry, SessionStore, SessionUpdateResult } from '../session/index.js';
 import type { AgentEvent } from './events.js';
 
+/**
+ * How long a logged event waits for a step commit to carry it before the log commits it on its
+ * own: a call that answers sooner has its `tool.decision` and `tool.called` ride its result's
+ * commit (one store write less per turn), and no event waits longer than this to be published.
+ */
+export const OWN_FLUSH_DELAY_MS = 10;
+
 /** Numbers events where the store keeps no log: this process's counter, not durable (SPEC 10). */
 const processSeq = { last: 0 };
 
@@ -16,7 +23,7 @@ const processSeq = { last: 0 };
  *
  * A logged event rides the run's next step commit; when none comes at once (a tool runs, a
  * model turn streams, a person is asked), the log commits it on its own (`flush`, an update
- * with nothing but events) after the current turn of the event loop. At most one commit that
+ * with nothing but events) after OWN_FLUSH_DELAY_MS. At most one commit that
  * carries events is in flight: a commit that would carry more waits for it (`waiting`), so
  * events are published in the order of their numbers. Events whose commit never succeeds
  * (the run could not write, or lost its lease) are published without `seq` when the run ends
@@ -35,7 +42,7 @@ export class RunEventLog {
   #inFlight = false;
   /** Who waits for that commit to end ({@link idle}). */
   #idleWaiters: (() => void)[] | undefined;
-  #flushTimer: NodeJS.Immediate | NodeJS.Timeout | undefined;
+  #flushTimer: NodeJS.Timeout | undefined;
   /** How long the next flush of its own waits after one failed (0: the next turn). */
   #flushBackoffMs = 0;
   #closed = false;
@@ -227,12 +234,7 @@ export class RunEventLog {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    const timer = this.#flushTimer;
-    if (timer) {
-      // a Timeout (a flush backing off) can be refreshed, an Immediate cannot
-      if ('refresh' in timer) clearTimeout(timer);
-      else clearImmediate(timer);
-    }
+    if (this.#flushTimer) clearTimeout(this.#flushTimer);
     this.#flushTimer = undefined;
     const held = this.#held.splice(0);
     this.#taken = 0;
@@ -275,8 +277,9 @@ export class RunEventLog {
   }
 
   /**
-   * Commits the held events after this turn of the event loop, unless a commit takes them or
-   * the run is at the store (then once its operations are done).
+   * Commits the held events after {@link OWN_FLUSH_DELAY_MS} (or the back-off after a failed
+   * flush), unless a commit takes them first or the run is at the store (then once its
+   * operations are done).
    */
   #scheduleFlush(): void {
     if (this.#flushTimer || this.#closed) return;
@@ -290,7 +293,7 @@ export class RunEventLog {
       this.#flush().catch(() => {});
     };
     if (this.#flushBackoffMs === 0) {
-      this.#flushTimer = setImmediate(flush);
+      this.#flushTimer = setTimeout(flush, OWN_FLUSH_DELAY_MS);
     } else {
       const timer = setTimeout(flush, this.#flushBackoffMs);
       timer.unref();

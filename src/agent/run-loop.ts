@@ -27,7 +27,7 @@ import type { AgentEvent } from './events.js';
 import type { Limits } from './limits.js';
 import { takeModelTurn } from './model-turn.js';
 import type { ModelTurn, TurnAttempts } from './model-turn.js';
-import { runTurnCalls } from './tool-scheduler.js';
+import { firstBatch, runTurnCalls } from './tool-scheduler.js';
 import type { RunObserver } from './run-observer.js';
 import { turnTools } from './run-tool-view.js';
 import type { RunToolView } from './run-tool-view.js';
@@ -193,7 +193,8 @@ export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Prom
       usage = addUsage(usage, await stoppedTurn(ctx, transcript, iteration, turn, stopped));
       continue;
     }
-    usage = addUsage(usage, await commitTurn(ctx, transcript, iteration, turn));
+    const starts = startsRidingTurn(ctx, turn);
+    usage = addUsage(usage, await commitTurn(ctx, transcript, iteration, turn, starts));
     if (turn.calls.length === 0) {
       if (!ctx.output) return { content: turn.text, iterations: iteration, usage };
       const reading = await ctx.output.read(turn.text);
@@ -248,6 +249,10 @@ export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Prom
         arguments: c.arguments,
         iteration,
       })),
+      undefined,
+      true,
+      // their starts rode the turn's commit: not written again
+      starts && new Set(starts),
     );
     if (ctx.signal.aborted) throw abortError(ctx);
   }
@@ -264,6 +269,7 @@ async function commitTurn(
   transcript: ModelMessage[],
   iteration: number,
   turn: ModelTurn,
+  starts?: readonly string[],
 ): Promise<Usage | undefined> {
   const usage = turn.usage && ctx.price ? ctx.price(turn.usage) : turn.usage;
   ctx.budget?.spendTurn(usage);
@@ -275,6 +281,8 @@ async function commitTurn(
       await commit(ctx, transcript, [turn.message], {
         iteration,
         ...(usage ? { addUsage: usage } : {}),
+        // only while the turn's calls will be run (the budget may have run out just now)
+        ...(starts && !ctx.budget?.exhaustion ? { appendStartedCalls: starts } : {}),
       });
     } catch (err) {
       staged?.forget();
@@ -289,6 +297,21 @@ async function commitTurn(
   else ctx.emit(completed!);
   ctx.budget?.flush();
   return usage;
+}
+
+/**
+ * The starts of the calls a turn runs first, to be committed with the turn's own message rather
+ * than in a write of their own (one store round trip less per turn): nothing runs between the
+ * two that a start must precede, since a call's policy, hooks and approval come after its start
+ * either way. None for a turn that failed, one over `maxToolCallsPerTurn` (refused whole), or
+ * once the calls' signal has fired. A call the budget then refuses gets its start and its
+ * not-run result, as any call that started and did not run.
+ */
+function startsRidingTurn(ctx: RunContext, turn: ModelTurn): readonly string[] | undefined {
+  if (turn.error || !turn.message || turn.calls.length === 0) return undefined;
+  if (turn.calls.length > ctx.limits.maxToolCallsPerTurn) return undefined;
+  if ((ctx.callSignal ?? ctx.signal).aborted) return undefined;
+  return firstBatch(turn.calls, ctx.catalog).map((c) => c.callId);
 }
 
 /**

@@ -35,18 +35,22 @@ export interface CommitTarget {
 }
 import { withoutMedia } from './stored-form.js';
 
-/** Appends to the live transcript and commits the same messages, without media, to the store. */
+/**
+ * Appends to the live transcript and commits the same messages, without media, to the store;
+ * with `appendStartedCalls`, the starts of calls about to run in the same write.
+ */
 export async function commitMessages(
   ctx: CommitTarget,
   transcript: ModelMessage[],
   messages: readonly ModelMessage[],
-  patch: { iteration?: number; addUsage?: Usage },
+  patch: { iteration?: number; addUsage?: Usage; appendStartedCalls?: readonly string[] },
 ): Promise<void> {
   await ctx.store.update(ctx.sessionId, {
     ...UNCHANGED,
     iteration: patch.iteration,
     addUsage: patch.addUsage,
     appendMessages: messages.map(withoutMedia),
+    appendStartedCalls: patch.appendStartedCalls,
   });
   // only after the store took them: a failed write leaves the live transcript as committed
   transcript.push(...messages);
@@ -118,9 +122,10 @@ export function stepCommits(ctx: CommitTarget, transcript: ModelMessage[]): Call
 }
 
 /**
- * `commits` whose start of a call already recorded among the session's call starts
- * (`recorded`: a resumed run's parked calls run again) is not written again: only membership
- * counts, and a task polled on each resume would otherwise add an entry per poll.
+ * `commits` whose start of a call already recorded among the session's call starts is not
+ * written again (`recorded`: the starts that rode the commit of the turn's own message, or a
+ * resumed run's parked calls that run again): only membership counts, and a task polled on
+ * each resume would otherwise add an entry per poll.
  */
 export function skipRecorded(
   commits: CallCommits,

@@ -55,8 +55,7 @@ export async function runTurnCalls(
   };
   let i = 0;
   while (i < calls.length && !failure) {
-    let j = i + 1;
-    if (isReadOnly(calls[i]!, env)) while (j < calls.length && isReadOnly(calls[j]!, env)) j++;
+    const j = batchEnd(calls, i, env.catalog);
     // a batch of one (the usual turn) awaits its call alone: no batch array nor Promise.all
     if (j === i + 1) outcomes.push(await step(calls[i]!, i));
     else {
@@ -69,8 +68,34 @@ export async function runTurnCalls(
   return outcomes;
 }
 
-function isReadOnly(call: ToolCallRequest, env: ToolCallEnvironment): boolean {
-  return env.catalog.get(call.name)?.annotations?.readOnlyHint === true;
+/**
+ * The end (exclusive) of the batch of calls that starts at `from`: the call alone, or with the
+ * read-only calls right after it when it is read-only itself.
+ */
+function batchEnd(
+  calls: readonly { readonly name: string }[],
+  from: number,
+  catalog: ToolCallEnvironment['catalog'],
+): number {
+  let end = from + 1;
+  if (isReadOnly(calls[from]!, catalog))
+    while (end < calls.length && isReadOnly(calls[end]!, catalog)) end++;
+  return end;
+}
+
+/**
+ * The calls of a turn that {@link runTurnCalls} starts first (its first batch), whose starts
+ * may ride the commit of the turn's own message.
+ */
+export function firstBatch<T extends { readonly name: string }>(
+  calls: readonly T[],
+  catalog: ToolCallEnvironment['catalog'],
+): readonly T[] {
+  return calls.length === 0 ? [] : calls.slice(0, batchEnd(calls, 0, catalog));
+}
+
+function isReadOnly(call: { readonly name: string }, catalog: ToolCallEnvironment['catalog']) {
+  return catalog.get(call.name)?.annotations?.readOnlyHint === true;
 }
 
 async function runOne(call: ToolCallRequest, env: ToolCallEnvironment): Promise<ToolCallOutcome> {

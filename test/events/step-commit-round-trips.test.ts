@@ -62,11 +62,13 @@ describe.skipIf(!url)('PostgreSQL step commits', () => {
 
   it('a run of 3 tool calls commits each step in exactly one round trip', async () => {
     const trips: number[] = [];
+    const patches: SessionPatch[] = [];
     class Counted extends PostgresSessionStore {
       override async update(id: string, patch: SessionPatch, options?: SessionWriteOptions) {
         const before = proxy.roundTrips;
         const result = await super.update(id, patch, options);
         trips.push(proxy.roundTrips - before);
+        patches.push(patch);
         return result;
       }
     }
@@ -91,9 +93,20 @@ describe.skipIf(!url)('PostgreSQL step commits', () => {
     });
     const result = await agent.send('go', { sessionId: 'three-calls', stream: false });
     expect(result.text).toBe('done');
-    // opening, 3 x (assistant message, call start, result), the last answer, the completion
-    expect(trips.length).toBeGreaterThanOrEqual(11);
-    expect(trips.every((n) => n === 1)).toBe(true);
+    // opening, 3 x (assistant message with its call's start, result), the last answer, the
+    // completion: a call's start rides the commit of the message that asked for it
+    expect(trips).toEqual([1, 1, 1, 1, 1, 1, 1, 1, 1]);
+    const starts = patches.filter((p) => p.appendStartedCalls !== undefined);
+    expect(starts).toHaveLength(3);
+    for (const p of starts) {
+      const asked = p.appendMessages?.flatMap((m) =>
+        m.role === 'assistant'
+          ? m.content.flatMap((c) => (c.type === 'tool-call' ? [c.callId] : []))
+          : [],
+      );
+      expect(p.appendStartedCalls).toEqual(asked);
+      expect(asked).toHaveLength(1);
+    }
     const log = await store.readEvents('three-calls', { afterSeq: 0 });
     expect(log.filter((e) => e.type === 'tool.completed')).toHaveLength(3);
     await agent.close();

@@ -225,10 +225,13 @@ describe('a run parked by another process', () => {
     const asked = await events.waitFor(pendingFor('s-drift', TOOL), 'approval.pending');
     const approval = (eventData(asked) as { approval: PendingApproval }).approval;
     expect(approval.request.arguments).toEqual({ text: 'parked s-drift' });
-    const voided = events.events
-      .map(agentEventOf)
-      .find((e) => e?.sessionId === 's-drift' && e.type === 'wait.decided');
-    expect(voided).toMatchObject({ waitId: parked!.id, applied: false });
+    // the run's logged events reach the studio once committed (within OWN_FLUSH_DELAY_MS when
+    // no step commit carries them), so the approval, which is not logged, may come first
+    const voidedEvent = await events.waitFor((e) => {
+      const ev = agentEventOf(e);
+      return ev?.sessionId === 's-drift' && ev.type === 'wait.decided';
+    }, 'wait.decided');
+    expect(agentEventOf(voidedEvent)).toMatchObject({ waitId: parked!.id, applied: false });
     expect(toolCalls()).toBe(before);
 
     expect((await client.post(`/api/approvals/${approval.id}`, { decision: 'allow' })).status).toBe(
