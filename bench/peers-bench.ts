@@ -86,7 +86,9 @@ export async function runPeersBench(): Promise<void> {
     rmSync(home, { recursive: true, force: true });
   }
 
-  const calls = n(2000, 100);
+  // BENCH_RSS_CALLS: the echo calls of the peak-RSS row (default 2,000 × BENCH_SCALE); at
+  // 30,000 every client's young generation has reached its largest size (performance.md)
+  const calls = Math.round(positive('BENCH_RSS_CALLS', n(2000, 100)));
   const bigCalls = n(20, 5);
   const rss = await measurePeakRss({
     calls,

@@ -137,21 +137,21 @@ function judgeReady(name: string, all: readonly Stat[], out: TargetLine[]): stri
 }
 
 function rssLines(number: string, rss: readonly RssSample[], out: TargetLine[]): string[] {
-  const rows = rss.map((r) => ({ r, s: summarize(r.maxRssMb) }));
+  const rows = rss.map((r) => ({ r, s: summarize(r.maxRssMb), echo: summarize(r.echoMaxRssMb) }));
   const raw = rows.find((a) => a.r.kind === 'raw')!;
   const muster = rows.find((a) => a.r.kind === 'muster')!;
   const width = Math.max(...rows.map((a) => a.r.label.length)) + 2;
   const lines = rows.map(
     (a) =>
-      `${a.r.label.padEnd(width)}${a.s.median.toFixed(1).padStart(9)}${a.s.max.toFixed(1).padStart(9)}${String(a.s.n).padStart(5)}${x(a.s.median / raw.s.median).padStart(10)}`,
+      `${a.r.label.padEnd(width)}${a.s.median.toFixed(1).padStart(9)}${a.s.max.toFixed(1).padStart(9)}${String(a.s.n).padStart(5)}${x(a.s.median / raw.s.median).padStart(10)}${a.echo.median.toFixed(1).padStart(13)}${x(a.echo.median / raw.echo.median).padStart(10)}`,
   );
   const met = muster.s.median <= raw.s.median;
   const text = `peak RSS, muster agent <= raw client: ${muster.s.median.toFixed(1)} MB vs ${raw.s.median.toFixed(1)} MB, ${x(muster.s.median / raw.s.median)}: ${verdict(met)}`;
   out.push({ name: 'peak RSS', met, text });
   return [
     `${number}. peak RSS, one process per client (maxRSS, MB; server processes not counted)`,
-    `${'client'.padEnd(width)}${'median'.padStart(9)}${'max'.padStart(9)}${'n'.padStart(5)}${'/raw'.padStart(10)}`,
-    '-'.repeat(width + 33),
+    `${'client'.padEnd(width)}${'median'.padStart(9)}${'max'.padStart(9)}${'n'.padStart(5)}${'/raw'.padStart(10)}${'echo phase'.padStart(13)}${'/raw'.padStart(10)}`,
+    '-'.repeat(width + 56),
     ...lines,
     `   target ${text}`,
   ];

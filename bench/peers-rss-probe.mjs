@@ -2,7 +2,8 @@
 // One client kind doing the peak-RSS workload of `npm run bench:peers`, alone in this process:
 // connect to basic-server.mjs and big-result-server.mjs over stdio, `calls` echo calls one
 // after another, then `bigCalls` calls of the 1 MiB tool, close; print
-// {"maxRssMb": …, "calls": …, "bigCalls": …} on stdout. Run with node (plain JS, so the
+// {"maxRssMb": …, "echoMaxRssMb": …, "calls": …, "bigCalls": …} on stdout (`echoMaxRssMb`: the
+// peak when the echo calls were done, before the first 1 MiB call). Run with node (plain JS, so the
 // measured process holds no TypeScript loader):
 //
 //   node bench/peers-rss-probe.mjs '<json spec>'
@@ -14,6 +15,10 @@ import process from 'node:process';
 import { pathToFileURL } from 'node:url';
 
 const spec = JSON.parse(process.argv[2] ?? '{}');
+/** The peak RSS so far, in MB. */
+const peakMb = () => process.resourceUsage().maxRSS / 1024;
+/** The peak once the echo calls are done (the bare `node` kind: its floor). */
+let echoMaxRssMb;
 const ECHO_ARGS = { text: 'hello' };
 const BIG_ARGS = { kib: 1024 };
 
@@ -34,6 +39,7 @@ async function raw() {
   try {
     for (let i = 0; i < spec.calls; i++)
       check(await echo.callTool({ name: 'echo', arguments: ECHO_ARGS }), 'echo');
+    echoMaxRssMb = peakMb();
     for (let i = 0; i < spec.bigCalls; i++)
       check(await big.callTool({ name: 'big', arguments: BIG_ARGS }), 'big');
   } finally {
@@ -48,6 +54,7 @@ async function peer() {
   const big = await client.open({ kind: 'stdio', ...spec.big }, 'big', BIG_ARGS);
   try {
     for (let i = 0; i < spec.calls; i++) await echo.call();
+    echoMaxRssMb = peakMb();
     for (let i = 0; i < spec.bigCalls; i++) await big.call();
   } finally {
     await Promise.allSettled([echo.close(), big.close()]);
@@ -121,6 +128,7 @@ async function muster() {
     const echo = name('echo', 'echo');
     for (let done = 0; done < spec.calls; done += turnsPerRun)
       await run(script(echo, ECHO_ARGS, Math.min(turnsPerRun, spec.calls - done)));
+    echoMaxRssMb = peakMb();
     const big = script(name('big', 'big'), BIG_ARGS, 1);
     for (let i = 0; i < spec.bigCalls; i++) await run(big);
   } finally {
@@ -131,5 +139,12 @@ async function muster() {
 const work = { node: async () => undefined, raw, peer, muster }[spec.kind];
 if (work === undefined) throw new Error(`unknown kind ${spec.kind}`);
 await work();
-const maxRssMb = process.resourceUsage().maxRSS / 1024;
-process.stdout.write(JSON.stringify({ maxRssMb, calls: spec.calls, bigCalls: spec.bigCalls }));
+const maxRssMb = peakMb();
+process.stdout.write(
+  JSON.stringify({
+    maxRssMb,
+    echoMaxRssMb: echoMaxRssMb ?? maxRssMb,
+    calls: spec.calls,
+    bigCalls: spec.bigCalls,
+  }),
+);

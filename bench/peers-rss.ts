@@ -17,6 +17,8 @@ export interface RssSample {
   readonly kind: 'node' | 'raw' | 'muster' | 'peer';
   /** `process.resourceUsage().maxRSS` at the end of the workload, in MB (one per repetition). */
   readonly maxRssMb: readonly number[];
+  /** The peak when the echo calls were done, before the 1 MiB calls, in MB (the same order). */
+  readonly echoMaxRssMb: readonly number[];
 }
 
 /** What {@link measurePeakRss} takes. */
@@ -64,7 +66,12 @@ export async function measurePeakRss(options: PeakRssOptions): Promise<RssSample
     ),
     { label: 'muster agent, tool turns', kind: 'muster', extra: { dist: DIST } },
   ];
-  const out = kinds.map((k) => ({ label: k.label, kind: k.kind, maxRssMb: [] as number[] }));
+  const out = kinds.map((k) => ({
+    label: k.label,
+    kind: k.kind,
+    maxRssMb: [] as number[],
+    echoMaxRssMb: [] as number[],
+  }));
   for (let r = 0; r < options.repetitions; r++) {
     for (const [i, k] of kinds.entries()) {
       const spec = JSON.stringify({ ...base, kind: k.kind, ...k.extra });
@@ -72,8 +79,9 @@ export async function measurePeakRss(options: PeakRssOptions): Promise<RssSample
         maxBuffer: 1024 * 1024,
         encoding: 'utf8',
       });
-      const result = JSON.parse(stdout) as { maxRssMb: number };
+      const result = JSON.parse(stdout) as { maxRssMb: number; echoMaxRssMb: number };
       out[i]!.maxRssMb.push(result.maxRssMb);
+      out[i]!.echoMaxRssMb.push(result.echoMaxRssMb);
     }
   }
   return out;

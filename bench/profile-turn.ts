@@ -9,6 +9,7 @@
  *   npx tsx bench/profile-turn.ts [samples]                    # stdio, basic-server.mjs
  *   PROFILE_HTTP=1 npx tsx bench/profile-turn.ts               # Streamable HTTP, the dual fixture
  *   PROFILE_PEERS=1 PROFILE_HTTP=1 npx tsx bench/profile-turn.ts   # the peers' calls in between
+ *   PROFILE_CALLERS=writeUtf8String npx tsx bench/profile-turn.ts  # also who calls that function
  *
  * With pinning (see cpu-pinning.ts) this process runs on one CPU and the server on another.
  * Default 300 samples of each caller after 60 untimed ones; measures `dist/` (run
@@ -129,6 +130,9 @@ try {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const areas = { turn: new Map<string, number>(), direct: new Map<string, number>() };
   const self = { turn: new Map<string, number>(), direct: new Map<string, number>() };
+  const parentOf = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parentOf.set(c, n.id);
+  const callersOf = { turn: new Map<string, number>(), direct: new Map<string, number>() };
   let at = profile.startTime;
   let r = 0;
   profile.samples.forEach((id, i) => {
@@ -141,6 +145,16 @@ try {
     const add = (m: Map<string, number>, key: string) => m.set(key, (m.get(key) ?? 0) + dt);
     add(areas[range.name], area(node));
     add(self[range.name], label(node));
+    const want = process.env.PROFILE_CALLERS;
+    if (want && node.callFrame.functionName === want) {
+      const chain: string[] = [];
+      let p = parentOf.get(node.id);
+      while (p !== undefined && chain.length < 6) {
+        chain.push(label(byId.get(p)!));
+        p = parentOf.get(p);
+      }
+      add(callersOf[range.name], chain.join(' <- '));
+    }
   });
   const table = (
     title: string,
@@ -170,6 +184,7 @@ try {
     );
   table('by area', areas.turn, areas.direct, 20);
   table('by function (self time)', self.turn, self.direct, 30);
+  if (process.env.PROFILE_CALLERS) table('callers', callersOf.turn, callersOf.direct, 25);
 } finally {
   await Promise.allSettled(closers.map((close) => close()));
   await server?.close();

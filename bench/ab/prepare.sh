@@ -19,7 +19,10 @@ if [ -d "$work/base-tree" ]; then git -C "$head" worktree remove --force "$work/
 rm -rf "$work"
 mkdir -p "$work"
 git -C "$head" worktree add --force --detach "$work/base-tree" "$base_rev" >/dev/null
-(cd "$work/base-tree" && npm ci --no-audit --no-fund --loglevel=error && npx tsc -p tsconfig.build.json)
+# built as the head is (npm run build bundles each entry point of dist/ since that step exists):
+# an unbundled base beside a bundled head would time module layouts, not the change
+(cd "$work/base-tree" && npm ci --no-audit --no-fund --loglevel=error && npx tsc -p tsconfig.build.json &&
+  if [ -f scripts/bundle-entries.mjs ]; then node scripts/bundle-entries.mjs; fi)
 (cd "$head" && npm run build)
 
 for side in base head; do
