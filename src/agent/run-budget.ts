@@ -174,14 +174,30 @@ export class RunBudget {
    * a budget is spent (or has no call left), refuses it with the text of its error result.
    */
   startCall(): string | undefined {
+    return this.#startCall(false);
+  }
+
+  /**
+   * {@link startCall} for a call whose start rides the commit of the turn that asked for it:
+   * counted before that commit (which then stores the count), this run's own events waiting
+   * for the `flush()` after the turn's event, as the turn's own do.
+   */
+  reserveCall(): string | undefined {
+    return this.#startCall(true);
+  }
+
+  #startCall(holdOwnEvents: boolean): string | undefined {
     if (this.#closed) return undefined;
     const chain: RunBudget[] = [this];
     for (let b = this.#parent; b; b = b.#parent) chain.push(b);
+    const flush = (b: RunBudget) => {
+      if (b !== this || !holdOwnEvents) b.flush();
+    };
     for (const b of chain) {
       const max = b.limits.maxToolCalls;
       if (max !== undefined && b.#exhausted === undefined && b.#calls >= max) {
         b.#exhaust('maxToolCalls', max, b.#calls);
-        b.flush();
+        flush(b);
       }
     }
     const stop = this.exhaustion;
@@ -189,7 +205,7 @@ export class RunBudget {
     for (const b of chain) {
       b.#calls++;
       b.#check('maxToolCalls');
-      b.flush();
+      flush(b);
       // a delegated run's call reaches no step commit of the runs that delegated
       if (b !== this) b.#save();
     }

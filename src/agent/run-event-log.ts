@@ -4,8 +4,9 @@ import type { AgentEvent } from './events.js';
 
 /**
  * How long a logged event waits for a step commit to carry it before the log commits it on its
- * own: a call that answers sooner has its `tool.decision` and `tool.called` ride its result's
- * commit (one store write less per turn), and no event waits longer than this to be published.
+ * own: a call that answers sooner usually has its `tool.decision` and `tool.called` ride its
+ * result's commit (one store write less per turn). Longer only while the run's own write is in
+ * flight, or after a failed write (the flush then backs off from 100 ms to 5 s).
  */
 export const OWN_FLUSH_DELAY_MS = 10;
 
@@ -194,6 +195,11 @@ export class RunEventLog {
   committed(result: void | SessionUpdateResult, carried: boolean): void {
     this.steeringMaybe = result?.steeringPending ?? true;
     if (!carried) return;
+    if (this.#flushBackoffMs > 0 && this.#flushTimer) {
+      // the store answers again: a flush still backing off would hold later events that long
+      clearTimeout(this.#flushTimer);
+      this.#flushTimer = undefined;
+    }
     this.#flushBackoffMs = 0;
     // a custom store that does not report its numbers: the run counts on from its last
     let seq = (result?.firstEventSeq ?? this.#last + 1) - 1;

@@ -207,9 +207,10 @@ export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Prom
       continue;
     }
 
-    // the turn that spent the budget completed: none of its tools runs
+    // the turn that spent the budget completed: none of its tools runs (a budget its first
+    // calls spent as they were admitted refuses only the calls after them)
     const stop = budget?.exhaustion;
-    if (stop) {
+    if (stop && stop !== starts?.spent) {
       await refuseCalls(ctx, transcript, turn.calls, budgetRefusal(stop));
       continue;
     }
@@ -251,8 +252,9 @@ export async function runLoop(ctx: RunContext, transcript: ModelMessage[]): Prom
       })),
       undefined,
       true,
-      // their starts rode the turn's commit: not written again
-      starts && new Set(starts),
+      // their starts rode the turn's commit: not written again, nor admitted again
+      starts?.committed && new Set(starts.committed),
+      starts?.admissions,
     );
     if (ctx.signal.aborted) throw abortError(ctx);
   }
@@ -269,10 +271,12 @@ async function commitTurn(
   transcript: ModelMessage[],
   iteration: number,
   turn: ModelTurn,
-  starts?: readonly string[],
+  starts?: TurnStarts,
 ): Promise<Usage | undefined> {
   const usage = turn.usage && ctx.price ? ctx.price(turn.usage) : turn.usage;
   ctx.budget?.spendTurn(usage);
+  // only while the turn's calls will be run (the budget may have run out just now)
+  const riding = starts && !ctx.budget?.exhaustion ? admitStarts(ctx, starts) : undefined;
   // the turn's event rides the commit of its message (none for a turn that failed)
   const completed = turn.error ? undefined : modelCompleted(ctx, iteration, turn, usage);
   const staged = completed && ctx.stage?.(completed);
@@ -281,8 +285,7 @@ async function commitTurn(
       await commit(ctx, transcript, [turn.message], {
         iteration,
         ...(usage ? { addUsage: usage } : {}),
-        // only while the turn's calls will be run (the budget may have run out just now)
-        ...(starts && !ctx.budget?.exhaustion ? { appendStartedCalls: starts } : {}),
+        ...(riding && riding.length > 0 ? { appendStartedCalls: riding } : {}),
       });
     } catch (err) {
       staged?.forget();
@@ -300,18 +303,45 @@ async function commitTurn(
 }
 
 /**
- * The starts of the calls a turn runs first, to be committed with the turn's own message rather
- * than in a write of their own (one store round trip less per turn): nothing runs between the
- * two that a start must precede, since a call's policy, hooks and approval come after its start
- * either way. None for a turn that failed, one over `maxToolCallsPerTurn` (refused whole), or
- * once the calls' signal has fired. A call the budget then refuses gets its start and its
- * not-run result, as any call that started and did not run.
+ * The calls a turn runs first, whose starts ride the commit of the turn's own message rather
+ * than a write of their own (one store round trip less per turn), and what the budget said of
+ * each (`commitTurn` admits them just before that commit, so it stores their count).
  */
-function startsRidingTurn(ctx: RunContext, turn: ModelTurn): readonly string[] | undefined {
+interface TurnStarts {
+  readonly calls: readonly string[];
+  /** Each call's admission: undefined when admitted, else the text of its refusal. */
+  admissions?: ReadonlyMap<string, string | undefined>;
+  /** The starts the turn's commit carried: the admitted calls. */
+  committed?: readonly string[];
+  /** The budget's exhaustion once they were admitted (one they caused: `maxToolCalls`). */
+  spent?: BudgetExhaustion;
+}
+
+/**
+ * The first batch of a turn's calls, whose starts may ride the turn's commit: nothing runs
+ * between the two writes this replaces that a start must precede (a call's policy, hooks and
+ * approval come after its start either way). None for a turn that failed, one over
+ * `maxToolCallsPerTurn` (refused whole), or once the calls' signal has fired.
+ */
+function startsRidingTurn(ctx: RunContext, turn: ModelTurn): TurnStarts | undefined {
   if (turn.error || !turn.message || turn.calls.length === 0) return undefined;
   if (turn.calls.length > ctx.limits.maxToolCallsPerTurn) return undefined;
   if ((ctx.callSignal ?? ctx.signal).aborted) return undefined;
-  return firstBatch(turn.calls, ctx.catalog).map((c) => c.callId);
+  return { calls: firstBatch(turn.calls, ctx.catalog).map((c) => c.callId) };
+}
+
+/**
+ * Admits the calls of `starts` with the budget, in response order, as each call's own start
+ * would (a refused call gets no start: it never runs); returns the starts to commit.
+ */
+function admitStarts(ctx: RunContext, starts: TurnStarts): readonly string[] {
+  const budget = ctx.budget;
+  if (!budget) return (starts.committed = starts.calls);
+  const admissions = new Map<string, string | undefined>();
+  for (const id of starts.calls) admissions.set(id, budget.reserveCall());
+  starts.admissions = admissions;
+  starts.spent = budget.exhaustion;
+  return (starts.committed = starts.calls.filter((id) => admissions.get(id) === undefined));
 }
 
 /**
@@ -414,6 +444,7 @@ async function runCalls(
   replaying?: ReadonlySet<string>,
   counted = true,
   recorded?: ReadonlySet<string>,
+  admissions?: ReadonlyMap<string, string | undefined>,
 ): Promise<void> {
   const waits = ctx.waits;
   const budget = ctx.budget;
@@ -458,7 +489,9 @@ async function runCalls(
               }),
         )
       : commits,
-    budget && counted ? () => budget.startCall() : undefined,
+    budget && counted
+      ? (call) => (admissions?.has(call.callId) ? admissions.get(call.callId) : budget.startCall())
+      : undefined,
   );
   waits?.settle();
   // the calls that became tasks and ended have their results committed: their handles go

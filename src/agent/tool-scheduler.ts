@@ -27,14 +27,14 @@ export async function runTurnCalls(
   env: ToolCallEnvironment,
   observer: RunObserver,
   commits?: CallCommits,
-  admit?: () => string | undefined,
+  admit?: (call: ToolCallRequest) => string | undefined,
 ): Promise<ToolCallOutcome[]> {
   const outcomes: ToolCallOutcome[] = [];
   let failure: { error: unknown } | undefined;
   const step = async (call: ToolCallRequest, index: number): Promise<ToolCallOutcome> => {
     let outcome: ToolCallOutcome;
     // admitted before anything awaits: the calls of a batch are admitted in response order
-    const refused = admit?.();
+    const refused = admit?.(call);
     try {
       if (refused !== undefined) outcome = notRun(call, env, refused);
       else {

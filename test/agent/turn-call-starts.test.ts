@@ -144,7 +144,57 @@ describe('call starts', () => {
       { maxTotalTokens: 100, onBudgetExhausted: 'finish' },
     );
     expect(started).toEqual([]);
-    expect(results).toHaveLength(1);
-    expect(results[0]).not.toContain('saw 1');
+    expect(results).toEqual([expect.stringMatching(/^a: Error \[BUDGET_EXHAUSTED\]/)]);
+  });
+
+  it('a call the budget refuses at its start gets no start; one it admits is counted in the same write', async () => {
+    const { store, started, results } = await run(
+      [
+        {
+          toolCalls: [
+            { id: 'a', name: 'look', arguments: { n: 1 } },
+            { id: 'b', name: 'look', arguments: { n: 2 } },
+          ],
+        },
+        { text: 'done' },
+      ],
+      { maxToolCalls: 1, onBudgetExhausted: 'finish' },
+    );
+    expect(started).toEqual(['a']);
+    expect(results).toEqual(['a: saw 1', expect.stringMatching(/^b: Error \[BUDGET_EXHAUSTED\]/)]);
+    const asked = store.writes.find((w) => w.appendStartedCalls !== undefined);
+    expect(asked?.appendStartedCalls).toEqual(['a']);
+    expect(asked?.budget?.spent.toolCalls).toBe(1);
+  });
+
+  it('while a call whose start rode the turn runs, the store holds its start and its count', async () => {
+    const store = new RecordingStore();
+    let seen: { started: readonly string[]; toolCalls: number | undefined } | undefined;
+    const peek = tool({
+      name: 'peek',
+      description: 'Reads the session while it runs.',
+      input,
+      execute: async () => {
+        const state = await store.get('s1');
+        seen = { started: state?.startedCalls ?? [], toolCalls: state?.budget?.spent.toolCalls };
+        return 'peeked';
+      },
+    });
+    const agent = createAgent({
+      model: scriptedModel([
+        { toolCalls: [{ id: 'a', name: 'peek', arguments: { n: 1 } }] },
+        { text: 'done' },
+      ]),
+      tools: [peek],
+      sessionStore: store,
+      policy: { allow: ['peek'] },
+      limits: { maxToolCalls: 5 },
+    });
+    try {
+      await agent.send('go', { sessionId: 's1', stream: false });
+    } finally {
+      await agent.close();
+    }
+    expect(seen).toEqual({ started: ['a'], toolCalls: 1 });
   });
 });

@@ -98,6 +98,28 @@ describe('a run event log', () => {
     log.close();
   });
 
+  it('once a commit carries its events again, a later event waits the delay, not the back-off', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const { store, writes, guarded, log } = await counted();
+    const update = store.update.bind(store);
+    let down = true;
+    store.update = (id: string, patch: SessionPatch, options?: SessionWriteOptions) =>
+      down && patch.appendEvents
+        ? Promise.reject(new Error('the database is down'))
+        : update(id, patch, options);
+    log.emit(event(1));
+    await vi.advanceTimersByTimeAsync(OWN_FLUSH_DELAY_MS);
+    // the flush failed: the next waits 100 ms; the store is back, and a step commit carries it
+    down = false;
+    await guarded.update('s', { iteration: 1 });
+    log.emit(event(2));
+    await vi.advanceTimersByTimeAsync(OWN_FLUSH_DELAY_MS);
+    expect((await store.readEvents('s', { afterSeq: 0 })).map((r) => r.seq)).toEqual([1, 2]);
+    expect(writes.at(-1)?.iteration).toBeUndefined(); // event 2's own flush, not a step commit
+    log.close();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
   it('backs off when its own commits keep failing, instead of one per turn of the event loop', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const store = new MemorySessionStore();
