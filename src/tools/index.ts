@@ -32,7 +32,12 @@ export {
   assignMcpToolNames,
 } from './naming.js';
 export type { NamingMode } from './naming.js';
-export { compileJsonSchema, validateJsonSchema, formatIssues } from './json-schema-validator.js';
+export {
+  compileJsonSchema,
+  validateJsonSchema,
+  validateJsonSchemaNow,
+  formatIssues,
+} from './json-schema-validator.js';
 export { checkDirectToolCall, directCallDecision, mcpModelNameOf } from './direct-call.js';
 export { errorResult, normalizeToolReturn, isCallToolResult, resultBytes } from './tool-result.js';
 export type { NormalizedToolResult, ToolBlob } from './tool-result.js';

@@ -1,10 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createAgent, scriptedModel } from '../../src/index.js';
 import type { McpOptions, McpServerConfig, ToolProgress } from '../../src/index.js';
 import { McpClientManager } from '../../src/mcp/mcp-entry.js';
+import { OperationRunner } from '../../src/mcp/connection/operation-runner.js';
 import { readCountingLog, stdioConfig } from '../support/mcp-fixtures.js';
 
 // Direct calls (`McpClientManager.callTool`, `agent.mcp.callTool`) against real stdio
@@ -148,5 +149,37 @@ describe('item-02: direct calls check their arguments before sending', () => {
     });
     expect(await requests('tools/list')).toBe(1);
     expect(await requests('tools/call')).toBe(2);
+  });
+
+  it('item-02: a listing the connection holds answers the check without an operation; after tools/list_changed the call lists first', async () => {
+    const { config, requests } = await countingLog();
+    const m = managerFor({ ...config, args: [...config.args, '--extras'] });
+    await m.connectAll();
+    expect(await requests('tools/list')).toBe(1);
+    // every operation on a connection goes through the runner's withConnection: the call is
+    // one; a check that had to find the connection and its listing would be another
+    const operations = vi.spyOn(OperationRunner.prototype, 'withConnection');
+    cleanup.push(async () => operations.mockRestore());
+    const wrong = await rejection(m.callTool('s', 'add', { a: 'two', b: 3 }));
+    expect(wrong).toMatchObject({
+      code: 'TOOL_ARGUMENTS_INVALID',
+      details: { server: 's', issues: [{ path: ['a'], message: 'must be number' }] },
+    });
+    expect(operations).toHaveBeenCalledTimes(0);
+    expect(await m.callTool('s', 'add', { a: 2, b: 3 })).toMatchObject({
+      content: [{ text: '5' }],
+    });
+    expect(operations).toHaveBeenCalledTimes(1);
+    expect(await requests('tools/list')).toBe(1);
+    // `grow` adds a tool: the server says the list changed, so the held listing is dropped
+    expect(await m.callTool('s', 'grow', {})).toMatchObject({ content: [{ text: 'grown-1' }] });
+    operations.mockClear();
+    expect(await m.callTool('s', 'grown-1', {})).toMatchObject({
+      content: [{ text: 'grown-1' }],
+    });
+    // the check listed the tools through an operation of its own, then the call went out
+    expect(operations).toHaveBeenCalledTimes(2);
+    expect(await requests('tools/list')).toBe(2);
+    expect(await requests('tools/call')).toBe(3);
   });
 });

@@ -275,6 +275,15 @@ export class McpConnection {
   }
 
   /**
+   * A tool of the listing this connection holds, without a request: `null` when that listing
+   * does not have it, `undefined` when no listing is held (see {@link listedTool}).
+   */
+  heldTool(name: string): McpTool | null | undefined {
+    if (!this.#listed) return undefined;
+    return this.#tools.get(name) ?? null;
+  }
+
+  /**
    * Calls a tool by its name on the server. Progress resets the per-request timeout;
    * `maxTotalTimeoutMs` is a hard deadline, progress or not (the request is cancelled when it
    * passes). A call on a closed connection fails without being sent (`details.reason:

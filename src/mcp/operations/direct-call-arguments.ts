@@ -1,6 +1,6 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/client';
 import { ToolError } from '../../errors/index.js';
-import { formatIssues, validateJsonSchema } from '../../tools/index.js';
+import { formatIssues, validateJsonSchema, validateJsonSchemaNow } from '../../tools/index.js';
 import type { JsonSchema, ValidationOutcome } from '../../tools/index.js';
 import type { SecretRegistry } from '../../util/index.js';
 
@@ -11,31 +11,59 @@ import type { SecretRegistry } from '../../util/index.js';
  * is not checked: the server answers for it.
  *
  * @throws ToolError `TOOL_ARGUMENTS_INVALID` (`details.issues`: path and message of each
- * problem) when the arguments do not match; `TOOL_EXECUTION_FAILED` when the schema cannot be
+ * problem) when the arguments do not match (at once, without a promise, when an earlier call
+ * compiled the schema); `TOOL_EXECUTION_FAILED` when the schema cannot be
  * used (an invalid pattern, or one RE2 cannot run). Neither is retried: a later try cannot
  * fix it.
  */
-export async function checkDirectArguments(
+export function checkDirectArguments(
   server: string,
   name: string,
   listed: McpTool | undefined,
   args: Readonly<Record<string, unknown>>,
   secrets: SecretRegistry,
-): Promise<void> {
+): void | Promise<void> {
   if (!listed) return;
-  let checked: ValidationOutcome;
+  const schema = listed.inputSchema as JsonSchema;
+  let now: ValidationOutcome | undefined;
   try {
-    checked = await validateJsonSchema(listed.inputSchema as JsonSchema, args, 're2');
+    // a schema compiled by an earlier call answers at once: no promise on a call's path
+    now = validateJsonSchemaNow(schema, args, 're2');
   } catch (err) {
-    const why = err instanceof Error ? err.message : String(err);
-    throw new ToolError(
-      'TOOL_EXECUTION_FAILED',
-      secrets.redact(
-        `The input schema of '${name}' on '${server}' could not be used: ${why}. The call was not sent; the server's schema must change.`,
-      ),
-      { toolName: name, details: { server }, cause: err },
-    );
+    throw unusableSchema(server, name, err, secrets);
   }
+  if (now) return judged(server, name, now, secrets);
+  return validateJsonSchema(schema, args, 're2').then(
+    (checked) => judged(server, name, checked, secrets),
+    (err: unknown) => {
+      throw unusableSchema(server, name, err, secrets);
+    },
+  );
+}
+
+/** `TOOL_EXECUTION_FAILED`: the listed schema cannot be compiled or run. */
+function unusableSchema(
+  server: string,
+  name: string,
+  err: unknown,
+  secrets: SecretRegistry,
+): ToolError {
+  const why = err instanceof Error ? err.message : String(err);
+  return new ToolError(
+    'TOOL_EXECUTION_FAILED',
+    secrets.redact(
+      `The input schema of '${name}' on '${server}' could not be used: ${why}. The call was not sent; the server's schema must change.`,
+    ),
+    { toolName: name, details: { server }, cause: err },
+  );
+}
+
+function judged(
+  server: string,
+  name: string,
+  checked: ValidationOutcome,
+  secrets: SecretRegistry,
+): void {
   if (checked.success) return;
   throw new ToolError(
     'TOOL_ARGUMENTS_INVALID',

@@ -1,4 +1,4 @@
-import type { CallToolResult, RequestOptions } from '@modelcontextprotocol/client';
+import type { CallToolResult, RequestOptions, Tool as McpTool } from '@modelcontextprotocol/client';
 import { McpError, MusterError, abortedError, redactedCause } from '../../errors/index.js';
 import type { McpErrorCode, MusterErrorCode } from '../../errors/index.js';
 import { SecretRegistry, raceAbort } from '../../util/index.js';
@@ -84,7 +84,8 @@ export class OperationContext {
   ): Promise<CallToolResult> {
     const onProgress = options?.onProgress ? observed(options.onProgress) : undefined;
     return this.#attempts(server, `Calling '${tool}'`, 'call', options, async (signal) => {
-      await this.#checkArguments(server, tool, args, signal, options);
+      const checking = this.#checkArguments(server, tool, args, signal, options);
+      if (checking) await checking;
       return this.runner.callTool(
         server,
         tool,
@@ -107,7 +108,8 @@ export class OperationContext {
   ): Promise<McpTaskHandle> {
     const onProgress = options?.onProgress ? observed(options.onProgress) : undefined;
     return this.#attempts(server, `Calling '${tool}'`, 'call', options, async (signal) => {
-      await this.#checkArguments(server, tool, args, signal, options);
+      const checking = this.#checkArguments(server, tool, args, signal, options);
+      if (checking) await checking;
       const started = await this.runner.startCall(
         server,
         tool,
@@ -127,15 +129,28 @@ export class OperationContext {
     });
   }
 
-  /** Checks a direct call's arguments against the server's listing (see {@link checkDirectArguments}). */
-  async #checkArguments(
+  /**
+   * Checks a direct call's arguments against the server's listing (see
+   * {@link checkDirectArguments}). When the live connection holds a listing and no session
+   * renewal is under way, that listing answers at once, without an operation, and without a
+   * promise once an earlier call compiled the tool's schema. Otherwise the runner finds the
+   * connection (waiting for a renewal or a reconnect) and lists the tools when none are held.
+   */
+  #checkArguments(
     server: string,
     tool: string,
     args: Readonly<Record<string, unknown>>,
     signal: AbortSignal,
     options: McpOperationOptions | undefined,
-  ): Promise<void> {
-    const { listed, takesTasks } = await this.runner
+  ): void | Promise<void> {
+    const entry = this.registry.get(server);
+    const connection = entry?.connection;
+    if (connection && !connection.closed && !entry!.renewing) {
+      const held = connection.heldTool(tool);
+      if (held !== undefined)
+        return this.#judge(server, tool, args, held ?? undefined, connection.tasksOffered);
+    }
+    return this.runner
       .withConnection(
         server,
         async (c, b) => ({
@@ -146,7 +161,17 @@ export class OperationContext {
       )
       .catch((err: unknown) => {
         throw this.#failure(server, 'Listing tools', err, signal);
-      });
+      })
+      .then(({ listed, takesTasks }) => this.#judge(server, tool, args, listed, takesTasks));
+  }
+
+  #judge(
+    server: string,
+    tool: string,
+    args: Readonly<Record<string, unknown>>,
+    listed: McpTool | undefined,
+    takesTasks: boolean,
+  ): void | Promise<void> {
     if (listed && !takesTasks && requiresTasks(listed))
       throw new McpError(
         'MCP_EXTENSION_UNSUPPORTED',
@@ -154,7 +179,7 @@ export class OperationContext {
         { server, details: { server, extension: 'tasks', reason: 'not-sent' } },
       );
     const secrets = this.registry.get(server)?.secrets ?? NO_SECRETS;
-    await checkDirectArguments(server, tool, listed, args, secrets);
+    return checkDirectArguments(server, tool, listed, args, secrets);
   }
 
   #attempts<T>(

@@ -193,6 +193,95 @@ function countedStream(
   );
 }
 
+/** What a response bounded in place reads its body through (see {@link boundInPlace}). */
+interface InPlace {
+  source: ReadableStream<Uint8Array>;
+  whole?: Promise<Uint8Array>;
+  counted?: ReadableStream<Uint8Array>;
+  readonly limit: BodyLimit;
+  readonly settle: (error?: McpError) => void;
+}
+
+/** Where a response bounded in place keeps its {@link InPlace}. */
+const IN_PLACE = Symbol('muster.boundedBody');
+
+/** The {@link InPlace} of a response bounded in place (the methods below are its own). */
+function inPlace(response: Response): InPlace {
+  return (response as unknown as { [IN_PLACE]: InPlace })[IN_PLACE];
+}
+
+function wholeBody(state: InPlace): Promise<Uint8Array> {
+  return (state.whole ??= readBounded(state.source, state.limit, state.settle));
+}
+
+async function boundedText(this: Response): Promise<string> {
+  return UTF8.decode(await wholeBody(inPlace(this)));
+}
+
+async function boundedCopy(this: Response): Promise<Uint8Array<ArrayBuffer>> {
+  return new Uint8Array(await wholeBody(inPlace(this)));
+}
+
+/**
+ * The reading methods of a response bounded in place, shared by every such response (they
+ * find the body through `this`): nothing is made per response but its {@link InPlace}.
+ */
+const IN_PLACE_METHODS: PropertyDescriptorMap = {
+  body: {
+    get(this: Response) {
+      const state = inPlace(this);
+      return state.whole
+        ? state.source
+        : (state.counted ??= countedStream(
+            state.source,
+            totalCounter(),
+            state.limit,
+            false,
+            state.settle,
+          ));
+    },
+  },
+  text: { value: boundedText },
+  json: {
+    async value(this: Response) {
+      return JSON.parse(await boundedText.call(this)) as unknown;
+    },
+  },
+  arrayBuffer: {
+    async value(this: Response) {
+      return (await boundedCopy.call(this)).buffer;
+    },
+  },
+  bytes: { value: boundedCopy },
+  blob: {
+    async value(this: Response) {
+      return new Blob([await boundedCopy.call(this)], {
+        type: this.headers.get('content-type') ?? '',
+      });
+    },
+  },
+  formData: {
+    async value(this: Response) {
+      return new Response(await boundedCopy.call(this), { headers: this.headers }).formData();
+    },
+  },
+  clone: {
+    value(this: Response) {
+      const state = inPlace(this);
+      const [kept, other] = state.source.tee();
+      state.source = kept;
+      const twin = new Response(other, {
+        status: this.status,
+        statusText: this.statusText,
+        headers: this.headers,
+      });
+      Object.defineProperty(twin, 'url', { value: this.url });
+      // the twin's end is not the request's: only the original settles `done`
+      return boundInPlace(twin, other, state.limit, () => undefined);
+    },
+  },
+};
+
 /**
  * Bounds a whole (not event-stream) body on the response itself, without a second stream and
  * a second `Response`: building those costs Node more per request than reading the answer
@@ -200,7 +289,7 @@ function countedStream(
  * `bytes()`, `blob()` and `formData()` read the original body with a count and fail with the
  * limit's error as soon as it is passed; `body`, when someone asks for the stream itself, is
  * a counted stream as for event streams (the original once the body was read); `clone()`
- * tees the body and bounds both halves.
+ * tees the body and bounds both halves. The methods are shared ({@link IN_PLACE_METHODS}).
  */
 function boundInPlace(
   response: Response,
@@ -208,44 +297,9 @@ function boundInPlace(
   limit: BodyLimit,
   settle: (error?: McpError) => void,
 ): Response {
-  let source = body;
-  let whole: Promise<Uint8Array> | undefined;
-  let counted: ReadableStream<Uint8Array> | undefined;
-  const bytes = () => (whole ??= readBounded(source, limit, settle));
-  const text = async () => UTF8.decode(await bytes());
-  const copy = async () => new Uint8Array(await bytes());
-  Object.defineProperties(response, {
-    body: {
-      get: () =>
-        whole ? source : (counted ??= countedStream(source, totalCounter(), limit, false, settle)),
-    },
-    text: { value: text },
-    json: { value: async () => JSON.parse(await text()) as unknown },
-    arrayBuffer: { value: async () => (await copy()).buffer },
-    bytes: { value: copy },
-    blob: {
-      value: async () =>
-        new Blob([await copy()], { type: response.headers.get('content-type') ?? '' }),
-    },
-    formData: {
-      value: async () => new Response(await copy(), { headers: response.headers }).formData(),
-    },
-    clone: {
-      value: () => {
-        const [kept, other] = source.tee();
-        source = kept;
-        const twin = new Response(other, {
-          status: response.status,
-          statusText: response.statusText,
-          headers: response.headers,
-        });
-        Object.defineProperty(twin, 'url', { value: response.url });
-        // the twin's end is not the request's: only the original settles `done`
-        return boundInPlace(twin, other, limit, () => undefined);
-      },
-    },
-  });
-  return response;
+  const state: InPlace = { source: body, limit, settle };
+  Object.defineProperty(response, IN_PLACE, { value: state });
+  return Object.defineProperties(response, IN_PLACE_METHODS);
 }
 
 /** The whole of `source`, counted as it comes; the limit's error once the count passes it. */
