@@ -1,4 +1,10 @@
-import type { ModelCallOptions, ModelClient, ModelPart, ModelRequest } from '../src/index.js';
+import type {
+  Agent,
+  ModelCallOptions,
+  ModelClient,
+  ModelPart,
+  ModelRequest,
+} from '../src/index.js';
 
 /** One tool call the scripted model asks for: the model-facing name and raw JSON arguments. */
 export interface ScriptedCall {
@@ -66,4 +72,24 @@ export class ScriptedRunModel implements ModelClient {
     this.#next++;
     return play(turn);
   }
+}
+
+/**
+ * Runs `script` once on `agent` (whose model is `model`), fails with `what` when a tool call
+ * failed, and deletes the run's session, so that a long benchmark keeps no sessions.
+ */
+export async function playRun(
+  agent: Agent,
+  model: ScriptedRunModel,
+  script: RunScript,
+  what: string,
+): Promise<void> {
+  model.use(script);
+  let sessionId = '';
+  for await (const ev of agent.run({ input: 'bench', stream: false })) {
+    if (ev.type === 'session.started') sessionId = ev.sessionId;
+    if (ev.type === 'tool.completed' && ev.isError)
+      throw new Error(`${what}: the call failed: ${ev.content}`);
+  }
+  await agent.sessions.delete(sessionId);
 }

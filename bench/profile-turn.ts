@@ -16,7 +16,7 @@
  * `npm run build` first). The profiler inflates every figure (about 1.5x): compare columns.
  */
 import { Session } from 'node:inspector/promises';
-import { runScript, ScriptedRunModel } from './mcp-model.js';
+import { playRun, runScript, ScriptedRunModel } from './mcp-model.js';
 import { muster } from './muster.js';
 import { loadPeers } from './peers.js';
 import { startHttpServer } from './peers-rows.js';
@@ -66,19 +66,7 @@ try {
   if (echo === undefined) throw new Error('profile-turn: the echo tool is not listed');
   const turns = runScript({ name: echo, argumentsText: '{"text":"hello"}' }, CALLS, 1);
   const callers = new Map<string, () => Promise<void>>([
-    [
-      'turn',
-      async () => {
-        model.use(turns);
-        let sessionId = '';
-        for await (const ev of agent.run({ input: 'bench', stream: false })) {
-          if (ev.type === 'session.started') sessionId = ev.sessionId;
-          if (ev.type === 'tool.completed' && ev.isError)
-            throw new Error(`profile-turn: the call failed: ${ev.content}`);
-        }
-        await agent.sessions.delete(sessionId);
-      },
-    ],
+    ['turn', () => playRun(agent, model, turns, 'profile-turn')],
     [
       'direct',
       async () => {
