@@ -190,14 +190,12 @@ export class RunBudget {
     if (this.#closed) return undefined;
     const chain: RunBudget[] = [this];
     for (let b = this.#parent; b; b = b.#parent) chain.push(b);
-    const flush = (b: RunBudget) => {
-      if (b !== this || !holdOwnEvents) b.flush();
-    };
+    // a reserved call's own events wait for the flush after its turn's event
     for (const b of chain) {
       const max = b.limits.maxToolCalls;
       if (max !== undefined && b.#exhausted === undefined && b.#calls >= max) {
         b.#exhaust('maxToolCalls', max, b.#calls);
-        flush(b);
+        if (b !== this || !holdOwnEvents) b.flush();
       }
     }
     const stop = this.exhaustion;
@@ -205,7 +203,7 @@ export class RunBudget {
     for (const b of chain) {
       b.#calls++;
       b.#check('maxToolCalls');
-      flush(b);
+      if (b !== this || !holdOwnEvents) b.flush();
       // a delegated run's call reaches no step commit of the runs that delegated
       if (b !== this) b.#save();
     }

@@ -107,6 +107,40 @@ describe('item-09: a server schema runs its patterns under RE2', () => {
     expect(completed.get('echo')).toMatchObject({ content: 'host saw aaa', isError: false });
   });
 
+  it('item-09: a direct call of a tool whose pattern RE2 cannot run fails closed, every time', async () => {
+    const ran: string[] = [];
+    const server = createSdkMcpServer({
+      name: 'srv',
+      tools: [
+        sdkTool('check', 'Checks text.', { text: z.string().regex(/^(?=a)a+$/) }, ({ text }) => {
+          ran.push(text);
+          return { content: [{ type: 'text', text: `server saw ${text}` }] };
+        }),
+      ],
+    });
+    const agent = createAgent({
+      model: scriptedModel([{ text: 'unused' }]),
+      mcp: { strictConfig: true },
+      mcpServers: { srv: { type: 'sdk', server } },
+      policy: { allow: ['mcp_connect:*'] },
+    });
+    try {
+      // the first call compiles the schema (and fails); the second finds no compiled check
+      for (let i = 0; i < 2; i++) {
+        const err = await agent.mcp.callTool('srv', 'check', { text: 'aaa' }).then(
+          () => undefined,
+          (e: unknown) => e as { code?: string; message?: string },
+        );
+        expect(err).toMatchObject({ code: 'TOOL_EXECUTION_FAILED' });
+        expect(err?.message).toContain("The input schema of 'check' on 'srv' could not be used");
+        expect(err?.message).toContain('"^(?=a)a+$" cannot run under RE2');
+      }
+      expect(ran).toEqual([]);
+    } finally {
+      await agent.close();
+    }
+  });
+
   it('item-09: a repeat count over 1,000 fails closed; 1,000 itself validates', async () => {
     const over = await callWithPattern(/^[a-z]{1,2048}$/, 'abc');
     expect(over.server).toMatchObject({ errorCode: 'TOOL_EXECUTION_FAILED', executed: false });

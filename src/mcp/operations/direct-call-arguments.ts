@@ -2,6 +2,7 @@ import type { Tool as McpTool } from '@modelcontextprotocol/client';
 import { ToolError } from '../../errors/index.js';
 import { formatIssues, validateJsonSchema, validateJsonSchemaNow } from '../../tools/index.js';
 import type { JsonSchema, ValidationOutcome } from '../../tools/index.js';
+import { isPromiseLike } from '../../util/index.js';
 import type { SecretRegistry } from '../../util/index.js';
 
 /**
@@ -25,15 +26,15 @@ export function checkDirectArguments(
 ): void | Promise<void> {
   if (!listed) return;
   const schema = listed.inputSchema as JsonSchema;
-  let now: ValidationOutcome | undefined;
+  let outcome: ValidationOutcome | Promise<ValidationOutcome>;
   try {
     // a schema compiled by an earlier call answers at once: no promise on a call's path
-    now = validateJsonSchemaNow(schema, args, 're2');
+    outcome = validateJsonSchemaNow(schema, args, 're2') ?? validateJsonSchema(schema, args, 're2');
   } catch (err) {
     throw unusableSchema(server, name, err, secrets);
   }
-  if (now) return judged(server, name, now, secrets);
-  return validateJsonSchema(schema, args, 're2').then(
+  if (!isPromiseLike(outcome)) return judged(server, name, outcome, secrets);
+  return outcome.then(
     (checked) => judged(server, name, checked, secrets),
     (err: unknown) => {
       throw unusableSchema(server, name, err, secrets);
