@@ -7,6 +7,13 @@ export interface BodyLimit {
   readonly server: string;
   /** Bytes accepted per response, or per SSE event on a `text/event-stream` response. */
   readonly maxResponseBytes: number;
+  /**
+   * The response came from Node's own `fetch` over the network, whose HTTP parser (llhttp, or
+   * nghttp2 for HTTP/2) fails a body that runs past its declared `content-length`: such a
+   * body, declared within the limit and not compressed, needs no counting. Leave it unset for
+   * any other `fetch`: a `Response` built in code may declare any length.
+   */
+  readonly lengthEnforced?: boolean;
 }
 
 /** A response whose body is counted, and the end of that body. */
@@ -14,9 +21,11 @@ export interface LimitedResponse {
   readonly response: Response;
   /**
    * Settles when the body is finished with: resolves when it ends, is cancelled or fails
-   * for another reason; rejects with the {@link McpError} when it grew too large.
+   * for another reason; rejects with the {@link McpError} when it grew too large. Absent
+   * when there is nothing to wait for: no body, or a body the HTTP layer holds to a declared
+   * length within the limit (`lengthEnforced`), returned as it came.
    */
-  readonly done: Promise<void>;
+  readonly done?: Promise<void>;
 }
 
 /** Statuses whose responses never have a body (`new Response` refuses one). */
@@ -49,6 +58,16 @@ export function responseTooLarge(
       },
     },
   );
+}
+
+/**
+ * Whether `fetch` hands the body over as the server sent it: no `content-encoding`, or
+ * `identity`. A compressed body is decompressed by `fetch`, so its declared length bounds
+ * only the compressed bytes.
+ */
+function sentAsIs(response: Response): boolean {
+  const encoding = response.headers.get('content-encoding');
+  return encoding === null || encoding.trim().toLowerCase() === 'identity';
 }
 
 /** The media type of a `content-type` value, lower-cased, without parameters. */
@@ -110,7 +129,9 @@ function sseEventCounter(): Counter {
  * read, and reading fails, and cancels the network body, as soon as the count passes the
  * limit: per event for `text/event-stream`, through a counting stream (a long-lived stream is
  * not killed by its total size), over the whole body for anything else, on the response
- * itself ({@link boundInPlace}).
+ * itself ({@link boundInPlace}). A response of Node's own `fetch` (`limit.lengthEnforced`)
+ * whose declared length is within the limit, and whose body is not compressed, is returned
+ * as it came: its HTTP parser fails the body if it runs past that length.
  *
  * @throws McpError `MCP_OPERATION_FAILED` when `content-length` exceeds the limit.
  */
@@ -124,11 +145,12 @@ export function limitResponseBody(response: Response, limit: BodyLimit): Limited
       response.body?.cancel(error).catch(() => {});
       throw error;
     }
+    // the parser counts for us (a basic response is one that came over the network)
+    if (limit.lengthEnforced === true && response.type === 'basic' && sentAsIs(response))
+      return { response };
   }
   const source = response.body;
-  if (source === null || NULL_BODY_STATUSES.has(response.status)) {
-    return { response, done: Promise.resolve() };
-  }
+  if (source === null || NULL_BODY_STATUSES.has(response.status)) return { response };
   let settle: (error?: McpError) => void = () => {};
   const done = new Promise<void>((resolve, reject) => {
     settle = (error) => (error === undefined ? resolve() : reject(error));

@@ -52,7 +52,9 @@ function methodOf(init: RequestInit | undefined): string {
  * - gets the configured headers and bearer token when it goes to `origin`, without
  *   replacing a header the client set itself (session, protocol version, provider token);
  * - has its response bounded before parsing by `maxResponseBytes` (see `limitResponseBody`):
- *   an oversized body fails with `McpError('MCP_OPERATION_FAILED')`.
+ *   an oversized body fails with `McpError('MCP_OPERATION_FAILED')`. With Node's own `fetch`
+ *   (no `fetch` option), a body whose declared length is within the limit and which is not
+ *   compressed comes back as `fetch` gave it: Node's HTTP parser holds it to that length.
  *
  * Errors never contain header values or tokens.
  *
@@ -83,7 +85,7 @@ export function createGuardedFetch(options: GuardedFetchOptions): FetchLike {
   }
   const origin = options.origin === undefined ? undefined : new URL(options.origin).origin;
   const base = options.fetch ?? ((url, init) => fetch(url, init));
-  const limit = { server, maxResponseBytes };
+  const limit = { server, maxResponseBytes, lengthEnforced: options.fetch === undefined };
 
   return async (url, init) => {
     const headers = new Headers(init?.headers);
@@ -117,10 +119,13 @@ export function createGuardedFetch(options: GuardedFetchOptions): FetchLike {
       if (error instanceof McpError) options.onRefusal?.(error, method);
       throw error;
     }
-    if (mark !== null) options.watch?.track(mark, method, limited.done);
-    if (options.onRefusal !== undefined) {
-      const report = options.onRefusal;
-      limited.done.catch((error: McpError) => report(error, method));
+    const { done } = limited;
+    if (done !== undefined) {
+      if (mark !== null) options.watch?.track(mark, method, done);
+      if (options.onRefusal !== undefined) {
+        const report = options.onRefusal;
+        done.catch((error: McpError) => report(error, method));
+      }
     }
     return limited.response;
   };

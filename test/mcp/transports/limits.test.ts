@@ -60,6 +60,14 @@ describe('limitResponseBody', () => {
     expect(await read(split.response)).toMatchObject({ code: 'MCP_OPERATION_FAILED' });
   });
 
+  it('counts a body built in code even when told the length is enforced', async () => {
+    // a Response made in code may declare any length: only a network response is trusted
+    const lying = new Response('12345678901', { headers: { 'content-length': '5' } });
+    const limited = limitResponseBody(lying, { ...limit, lengthEnforced: true });
+    expect(limited.done).toBeDefined();
+    expect(await read(limited.response)).toMatchObject({ code: 'MCP_OPERATION_FAILED' });
+  });
+
   it('does not compare the declared length of an event stream', async () => {
     const text = 'data:1\n\n'.repeat(5);
     const r = new Response(text, {

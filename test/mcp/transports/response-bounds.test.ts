@@ -1,3 +1,6 @@
+import { createServer } from 'node:net';
+import type { AddressInfo, Server } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { McpError } from '../../../src/errors/index.js';
@@ -211,6 +214,72 @@ describe('createGuardedFetch', () => {
     expect(
       thrown(() => createGuardedFetch({ server: 'g', maxResponseBytes: 1, bearerToken: 't' })),
     ).toMatchObject({ code: 'INVALID_CONFIGURATION' });
+  });
+});
+
+describe('a declared length the HTTP parser holds the body to', () => {
+  const big = 'x'.repeat(100_000);
+  let peer: Loopback;
+  let liar: Server;
+  let liarOrigin = '';
+  beforeAll(async () => {
+    const zipped = gzipSync(big);
+    peer = await startLoopback((req, res) => {
+      if (req.url === '/gzip')
+        res
+          .writeHead(200, {
+            'content-type': 'application/json',
+            'content-encoding': 'gzip',
+            'content-length': String(zipped.length),
+          })
+          .end(zipped);
+      else res.writeHead(200, { 'content-length': '2' }).end('{}');
+    });
+    // declares 10 bytes, then sends 5,000 on the same socket
+    liar = createServer((socket) => {
+      socket.on('data', () =>
+        socket.end(`HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\n${'y'.repeat(5000)}`),
+      );
+    });
+    await new Promise<void>((resolve) => liar.listen(0, '127.0.0.1', resolve));
+    liarOrigin = `http://127.0.0.1:${(liar.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await peer.close();
+    await new Promise((resolve) => liar.close(resolve));
+  });
+  const fetch = () => createGuardedFetch({ server: 'd', maxResponseBytes: 1000 });
+
+  it('comes back as fetch gave it, with no counting layer', async () => {
+    const response = await fetch()(`${peer.origin}/small`);
+    // a bounded body's reading methods sit on the response itself
+    expect(['text', 'json', 'body'].filter((name) => Object.hasOwn(response, name))).toEqual([]);
+    expect(await response.json()).toEqual({});
+  });
+
+  it('a compressed body is still counted as fetch decompresses it', async () => {
+    const response = await fetch()(`${peer.origin}/gzip`);
+    await expect(response.text()).rejects.toMatchObject({
+      code: 'MCP_OPERATION_FAILED',
+      details: { reason: 'response-too-large' },
+    });
+  });
+
+  it('a body that runs past its declared length is cut by the parser, never read whole', async () => {
+    const response = await fetch()(`${liarOrigin}/`);
+    const read = await response.text().catch((error: unknown) => error);
+    if (typeof read === 'string') expect(read).toBe('y'.repeat(10));
+    else expect(read).toBeInstanceOf(Error);
+  });
+
+  it('a custom fetch gets its body counted whatever it declares', async () => {
+    const custom = createGuardedFetch({
+      server: 'c',
+      maxResponseBytes: 1000,
+      fetch: async () => new Response(big, { headers: { 'content-length': '2' } }),
+    });
+    const response = await custom(`${peer.origin}/small`);
+    await expect(response.text()).rejects.toMatchObject({ code: 'MCP_OPERATION_FAILED' });
   });
 });
 
