@@ -13,6 +13,7 @@ import type { AgentScope } from './agent-scope.js';
 import { planToolSearch } from './run-tool-search.js';
 import type { RunToolView } from './run-tool-view.js';
 import { guardStore } from './store-operation.js';
+import { toolSubject } from './tool-subject.js';
 
 /** The tools of one run, fixed when it starts. */
 export interface RunTools {
@@ -40,13 +41,7 @@ export async function prepareRunTools(
   store: SessionStore = runtime.store,
 ): Promise<RunTools> {
   for (const e of runtime.executors) if (e.prepareRun) await e.prepareRun(ctx);
-  const isVisible = (e: CatalogEntry) =>
-    runtime.policy.isVisible({
-      kind: 'tool',
-      name: e.name,
-      ...(e.info.server !== undefined ? { server: e.info.server } : {}),
-      ...(e.info.originalName !== undefined ? { originalName: e.info.originalName } : {}),
-    });
+  const isVisible = (e: CatalogEntry) => runtime.policy.isVisible(toolSubject(e));
   // what each source shows this run (the MCP tools of a principal's own connections)
   const executors = runtime.executors.map((e) => executorForRun(e, ctx));
   const sources = await ToolCatalog.build(executors, isVisible);

@@ -6,6 +6,7 @@ import { TOOL_SEARCH_TOOL_NAME, ToolSearchExecutor } from '../tools/index.js';
 import type { CatalogEntry, ToolCatalog } from '../tools/index.js';
 import { RunToolView } from './run-tool-view.js';
 import { definitionTokens } from './tool-search-costs.js';
+import { toolSubject } from './tool-subject.js';
 
 /** The share of `context.maxTokens` that MCP tool definitions may take before `'auto'` searches. */
 export const TOOL_SEARCH_BUDGET_SHARE = 0.1;
@@ -57,14 +58,7 @@ export function planToolSearch(
     if (!overBudget(mcpTools, context, budget)) return undefined;
   }
   const alwaysLoad = alwaysLoadMatcher(mcp?.alwaysLoad);
-  const isSearched = (e: CatalogEntry) =>
-    isMcp(e) &&
-    !alwaysLoad({
-      kind: 'tool',
-      name: e.name,
-      ...(e.info.server !== undefined ? { server: e.info.server } : {}),
-      ...(e.info.originalName !== undefined ? { originalName: e.info.originalName } : {}),
-    });
+  const isSearched = (e: CatalogEntry) => isMcp(e) && !alwaysLoad(toolSubject(e));
   let view: RunToolView | undefined;
   const executor = new ToolSearchExecutor({
     tools: () => view?.searchable() ?? [],

@@ -1,5 +1,5 @@
 import type { ModelMessage, ModelToolDefinition } from '../model/index.js';
-import { foundToolNames, TOOL_SEARCH_TOOL_NAME } from '../tools/index.js';
+import { foundToolNames, modelToolOf, TOOL_SEARCH_TOOL_NAME } from '../tools/index.js';
 import type { CatalogEntry, ToolCatalog, ToolSearchLoad } from '../tools/index.js';
 
 /** How many tokens the shown MCP definitions may take, and how one is counted. */
@@ -133,9 +133,7 @@ export class RunToolView {
   }
 }
 
-function definition(e: CatalogEntry): ModelToolDefinition {
-  return { name: e.name, description: e.description, inputSchema: e.inputSchema };
-}
+const definition: (e: CatalogEntry) => ModelToolDefinition = modelToolOf;
 
 /**
  * The tools of each model request of a run: without a view, the catalog's visible tools,

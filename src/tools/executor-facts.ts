@@ -19,6 +19,12 @@ export interface OwnExecutorFacts {
    * rejects its request on abort): the pipeline then does not race it against the signal.
    */
   readonly settlesOnAbort?: boolean;
+  /**
+   * `listTools` hands back the same frozen array for as long as its tools, and what
+   * `getToolInfo` says of each, stay the same, and a new array once either changes: a run's
+   * catalog may then reuse the entries it built from that array on an earlier run.
+   */
+  readonly stableListing?: boolean;
 }
 
 /** An executor of Muster's own, stating its facts. */

@@ -1,4 +1,6 @@
 import { MusterError, ToolError } from '../errors/index.js';
+import { OWN_EXECUTOR_FACTS } from './executor-facts.js';
+import type { OwnExecutor, OwnExecutorFacts } from './executor-facts.js';
 import { formatIssues } from './json-schema-validator.js';
 import { validateStandard } from './standard-schema.js';
 import { isTool } from './tool.js';
@@ -14,12 +16,15 @@ import type {
 } from './tool-types.js';
 
 const HOST_INFO: ToolInfo = Object.freeze({ source: 'host' });
+const STABLE_LISTING: OwnExecutorFacts = Object.freeze({ stableListing: true });
 
 /**
  * Serves host tools made by `tool()`: validates arguments with each tool's own Standard
  * Schema (so transforms and defaults apply) and checks structured output against `output`.
  */
-export class HostToolExecutor implements ToolExecutor {
+export class HostToolExecutor implements ToolExecutor, OwnExecutor {
+  /** Its listing is fixed when it is made (see `OwnExecutorFacts.stableListing`). */
+  readonly [OWN_EXECUTOR_FACTS]: OwnExecutorFacts = STABLE_LISTING;
   readonly #tools = new Map<string, Tool>();
   readonly #definitions: readonly ToolDefinition[];
 

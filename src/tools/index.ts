@@ -43,7 +43,7 @@ export { errorResult, normalizeToolReturn, isCallToolResult, resultBytes } from 
 export type { NormalizedToolResult, ToolBlob } from './tool-result.js';
 export { HostToolExecutor } from './host-tool-executor.js';
 export { CompositeToolExecutor } from './composite-tool-executor.js';
-export { ToolCatalog } from './tool-catalog.js';
+export { ToolCatalog, modelToolOf } from './tool-catalog.js';
 export type { CatalogEntry } from './tool-catalog.js';
 export type {
   ToolHookContext,

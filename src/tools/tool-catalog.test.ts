@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { HostToolExecutor, ToolCatalog, tool } from './index.js';
-import type { ToolDefinition, ToolExecutor, ToolInfo, ToolReturn } from './index.js';
+import { HostToolExecutor, OWN_EXECUTOR_FACTS, ToolCatalog, tool } from './index.js';
+import type { OwnExecutor, ToolDefinition, ToolExecutor, ToolInfo, ToolReturn } from './index.js';
 
 const OBJECT_SCHEMA = { type: 'object', properties: {} } as const;
 
@@ -175,5 +175,112 @@ describe('ToolCatalog.build', () => {
     const catalog = await ToolCatalog.build([]);
     expect(catalog.entries()).toEqual([]);
     expect(catalog.modelTools()).toEqual([]);
+  });
+});
+
+describe('ToolCatalog.build: entries of an unchanged stable listing', () => {
+  /** One of Muster's own executors stating a stable listing; `list` is what it hands out. */
+  function stableExecutor(list: () => readonly ToolDefinition[]): ToolExecutor & OwnExecutor {
+    return {
+      [OWN_EXECUTOR_FACTS]: { stableListing: true },
+      listTools: list,
+      execute: async (name) => `stable:${name}`,
+    };
+  }
+
+  it('reuses the entries built from the same frozen listing, and builds anew for a new one', async () => {
+    let listing = Object.freeze([definition('a'), definition('b')]);
+    const executor = stableExecutor(() => listing);
+    const first = await ToolCatalog.build([executor]);
+    const second = await ToolCatalog.build([executor]);
+    expect(second.get('a')).toBe(first.get('a'));
+    expect(second.entries().map((e) => e.name)).toEqual(['a', 'b']);
+
+    listing = Object.freeze([definition('a', { description: 'Changed.' }), definition('c')]);
+    const third = await ToolCatalog.build([executor]);
+    expect(third.get('a')).not.toBe(first.get('a'));
+    expect(third.get('a')?.description).toBe('Changed.');
+    expect(third.get('b')).toBeUndefined();
+    expect(third.visibleEntries().map((e) => e.name)).toEqual(['a', 'c']);
+  });
+
+  it('still decides visibility per build, and still refuses a name another source has', async () => {
+    const listing = Object.freeze([definition('a'), definition('b')]);
+    const executor = stableExecutor(() => listing);
+    await ToolCatalog.build([executor]);
+    const hidden = await ToolCatalog.build([executor], (e) => e.name !== 'a');
+    expect(hidden.visibleEntries().map((e) => e.name)).toEqual(['b']);
+    const clash = new RecordingExecutor('host', [definition('b')]);
+    await expect(ToolCatalog.build([clash, executor])).rejects.toMatchObject({
+      code: 'TOOL_NAME_CONFLICT',
+    });
+  });
+
+  it('asks the visibility rule every time, and follows it when its answer changes', async () => {
+    const listing = Object.freeze([definition('a'), definition('b'), definition('c')]);
+    const executor = stableExecutor(() => listing);
+    let hidden = new Set<string>();
+    const rule = (e: { name: string }) => !hidden.has(e.name);
+    const shown = async () =>
+      (await ToolCatalog.build([executor], rule)).visibleEntries().map((e) => e.name);
+    const first = await ToolCatalog.build([executor], rule);
+    const again = await ToolCatalog.build([executor], rule);
+    // the same answers: the same frozen list
+    expect(again.visibleEntries()).toBe(first.visibleEntries());
+    hidden = new Set(['b']);
+    expect(await shown()).toEqual(['a', 'c']);
+    hidden = new Set(['c']);
+    expect(await shown()).toEqual(['a', 'b']);
+    hidden = new Set();
+    expect(await shown()).toEqual(['a', 'b', 'c']);
+    const last = await ToolCatalog.build([executor], rule);
+    expect(last.isVisible('b')).toBe(true);
+    hidden = new Set(['a', 'b', 'c']);
+    const none = await ToolCatalog.build([executor], rule);
+    expect(none.visibleEntries()).toEqual([]);
+    expect(none.isVisible('a')).toBe(false);
+  });
+
+  it('an extension keeps the base first, sees its entries, and refuses their names', async () => {
+    const listing = Object.freeze([definition('a'), definition('b')]);
+    const base = await ToolCatalog.build([stableExecutor(() => listing)], (e) => e.name !== 'b');
+    const extended = await base.extend([new RecordingExecutor('builtin', [definition('z')])]);
+    expect(extended.entries().map((e) => e.name)).toEqual(['a', 'b', 'z']);
+    expect(extended.visibleEntries().map((e) => e.name)).toEqual(['a', 'z']);
+    expect(extended.get('b')?.name).toBe('b');
+    expect([extended.isVisible('a'), extended.isVisible('b'), extended.isVisible('z')]).toEqual([
+      true,
+      false,
+      true,
+    ]);
+    expect(extended.modelTools().map((t) => t.name)).toEqual(['a', 'z']);
+    await expect(
+      base.extend([new RecordingExecutor('builtin', [definition('b')])]),
+    ).rejects.toMatchObject({ code: 'TOOL_NAME_CONFLICT' });
+  });
+
+  it('builds anew for a host executor, even from the same frozen listing', async () => {
+    const listing = Object.freeze([definition('a')]);
+    let description = 'First.';
+    const host: ToolExecutor = {
+      listTools: () => listing,
+      execute: async () => 'ok',
+      getToolInfo: () => ({ source: 'executor', originalName: description }),
+    };
+    const first = await ToolCatalog.build([host]);
+    description = 'Second.';
+    const second = await ToolCatalog.build([host]);
+    expect(second.get('a')).not.toBe(first.get('a'));
+    expect(second.get('a')?.info.originalName).toBe('Second.');
+  });
+
+  it('builds anew for a stable executor whose listing is not frozen', async () => {
+    const listing = [definition('a')];
+    const executor = stableExecutor(() => listing);
+    const first = await ToolCatalog.build([executor]);
+    listing.push(definition('b'));
+    const second = await ToolCatalog.build([executor]);
+    expect(second.entries().map((e) => e.name)).toEqual(['a', 'b']);
+    expect(second.get('a')).not.toBe(first.get('a'));
   });
 });

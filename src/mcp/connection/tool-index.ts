@@ -18,16 +18,22 @@ export class ToolIndex {
   readonly #byTool = new Map<string, { entry: ServerEntry; tool: DiscoveredTool }>();
   /** Where the tools of lost connections led, until their server publishes again. */
   readonly #lost = new Map<string, { entry: ServerEntry; originalName: string }>();
+  /** {@link definitions} until the published tools change. */
+  #definitions: readonly ToolDefinition[] | undefined;
 
   constructor(readonly naming: NamingMode) {}
 
   /**
    * The definitions of every published tool, as the run's catalog will see them. A tool only
    * its MCP Apps view may see (`modelVisible: false`) is never published, so a run neither
-   * lists nor resolves it (the model naming it gets `TOOL_NOT_FOUND`).
+   * lists nor resolves it (the model naming it gets `TOOL_NOT_FOUND`). The same frozen array
+   * until a server's tools are published, withdrawn or dropped: a run's catalog reuses what it
+   * built from it (`OwnExecutorFacts.stableListing`).
    */
-  definitions(): ToolDefinition[] {
-    return [...this.#byTool.values()].map((t) => t.tool.definition);
+  definitions(): readonly ToolDefinition[] {
+    return (this.#definitions ??= Object.freeze(
+      [...this.#byTool.values()].map((t) => t.tool.definition),
+    ));
   }
 
   /** The server and original name of a model-facing tool name. */
@@ -53,6 +59,7 @@ export class ToolIndex {
     emit: Emit,
   ): void {
     this.unpublish(e);
+    this.#definitions = undefined;
     e.tools = tools;
     for (const tool of tools) {
       if (!tool.modelVisible) continue;
@@ -74,6 +81,7 @@ export class ToolIndex {
 
   /** Withdraws a server's tools (its entry keeps its listing). */
   unpublish(e: ServerEntry): void {
+    this.#definitions = undefined;
     for (const tool of e.tools)
       if (this.#byTool.get(tool.name)?.entry === e) this.#byTool.delete(tool.name);
   }

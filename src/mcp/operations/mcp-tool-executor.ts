@@ -113,7 +113,8 @@ export class McpToolExecutor implements ToolExecutor, OwnExecutor, RunViewSource
    * aborts, and every other wait on the way is bounded by the same signal. Arguments are not
    * read-only: an in-process server's handler receives the object itself.
    */
-  readonly [OWN_EXECUTOR_FACTS]: OwnExecutorFacts = { settlesOnAbort: true };
+  // its listing is the tool index's, a new frozen array whenever a server's tools change
+  readonly [OWN_EXECUTOR_FACTS]: OwnExecutorFacts = { settlesOnAbort: true, stableListing: true };
 
   constructor(
     private readonly manager: McpManager,

@@ -48,7 +48,8 @@ export class PrincipalToolView implements ToolExecutor, OwnExecutor {
     private readonly run: ExecutorRunContext,
     principal: string,
   ) {
-    this[OWN_EXECUTOR_FACTS] = executor[OWN_EXECUTOR_FACTS];
+    // a run's own listing, made anew for each run
+    this[OWN_EXECUTOR_FACTS] = { ...executor[OWN_EXECUTOR_FACTS], stableListing: false };
     this.#ctx = { principal, signal: run.signal, run };
   }
 
