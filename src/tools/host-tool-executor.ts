@@ -17,18 +17,23 @@ import type {
 
 const HOST_INFO: ToolInfo = Object.freeze({ source: 'host' });
 const STABLE_LISTING: OwnExecutorFacts = Object.freeze({ stableListing: true });
+const NO_FACTS: OwnExecutorFacts = Object.freeze({});
 
 /**
  * Serves host tools made by `tool()`: validates arguments with each tool's own Standard
  * Schema (so transforms and defaults apply) and checks structured output against `output`.
  */
 export class HostToolExecutor implements ToolExecutor, OwnExecutor {
-  /** Its listing is fixed when it is made (see `OwnExecutorFacts.stableListing`). */
-  readonly [OWN_EXECUTOR_FACTS]: OwnExecutorFacts = STABLE_LISTING;
+  /**
+   * Its listing is fixed when it is made (see `OwnExecutorFacts.stableListing`); a host's
+   * subclass may answer `getToolInfo` otherwise, so it states nothing.
+   */
+  readonly [OWN_EXECUTOR_FACTS]: OwnExecutorFacts;
   readonly #tools = new Map<string, Tool>();
   readonly #definitions: readonly ToolDefinition[];
 
   constructor(tools: readonly Tool[]) {
+    this[OWN_EXECUTOR_FACTS] = new.target === HostToolExecutor ? STABLE_LISTING : NO_FACTS;
     for (const t of tools) {
       if (!isTool(t)) {
         throw new MusterError(

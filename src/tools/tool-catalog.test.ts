@@ -274,6 +274,30 @@ describe('ToolCatalog.build: entries of an unchanged stable listing', () => {
     expect(second.get('a')?.info.originalName).toBe('Second.');
   });
 
+  it("reuses a host tools' entries, but not those of a subclass that answers for itself", async () => {
+    const echo = tool({
+      name: 'echo',
+      description: 'Echoes.',
+      input: z.object({ text: z.string() }),
+      execute: ({ text }) => text,
+    });
+    const own = new HostToolExecutor([echo]);
+    const first = await ToolCatalog.build([own]);
+    expect((await ToolCatalog.build([own])).get('echo')).toBe(first.get('echo'));
+    expect(Object.isFrozen(first.modelTools()[0])).toBe(true);
+
+    let server = 'one';
+    class Relabelled extends HostToolExecutor {
+      override getToolInfo(): ToolInfo {
+        return { source: 'host', server };
+      }
+    }
+    const sub = new Relabelled([echo]);
+    expect((await ToolCatalog.build([sub])).get('echo')?.info.server).toBe('one');
+    server = 'two';
+    expect((await ToolCatalog.build([sub])).get('echo')?.info.server).toBe('two');
+  });
+
   it('builds anew for a stable executor whose listing is not frozen', async () => {
     const listing = [definition('a')];
     const executor = stableExecutor(() => listing);

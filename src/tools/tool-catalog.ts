@@ -114,7 +114,12 @@ const MODEL_TOOLS = new WeakMap<CatalogEntry, ModelToolDefinition>();
 export function modelToolOf(entry: CatalogEntry): ModelToolDefinition {
   let tool = MODEL_TOOLS.get(entry);
   if (tool === undefined) {
-    tool = { name: entry.name, description: entry.description, inputSchema: entry.inputSchema };
+    // frozen: every request of every run over this entry gets this object
+    tool = Object.freeze({
+      name: entry.name,
+      description: entry.description,
+      inputSchema: entry.inputSchema,
+    });
     MODEL_TOOLS.set(entry, tool);
   }
   return tool;

@@ -74,6 +74,8 @@ export class ToolIndex {
         }),
       );
     }
+    // again: a listener of the events above may have asked for the definitions mid-way
+    this.#definitions = undefined;
     emit(
       mcpEvent({ type: 'mcp.catalog.updated', server: e.name, reason, toolCount: tools.length }),
     );
