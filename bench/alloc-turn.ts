@@ -2,7 +2,7 @@
  * Bytes allocated per agent tool turn and per direct call, for docs/performance.md: one
  * process connects an agent to `basic-server.mjs` over stdio (or the dual Streamable HTTP
  * fixture with `PROFILE_HTTP=1`), warms up, then runs the V8 sampling heap profiler (every
- * object kept, collected or not) over `runs` runs of eight one-call turns (`agent.run()`, a
+ * object kept, collected or not) over `runs` runs of eight (`ALLOC_CALLS`) one-call turns (`agent.run()`, a
  * scripted model asking for the echo tool, each session deleted after), and separately over
  * as many direct calls (`agent.mcp.callTool`) and as many calls of the raw official client
  * (its default, legacy; `auto` over HTTP, the era Muster speaks there). Every sample is counted for the nearest frame of
@@ -11,6 +11,7 @@
  *
  *   npx tsx bench/alloc-turn.ts [runs] [top]          # default 250 runs (2,000 turns), top 40
  *   PROFILE_HTTP=1 npx tsx bench/alloc-turn.ts
+ *   ALLOC_CALLS=1 npx tsx bench/alloc-turn.ts 2000   # runs of one turn (default eight)
  *
  * Measures `dist/` (run `npm run build` first). The profiler samples on average every 128
  * bytes, so figures move by about 1 % between runs of the same code.
@@ -23,7 +24,7 @@ import { playRun, runScript, ScriptedRunModel } from './mcp-model.js';
 import { muster } from './muster.js';
 import { startHttpServer } from './peers-rows.js';
 
-const CALLS = 8;
+const CALLS = Number(process.env.ALLOC_CALLS ?? 8);
 const RUNS = Number(process.argv[2] ?? 250);
 const TOP = Number(process.argv[3] ?? 40);
 const http = process.env.PROFILE_HTTP === '1';

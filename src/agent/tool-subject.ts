@@ -5,10 +5,10 @@ import type { CatalogEntry } from '../tools/index.js';
 const SUBJECTS = new WeakMap<CatalogEntry, PolicySubject>();
 
 /**
- * What policy rules and patterns are asked about a tool of the run's catalog: its name, and
- * its server and name there for an MCP tool. Made once per entry and frozen (a host's
- * `visible` rule may keep it): an unchanged listing gives a run the same entries as the run
- * before, so a run over an unchanged catalog makes none.
+ * What the policy's `visibleTools` and `mcp.alwaysLoad` patterns are matched against for a
+ * tool of the run's catalog: its name, and its server and name there for an MCP tool. Made
+ * once per entry and frozen (it is shared): an unchanged listing gives a run the same entries
+ * as the run before, so a run over an unchanged catalog makes none.
  */
 export function toolSubject(e: CatalogEntry): PolicySubject {
   let subject = SUBJECTS.get(e);

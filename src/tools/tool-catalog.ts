@@ -151,7 +151,8 @@ const SHOWN = new WeakMap<ReadonlyMap<string, CatalogEntry>, Shown>();
 
 /**
  * The entries of `own` that `isVisible` shows, frozen, and their names. Every entry is asked
- * every time (a host's rule may change its mind); when the answers are those of the last
+ * every time (two policies, a parent's and a child's, may share the entries); when the
+ * answers are those of the last
  * catalog over the same map (a run over an unchanged listing), that catalog's array and set
  * are given again.
  */
