@@ -13,26 +13,13 @@
 import { Session } from 'node:inspector/promises';
 import { stdioConfig } from '../test/support/mcp-fixtures.js';
 import type { ModelClient, ModelPart } from '../src/index.js';
+import { bytesBy, distFrame } from './heap-profile.js';
+import type { HeapFrame, HeapProfile } from './heap-profile.js';
 import { muster } from './muster.js';
 
 const TOOLS = Number(process.argv[2] ?? 100);
 const TOP = Number(process.argv[3] ?? 15);
 const RUNS = 1000;
-
-interface Frame {
-  readonly functionName: string;
-  readonly url: string;
-  readonly lineNumber: number;
-}
-interface HeapNode {
-  readonly id: number;
-  readonly callFrame: Frame;
-  readonly children: readonly HeapNode[];
-}
-interface HeapProfile {
-  readonly head: HeapNode;
-  readonly samples: readonly { readonly size: number; readonly nodeId: number }[];
-}
 
 const ANSWER: readonly ModelPart[] = [
   { type: 'text-delta', text: 'Done.' },
@@ -52,31 +39,14 @@ const model: ModelClient = {
   generate: answer,
 };
 
-/** Bytes per nearest Muster function (else `other`). */
-function byFunction(profile: HeapProfile): Map<string, number> {
-  const size = new Map<number, number>();
-  for (const s of profile.samples) size.set(s.nodeId, (size.get(s.nodeId) ?? 0) + s.size);
-  const out = new Map<string, number>();
-  const walk = (node: HeapNode, stack: Frame[]): void => {
-    stack.push(node.callFrame);
-    const bytes = size.get(node.id);
-    if (bytes) {
-      let key = 'other (Node, the client, the bench)';
-      for (let i = stack.length - 1; i >= 0; i--) {
-        const { url, functionName, lineNumber } = stack[i]!;
-        if (url.includes('/node_modules/')) continue;
-        if (url.includes('/dist/')) {
-          key = `${functionName || '(anonymous)'} ${url.slice(url.lastIndexOf('/') + 1)}:${lineNumber + 1}`;
-          break;
-        }
-      }
-      out.set(key, (out.get(key) ?? 0) + bytes);
-    }
-    for (const child of node.children) walk(child, stack);
-    stack.pop();
-  };
-  walk(profile.head, []);
-  return out;
+/** The nearest Muster function of a sample (else `other`). */
+function nearestMuster(stack: readonly HeapFrame[]): string {
+  for (let i = stack.length - 1; i >= 0; i--) {
+    const { url } = stack[i]!;
+    if (url.includes('/node_modules/')) continue;
+    if (url.includes('/dist/')) return distFrame(stack[i]!);
+  }
+  return 'other (Node, the client, the bench)';
 }
 
 const agent = muster.createAgent({
@@ -106,7 +76,7 @@ try {
   for (let i = 0; i < RUNS; i++) await run();
   const { profile } = await session.post('HeapProfiler.stopSampling');
   session.disconnect();
-  const bytes = byFunction(profile as unknown as HeapProfile);
+  const bytes = bytesBy(profile as unknown as HeapProfile, nearestMuster);
   const total = [...bytes.values()].reduce((a, b) => a + b, 0);
   const cpu: number[] = [];
   for (let b = 0; b < 10; b++) {

@@ -21,6 +21,8 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { stdioConfig } from '../test/support/mcp-fixtures.js';
 import { playRun, runScript, ScriptedRunModel } from './mcp-model.js';
+import { bytesBy, distFrame } from './heap-profile.js';
+import type { HeapFrame, HeapProfile } from './heap-profile.js';
 import { muster } from './muster.js';
 import { startHttpServer } from './peers-rows.js';
 
@@ -29,55 +31,26 @@ const RUNS = Number(process.argv[2] ?? 250);
 const TOP = Number(process.argv[3] ?? 40);
 const http = process.env.PROFILE_HTTP === '1';
 
-interface HeapNode {
-  readonly id: number;
-  readonly callFrame: {
-    readonly functionName: string;
-    readonly url: string;
-    readonly lineNumber: number;
-  };
-  readonly children: readonly HeapNode[];
-}
-interface HeapProfile {
-  readonly head: HeapNode;
-  readonly samples: readonly { readonly size: number; readonly nodeId: number }[];
-}
-
 const CLIENT = 'official client';
 const OTHER = 'other (Node, the bench)';
 
 /** Where one sample's bytes go: Muster's nearest function, or a whole area. */
-function attribute(stack: readonly HeapNode['callFrame'][]): string {
+function attribute(stack: readonly HeapFrame[]): string {
   for (let i = stack.length - 1; i >= 0; i--) {
-    const { url, functionName, lineNumber } = stack[i]!;
+    const { url } = stack[i]!;
     if (url.includes('/node_modules/')) {
       if (url.includes('/@modelcontextprotocol/') || url.includes('/zod/')) return CLIENT;
       continue;
     }
     if (url.includes('/bench/')) return OTHER;
-    if (url.includes('/dist/'))
-      return `${functionName || '(anonymous)'} ${url.slice(url.lastIndexOf('/') + 1)}:${lineNumber + 1}`;
+    if (url.includes('/dist/')) return distFrame(stack[i]!);
   }
   return OTHER;
 }
 
 /** Bytes per attribution key. */
 function tally(profile: HeapProfile): Map<string, number> {
-  const size = new Map<number, number>();
-  for (const s of profile.samples) size.set(s.nodeId, (size.get(s.nodeId) ?? 0) + s.size);
-  const out = new Map<string, number>();
-  const walk = (node: HeapNode, stack: HeapNode['callFrame'][]): void => {
-    stack.push(node.callFrame);
-    const bytes = size.get(node.id);
-    if (bytes) {
-      const key = attribute(stack);
-      out.set(key, (out.get(key) ?? 0) + bytes);
-    }
-    for (const child of node.children) walk(child, stack);
-    stack.pop();
-  };
-  walk(profile.head, []);
-  return out;
+  return bytesBy(profile, attribute);
 }
 
 const server = http ? await startHttpServer((launch) => launch) : undefined;
