@@ -71,7 +71,7 @@ export class ToolCatalog {
    * sources). This catalog's entries are neither copied nor judged again.
    */
   async extend(executors: readonly ToolExecutor[]): Promise<ToolCatalog> {
-    const own = await addListings(new Map(), executors, (name) => this.get(name) !== undefined);
+    const own = collect(await partsOf(executors), (name) => this.get(name) !== undefined);
     return new ToolCatalog(own, this.#isVisible, this);
   }
 
@@ -151,10 +151,9 @@ const SHOWN = new WeakMap<ReadonlyMap<string, CatalogEntry>, Shown>();
 
 /**
  * The entries of `own` that `isVisible` shows, frozen, and their names. Every entry is asked
- * every time (two policies, a parent's and a child's, may share the entries); when the
- * answers are those of the last
- * catalog over the same map (a run over an unchanged listing), that catalog's array and set
- * are given again.
+ * every time (two policies, a parent's and a child's, may share the entries); when the answers
+ * are those of the last catalog over the same map (a run over an unchanged listing), that
+ * catalog's array and set are given again.
  */
 function visibleOf(
   own: ReadonlyMap<string, CatalogEntry>,
@@ -196,13 +195,12 @@ const MAPS = new WeakMap<
  * catalog built over the same executors is given again (catalogs never change their maps).
  */
 async function listingsOf(executors: readonly ToolExecutor[]): Promise<Map<string, CatalogEntry>> {
-  const listed = await Promise.all(executors.map((e) => e.listTools()));
-  const parts = listed.map((defs, i) => entriesOf(executors[i]!, defs));
+  const parts = await partsOf(executors);
   const first = executors[0];
   const last = first && MAPS.get(first);
   if (last && last.parts.length === parts.length && last.parts.every((p, i) => p === parts[i]))
     return last.map;
-  const map = collect(new Map(), parts);
+  const map = collect(parts);
   const reused =
     first !== undefined && parts.every((p, i) => BUILT.get(executors[i]!)?.entries === p);
   if (reused) MAPS.set(first, { parts, map });
@@ -215,25 +213,18 @@ const BUILT = new WeakMap<
   { defs: readonly ToolDefinition[]; entries: readonly CatalogEntry[] }
 >();
 
-async function addListings(
-  entries: Map<string, CatalogEntry>,
-  executors: readonly ToolExecutor[],
-  taken: (name: string) => boolean,
-): Promise<Map<string, CatalogEntry>> {
+/** Each executor's entries (see {@link entriesOf}), in the order of `executors`. */
+async function partsOf(executors: readonly ToolExecutor[]): Promise<(readonly CatalogEntry[])[]> {
   const listed = await Promise.all(executors.map((e) => e.listTools()));
-  return collect(
-    entries,
-    listed.map((defs, i) => entriesOf(executors[i]!, defs)),
-    taken,
-  );
+  return listed.map((defs, i) => entriesOf(executors[i]!, defs));
 }
 
-/** `parts` added to `entries` by name; a name already there, or `taken`, is a conflict. */
+/** `parts` in one map by name; a name listed twice, or `taken`, is a conflict. */
 function collect(
-  entries: Map<string, CatalogEntry>,
   parts: readonly (readonly CatalogEntry[])[],
   taken: (name: string) => boolean = () => false,
 ): Map<string, CatalogEntry> {
+  const entries = new Map<string, CatalogEntry>();
   for (const part of parts) {
     for (const entry of part) {
       if (entries.has(entry.name) || taken(entry.name)) {
