@@ -257,6 +257,13 @@ describe('ToolCatalog.build: entries of an unchanged stable listing', () => {
     await expect(
       base.extend([new RecordingExecutor('builtin', [definition('b')])]),
     ).rejects.toMatchObject({ code: 'TOOL_NAME_CONFLICT' });
+    // two built-ins of one extension offering the same name
+    await expect(
+      base.extend([
+        new RecordingExecutor('one', [definition('y')]),
+        new RecordingExecutor('two', [definition('y')]),
+      ]),
+    ).rejects.toMatchObject({ code: 'TOOL_NAME_CONFLICT', details: { tool: 'y' } });
   });
 
   it('builds anew for a host executor, even from the same frozen listing', async () => {
