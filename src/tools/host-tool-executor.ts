@@ -1,6 +1,6 @@
 import { MusterError, ToolError } from '../errors/index.js';
 import { OWN_EXECUTOR_FACTS } from './executor-facts.js';
-import type { OwnExecutor, OwnExecutorFacts } from './executor-facts.js';
+import type { OwnExecutorFacts } from './executor-facts.js';
 import { formatIssues } from './json-schema-validator.js';
 import { validateStandard } from './standard-schema.js';
 import { isTool } from './tool.js';
@@ -17,23 +17,21 @@ import type {
 
 const HOST_INFO: ToolInfo = Object.freeze({ source: 'host' });
 const STABLE_LISTING: OwnExecutorFacts = Object.freeze({ stableListing: true });
-const NO_FACTS: OwnExecutorFacts = Object.freeze({});
 
 /**
  * Serves host tools made by `tool()`: validates arguments with each tool's own Standard
  * Schema (so transforms and defaults apply) and checks structured output against `output`.
  */
-export class HostToolExecutor implements ToolExecutor, OwnExecutor {
-  /**
-   * Its listing is fixed when it is made (see `OwnExecutorFacts.stableListing`); a host's
-   * subclass may answer `getToolInfo` otherwise, so it states nothing.
-   */
-  readonly [OWN_EXECUTOR_FACTS]: OwnExecutorFacts;
+export class HostToolExecutor implements ToolExecutor {
   readonly #tools = new Map<string, Tool>();
   readonly #definitions: readonly ToolDefinition[];
 
   constructor(tools: readonly Tool[]) {
-    this[OWN_EXECUTOR_FACTS] = new.target === HostToolExecutor ? STABLE_LISTING : NO_FACTS;
+    // its listing is fixed now (`OwnExecutorFacts.stableListing`); a host's subclass may
+    // answer `getToolInfo` otherwise, so it states nothing. Not a declared member: the key
+    // stays out of the public type.
+    if (new.target === HostToolExecutor)
+      Object.defineProperty(this, OWN_EXECUTOR_FACTS, { value: STABLE_LISTING });
     for (const t of tools) {
       if (!isTool(t)) {
         throw new MusterError(
